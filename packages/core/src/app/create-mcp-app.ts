@@ -1,0 +1,162 @@
+import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { type BuildOptions, buildAppDefinition } from '../builder/build-app-definition.js';
+import type { AppDefinition } from '../builder/definitions.js';
+import type { ContainerAdapter } from '../di/container-adapter.js';
+import { TypediContainerAdapter } from '../di/typedi-adapter.js';
+import type { Constructor } from '../metadata/metadata-args.js';
+import { AppRuntime } from '../runtime/app-runtime.js';
+import { messageOf, type RuntimeStats, type ToolErrorReporter } from '../runtime/invoke-tool.js';
+import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
+import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
+
+export interface CreateMcpAppOptions extends BuildOptions {
+  /** The DI container seam. Default: typedi (`new TypediContainerAdapter()`). */
+  container?: ContainerAdapter;
+  /**
+   * Told about every unexpected error a tool threw (they become `isError` results). Default: one
+   * line on stderr with the tool name and request id. `ToolError`s are expected and not reported.
+   */
+  onError?: ToolErrorReporter;
+}
+
+export interface ListenHttpOptions extends HttpEndpointOptions {
+  /** Interface to bind. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** Port; `0` picks a free one. Default 3000. */
+  port?: number;
+  /** Path of the MCP endpoint. Default `/mcp`. */
+  path?: string;
+}
+
+export interface HttpListener {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A handler to mount in an existing node:http or Express server, and its web-standard face. */
+export interface McpHttpHandler {
+  (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+function defaultReporter(error: unknown, info: { tool: string; requestId: unknown }): void {
+  const detail = error instanceof Error && error.stack ? error.stack : messageOf(error);
+  process.stderr.write(`[armature] tool "${info.tool}" (request ${String(info.requestId)}) failed: ${detail}\n`);
+}
+
+/** A built, ready-to-serve set of `@McpServer` classes. */
+export class McpApp {
+  readonly definition: AppDefinition;
+  private readonly runtime: AppRuntime;
+  private readonly closers = new Set<() => Promise<void>>();
+
+  constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
+    this.definition = buildAppDefinition(serverClasses, options);
+    const container = options.container ?? new TypediContainerAdapter();
+    container.prepare?.({ servers: this.definition.serverClasses, requestScoped: this.definition.requestScoped });
+    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter);
+  }
+
+  /** Live DI scopes (0 when idle) and calls served. */
+  get stats(): Readonly<RuntimeStats> {
+    return this.runtime.stats;
+  }
+
+  /**
+   * A fresh SDK server for one connection, e.g. `await app.createServer().connect(transport)`
+   * with the SDK's `InMemoryTransport` in tests. Never share one between connections.
+   */
+  createServer(): SdkMcpServer {
+    return this.runtime.createServer();
+  }
+
+  /**
+   * Serves over stdin/stdout (both protocol revisions). Stray `console.log` output is sent to
+   * stderr so that stdout carries protocol messages only.
+   */
+  listenStdio(options: StdioOptions = {}): StdioHandle {
+    const handle = serveOverStdio(() => this.runtime.createServer(), options);
+    this.track(() => handle.close());
+    return handle;
+  }
+
+  /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
+  httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
+    const endpoint = new HttpEndpoint(() => this.runtime.createServer(), options);
+    const node = toNodeHandler({ fetch: endpoint.fetch }, { maxRequestBodySize: options.maxRequestBodySize });
+    const close = () => endpoint.close();
+    this.track(close);
+    return Object.assign((req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => node(req, res, parsedBody), {
+      fetch: endpoint.fetch,
+      close,
+    });
+  }
+
+  /**
+   * Serves Streamable HTTP on `http://127.0.0.1:3000/mcp` by default (both protocol revisions).
+   *
+   * @example
+   * ```ts
+   * const { url } = await createMcpApp(WeatherServer).listenHttp({ port: 3000 });
+   * ```
+   */
+  async listenHttp(options: ListenHttpOptions = {}): Promise<HttpListener> {
+    const host = options.host ?? '127.0.0.1';
+    const path = options.path ?? '/mcp';
+    const handler = this.httpHandler(options);
+    const server = createNodeServer((req, res) => {
+      const pathname = (req.url ?? '/').split('?')[0];
+      if (pathname !== path) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found: the MCP endpoint is ${path}` }));
+        return;
+      }
+      void handler(req, res);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 3000, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    const close = async () => {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    };
+    this.track(close);
+    return { url: `http://${shownHost}:${port}${path}`, close };
+  }
+
+  /** Stops every listener this app started. */
+  async close(): Promise<void> {
+    const closers = [...this.closers];
+    this.closers.clear();
+    await Promise.allSettled(closers.map((close) => close()));
+  }
+
+  private track(close: () => Promise<void>): void {
+    this.closers.add(close);
+  }
+}
+
+/**
+ * Builds an app from `@McpServer` classes, checking every declaration before the first request.
+ * Throws `ArmatureBuildError` listing all problems, each naming `Class.method` and the fix.
+ *
+ * @example
+ * ```ts
+ * const app = createMcpApp([WeatherServer, MathServer]);
+ * await app.listenHttp({ port: 3000 });
+ * ```
+ */
+export function createMcpApp(servers: Constructor | readonly Constructor[], options: CreateMcpAppOptions = {}): McpApp {
+  return new McpApp(Array.isArray(servers) ? servers : [servers as Constructor], options);
+}

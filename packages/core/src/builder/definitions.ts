@@ -1,0 +1,42 @@
+import type { Tool } from '@modelcontextprotocol/server';
+import type { ArgumentLimits, Constructor, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
+import type { JsonValidator } from '../validation/json-schema-validator.js';
+
+/** How a tool's arguments are turned into what the method receives. */
+export type InputDefinition =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'dto'; readonly dto: Constructor }
+  | { readonly kind: 'schema'; readonly validate: JsonValidator };
+
+/** How a tool's return value is checked before it is sent as `structuredContent`. */
+export type OutputDefinition =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'dto'; readonly dto: Constructor }
+  | { readonly kind: 'schema'; readonly validate: JsonValidator };
+
+/** A tool, built and frozen at start-up. The runtime reads only these. */
+export interface ToolDefinition {
+  readonly name: string;
+  /** `Class.method`, for messages. */
+  readonly where: string;
+  readonly serverClass: Constructor;
+  readonly method: (...args: unknown[]) => unknown;
+  /** What `tools/list` advertises for this tool. */
+  readonly descriptor: Readonly<Tool>;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly input: InputDefinition;
+  readonly output: OutputDefinition;
+  readonly limits: Readonly<Required<ArgumentLimits>>;
+}
+
+/** Everything one app serves, built and frozen at start-up. */
+export interface AppDefinition {
+  readonly info: Readonly<Pick<McpServerOptions, 'name' | 'version' | 'title' | 'icons'>>;
+  readonly instructions?: string;
+  readonly serverClasses: readonly Constructor[];
+  readonly requestScoped: readonly Constructor[];
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  /** The `tools/list` payload, in declaration order. */
+  readonly toolList: readonly Tool[];
+}

@@ -1,0 +1,128 @@
+import { Container, type ContainerInstance } from 'typedi';
+import type { Constructor } from '../metadata/metadata-args.js';
+import { Context } from '../runtime/context.js';
+import type { ContainerAdapter, RequestScope } from './container-adapter.js';
+
+interface TypediHandler {
+  object: object;
+  propertyName?: string;
+  index?: number;
+  value: (container: { get(id: unknown): unknown }) => unknown;
+}
+
+/** How to build one request-scoped class, worked out once at start-up. */
+interface ConstructionPlan {
+  readonly target: Constructor;
+  readonly params: ReadonlyArray<(scope: TypediRequestScope) => unknown>;
+  readonly properties: ReadonlyArray<readonly [string, (scope: TypediRequestScope) => unknown]>;
+}
+
+const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Object, Array, Function, Symbol, undefined]);
+
+function handlersOf(): TypediHandler[] {
+  return (Container as unknown as { handlers: TypediHandler[] }).handlers;
+}
+
+/**
+ * typedi behind Armature's container seam. Services stay typedi singletons (resolved from the
+ * root container, created once); the server classes and `@RequestScoped` services get one
+ * instance per call, built in the call's scope, so they can inject the `Context`.
+ *
+ * Constructor parameter types are read once in `prepare`: a call never touches Reflect.
+ */
+export class TypediContainerAdapter implements ContainerAdapter {
+  private readonly plans = new Map<Constructor, ConstructionPlan>();
+
+  constructor(readonly root: ContainerInstance = Container.of()) {}
+
+  prepare({ servers, requestScoped }: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): void {
+    const scoped = new Set([...servers, ...requestScoped]);
+    const problems: string[] = [];
+    for (const target of scoped) this.plans.set(target, this.plan(target, scoped, problems));
+    if (problems.length > 0) {
+      throw new Error(`Armature could not prepare dependency injection:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    }
+  }
+
+  createScope(ctx: Context): RequestScope {
+    return new TypediRequestScope(this, ctx);
+  }
+
+  /** @internal */
+  planFor(target: Constructor): ConstructionPlan | undefined {
+    return this.plans.get(target);
+  }
+
+  private plan(target: Constructor, scoped: Set<Constructor>, problems: string[]): ConstructionPlan {
+    const paramTypes = (Reflect.getMetadata?.('design:paramtypes', target) as unknown[] | undefined) ?? [];
+    const handlers = handlersOf();
+    const params = paramTypes.map((type, index) => {
+      const handler = handlers.find(
+        (h) => h.index === index && (h.object === target || h.object === Object.getPrototypeOf(target)),
+      );
+      if (handler) return (scope: TypediRequestScope) => handler.value(scope);
+      if (PRIMITIVES.has(type)) return () => undefined;
+      this.checkSingleton(type as Constructor, target, index, scoped, problems);
+      return (scope: TypediRequestScope) => scope.get(type as Constructor);
+    });
+    const properties = handlers
+      .filter(
+        (h) =>
+          h.propertyName !== undefined &&
+          ((h.object as { constructor: unknown }).constructor === target ||
+            target.prototype instanceof (h.object as { constructor: Constructor }).constructor),
+      )
+      .map((h) => [h.propertyName as string, (scope: TypediRequestScope) => h.value(scope)] as const);
+    return { target, params, properties };
+  }
+
+  // A singleton that asks for the Context would be built once with no request to give it.
+  private checkSingleton(type: Constructor, owner: Constructor, index: number, scoped: Set<Constructor>, problems: string[]): void {
+    if (type === Context || scoped.has(type)) return;
+    const deps = (Reflect.getMetadata?.('design:paramtypes', type) as unknown[] | undefined) ?? [];
+    if (deps.includes(Context)) {
+      problems.push(
+        `${type.name} (parameter ${index} of ${owner.name}) injects Context but is a singleton. ` +
+          `Fix: mark it @RequestScoped() so each call gets its own instance.`,
+      );
+    }
+  }
+}
+
+/** One call's scope over typedi. */
+export class TypediRequestScope implements RequestScope {
+  private readonly instances = new Map<unknown, unknown>();
+  private disposed = false;
+
+  constructor(
+    private readonly adapter: TypediContainerAdapter,
+    private readonly ctx: Context,
+  ) {}
+
+  get<T>(token: Constructor<T>): T {
+    if (this.disposed) throw new Error(`This request's DI scope is already disposed; cannot resolve ${token?.name}`);
+    if (token === (Context as unknown)) return this.ctx as T;
+    const existing = this.instances.get(token);
+    if (existing !== undefined) return existing as T;
+    const plan = this.adapter.planFor(token);
+    if (!plan) return this.adapter.root.get(token as never) as T;
+    const Target = plan.target as unknown as new (...args: unknown[]) => T;
+    const instance = new Target(...plan.params.map((resolve) => resolve(this)));
+    for (const [name, resolve] of plan.properties) (instance as Record<string, unknown>)[name] = resolve(this);
+    this.instances.set(token, instance);
+    return instance;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const instances = [...this.instances.values()];
+    this.instances.clear();
+    for (const instance of instances) {
+      const hooks = instance as Record<string | symbol, unknown>;
+      const dispose: unknown =
+        (Symbol.asyncDispose && hooks[Symbol.asyncDispose]) || (Symbol.dispose && hooks[Symbol.dispose]) || hooks.destroy;
+      if (typeof dispose === 'function') await dispose.call(instance);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import type { Icon, ToolAnnotations } from '@modelcontextprotocol/server';
+
+/** Any class constructor. */
+// biome-ignore lint/suspicious/noExplicitAny: constructors take arbitrary arguments
+export type Constructor<T = unknown> = abstract new (...args: any[]) => T;
+
+/** A JSON Schema object, as written by hand (the raw escape hatch) or produced from a DTO. */
+export type JsonSchema = Record<string, unknown>;
+
+/** What users pass to `@McpServer(...)`. */
+export interface McpServerOptions {
+  /** Machine name of the server, sent as `serverInfo.name`. */
+  name: string;
+  /** Version sent as `serverInfo.version`. */
+  version: string;
+  /** Human-readable name shown by clients. */
+  title?: string;
+  /** Instructions sent to the client at initialization (how to use this server's tools). */
+  instructions?: string;
+  /** Optional icons advertised in `serverInfo`. */
+  icons?: Icon[];
+}
+
+/** Limits applied to tool arguments before any conversion (see `ArgumentLimits`). */
+export interface ArgumentLimits {
+  /** Deepest nesting of objects and arrays. Default 32. */
+  maxDepth?: number;
+  /** Most members of one object. Default 1,000. */
+  maxObjectKeys?: number;
+  /** Most items of one array. Default 10,000. */
+  maxArrayLength?: number;
+  /** Most values (object members + array items) in the whole payload. Default 100,000. */
+  maxNodes?: number;
+  /** Longest string value or key, in UTF-16 code units. Default 1,048,576. */
+  maxStringLength?: number;
+}
+
+/** What users pass to `@Tool(...)`. */
+export interface ToolOptions {
+  /** Tool name, 1-128 of `[A-Za-z0-9_.-]`. Defaults to the method name. */
+  name?: string;
+  /** Human-readable name shown by clients. */
+  title?: string;
+  /** What the tool does and when to use it. The model reads this text. */
+  description: string;
+  /** Hints for clients: `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`. */
+  annotations?: ToolAnnotations;
+  /** The input DTO class. Normally inferred from the method's first parameter type. */
+  input?: () => Constructor;
+  /** The output DTO class: advertised as `outputSchema`, the return value is validated against it. */
+  output?: () => Constructor;
+  /** Raw JSON Schema for the arguments (escape hatch): the method receives the validated plain JSON. */
+  inputSchema?: JsonSchema;
+  /** Raw JSON Schema for the structured result (escape hatch). */
+  outputSchema?: JsonSchema;
+  /** Optional icons for the tool. */
+  icons?: Icon[];
+  /** Extra `_meta` advertised with the tool in `tools/list`. */
+  _meta?: Record<string, unknown>;
+  /** Per-tool overrides of the argument limits. */
+  limits?: ArgumentLimits;
+}
+
+/** What users pass to `@Field(...)` on a DTO property. */
+export interface FieldOptions {
+  /** Description of the property, advertised in the JSON Schema (the model reads it). */
+  description?: string;
+  /** Short title of the property. */
+  title?: string;
+  /** Example values, advertised as `examples`. */
+  examples?: unknown[];
+  /** Marks the property as deprecated in the schema. */
+  deprecated?: boolean;
+  /** Overrides the default taken from the property initialiser. */
+  default?: unknown;
+  /**
+   * For array properties of primitives (`string[]`, `number[]`): the item type, since TypeScript
+   * reflects only `Array`. Nested DTO arrays use class-transformer's `@Type(() => Dto)` instead.
+   */
+  items?: 'string' | 'number' | 'integer' | 'boolean';
+}
+
+/** A `@McpServer` class as written down at decoration time. */
+export interface ServerMetadataArgs {
+  readonly target: Constructor;
+  readonly options: Readonly<McpServerOptions>;
+}
+
+/** A `@Tool` method as written down at decoration time. */
+export interface ToolMetadataArgs {
+  readonly target: Constructor;
+  readonly methodName: string;
+  readonly options: Readonly<ToolOptions>;
+  /** `design:paramtypes` as reflected at decoration time; `undefined` when the compiler emitted none. */
+  readonly paramTypes: readonly unknown[] | undefined;
+  /** How many parameters the method declares (`Function.length`), to tell a missing DTO type from no DTO. */
+  readonly declaredParamCount: number;
+  /** True when `@Tool` was put on a static method (reported by the builder). */
+  readonly isStatic: boolean;
+}
+
+/** A `@Field` property as written down at decoration time. */
+export interface FieldMetadataArgs {
+  readonly target: Constructor;
+  readonly propertyName: string;
+  readonly options: Readonly<FieldOptions>;
+  /** `design:type` of the property, or `undefined`. */
+  readonly designType: unknown;
+}

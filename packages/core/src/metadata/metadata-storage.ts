@@ -1,0 +1,86 @@
+import type { Constructor, FieldMetadataArgs, ServerMetadataArgs, ToolMetadataArgs } from './metadata-args.js';
+
+/**
+ * The one place decorators write to. Decorators only record; the builder reads a snapshot of this
+ * storage once at start-up, and the runtime never touches it.
+ */
+export class MetadataStorage {
+  private servers = new Map<Constructor, ServerMetadataArgs>();
+  private tools: ToolMetadataArgs[] = [];
+  private fields = new Map<Constructor, Map<string, FieldMetadataArgs>>();
+  private requestScoped = new Set<Constructor>();
+
+  collectServer(args: ServerMetadataArgs): void {
+    this.servers.set(args.target, Object.freeze(args));
+  }
+
+  collectTool(args: ToolMetadataArgs): void {
+    this.tools.push(Object.freeze(args));
+  }
+
+  collectField(args: FieldMetadataArgs): void {
+    let byName = this.fields.get(args.target);
+    if (!byName) {
+      byName = new Map();
+      this.fields.set(args.target, byName);
+    }
+    byName.set(args.propertyName, Object.freeze(args));
+  }
+
+  collectRequestScoped(target: Constructor): void {
+    this.requestScoped.add(target);
+  }
+
+  findServer(target: Constructor): ServerMetadataArgs | undefined {
+    return this.servers.get(target);
+  }
+
+  /** Tools declared on `target` itself (not inherited). */
+  toolsOf(target: Constructor): ToolMetadataArgs[] {
+    return this.tools.filter((tool) => tool.target === target);
+  }
+
+  /** Field options of `target` and of its ancestors, nearest first. */
+  fieldOf(target: Constructor, propertyName: string): FieldMetadataArgs | undefined {
+    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
+      const found = this.fields.get(current as Constructor)?.get(propertyName);
+      if (found) return found;
+      current = Object.getPrototypeOf(current);
+    }
+    return undefined;
+  }
+
+  /** Every property named by `@Field` on `target` or its ancestors. */
+  fieldNamesOf(target: Constructor): string[] {
+    const names = new Set<string>();
+    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
+      for (const name of this.fields.get(current as Constructor)?.keys() ?? []) names.add(name);
+      current = Object.getPrototypeOf(current);
+    }
+    return [...names];
+  }
+
+  requestScopedClasses(): Constructor[] {
+    return [...this.requestScoped];
+  }
+
+  /** Forgets everything recorded. For tests that declare classes inside each case. */
+  reset(): void {
+    this.servers.clear();
+    this.tools = [];
+    this.fields.clear();
+    this.requestScoped.clear();
+  }
+}
+
+const STORAGE_KEY = Symbol.for('armature.metadata-storage');
+
+/**
+ * The process-wide storage. Kept on `globalThis` under a registered symbol so that two copies of
+ * the package (a bundler's duplicate, a linked workspace) still share one storage.
+ */
+export function getMetadataStorage(): MetadataStorage {
+  const holder = globalThis as { [STORAGE_KEY]?: MetadataStorage };
+  holder[STORAGE_KEY] ??= new MetadataStorage();
+  return holder[STORAGE_KEY];
+}

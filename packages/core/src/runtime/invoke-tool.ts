@@ -1,0 +1,135 @@
+import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
+import type { ToolDefinition } from '../builder/definitions.js';
+import type { ContainerAdapter } from '../di/container-adapter.js';
+import { checkArgumentLimits } from '../validation/argument-limits.js';
+import { describe, validateInput, validateOutput } from '../validation/dto-validator.js';
+import { formatIssues, type ValidationIssue } from '../validation/validation-issue.js';
+import { text } from './content.js';
+import type { Context } from './context.js';
+import { ToolError } from './errors.js';
+import { isCallToolResultShape, toCallToolResult, toPlainObject } from './to-call-tool-result.js';
+
+/** Reports errors that became `isError` results (not `ToolError`s, which are expected). */
+export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown }) => void;
+
+/** Counters the runtime keeps; `liveScopes` returns to 0 when no call is running. */
+export interface RuntimeStats {
+  liveScopes: number;
+  calls: number;
+}
+
+export interface ToolInvoker {
+  readonly container: ContainerAdapter;
+  readonly stats: RuntimeStats;
+  readonly reportError: ToolErrorReporter;
+}
+
+function errorResult(message: string, structured?: Record<string, unknown>): CallToolResult {
+  const result: CallToolResult = { content: [text(message)], isError: true };
+  if (structured) result.structuredContent = structured;
+  return result;
+}
+
+function invalidArguments(tool: ToolDefinition, issues: readonly ValidationIssue[]): CallToolResult {
+  return errorResult(formatIssues(`Invalid arguments for tool "${tool.name}":`, issues));
+}
+
+function invalidResult(tool: ToolDefinition, issues: readonly ValidationIssue[]): CallToolResult {
+  return errorResult(formatIssues(`Invalid result from tool "${tool.name}" (it does not match its output schema):`, issues));
+}
+
+/** The message of anything thrown, including `null`, `undefined` and other non-Error values. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  if (error === null || error === undefined) return `the tool failed (it threw ${String(error)})`;
+  try {
+    return `the tool failed: ${JSON.stringify(error)}`;
+  } catch {
+    return 'the tool failed';
+  }
+}
+
+/**
+ * Turns untrusted arguments into what the method takes: limits first (before any conversion),
+ * then the DTO (class-transformer + class-validator) or the raw schema.
+ */
+export async function prepareInput(
+  tool: ToolDefinition,
+  args: unknown,
+): Promise<{ ok: true; value: unknown } | { ok: false; result: CallToolResult }> {
+  const raw = args ?? {};
+  const limit = checkArgumentLimits(raw, tool.limits);
+  if (limit) return { ok: false, result: invalidArguments(tool, [limit]) };
+  switch (tool.input.kind) {
+    case 'dto': {
+      const outcome = await validateInput(tool.input.dto, raw);
+      return outcome.ok ? outcome : { ok: false, result: invalidArguments(tool, outcome.issues) };
+    }
+    case 'schema': {
+      const outcome = tool.input.validate(raw);
+      return outcome.ok ? outcome : { ok: false, result: invalidArguments(tool, outcome.issues) };
+    }
+    default: {
+      const unknown = Object.keys(raw as object).map((key) => ({ path: key, message: 'unknown property; this tool takes no arguments' }));
+      return unknown.length > 0 ? { ok: false, result: invalidArguments(tool, unknown) } : { ok: true, value: undefined };
+    }
+  }
+}
+
+/** Converts the method's return value, checking it against the tool's output schema if it has one. */
+export async function toToolResult(tool: ToolDefinition, value: unknown): Promise<CallToolResult> {
+  if (tool.output.kind === 'none') return toCallToolResult(value);
+  const asResult = isCallToolResultShape(value) ? value : undefined;
+  if (asResult?.isError) return asResult;
+  const structured = asResult ? asResult.structuredContent : value;
+  if (structured === undefined) {
+    return invalidResult(tool, [{ path: '', message: `expected an object matching the output schema, got ${describe(value)}` }]);
+  }
+  let plain: Record<string, unknown>;
+  if (tool.output.kind === 'dto') {
+    const outcome = await validateOutput(tool.output.dto, structured);
+    if (!outcome.ok) return invalidResult(tool, outcome.issues);
+    plain = toPlainObject(outcome.value);
+  } else {
+    const outcome = tool.output.validate(structured);
+    if (!outcome.ok) return invalidResult(tool, outcome.issues);
+    plain = outcome.value as Record<string, unknown>;
+  }
+  if (asResult) return { ...asResult, structuredContent: plain };
+  return { content: [text(JSON.stringify(plain))], structuredContent: plain };
+}
+
+/**
+ * One tool call: validate, open a DI scope bound to `ctx`, resolve the server class, call the
+ * method, convert the result, and always dispose the scope. An `McpError` (any ProtocolError)
+ * propagates to become a JSON-RPC error; anything else thrown becomes an `isError` result.
+ */
+export async function invokeTool(invoker: ToolInvoker, tool: ToolDefinition, args: unknown, ctx: Context): Promise<CallToolResult> {
+  const input = await prepareInput(tool, args);
+  if (!input.ok) return input.result;
+
+  invoker.stats.calls++;
+  invoker.stats.liveScopes++;
+  let scope: ReturnType<ContainerAdapter['createScope']> | undefined;
+  try {
+    scope = invoker.container.createScope(ctx);
+    const instance = scope.get(tool.serverClass);
+    const value = tool.input.kind === 'none' ? await tool.method.call(instance, ctx) : await tool.method.call(instance, input.value, ctx);
+    return await toToolResult(tool, value);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    if (error instanceof ToolError) return errorResult(error.message, error.details);
+    invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
+    return errorResult(messageOf(error));
+  } finally {
+    if (scope) {
+      try {
+        await scope.dispose();
+      } catch (error) {
+        invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
+      }
+    }
+    invoker.stats.liveScopes--;
+  }
+}

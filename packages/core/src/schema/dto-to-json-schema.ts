@@ -1,0 +1,308 @@
+import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
+import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
+import { getMetadataStorage } from '../metadata/metadata-storage.js';
+import { findDeclaredType } from './class-transformer-storage.js';
+
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** A problem found while describing a DTO; the builder prefixes it with `Class.method`. */
+export interface SchemaProblem {
+  message: string;
+  fix: string;
+}
+
+type PropertySchema = Record<string, unknown>;
+type ConstraintHandler = (schema: PropertySchema, constraints: readonly unknown[]) => void;
+
+const setType =
+  (type: string): ConstraintHandler =>
+  (schema) => {
+    schema.type = type;
+  };
+const setFormat =
+  (format: string): ConstraintHandler =>
+  (schema) => {
+    schema.type ??= 'string';
+    schema.format = format;
+  };
+
+/**
+ * How each class-validator constraint shows in JSON Schema. Constraints not listed here still
+ * validate; they just add nothing to the advertised schema.
+ */
+const CONSTRAINTS: Record<string, ConstraintHandler> = {
+  isString: setType('string'),
+  isNumber: setType('number'),
+  isInt: setType('integer'),
+  isBoolean: setType('boolean'),
+  isArray: setType('array'),
+  isObject: setType('object'),
+  isEnum: (schema, [entity, values]) => {
+    schema.enum = Array.isArray(values) ? [...values] : enumValues(entity);
+  },
+  isIn: (schema, [values]) => {
+    schema.enum = [...(values as unknown[])];
+  },
+  equals: (schema, [value]) => {
+    schema.const = value;
+  },
+  min: (schema, [value]) => {
+    schema.minimum = value;
+  },
+  max: (schema, [value]) => {
+    schema.maximum = value;
+  },
+  isPositive: (schema) => {
+    schema.exclusiveMinimum = 0;
+  },
+  isNegative: (schema) => {
+    schema.exclusiveMaximum = 0;
+  },
+  minLength: (schema, [value]) => {
+    schema.minLength = value;
+  },
+  maxLength: (schema, [value]) => {
+    schema.maxLength = value;
+  },
+  isLength: (schema, [min, max]) => {
+    schema.minLength = min;
+    if (typeof max === 'number') schema.maxLength = max;
+  },
+  matches: (schema, [pattern]) => {
+    schema.type ??= 'string';
+    schema.pattern = pattern instanceof RegExp ? pattern.source : String(pattern);
+  },
+  isNotEmpty: (schema) => {
+    if (schema.type === 'string' || schema.type === undefined) schema.minLength = Math.max(1, Number(schema.minLength ?? 0));
+  },
+  isEmail: setFormat('email'),
+  isUrl: setFormat('uri'),
+  isUUID: setFormat('uuid'),
+  isDateString: setFormat('date-time'),
+  isIso8601: setFormat('date-time'),
+  isISO8601: setFormat('date-time'),
+  isIP: setFormat('ip'),
+  arrayMinSize: (schema, [value]) => {
+    schema.minItems = value;
+  },
+  arrayMaxSize: (schema, [value]) => {
+    schema.maxItems = value;
+  },
+  arrayNotEmpty: (schema) => {
+    schema.minItems = Math.max(1, Number(schema.minItems ?? 0));
+  },
+  arrayUnique: (schema) => {
+    schema.uniqueItems = true;
+  },
+};
+
+function enumValues(entity: unknown): unknown[] {
+  if (!entity || typeof entity !== 'object') return [];
+  // Numeric TS enums carry reverse mappings (`{ A: 0, '0': 'A' }`): keep the forward values only.
+  const record = entity as Record<string, unknown>;
+  return Object.keys(record)
+    .filter((key) => !(typeof record[record[key] as string] === 'number' && Number.isNaN(Number(key)) === false))
+    .map((key) => record[key]);
+}
+
+function typeOfValues(values: unknown[]): string | undefined {
+  if (values.length === 0) return undefined;
+  if (values.every((v) => typeof v === 'string')) return 'string';
+  if (values.every((v) => Number.isInteger(v))) return 'integer';
+  if (values.every((v) => typeof v === 'number')) return 'number';
+  if (values.every((v) => typeof v === 'boolean')) return 'boolean';
+  return undefined;
+}
+
+const BUILTIN_TYPES = new Map<unknown, string>([
+  [String, 'string'],
+  [Number, 'number'],
+  [Boolean, 'boolean'],
+  [Array, 'array'],
+  [Object, 'object'],
+]);
+
+function isJsonValue(value: unknown, depth = 0): boolean {
+  if (depth > 16) return false;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((v) => isJsonValue(v, depth + 1));
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.values(value as object).every((v) => isJsonValue(v, depth + 1));
+  }
+  return false;
+}
+
+/** Validation metadata of a DTO (and its ancestors), grouped by property, in declaration order. */
+export function validationMetadataOf(dto: Constructor): Map<string, ValidationMetadata[]> {
+  const metas = getValidationStorage().getTargetValidationMetadatas(dto, '', true, false);
+  const byProperty = new Map<string, ValidationMetadata[]>();
+  for (const meta of metas) {
+    let list = byProperty.get(meta.propertyName);
+    if (!list) {
+      list = [];
+      byProperty.set(meta.propertyName, list);
+    }
+    list.push(meta);
+  }
+  return byProperty;
+}
+
+/**
+ * Turns DTO classes into one self-contained JSON Schema 2020-12 document: the root DTO inline,
+ * nested DTOs under `$defs` (named after the class, suffixed when two different classes share a
+ * name), referenced as `#/$defs/Name`.
+ */
+export class DtoSchemaWriter {
+  private readonly defNames = new Map<Constructor, string>();
+  private readonly defs: Record<string, JsonSchema> = {};
+  private readonly usedNames = new Set<string>();
+  readonly problems: SchemaProblem[] = [];
+
+  /** The complete schema for `dto`, with `$schema` and `$defs`. */
+  write(dto: Constructor): JsonSchema {
+    const root = this.objectSchema(dto);
+    const document: JsonSchema = { $schema: JSON_SCHEMA_DIALECT, ...root };
+    if (Object.keys(this.defs).length > 0) document.$defs = this.defs;
+    return document;
+  }
+
+  private refFor(dto: Constructor): JsonSchema {
+    let name = this.defNames.get(dto);
+    if (!name) {
+      const base = dto.name || 'Anonymous';
+      name = base;
+      for (let n = 2; this.usedNames.has(name); n++) name = `${base}${n}`;
+      this.usedNames.add(name);
+      this.defNames.set(dto, name);
+      this.defs[name] = {}; // placeholder first: a DTO may refer to itself
+      this.defs[name] = this.objectSchema(dto);
+    }
+    return { $ref: `#/$defs/${name}` };
+  }
+
+  private objectSchema(dto: Constructor): JsonSchema {
+    const metadata = validationMetadataOf(dto);
+    const fields = getMetadataStorage();
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    const defaults = readDefaults(dto);
+
+    if (metadata.size === 0) {
+      this.problems.push({
+        message: `DTO ${dto.name} has no class-validator decorators, so no argument could be validated`,
+        fix: `decorate each property, e.g. \`@IsString() name!: string;\` (use \`@Allow()\` to accept any value)`,
+      });
+    }
+
+    for (const name of fields.fieldNamesOf(dto)) {
+      if (!metadata.has(name)) {
+        this.problems.push({
+          message: `${dto.name}.${name} has @Field but no class-validator decorator, so it would be rejected as unknown`,
+          fix: `add a validator such as \`@IsString()\` to ${dto.name}.${name} (or \`@Allow()\`)`,
+        });
+      }
+    }
+
+    for (const [name, metas] of metadata) {
+      const { schema, optional } = this.propertySchema(dto, name, metas);
+      const field = fields.fieldOf(dto, name)?.options;
+      if (field?.title) schema.title = field.title;
+      if (field?.description) schema.description = field.description;
+      if (field?.examples) schema.examples = [...field.examples];
+      if (field?.deprecated) schema.deprecated = true;
+      const fallback = field && 'default' in field ? field.default : defaults.get(name);
+      if (fallback !== undefined && isJsonValue(fallback)) schema.default = fallback;
+      properties[name] = schema;
+      if (!optional && schema.default === undefined) required.push(name);
+    }
+
+    const result: JsonSchema = { type: 'object', properties };
+    if (required.length > 0) result.required = required;
+    result.additionalProperties = false;
+    return result;
+  }
+
+  private propertySchema(
+    dto: Constructor,
+    name: string,
+    metas: ValidationMetadata[],
+  ): { schema: PropertySchema; optional: boolean } {
+    const schema: PropertySchema = {};
+    const items: PropertySchema = {};
+    let optional = false;
+    let nested = false;
+    let eachSeen = false;
+
+    for (const meta of metas) {
+      if (meta.type === ValidationTypes.CONDITIONAL_VALIDATION && meta.name === 'isOptional') optional = true;
+      else if (meta.type === ValidationTypes.NESTED_VALIDATION) nested = true;
+      else if (meta.type === ValidationTypes.CUSTOM_VALIDATION && meta.name) {
+        const handler = CONSTRAINTS[meta.name];
+        if (!handler) continue;
+        if (meta.each) {
+          eachSeen = true;
+          handler(items, meta.constraints ?? []);
+        } else handler(schema, meta.constraints ?? []);
+      }
+    }
+
+    const designType = Reflect.getMetadata?.('design:type', dto.prototype, name);
+    const declared = findDeclaredType(dto, name);
+    const field = getMetadataStorage().fieldOf(dto, name)?.options;
+
+    if (nested) {
+      const target = (declared ?? (BUILTIN_TYPES.has(designType) ? undefined : designType)) as Constructor | undefined;
+      if (typeof target !== 'function') {
+        this.problems.push({
+          message: `${dto.name}.${name} has @ValidateNested() but no @Type(() => SomeDto), so its value would stay a plain object`,
+          fix: `add \`@Type(() => YourNestedDto)\` (from class-transformer) to ${dto.name}.${name}`,
+        });
+      } else if (designType === Array || schema.type === 'array') {
+        schema.type = 'array';
+        schema.items = this.refFor(target);
+      } else {
+        Object.assign(schema, this.refFor(target));
+      }
+      return { schema, optional };
+    }
+
+    if (schema.type === undefined && Array.isArray(schema.enum)) {
+      const type = typeOfValues(schema.enum);
+      if (type) schema.type = type;
+    }
+    if (schema.type === undefined && BUILTIN_TYPES.has(designType) && designType !== Object) {
+      schema.type = BUILTIN_TYPES.get(designType);
+    }
+    if (schema.type === 'array' || designType === Array || eachSeen) {
+      schema.type = 'array';
+      if (items.type === undefined && Array.isArray(items.enum)) {
+        const type = typeOfValues(items.enum);
+        if (type) items.type = type;
+      }
+      if (items.type === undefined && field?.items) items.type = field.items;
+      schema.items = items;
+    }
+    return { schema, optional };
+  }
+}
+
+/** Property initialisers of `dto`, read once by constructing it without arguments. */
+function readDefaults(dto: Constructor): Map<string, unknown> {
+  const defaults = new Map<string, unknown>();
+  try {
+    const instance = new (dto as new () => Record<string, unknown>)();
+    for (const key of Object.keys(instance)) defaults.set(key, instance[key]);
+  } catch {
+    // A DTO whose constructor needs arguments simply advertises no defaults.
+  }
+  return defaults;
+}
+
+/** The JSON Schema of one DTO class, with any problems found on the way. */
+export function dtoToJsonSchema(dto: Constructor): { schema: JsonSchema; problems: SchemaProblem[] } {
+  const writer = new DtoSchemaWriter();
+  const schema = writer.write(dto);
+  return { schema, problems: writer.problems };
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  hostHeaderValidationResponse,
+  isInitializeRequest,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  type McpServer as SdkMcpServer,
+  originValidationResponse,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+
+export interface HttpEndpointOptions {
+  /**
+   * Host names accepted in the `Host` header (DNS-rebinding protection). Default: localhost,
+   * 127.0.0.1 and [::1]. `false` turns the check off (only behind a proxy that checks it).
+   */
+  allowedHosts?: string[] | false;
+  /** Origins accepted when a request carries `Origin`. Default: localhost origins. `false` turns the check off. */
+  allowedOrigins?: string[] | false;
+  /** Largest request body, answered 413 beyond. Default 4 MiB. */
+  maxRequestBodySize?: number;
+  /** A 2025-11-25 session idle for this long is closed. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
+}
+
+interface Session {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly server: SdkMcpServer;
+  lastSeen: number;
+}
+
+function jsonError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+/**
+ * One MCP endpoint serving both protocol revisions: 2026-07-28 requests go to the SDK's stateless
+ * per-request handler, 2025-11-25 traffic to sessions kept here (the SDK keeps none). Host and
+ * Origin are checked in front of both, before any server or session is created.
+ */
+export class HttpEndpoint {
+  private readonly sessions = new Map<string, Session>();
+  private readonly modern;
+  private readonly maxBody: number;
+  private readonly allowedHosts: string[] | false;
+  private readonly allowedOrigins: string[] | false;
+  private readonly idleMs: number;
+  private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly factory: () => SdkMcpServer,
+    options: HttpEndpointOptions = {},
+  ) {
+    this.maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
+    this.allowedHosts = options.allowedHosts ?? localhostAllowedHostnames();
+    this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
+    this.idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
+    this.modern = createMcpHandler(() => factory(), { legacy: 'reject', maxRequestBodySize: this.maxBody });
+    this.sweeper = setInterval(() => this.evictIdle(), Math.min(60_000, Math.max(1_000, this.idleMs / 2)));
+    this.sweeper.unref();
+  }
+
+  /** Number of open 2025-11-25 sessions. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Web-standard face: one HTTP request in, one response out. */
+  readonly fetch = async (request: Request): Promise<Response> => {
+    if (this.closed) return jsonError(503, -32000, 'Service Unavailable: the server is shutting down');
+    const rejected =
+      (this.allowedHosts && hostHeaderValidationResponse(request, this.allowedHosts)) ||
+      (this.allowedOrigins && originValidationResponse(request, this.allowedOrigins));
+    if (rejected) return rejected;
+    const length = Number(request.headers.get('content-length') ?? 0);
+    if (length > this.maxBody) {
+      return jsonError(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`);
+    }
+    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.maxBody })) return this.serveLegacy(request);
+    return this.modern.fetch(request);
+  };
+
+  /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
+  private async serveLegacy(request: Request): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId) {
+      const session = this.sessions.get(sessionId);
+      if (!session) return jsonError(404, -32001, 'Session not found');
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') {
+      return jsonError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    }
+    let body: unknown;
+    try {
+      body = await request.clone().json();
+    } catch {
+      return jsonError(400, -32700, 'Parse error: Invalid JSON');
+    }
+    const initializing = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+    if (!initializing) return jsonError(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
+
+    const server = this.factory();
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { transport, server, lastSeen: Date.now() });
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody: body });
+  }
+
+  private evictIdle(): void {
+    const cutoff = Date.now() - this.idleMs;
+    for (const [id, session] of this.sessions) {
+      if (session.lastSeen < cutoff) {
+        this.sessions.delete(id);
+        void session.server.close().catch(() => undefined);
+      }
+    }
+  }
+
+  /** Closes every session and the stateless handler. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweeper);
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map((s) => s.server.close()));
+    await this.modern.close();
+  }
+}

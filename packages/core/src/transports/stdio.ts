@@ -1,0 +1,72 @@
+import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { LineTransport } from './line-transport.js';
+
+export interface StdioOptions {
+  /** Largest message accepted on stdin. Default 4 MiB. */
+  maxMessageBytes?: number;
+  /**
+   * Exit the process once stdin closes (the client went away), after at most `exitGraceMs` for
+   * calls in flight. Default true: a stdio server belongs to its client.
+   */
+  exitOnClose?: boolean;
+  /** Grace period before exiting when stdin closes. Default 500 ms. */
+  exitGraceMs?: number;
+  /** Streams to use instead of the process's own (tests). Console redirection is skipped then. */
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+}
+
+export interface StdioHandle {
+  close(): Promise<void>;
+}
+
+let stdoutGuarded: ((line: string) => boolean) | undefined;
+
+/**
+ * Keeps stdout for protocol messages only: `console.log/info/debug` and direct
+ * `process.stdout.write` calls from handlers or libraries go to stderr instead. Returns the real
+ * stdout writer for the transport.
+ */
+function guardStdout(): (line: string) => boolean {
+  if (stdoutGuarded) return stdoutGuarded;
+  const stdout = process.stdout;
+  const realWrite = stdout.write.bind(stdout) as (chunk: string) => boolean;
+  const toStderr = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  stdout.write = toStderr;
+  const log = (...args: unknown[]) => {
+    process.stderr.write(`${args.map((a) => (typeof a === 'string' ? a : inspectValue(a))).join(' ')}\n`);
+  };
+  console.log = log;
+  console.info = log;
+  console.debug = log;
+  stdoutGuarded = realWrite;
+  return realWrite;
+}
+
+function inspectValue(value: unknown): string {
+  try {
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Serves both protocol revisions over stdio with one SDK server pinned to the connection. */
+export function serveOverStdio(factory: () => SdkMcpServer, options: StdioOptions = {}): StdioHandle {
+  const custom = options.stdin !== undefined || options.stdout !== undefined;
+  const input = (options.stdin ?? process.stdin) as import('node:stream').Readable;
+  const output = (options.stdout ?? process.stdout) as import('node:stream').Writable;
+  const write = custom ? undefined : guardStdout();
+  const exitOnClose = options.exitOnClose ?? !custom;
+  const transport = new LineTransport(input, output, {
+    maxMessageBytes: options.maxMessageBytes,
+    write,
+    onClosed: exitOnClose ? () => setTimeout(() => process.exit(0), options.exitGraceMs ?? 500).unref() : undefined,
+  });
+  const handle = serveStdio(() => factory(), {
+    transport,
+    onerror: (error) => process.stderr.write(`[armature] stdio: ${error.message}\n`),
+  });
+  return handle;
+}

@@ -1,0 +1,62 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from '../metadata/metadata-args.js';
+import type { ValidationOutcome } from './dto-validator.js';
+import type { ValidationIssue } from './validation-issue.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+let shared: Ajv2020 | undefined;
+
+function ajv(): Ajv2020 {
+  if (!shared) {
+    // strict: false because hand-written schemas may carry annotations Ajv does not know.
+    shared = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateFormats: true });
+    addFormats(shared);
+  }
+  return shared;
+}
+
+export type JsonValidator = (value: unknown) => ValidationOutcome<unknown>;
+
+/** Compiles a hand-written JSON Schema once (at start-up) into a validator that reports dotted paths. */
+export function compileJsonSchema(schema: JsonSchema): JsonValidator {
+  const { $schema: _dialect, ...rest } = schema;
+  const check: ValidateFunction = ajv().compile(rest);
+  return (value) => {
+    // Ajv applies defaults in place: validate a copy so the caller's payload is left untouched.
+    const copy = structuredClone(value);
+    return check(copy) ? { ok: true, value: copy } : { ok: false, issues: (check.errors ?? []).map(toIssue) };
+  };
+}
+
+/** Throws the Ajv message when a schema cannot be compiled; used by the builder to report it. */
+export function jsonSchemaProblem(schema: JsonSchema): string | undefined {
+  try {
+    compileJsonSchema(schema);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function toIssue(error: ErrorObject): ValidationIssue {
+  const base = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') {
+    return { path: join(base, String(params.missingProperty)), message: 'is required' };
+  }
+  if (error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties') {
+    const name = params.additionalProperty ?? params.unevaluatedProperty;
+    return { path: join(base, String(name)), message: 'unknown property; remove it' };
+  }
+  return { path: base, message: error.message ?? error.keyword };
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
