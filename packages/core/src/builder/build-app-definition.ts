@@ -130,7 +130,7 @@ function buildTool(
     report('the tool has no description (the model reads it to decide when to call the tool)', `@Tool({ description: 'What ${name} does and when to use it' })`);
   }
   const method = (serverClass.prototype as Record<string, unknown>)[args.methodName];
-  if (typeof method !== 'function') report('@Tool is not on a method', 'put @Tool on a method of the class');
+  if (typeof method !== 'function' && !args.isStatic) report('@Tool is not on a method', 'put @Tool on a method of the class');
 
   const writer = new DtoSchemaWriter();
   const input = resolveInput(args, writer, report);

@@ -116,7 +116,12 @@ export async function invokeTool(invoker: ToolInvoker, tool: ToolDefinition, arg
     scope = invoker.container.createScope(ctx);
     const instance = scope.get(tool.serverClass);
     const value = tool.input.kind === 'none' ? await tool.method.call(instance, ctx) : await tool.method.call(instance, input.value, ctx);
-    return await toToolResult(tool, value);
+    try {
+      return await toToolResult(tool, value);
+    } catch (error) {
+      invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
+      return errorResult(`Tool "${tool.name}" returned a value that cannot be sent as JSON: ${messageOf(error)}`);
+    }
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
     if (error instanceof ToolError) return errorResult(error.message, error.details);

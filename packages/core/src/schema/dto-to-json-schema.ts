@@ -78,11 +78,17 @@ const CONSTRAINTS: Record<string, ConstraintHandler> = {
   },
   isEmail: setFormat('email'),
   isUrl: setFormat('uri'),
-  isUUID: setFormat('uuid'),
+  isUuid: setFormat('uuid'),
   isDateString: setFormat('date-time'),
   isIso8601: setFormat('date-time'),
-  isISO8601: setFormat('date-time'),
-  isIP: setFormat('ip'),
+  isAlpha: (schema) => {
+    schema.type ??= 'string';
+    schema.pattern ??= '^[A-Za-z]+$';
+  },
+  isAlphanumeric: (schema) => {
+    schema.type ??= 'string';
+    schema.pattern ??= '^[A-Za-z0-9]+$';
+  },
   arrayMinSize: (schema, [value]) => {
     schema.minItems = value;
   },
@@ -253,7 +259,9 @@ export class DtoSchemaWriter {
     const field = getMetadataStorage().fieldOf(dto, name)?.options;
 
     if (nested) {
-      const target = (declared ?? (BUILTIN_TYPES.has(designType) ? undefined : designType)) as Constructor | undefined;
+      // Without @Type, class-transformer (implicit conversion off) leaves the value a plain object,
+      // which class-validator cannot check: require it rather than guess from design:type.
+      const target = declared as Constructor | undefined;
       if (typeof target !== 'function') {
         this.problems.push({
           message: `${dto.name}.${name} has @ValidateNested() but no @Type(() => SomeDto), so its value would stay a plain object`,

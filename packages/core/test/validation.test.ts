@@ -1,0 +1,199 @@
+import { Transform, Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateNested } from 'class-validator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMcpApp, DEFAULT_ARGUMENT_LIMITS, Field, McpServer, Tool } from '../src/index.js';
+import { checkArgumentLimits } from '../src/validation/argument-limits.js';
+import { type Connected, connectInMemory } from './support/clients.js';
+
+class Owner {
+  @IsString()
+  @MinLength(2)
+  login!: string;
+}
+
+class SearchIssues {
+  @Field('owner/name')
+  @IsString()
+  repo!: string;
+
+  @IsString()
+  @MinLength(3)
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  query!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Max(50)
+  limit = 10;
+
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @Type(() => Owner)
+  owners: Owner[] = [];
+}
+
+const calls: unknown[] = [];
+
+@McpServer({ name: 'validation', version: '1.0.0' })
+class ValidationServer {
+  @Tool({ description: 'Search open issues' })
+  search_issues(input: SearchIssues) {
+    calls.push(input);
+    return { query: input.query, limit: input.limit, owners: input.owners.length, isDto: input instanceof SearchIssues };
+  }
+
+  @Tool({
+    description: 'raw',
+    inputSchema: {
+      type: 'object',
+      properties: { n: { type: 'integer', minimum: 1 }, tag: { type: 'string', default: 'none' } },
+      required: ['n'],
+      additionalProperties: false,
+    },
+  })
+  raw(input: { n: number; tag: string }) {
+    calls.push(input);
+    return `${input.n}:${input.tag}`;
+  }
+
+  @Tool({ description: 'no arguments' })
+  nothing() {
+    calls.push('nothing');
+    return 'ok';
+  }
+}
+
+let connection: Connected | undefined;
+afterEach(async () => {
+  calls.length = 0;
+  await connection?.close();
+  connection = undefined;
+});
+
+async function call(name: string, args: Record<string, unknown>) {
+  connection ??= await connectInMemory(createMcpApp(ValidationServer));
+  return connection.client.callTool({ name, arguments: args });
+}
+
+function textOf(result: Awaited<ReturnType<typeof call>>): string {
+  return (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+}
+
+describe('arguments are validated before the handler runs', () => {
+  it('hands the handler a DTO instance with defaults and @Transform applied', async () => {
+    const result = await call('search_issues', { repo: 'a/b', query: '  bug  ' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ query: 'bug', limit: 10, owners: 0, isDto: true });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('answers a tool error naming each bad field, and never calls the handler', async () => {
+    const result = await call('search_issues', { repo: 'a/b', query: 'ab', limit: 99 });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      'Invalid arguments for tool "search_issues":\nquery: must be longer than or equal to 3 characters\nlimit: must not be greater than 50',
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('names nested fields with dotted paths', async () => {
+    const result = await call('search_issues', { repo: 'a/b', query: 'bug', owners: [{ login: 'ok' }, { login: 'x' }] });
+    expect(textOf(result)).toBe('Invalid arguments for tool "search_issues":\nowners.1.login: must be longer than or equal to 2 characters');
+  });
+
+  it('rejects unknown properties, also nested ones', async () => {
+    const result = await call('search_issues', { repo: 'a/b', query: 'bug', owners: [{ login: 'ok', admin: true }], sort: 'asc' });
+    expect(textOf(result)).toBe(
+      'Invalid arguments for tool "search_issues":\nsort: unknown property; remove it\nowners.0.admin: unknown property; remove it',
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('does no implicit type conversion', async () => {
+    const result = await call('search_issues', { repo: 'a/b', query: 'bug', limit: '5' });
+    expect(textOf(result)).toBe(
+      'Invalid arguments for tool "search_issues":\nlimit: must not be greater than 50\nlimit: must be an integer number',
+    );
+  });
+
+  it('reports missing required fields', async () => {
+    const result = await call('search_issues', { query: 'bug' });
+    expect(textOf(result)).toBe('Invalid arguments for tool "search_issues":\nrepo: must be a string');
+  });
+
+  it('validates raw-schema tools with the hand-written schema, applying its defaults', async () => {
+    expect(textOf(await call('raw', { n: 2 }))).toBe('2:none');
+    const bad = await call('raw', { n: 0, extra: 1 });
+    expect(textOf(bad)).toBe('Invalid arguments for tool "raw":\nextra: unknown property; remove it\nn: must be >= 1');
+    expect(textOf(await call('raw', {}))).toBe('Invalid arguments for tool "raw":\nn: is required');
+  });
+
+  it('rejects arguments given to a tool that takes none', async () => {
+    expect(textOf(await call('nothing', {}))).toBe('ok');
+    expect(textOf(await call('nothing', { x: 1 }))).toBe('Invalid arguments for tool "nothing":\nx: unknown property; this tool takes no arguments');
+  });
+
+  it('refuses prototype-polluting keys before class-transformer sees them', () => {
+    // JSON.parse makes "__proto__" an own key; the SDK's own parsing usually drops it before us,
+    // so the guard is checked on the value a transport could hand over.
+    const args = JSON.parse('{"repo":"a/b","owners":[{"constructor":{"prototype":{"polluted":true}}}]}');
+    expect(checkArgumentLimits(args, DEFAULT_ARGUMENT_LIMITS)).toEqual({ path: 'owners.0.constructor', message: 'this property name is not allowed' });
+    expect(checkArgumentLimits(JSON.parse('{"__proto__":{"x":1}}'), DEFAULT_ARGUMENT_LIMITS)).toEqual({
+      path: '__proto__',
+      message: 'this property name is not allowed',
+    });
+  });
+});
+
+describe('size, depth and key-count guards run before any conversion', () => {
+  it('rejects a 32,000-key object in milliseconds', async () => {
+    const args: Record<string, unknown> = { repo: 'a/b', query: 'bug' };
+    for (let i = 0; i < 32_000; i++) args[`k${i}`] = i;
+    const started = performance.now();
+    const result = await call('search_issues', args);
+    const elapsed = performance.now() - started;
+    expect(textOf(result)).toBe('Invalid arguments for tool "search_issues":\nobject has more than the limit of 1000 properties');
+    // Loose bound (not a benchmark): the point is milliseconds, not the seconds class-validator would take.
+    expect(elapsed).toBeLessThan(1_000);
+    expect(calls).toEqual([]);
+  });
+
+  it('rejects a 100,000-deep nesting in milliseconds', async () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
+    const started = performance.now();
+    const result = await call('search_issues', { repo: 'a/b', query: 'bug', owners: deep });
+    const elapsed = performance.now() - started;
+    expect(textOf(result)).toBe(
+      `Invalid arguments for tool "search_issues":\nowners${'.a'.repeat(31)}: nesting is deeper than the limit of 32 levels`,
+    );
+    expect(elapsed).toBeLessThan(1_000);
+  });
+
+  it('rejects over-long arrays and strings', async () => {
+    const result = await call('search_issues', { repo: 'a/b', query: 'bug', owners: new Array(10_001).fill(0) });
+    expect(textOf(result)).toBe('Invalid arguments for tool "search_issues":\nowners: array has more than the limit of 10000 items');
+    const long = await call('search_issues', { repo: 'x'.repeat(1_048_577), query: 'bug' });
+    expect(textOf(long)).toBe('Invalid arguments for tool "search_issues":\nrepo: string is longer than the limit of 1048576 characters');
+  });
+
+  it('takes per-tool and app-wide limits', async () => {
+    @McpServer({ name: 'limits', version: '1' })
+    class Limited {
+      @Tool({ description: 'd', limits: { maxObjectKeys: 2 } })
+      small(input: Owner) {
+        return input.login;
+      }
+      @Tool({ description: 'd' })
+      other(input: Owner) {
+        return input.login;
+      }
+    }
+    const app = createMcpApp(Limited, { limits: { maxStringLength: 8 } });
+    expect(app.definition.tools.get('small')?.limits).toMatchObject({ maxObjectKeys: 2, maxStringLength: 8 });
+    connection = await connectInMemory(app);
+    const result = await connection.client.callTool({ name: 'other', arguments: { login: 'abcdefghi' } });
+    expect(textOf(result)).toBe('Invalid arguments for tool "other":\nlogin: string is longer than the limit of 8 characters');
+    const keys = await connection.client.callTool({ name: 'small', arguments: { login: 'ab', a: 1, b: 2 } });
+    expect(textOf(keys)).toBe('Invalid arguments for tool "small":\nobject has more than the limit of 2 properties');
+  });
+});
