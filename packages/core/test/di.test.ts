@@ -1,0 +1,180 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { IsNumber } from 'class-validator';
+import { Inject, Service } from 'typedi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Context, type ContainerAdapter, createMcpApp, McpServer, RequestScoped, Tool } from '../src/index.js';
+import { connectInMemory } from './support/clients.js';
+
+let catalogueInstances = 0;
+const disposed: unknown[] = [];
+
+@Service()
+class Catalogue {
+  readonly id = ++catalogueInstances;
+  price(sku: string) {
+    return sku.length * 100;
+  }
+}
+
+@RequestScoped()
+class Audit {
+  readonly lines: string[] = [];
+  constructor(readonly ctx: Context) {}
+  record(line: string) {
+    this.lines.push(`${String(this.ctx.requestId)}:${line}`);
+  }
+  [Symbol.dispose]() {
+    disposed.push(this.lines.slice());
+  }
+}
+
+class AddInput {
+  @IsNumber()
+  a!: number;
+  @IsNumber()
+  b!: number;
+}
+
+let serverInstances = 0;
+
+@McpServer({ name: 'di', version: '1.0.0' })
+class DiServer {
+  readonly instance = ++serverInstances;
+  @Inject(() => Catalogue)
+  injectedCatalogue!: Catalogue;
+
+  constructor(
+    private readonly catalogue: Catalogue,
+    private readonly audit: Audit,
+    private readonly ctx: Context,
+  ) {}
+
+  @Tool({ description: 'who served me' })
+  whoami(ctx: Context) {
+    this.audit.record('whoami');
+    return {
+      server: this.instance,
+      catalogue: this.catalogue.id,
+      sameCatalogue: this.catalogue === this.injectedCatalogue,
+      sameContext: this.ctx === ctx && this.audit.ctx === ctx,
+    };
+  }
+
+  @Tool({ description: 'add' })
+  add(input: AddInput) {
+    return input.a + input.b;
+  }
+}
+
+describe('dependency injection per request', () => {
+  let connection: Awaited<ReturnType<typeof connectInMemory>>;
+  const app = createMcpApp(DiServer);
+  beforeAll(async () => {
+    connection = await connectInMemory(app);
+  });
+  afterAll(() => connection.close());
+
+  it('resolves a fresh server instance per call; singletons stay singletons; Context is the call one', async () => {
+    const first = (await connection.client.callTool({ name: 'whoami', arguments: {} })).structuredContent as Record<string, unknown>;
+    const second = (await connection.client.callTool({ name: 'whoami', arguments: {} })).structuredContent as Record<string, unknown>;
+    expect(first).toMatchObject({ catalogue: 1, sameCatalogue: true, sameContext: true });
+    expect(second.server).toBe((first.server as number) + 1);
+    expect(second.catalogue).toBe(1);
+    expect(catalogueInstances).toBe(1);
+  });
+
+  it('disposes each call scope in finally, calling dispose hooks of request-scoped instances', async () => {
+    disposed.length = 0;
+    await connection.client.callTool({ name: 'whoami', arguments: {} });
+    expect(disposed).toHaveLength(1);
+    expect((disposed[0] as string[])[0]).toMatch(/^\d+:whoami$/);
+    expect(app.stats.liveScopes).toBe(0);
+  });
+
+  it('refuses at start-up a singleton that injects Context', () => {
+    @Service()
+    class Leaky {
+      constructor(readonly ctx: Context) {}
+    }
+    @McpServer({ name: 'leaky', version: '1' })
+    class LeakyServer {
+      constructor(readonly leaky: Leaky) {}
+      @Tool({ description: 'd' })
+      go() {}
+    }
+    expect(() => createMcpApp(LeakyServer)).toThrow(
+      'Leaky (parameter 0 of LeakyServer) injects Context but is a singleton. Fix: mark it @RequestScoped() so each call gets its own instance.',
+    );
+  });
+
+  it('accepts another container through the adapter seam', async () => {
+    const events: string[] = [];
+    const adapter: ContainerAdapter = {
+      createScope(ctx) {
+        events.push('open');
+        return {
+          get: <T>(token: new (...args: never[]) => T) => {
+            events.push(`get ${token.name}`);
+            return new (token as unknown as new (c: unknown, a: unknown, x: Context) => T)(
+              { id: 99 },
+              { record: () => undefined, ctx },
+              ctx,
+            );
+          },
+          dispose: () => {
+            events.push('dispose');
+          },
+        };
+      },
+    };
+    const custom = createMcpApp(DiServer, { container: adapter });
+    const c = await connectInMemory(custom);
+    const result = await c.client.callTool({ name: 'whoami', arguments: {} });
+    expect(result.structuredContent).toMatchObject({ catalogue: 99 });
+    expect(events).toEqual(['open', 'get DiServer', 'dispose']);
+    await c.close();
+  });
+});
+
+describe('many calls', () => {
+  it('never read Reflect per call and leave no live scope', async () => {
+    const app = createMcpApp(DiServer);
+    const connection = await connectInMemory(app);
+    await connection.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    const reflectReads = { count: 0 };
+    const original = { get: Reflect.getMetadata, own: Reflect.getOwnMetadata };
+    Reflect.getMetadata = ((...args: Parameters<typeof Reflect.getMetadata>) => {
+      reflectReads.count++;
+      return original.get(...args);
+    }) as typeof Reflect.getMetadata;
+    Reflect.getOwnMetadata = ((...args: Parameters<typeof Reflect.getOwnMetadata>) => {
+      reflectReads.count++;
+      return original.own(...args);
+    }) as typeof Reflect.getOwnMetadata;
+    try {
+      const calls = Array.from({ length: 500 }, (_, i) => connection.client.callTool({ name: i % 2 ? 'add' : 'whoami', arguments: i % 2 ? { a: i, b: 1 } : {} }));
+      const results = await Promise.all(calls);
+      expect(results.filter((r) => r.isError)).toEqual([]);
+    } finally {
+      Reflect.getMetadata = original.get;
+      Reflect.getOwnMetadata = original.own;
+    }
+    expect(reflectReads.count).toBe(0);
+    expect(app.stats.liveScopes).toBe(0);
+    await connection.close();
+  });
+
+  it('100,000 calls of the built package leave zero live scopes and a flat heap', () => {
+    const fixture = fileURLToPath(new URL('./fixtures/heap-check.mjs', import.meta.url));
+    const out = execFileSync(process.execPath, ['--expose-gc', fixture], { encoding: 'utf8', timeout: 120_000 });
+    const { marks, liveScopes, calls } = JSON.parse(out) as { marks: Record<string, number>; liveScopes: number; calls: number };
+    expect(calls).toBe(100_000);
+    expect(liveScopes).toBe(0);
+    const [at10k, at55k, at100k] = [marks['10000'] as number, marks['55000'] as number, marks['100000'] as number];
+    // A leak of one 100-byte object per call would add 4.5 MB per 45,000 calls; flat means the
+    // second half keeps under 2% of the heap and the whole run under 10%.
+    expect((at100k - at55k) / at10k).toBeLessThan(0.02);
+    expect((at100k - at10k) / at10k).toBeLessThan(0.1);
+  }, 130_000);
+});

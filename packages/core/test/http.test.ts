@@ -1,0 +1,118 @@
+import { IsNumber } from 'class-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
+import { connectV1Http } from './support/clients.js';
+import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
+
+class AddInput {
+  @IsNumber()
+  a!: number;
+  @IsNumber()
+  b!: number;
+}
+
+@McpServer({ name: 'http', version: '1.0.0' })
+class HttpServer {
+  @Tool({ description: 'add' })
+  add(input: AddInput) {
+    return input.a + input.b;
+  }
+}
+
+let listener: HttpListener;
+beforeAll(async () => {
+  listener = await createMcpApp(HttpServer).listenHttp({ port: 0 });
+});
+afterAll(() => listener.close());
+
+async function openSession(): Promise<string> {
+  const res = await rawHttp(listener.url, { headers: JSON_HEADERS, body: INITIALIZE });
+  expect(res.status).toBe(200);
+  const id = res.headers['mcp-session-id'];
+  expect(typeof id).toBe('string');
+  return id as string;
+}
+
+describe('Streamable HTTP endpoint', () => {
+  it('binds 127.0.0.1 by default and serves /mcp', () => {
+    expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  it('serves the v1 client (1.32.2, 2025-11-25 with a session)', async () => {
+    const { client, close } = await connectV1Http(listener.url);
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(['add']);
+    const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+    expect(result.content).toEqual([{ type: 'text', text: '5' }]);
+    const bad = await client.callTool({ name: 'add', arguments: { a: 'x', b: 3 } });
+    expect(bad).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Invalid arguments for tool "add":\na: must be a number conforming to the specified constraints' }] });
+    await close();
+  });
+
+  it('refuses a foreign Host or Origin (DNS rebinding) before creating anything', async () => {
+    const evilHost = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, host: 'evil.example.com' }, body: INITIALIZE });
+    expect(evilHost.status).toBe(403);
+    expect(JSON.parse(evilHost.body)).toMatchObject({ error: { code: -32000, message: 'Invalid Host: evil.example.com' } });
+    const evilOrigin = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, origin: 'http://evil.example.com' }, body: INITIALIZE });
+    expect(evilOrigin.status).toBe(403);
+    const localOrigin = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, origin: 'http://localhost:5173' }, body: INITIALIZE });
+    expect(localOrigin.status).toBe(200);
+  });
+
+  it('answers an unknown session 404, a request without session 400, and ends a session on DELETE', async () => {
+    const unknown = await rawHttp(listener.url, {
+      headers: { ...JSON_HEADERS, 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: -32001, message: 'Session not found' } });
+
+    const noSession = await rawHttp(listener.url, {
+      headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(noSession.status).toBe(400);
+
+    const session = await openSession();
+    const headers = { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    const deleted = await rawHttp(listener.url, { method: 'DELETE', headers });
+    expect(deleted.status).toBe(200);
+    const after = await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+    expect(after.status).toBe(404);
+  });
+
+  it('answers malformed requests with the right status and code, and keeps serving', async () => {
+    const badJson = await rawHttp(listener.url, { headers: JSON_HEADERS, body: '{"jsonrpc":"2.0",' });
+    expect(badJson.status).toBe(400);
+    expect(JSON.parse(badJson.body)).toMatchObject({ error: { code: -32700 } });
+
+    const wrongType = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, 'content-type': 'text/plain' }, body: INITIALIZE });
+    expect(wrongType.status).toBe(415);
+
+    const huge = await rawHttp(listener.url, { headers: JSON_HEADERS, body: Buffer.alloc(5 * 1024 * 1024, 0x20) });
+    expect(huge.status).toBe(413);
+    expect(JSON.parse(huge.body)).toMatchObject({ error: { code: -32000 } });
+
+    const elsewhere = await rawHttp(listener.url.replace('/mcp', '/other'), { headers: JSON_HEADERS, body: INITIALIZE });
+    expect(elsewhere.status).toBe(404);
+
+    for (const res of [badJson, wrongType, huge]) expect(res.body).not.toMatch(/\bat |\/work\/|node_modules/);
+    expect(await openSession()).toBeTruthy();
+  });
+
+  it('evicts idle 2025-11-25 sessions', async () => {
+    const short = await createMcpApp(HttpServer).listenHttp({ port: 0, sessionIdleTimeoutMs: 300 });
+    try {
+      const res = await rawHttp(short.url, { headers: JSON_HEADERS, body: INITIALIZE });
+      const session = res.headers['mcp-session-id'] as string;
+      await new Promise((r) => setTimeout(r, 1_500));
+      const later = await rawHttp(short.url, {
+        headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      expect(later.status).toBe(404);
+    } finally {
+      await short.close();
+    }
+  });
+});
