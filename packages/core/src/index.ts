@@ -1,7 +1,14 @@
 // Decorator metadata needs the Reflect polyfill before any decorated class is evaluated.
 import 'reflect-metadata';
 
-export { type CreateMcpAppOptions, createMcpApp, type HttpListener, type ListenHttpOptions, McpApp, type McpHttpHandler } from './app/create-mcp-app.js';
+export {
+  type CreateMcpAppOptions,
+  createMcpApp,
+  type HttpListener,
+  type ListenHttpOptions,
+  McpApp,
+  type McpHttpHandler,
+} from './app/create-mcp-app.js';
 export type { BuildOptions } from './builder/build-app-definition.js';
 export { buildAppDefinition } from './builder/build-app-definition.js';
 export { ArmatureBuildError, type BuildProblem } from './builder/build-error.js';

@@ -258,6 +258,8 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
       }
     }
     const error = buildError(() => createMcpApp(NestedBad));
-    expect(error.problems.map((p) => p.message)).toEqual(['DTO Inner has no class-validator decorators, so no argument could be validated']);
+    expect(error.problems.map((p) => p.message)).toEqual([
+      'DTO Inner has no class-validator decorators, so no argument could be validated',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
-import { IsInt, Max, Min } from 'class-validator';
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { IsInt, Max, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Context, createMcpApp, McpServer, Tool } from '../src/index.js';
 import { type Connected, connectHttp, connectInMemory } from './support/clients.js';

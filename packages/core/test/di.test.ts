@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { IsNumber } from 'class-validator';
 import { Inject, Service } from 'typedi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context, type ContainerAdapter, createMcpApp, McpServer, RequestScoped, Tool } from '../src/index.js';
+import { type Constructor, type ContainerAdapter, Context, createMcpApp, McpServer, RequestScoped, Tool } from '../src/index.js';
 import { connectInMemory } from './support/clients.js';
 
 let catalogueInstances = 0;
@@ -114,7 +114,7 @@ describe('dependency injection per request', () => {
       createScope(ctx) {
         events.push('open');
         return {
-          get: <T>(token: new (...args: never[]) => T) => {
+          get: <T>(token: Constructor<T>) => {
             events.push(`get ${token.name}`);
             return new (token as unknown as new (c: unknown, a: unknown, x: Context) => T)(
               { id: 99 },
@@ -153,7 +153,9 @@ describe('many calls', () => {
       return original.own(...args);
     }) as typeof Reflect.getOwnMetadata;
     try {
-      const calls = Array.from({ length: 500 }, (_, i) => connection.client.callTool({ name: i % 2 ? 'add' : 'whoami', arguments: i % 2 ? { a: i, b: 1 } : {} }));
+      const calls = Array.from({ length: 500 }, (_, i) =>
+        connection.client.callTool({ name: i % 2 ? 'add' : 'whoami', arguments: i % 2 ? { a: i, b: 1 } : {} }),
+      );
       const results = await Promise.all(calls);
       expect(results.filter((r) => r.isError)).toEqual([]);
     } finally {

@@ -45,7 +45,10 @@ describe('Streamable HTTP endpoint', () => {
     const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     expect(result.content).toEqual([{ type: 'text', text: '5' }]);
     const bad = await client.callTool({ name: 'add', arguments: { a: 'x', b: 3 } });
-    expect(bad).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Invalid arguments for tool "add":\na: must be a number conforming to the specified constraints' }] });
+    expect(bad).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Invalid arguments for tool "add":\na: must be a number conforming to the specified constraints' }],
+    });
     await close();
   });
 

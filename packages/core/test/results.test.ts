@@ -1,7 +1,7 @@
 import { Exclude } from 'class-transformer';
 import { IsIn, IsInt, IsString } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { audio, createMcpApp, embeddedResource, image, McpServer, resourceLink, text, Tool } from '../src/index.js';
+import { audio, createMcpApp, embeddedResource, image, McpServer, resourceLink, Tool, text } from '../src/index.js';
 import { type Connected, connectInMemory } from './support/clients.js';
 
 class Price {
@@ -129,12 +129,19 @@ describe('return values become CallToolResults by the seeds rules', () => {
   });
 
   it('a CallToolResult-shaped object -> sent as the result', async () => {
-    expect(await give('result')).toEqual({ content: [{ type: 'text', text: 'custom' }], structuredContent: { x: 1 }, _meta: { trace: 't1' } });
+    expect(await give('result')).toEqual({
+      content: [{ type: 'text', text: 'custom' }],
+      structuredContent: { x: 1 },
+      _meta: { trace: 't1' },
+    });
     expect(await give('result_error')).toEqual({ content: [{ type: 'text', text: 'application failure' }], isError: true });
   });
 
   it('{ content: [] } alone, or content that is not blocks, is data', async () => {
-    expect(await give('content_empty')).toEqual({ content: [{ type: 'text', text: '{"content":[]}' }], structuredContent: { content: [] } });
+    expect(await give('content_empty')).toEqual({
+      content: [{ type: 'text', text: '{"content":[]}' }],
+      structuredContent: { content: [] },
+    });
     expect(await give('content_data')).toEqual({
       content: [{ type: 'text', text: '{"content":["not","blocks"]}' }],
       structuredContent: { content: ['not', 'blocks'] },
@@ -148,7 +155,9 @@ describe('return values become CallToolResults by the seeds rules', () => {
   it('a value that cannot be JSON is a tool error, not a crash', async () => {
     const result = await give('bigint');
     expect(result.isError).toBe(true);
-    expect((result.content as Array<{ text: string }>)[0]?.text).toBe('Tool "give" returned a value that cannot be sent as JSON: Do not know how to serialize a BigInt');
+    expect((result.content as Array<{ text: string }>)[0]?.text).toBe(
+      'Tool "give" returned a value that cannot be sent as JSON: Do not know how to serialize a BigInt',
+    );
   });
 
   it('content helpers build audio, resource links and embedded resources', async () => {

@@ -190,7 +190,9 @@ describe('DTO -> JSON Schema 2020-12', () => {
     }
     const { schema } = dtoToJsonSchema(TreeNode);
     expect(schema.properties).toEqual({ name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/TreeNode' } } });
-    expect((schema.$defs as Record<string, unknown>).TreeNode).toMatchObject({ properties: { children: { items: { $ref: '#/$defs/TreeNode' } } } });
+    expect((schema.$defs as Record<string, unknown>).TreeNode).toMatchObject({
+      properties: { children: { items: { $ref: '#/$defs/TreeNode' } } },
+    });
   });
 
   it('advertises input and output schemas in tools/list, with title, annotations and _meta', () => {

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MinLength, ValidateNested } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpApp, DEFAULT_ARGUMENT_LIMITS, Field, McpServer, Tool } from '../src/index.js';
 import { checkArgumentLimits } from '../src/validation/argument-limits.js';
@@ -98,7 +98,9 @@ describe('arguments are validated before the handler runs', () => {
 
   it('names nested fields with dotted paths', async () => {
     const result = await call('search_issues', { repo: 'a/b', query: 'bug', owners: [{ login: 'ok' }, { login: 'x' }] });
-    expect(textOf(result)).toBe('Invalid arguments for tool "search_issues":\nowners.1.login: must be longer than or equal to 2 characters');
+    expect(textOf(result)).toBe(
+      'Invalid arguments for tool "search_issues":\nowners.1.login: must be longer than or equal to 2 characters',
+    );
   });
 
   it('rejects unknown properties, also nested ones', async () => {
@@ -130,14 +132,19 @@ describe('arguments are validated before the handler runs', () => {
 
   it('rejects arguments given to a tool that takes none', async () => {
     expect(textOf(await call('nothing', {}))).toBe('ok');
-    expect(textOf(await call('nothing', { x: 1 }))).toBe('Invalid arguments for tool "nothing":\nx: unknown property; this tool takes no arguments');
+    expect(textOf(await call('nothing', { x: 1 }))).toBe(
+      'Invalid arguments for tool "nothing":\nx: unknown property; this tool takes no arguments',
+    );
   });
 
   it('refuses prototype-polluting keys before class-transformer sees them', () => {
     // JSON.parse makes "__proto__" an own key; the SDK's own parsing usually drops it before us,
     // so the guard is checked on the value a transport could hand over.
     const args = JSON.parse('{"repo":"a/b","owners":[{"constructor":{"prototype":{"polluted":true}}}]}');
-    expect(checkArgumentLimits(args, DEFAULT_ARGUMENT_LIMITS)).toEqual({ path: 'owners.0.constructor', message: 'this property name is not allowed' });
+    expect(checkArgumentLimits(args, DEFAULT_ARGUMENT_LIMITS)).toEqual({
+      path: 'owners.0.constructor',
+      message: 'this property name is not allowed',
+    });
     expect(checkArgumentLimits(JSON.parse('{"__proto__":{"x":1}}'), DEFAULT_ARGUMENT_LIMITS)).toEqual({
       path: '__proto__',
       message: 'this property name is not allowed',

@@ -41,7 +41,11 @@ export function buildAppDefinition(
   const seen = new Set<Constructor>();
   for (const serverClass of serverClasses) {
     if (typeof serverClass !== 'function') {
-      problems.push({ where: 'createMcpApp', message: `expected a class, got ${String(serverClass)}`, fix: 'pass the @McpServer class itself' });
+      problems.push({
+        where: 'createMcpApp',
+        message: `expected a class, got ${String(serverClass)}`,
+        fix: 'pass the @McpServer class itself',
+      });
       continue;
     }
     if (seen.has(serverClass)) {
@@ -127,7 +131,10 @@ function buildTool(
     );
   }
   if (typeof options.description !== 'string' || options.description.trim() === '') {
-    report('the tool has no description (the model reads it to decide when to call the tool)', `@Tool({ description: 'What ${name} does and when to use it' })`);
+    report(
+      'the tool has no description (the model reads it to decide when to call the tool)',
+      `@Tool({ description: 'What ${name} does and when to use it' })`,
+    );
   }
   const method = (serverClass.prototype as Record<string, unknown>)[args.methodName];
   if (typeof method !== 'function' && !args.isStatic) report('@Tool is not on a method', 'put @Tool on a method of the class');
@@ -177,7 +184,11 @@ function resolveInput(
   }
   if (options.inputSchema) {
     const schema = options.inputSchema;
-    if (schema.type !== 'object') report('`inputSchema` must describe an object (`type: "object"` at the root)', `inputSchema: { type: 'object', properties: { ... } }`);
+    if (schema.type !== 'object')
+      report(
+        '`inputSchema` must describe an object (`type: "object"` at the root)',
+        `inputSchema: { type: 'object', properties: { ... } }`,
+      );
     try {
       return { definition: { kind: 'schema', validate: compileJsonSchema(schema) }, schema: { $schema: JSON_SCHEMA_DIALECT, ...schema } };
     } catch (error) {
@@ -209,7 +220,7 @@ function resolveInput(
   }
   if (UNREFLECTED.has(first)) {
     report(
-      'the first parameter\'s type did not reflect (it is an interface, a type alias, or imported with `import type`)',
+      "the first parameter's type did not reflect (it is an interface, a type alias, or imported with `import type`)",
       'declare the DTO as a class and import it as a value (`import { MyInputDto }`, not `import type`), or @Tool({ input: () => MyInputDto, ... }). If the parameter is the Context, import Context as a value too',
     );
     return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
@@ -236,7 +247,11 @@ function resolveOutput(
   }
   if (options.outputSchema) {
     const schema = options.outputSchema;
-    if (schema.type !== 'object') report('`outputSchema` must describe an object (`type: "object"` at the root)', `outputSchema: { type: 'object', properties: { ... } }`);
+    if (schema.type !== 'object')
+      report(
+        '`outputSchema` must describe an object (`type: "object"` at the root)',
+        `outputSchema: { type: 'object', properties: { ... } }`,
+      );
     try {
       return { definition: { kind: 'schema', validate: compileJsonSchema(schema) }, schema: { $schema: JSON_SCHEMA_DIALECT, ...schema } };
     } catch (error) {
@@ -256,7 +271,10 @@ function resolveOutput(
 }
 
 function suggestName(name: string): string {
-  const cleaned = String(name).replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 128);
+  const cleaned = String(name)
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 128);
   return cleaned === '' ? 'my_tool' : cleaned;
 }
 

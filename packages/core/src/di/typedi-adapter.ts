@@ -57,9 +57,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
     const paramTypes = (Reflect.getMetadata?.('design:paramtypes', target) as unknown[] | undefined) ?? [];
     const handlers = handlersOf();
     const params = paramTypes.map((type, index) => {
-      const handler = handlers.find(
-        (h) => h.index === index && (h.object === target || h.object === Object.getPrototypeOf(target)),
-      );
+      const handler = handlers.find((h) => h.index === index && (h.object === target || h.object === Object.getPrototypeOf(target)));
       if (handler) return (scope: TypediRequestScope) => handler.value(scope);
       if (PRIMITIVES.has(type)) return () => undefined;
       this.checkSingleton(type as Constructor, target, index, scoped, problems);

@@ -1,10 +1,4 @@
-import {
-  McpServer as SdkMcpServer,
-  ProtocolError,
-  ProtocolErrorCode,
-  type ServerContext,
-  type Tool,
-} from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, McpServer as SdkMcpServer, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { SdkRequestContext } from './context.js';
@@ -26,7 +20,8 @@ export class AppRuntime implements ToolInvoker {
     readonly reportError: ToolErrorReporter,
   ) {
     const names = [...definition.tools.keys()];
-    this.unknownToolHint = names.length <= 20 ? `Available tools: ${names.join(', ')}` : `Call tools/list to see the ${names.length} available tools`;
+    this.unknownToolHint =
+      names.length <= 20 ? `Available tools: ${names.join(', ')}` : `Call tools/list to see the ${names.length} available tools`;
   }
 
   createServer(): SdkMcpServer {

@@ -1,10 +1,4 @@
-import type {
-  AudioContent,
-  EmbeddedResource,
-  ImageContent,
-  ResourceLink,
-  TextContent,
-} from '@modelcontextprotocol/server';
+import type { AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent } from '@modelcontextprotocol/server';
 
 /** Any content block a tool may return. */
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
@@ -52,14 +46,7 @@ export function resourceLink(
  * embeddedResource('file:///notes.md', '# Notes', { mimeType: 'text/markdown' });
  * ```
  */
-export function embeddedResource(
-  uri: string,
-  contents: string | Uint8Array,
-  options: { mimeType?: string } = {},
-): EmbeddedResource {
-  const resource =
-    typeof contents === 'string'
-      ? { uri, text: contents, ...options }
-      : { uri, blob: toBase64(contents), ...options };
+export function embeddedResource(uri: string, contents: string | Uint8Array, options: { mimeType?: string } = {}): EmbeddedResource {
+  const resource = typeof contents === 'string' ? { uri, text: contents, ...options } : { uri, blob: toBase64(contents), ...options };
   return { type: 'resource', resource };
 }

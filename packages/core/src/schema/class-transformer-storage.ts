@@ -13,8 +13,7 @@ interface TransformerStorage {
 }
 
 const storage = ((storageModule as { defaultMetadataStorage?: TransformerStorage }).defaultMetadataStorage ??
-  (storageModule as { default: { defaultMetadataStorage: TransformerStorage } }).default
-    .defaultMetadataStorage) as TransformerStorage;
+  (storageModule as { default: { defaultMetadataStorage: TransformerStorage } }).default.defaultMetadataStorage) as TransformerStorage;
 
 /** The class named by `@Type(() => X)` on `target.propertyName`, if any. */
 export function findDeclaredType(target: Function, propertyName: string): unknown {

@@ -230,11 +230,7 @@ export class DtoSchemaWriter {
     return result;
   }
 
-  private propertySchema(
-    dto: Constructor,
-    name: string,
-    metas: ValidationMetadata[],
-  ): { schema: PropertySchema; optional: boolean } {
+  private propertySchema(dto: Constructor, name: string, metas: ValidationMetadata[]): { schema: PropertySchema; optional: boolean } {
     const schema: PropertySchema = {};
     const items: PropertySchema = {};
     let optional = false;

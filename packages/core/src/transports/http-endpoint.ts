@@ -7,8 +7,8 @@ import {
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
-  type McpServer as SdkMcpServer,
   originValidationResponse,
+  type McpServer as SdkMcpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 
@@ -106,7 +106,8 @@ export class HttpEndpoint {
       return jsonError(400, -32700, 'Parse error: Invalid JSON');
     }
     const initializing = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
-    if (!initializing) return jsonError(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
+    if (!initializing)
+      return jsonError(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
 
     const server = this.factory();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({

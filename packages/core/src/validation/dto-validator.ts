@@ -56,7 +56,10 @@ export function flattenErrors(errors: readonly ValidationError[], parent = ''): 
   for (const error of errors) {
     const path = parent === '' ? error.property : `${parent}.${error.property}`;
     for (const [name, message] of Object.entries(error.constraints ?? {})) {
-      issues.push({ path, message: name === 'whitelistValidation' ? 'unknown property; remove it' : stripProperty(message, error.property) });
+      issues.push({
+        path,
+        message: name === 'whitelistValidation' ? 'unknown property; remove it' : stripProperty(message, error.property),
+      });
     }
     if (error.children?.length) issues.push(...flattenErrors(error.children, path));
   }

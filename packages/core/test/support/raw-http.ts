@@ -7,7 +7,10 @@ export interface RawResponse {
 }
 
 /** One HTTP request with exactly the given headers (node:http lets tests set Host, unlike fetch). */
-export function rawHttp(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+export function rawHttp(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
