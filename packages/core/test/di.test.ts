@@ -1,9 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { IsNumber } from 'class-validator';
-import { Inject, Service } from 'typedi';
+import { ContainerInstance, Inject, Service } from 'typedi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Constructor, type ContainerAdapter, Context, createMcpApp, McpServer, RequestScoped, Tool } from '../src/index.js';
+import {
+  type Constructor,
+  type ContainerAdapter,
+  Context,
+  createMcpApp,
+  McpServer,
+  RequestScoped,
+  Tool,
+  TypediContainerAdapter,
+} from '../src/index.js';
 import { connectInMemory } from './support/clients.js';
 
 let catalogueInstances = 0;
@@ -179,4 +188,42 @@ describe('many calls', () => {
     expect((at100k - at55k) / at10k).toBeLessThan(0.02);
     expect((at100k - at10k) / at10k).toBeLessThan(0.1);
   }, 130_000);
+});
+
+describe('TypediContainerAdapter.override', () => {
+  it('replaces a service for one app, singletons depending on it included, without touching other apps', async () => {
+    @Service()
+    class Clock {
+      now() {
+        return 'real';
+      }
+    }
+    @Service()
+    class Greeter {
+      constructor(readonly clock: Clock) {}
+      greet() {
+        return `hello at ${this.clock.now()}`;
+      }
+    }
+    @McpServer({ name: 'clock', version: '1' })
+    class ClockServer {
+      constructor(
+        readonly clock: Clock,
+        readonly greeter: Greeter,
+      ) {}
+      @Tool({ description: 'd' })
+      time() {
+        return `${this.clock.now()} / ${this.greeter.greet()}`;
+      }
+    }
+    const isolated = new TypediContainerAdapter(new ContainerInstance('override-test')).override(Clock, { now: () => 'fake' });
+    const faked = await connectInMemory(createMcpApp(ClockServer, { container: isolated }));
+    const real = await connectInMemory(createMcpApp(ClockServer));
+    expect((await faked.client.callTool({ name: 'time', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'fake / hello at fake' },
+    ]);
+    expect((await real.client.callTool({ name: 'time', arguments: {} })).content).toEqual([{ type: 'text', text: 'real / hello at real' }]);
+    await faked.close();
+    await real.close();
+  });
 });

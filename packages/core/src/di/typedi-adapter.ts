@@ -32,8 +32,28 @@ function handlersOf(): TypediHandler[] {
  */
 export class TypediContainerAdapter implements ContainerAdapter {
   private readonly plans = new Map<Constructor, ConstructionPlan>();
+  private readonly overrides = new Map<unknown, unknown>();
 
+  /**
+   * @param root the typedi container singletons come from. Pass `new ContainerInstance('name')`
+   *   for an isolated set of singletons (tests): typedi then builds its own copies there.
+   */
   constructor(readonly root: ContainerInstance = Container.of()) {}
+
+  /**
+   * Replaces `token` with `value` everywhere it is injected, singletons included (they are
+   * registered in `root`, so typedi builds dependants with the replacement). For tests.
+   */
+  override<T>(token: Constructor<T> | string, value: T): this {
+    this.overrides.set(token, value);
+    this.root.set(token as never, value as never);
+    return this;
+  }
+
+  /** @internal */
+  overrideFor(token: unknown): unknown {
+    return this.overrides.get(token);
+  }
 
   prepare({ servers, requestScoped }: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): void {
     const scoped = new Set([...servers, ...requestScoped]);
@@ -100,6 +120,8 @@ export class TypediRequestScope implements RequestScope {
   get<T>(token: Constructor<T>): T {
     if (this.disposed) throw new Error(`This request's DI scope is already disposed; cannot resolve ${token?.name}`);
     if (token === (Context as unknown)) return this.ctx as T;
+    const replaced = this.adapter.overrideFor(token);
+    if (replaced !== undefined) return replaced as T;
     const existing = this.instances.get(token);
     if (existing !== undefined) return existing as T;
     const plan = this.adapter.planFor(token);
