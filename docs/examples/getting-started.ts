@@ -1,0 +1,135 @@
+import { createMcpApp, McpServer, Tool } from '@armature/core';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { GreeterServer, GreetInput } from './getting-started/greeter.js';
+import { expectEqual, json } from './support/check.js';
+
+export const outputs = {
+  'greet-schema': `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "name": {
+      "minLength": 1,
+      "maxLength": 50,
+      "type": "string",
+      "description": "Who to greet"
+    },
+    "language": {
+      "enum": [
+        "en",
+        "it"
+      ],
+      "type": "string",
+      "description": "Language of the greeting",
+      "default": "en"
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "additionalProperties": false
+}`,
+  'no-metadata': `Armature cannot start the MCP server: 1 problem in the decorated classes.
+  1. GreeterServer.greet: no decorator metadata was emitted for this method, so its DTO parameter type is unknown (tsx and esbuild emit none)
+     Fix: compile with tsc or vite-node and \`"emitDecoratorMetadata": true\`, or name the DTO: @Tool({ input: () => MyInputDto, ... })`,
+};
+
+/** Connects the official client to a server process over stdio (used by test/getting-started-e2e.test.ts). */
+// #region connect-stdio
+export async function connectOverStdio(serverEntry: string): Promise<Client> {
+  const client = new Client({ name: 'my-client', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: 'node', args: [serverEntry] }));
+  return client;
+}
+// #endregion
+
+async function inMemory(): Promise<void> {
+  // #region connect-in-memory
+  const app = createMcpApp(GreeterServer);
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await app.createServer().connect(serverTransport);
+
+  const client = new Client({ name: 'my-client', version: '1.0.0' });
+  await client.connect(clientTransport);
+
+  const { tools } = await client.listTools();
+  const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada', language: 'it' } });
+  // result: { content: [{ type: 'text', text: 'Ciao, Ada!' }] }
+  // #endregion
+
+  expectEqual(
+    tools.map((t) => [t.name, t.description, t.annotations]),
+    [['greet', 'Greet someone by name', { readOnlyHint: true }]],
+    'tools/list',
+  );
+  expectEqual(json(app.definition.toolList[0]?.inputSchema), JSON.parse(outputs['greet-schema']), 'the schema the server sends');
+  expectEqual(JSON.stringify(app.definition.toolList[0]?.inputSchema, null, 2), outputs['greet-schema'], 'the schema as shown');
+  expectEqual(json(tools[0]?.inputSchema), JSON.parse(outputs['greet-schema']), 'the schema the client receives');
+  expectEqual(result, { content: [{ type: 'text', text: 'Ciao, Ada!' }] }, 'greet');
+  expectEqual(
+    await client.callTool({ name: 'greet', arguments: { name: 'Ada' } }),
+    { content: [{ type: 'text', text: 'Hello, Ada!' }] },
+    'greet with the default language',
+  );
+  await client.close();
+}
+
+async function overHttp(): Promise<void> {
+  const app = createMcpApp(GreeterServer);
+  // #region connect-http
+  const listener = await app.listenHttp({ port: 0 }); // 0 picks a free port; the default is 3000
+  // listener.url: 'http://127.0.0.1:<port>/mcp'
+
+  // A 2025-11-25 client (initialize handshake, Mcp-Session-Id session):
+  const client = new Client({ name: 'my-client', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+
+  // A client that negotiates the stateless 2026-07-28 revision when the server offers it:
+  const modern = new Client({ name: 'my-client', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await modern.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+  // modern.getNegotiatedProtocolVersion(): '2026-07-28'
+  // #endregion
+
+  try {
+    expectEqual(new URL(listener.url).pathname, '/mcp', 'endpoint path');
+    expectEqual(new URL(listener.url).hostname, '127.0.0.1', 'loopback by default');
+    expectEqual(modern.getNegotiatedProtocolVersion(), '2026-07-28', 'modern revision');
+    expectEqual(client.getNegotiatedProtocolVersion(), '2025-11-25', 'legacy revision');
+    for (const c of [client, modern]) {
+      // 2026-07-28 results also carry the server's identity in `_meta`: compare the content.
+      const { content } = await c.callTool({ name: 'greet', arguments: { name: 'Grace' } });
+      expectEqual(content, [{ type: 'text', text: 'Hello, Grace!' }], 'greet over HTTP');
+    }
+  } finally {
+    await client.close();
+    await modern.close();
+    await listener.close();
+  }
+}
+
+/** What a compiler without decorator metadata (tsx, esbuild) leaves behind, and what Armature says about it. */
+function startWithoutMetadata(): string {
+  // The decorators still run, but no `design:paramtypes` is recorded: the same state tsx produces.
+  class GreeterServer {
+    greet(input: GreetInput) {
+      return input.name;
+    }
+  }
+  const greet = Object.getOwnPropertyDescriptor(GreeterServer.prototype, 'greet') as PropertyDescriptor;
+  Tool({ description: 'Greet someone by name' })(GreeterServer.prototype, 'greet', greet);
+  McpServer({ name: 'greeter', version: '1.0.0' })(GreeterServer);
+  try {
+    createMcpApp(GreeterServer);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('createMcpApp should refuse a tool whose DTO type was not reflected');
+}
+
+export async function main(): Promise<void> {
+  await inMemory();
+  await overHttp();
+  expectEqual(startWithoutMetadata(), outputs['no-metadata'], 'the start-up error without decorator metadata');
+}

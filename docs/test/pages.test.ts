@@ -1,0 +1,46 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { brokenLinks, DOCS_ROOT, listPages, readRegions, scanPage } from './support/markdown-includes.js';
+
+const GUIDES = ['README.md', 'getting-started.md', 'tools-and-dtos.md', 'context.md', 'dependency-injection.md', 'errors-and-results.md'];
+
+it('docs/ holds every guide page', () => {
+  expect(listPages()).toEqual(expect.arrayContaining(GUIDES));
+});
+
+describe.each(listPages())('%s', (page) => {
+  const scan = scanPage(page);
+
+  it('shows code only through include/output markers, and at least one include', () => {
+    expect(scan.problems).toEqual([]);
+    expect(scan.markers.filter((m) => m.kind === 'include').length).toBeGreaterThan(0);
+  });
+
+  it('matches every included region exactly', () => {
+    for (const marker of scan.markers.filter((m) => m.kind === 'include')) {
+      const label = `${page}:${marker.line} (${marker.file}${marker.key ? `#${marker.key}` : ''})`;
+      expect(existsSync(join(DOCS_ROOT, marker.file)), `${label}: file exists`).toBe(true);
+      if (marker.key === undefined) {
+        expect(marker.body, label).toBe(readFileSync(join(DOCS_ROOT, marker.file), 'utf8').trimEnd());
+        continue;
+      }
+      const regions = readRegions(marker.file);
+      expect(regions.has(marker.key), `${label}: region exists`).toBe(true);
+      expect(marker.body, label).toBe(regions.get(marker.key));
+    }
+  });
+
+  it('matches every output the examples produce', async () => {
+    for (const marker of scan.markers.filter((m) => m.kind === 'output')) {
+      const label = `${page}:${marker.line} (${marker.file}#${marker.key})`;
+      const module = (await import(join(DOCS_ROOT, marker.file))) as { outputs?: Record<string, string> };
+      expect(module.outputs?.[marker.key as string], `${label}: the example exports outputs[key]`).toBeTypeOf('string');
+      expect(marker.body, label).toBe(module.outputs?.[marker.key as string]);
+    }
+  });
+
+  it('links only to files that exist', () => {
+    expect(brokenLinks(page, existsSync)).toEqual([]);
+  });
+});

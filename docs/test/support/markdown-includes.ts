@@ -1,0 +1,153 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The docs package root, resolved from this file (a root `vitest run` has the repo root as cwd). */
+export const DOCS_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * A marker in a page and the block it vouches for.
+ *
+ * - `<!-- include: examples/x.ts#name -->` + a fenced block: the block equals region `name` of the file
+ *   (`// #region name` ... `// #endregion`, indentation removed), or the whole file without `#name`.
+ * - `<!-- output: examples/x.ts#key -->` + a fenced block: the block equals `outputs[key]` exported by
+ *   the example, which its own `main()` checks against what the code really does.
+ * - `<!-- output-begin: examples/x.ts#key -->` ... `<!-- output-end -->`: the same for raw Markdown (tables).
+ */
+export interface Marker {
+  readonly page: string;
+  readonly line: number;
+  readonly kind: 'include' | 'output';
+  readonly file: string;
+  readonly key?: string;
+  readonly body: string;
+}
+
+export interface PageScan {
+  readonly markers: Marker[];
+  readonly problems: string[];
+}
+
+const MARKER = /^<!-- (include|output|output-begin): ([^#\s]+)(?:#([\w.-]+))? -->$/;
+const FENCE = /^```(\S*)\s*$/;
+/** Languages whose blocks cannot be executed; every other fenced block needs a marker. */
+const FREE_LANGUAGES = new Set(['bash', 'sh', 'shell', 'console']);
+
+export function listPages(): string[] {
+  return readdirSync(DOCS_ROOT)
+    .filter((name) => name.endsWith('.md'))
+    .sort();
+}
+
+export function scanPage(page: string): PageScan {
+  const lines = readFileSync(join(DOCS_ROOT, page), 'utf8').split('\n');
+  const markers: Marker[] = [];
+  const problems: string[] = [];
+  const where = (index: number) => `${page}:${index + 1}`;
+
+  for (let i = 0; i < lines.length; i++) {
+    const marker = MARKER.exec(lines[i] as string);
+    if (marker) {
+      const [, kind, file, key] = marker as unknown as [string, string, string, string | undefined];
+      if (kind === 'output-begin') {
+        const end = lines.indexOf('<!-- output-end -->', i + 1);
+        if (end === -1) {
+          problems.push(`${where(i)}: output-begin without <!-- output-end -->`);
+          continue;
+        }
+        markers.push({ page, line: i + 1, kind: 'output', file, key, body: trimBlankLines(lines.slice(i + 1, end)).join('\n') });
+        i = end;
+        continue;
+      }
+      const open = FENCE.exec(lines[i + 1] ?? '');
+      if (!open) {
+        problems.push(`${where(i)}: the ${kind} marker must be followed directly by a fenced code block`);
+        continue;
+      }
+      const close = findClosingFence(lines, i + 2);
+      if (close === -1) {
+        problems.push(`${where(i + 1)}: unclosed code block`);
+        break;
+      }
+      markers.push({ page, line: i + 1, kind: kind as 'include' | 'output', file, key, body: lines.slice(i + 2, close).join('\n') });
+      i = close;
+      continue;
+    }
+    const fence = FENCE.exec(lines[i] as string);
+    if (fence) {
+      const language = fence[1] ?? '';
+      const close = findClosingFence(lines, i + 1);
+      if (close === -1) {
+        problems.push(`${where(i)}: unclosed code block`);
+        break;
+      }
+      if (!FREE_LANGUAGES.has(language)) {
+        problems.push(`${where(i)}: a \`\`\`${language || '(no language)'} block without an include/output marker would drift from the code`);
+      }
+      i = close;
+    }
+  }
+  return { markers, problems };
+}
+
+function findClosingFence(lines: string[], from: number): number {
+  for (let i = from; i < lines.length; i++) if ((lines[i] as string).trimEnd() === '```') return i;
+  return -1;
+}
+
+function trimBlankLines(lines: string[]): string[] {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && (lines[start] as string).trim() === '') start++;
+  while (end > start && (lines[end - 1] as string).trim() === '') end--;
+  return lines.slice(start, end);
+}
+
+const REGION_START = /^\s*\/\/ #region ([\w.-]+)\s*$/;
+const REGION_END = /^\s*\/\/ #endregion(?: [\w.-]+)?\s*$/;
+
+/**
+ * Every `// #region name` of a source file, with its lines (nested region markers left out) and the
+ * common indentation removed. Throws on unbalanced or duplicate regions.
+ */
+export function readRegions(file: string): Map<string, string> {
+  const lines = readFileSync(join(DOCS_ROOT, file), 'utf8').split('\n');
+  const open: Array<{ name: string; lines: string[] }> = [];
+  const regions = new Map<string, string>();
+  lines.forEach((line, index) => {
+    const start = REGION_START.exec(line);
+    if (start) {
+      const name = start[1] as string;
+      if (regions.has(name) || open.some((r) => r.name === name)) throw new Error(`${file}:${index + 1}: region "${name}" is declared twice`);
+      open.push({ name, lines: [] });
+      return;
+    }
+    if (REGION_END.test(line)) {
+      const region = open.pop();
+      if (!region) throw new Error(`${file}:${index + 1}: #endregion without #region`);
+      regions.set(region.name, dedent(region.lines).join('\n'));
+      return;
+    }
+    for (const region of open) region.lines.push(line);
+  });
+  if (open.length > 0) throw new Error(`${file}: region "${open[0]?.name}" is never closed`);
+  return regions;
+}
+
+function dedent(lines: string[]): string[] {
+  const indents = lines.filter((l) => l.trim() !== '').map((l) => (/^ */.exec(l) as RegExpExecArray)[0].length);
+  const cut = indents.length > 0 ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(cut).trimEnd());
+}
+
+/** Relative Markdown links to files (`[x](other.md#part)`, `[x](examples/a.ts)`) that do not exist. */
+export function brokenLinks(page: string, exists: (path: string) => boolean): string[] {
+  const text = readFileSync(join(DOCS_ROOT, page), 'utf8');
+  const broken: string[] = [];
+  for (const match of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    const target = (match[1] as string).split('#')[0] as string;
+    if (target === '' || /^[a-z]+:/i.test(target)) continue;
+    if (!exists(join(DOCS_ROOT, target))) broken.push(`${page}: link to ${relative(DOCS_ROOT, join(DOCS_ROOT, target))} does not resolve`);
+  }
+  return broken;
+}
