@@ -41,7 +41,9 @@ export class ToolboxServer {
       // The timer rejects the moment the client cancels, so no further step runs.
       await sleep(input.delayMs, undefined, { signal: ctx.signal });
     }
-    await ctx.progress(input.steps, input.steps, 'lift-off');
+    // No closing "100%" progress: the result says it. A progress notification written just before
+    // the response can reach the SDK clients after it, and they report an "unknown token" error
+    // (modelcontextprotocol/typescript-sdk#2580; some clients drop the connection on it).
     return `Lift-off after ${input.steps} steps`;
   }
 
