@@ -1,13 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { brokenLinks, DOCS_ROOT, listPages, readRegions, scanPage } from './support/markdown-includes.js';
+import { brokenLinks, DOCS_ROOT, listPages, readRegions, scanPage, syncPage } from './support/markdown-includes.js';
 
 const GUIDES = ['README.md', 'getting-started.md', 'tools-and-dtos.md', 'context.md', 'dependency-injection.md', 'errors-and-results.md'];
 
 it('docs/ holds every guide page', () => {
   expect(listPages()).toEqual(expect.arrayContaining(GUIDES));
 });
+
+// UPDATE_DOCS=1 rewrites every marked block from its source first (for maintainers, never in CI).
+if (process.env.UPDATE_DOCS === '1') for (const page of listPages()) await syncPage(page);
 
 describe.each(listPages())('%s', (page) => {
   const scan = scanPage(page);

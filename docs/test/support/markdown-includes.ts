@@ -151,3 +151,41 @@ export function brokenLinks(page: string, exists: (path: string) => boolean): st
   }
   return broken;
 }
+
+/**
+ * Rewrites the blocks of `page` from their sources (`UPDATE_DOCS=1`): for maintainers after a change
+ * to an example. The check itself never rewrites anything.
+ */
+export async function syncPage(page: string): Promise<void> {
+  const { writeFileSync } = await import('node:fs');
+  const path = join(DOCS_ROOT, page);
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    out.push(line);
+    const marker = MARKER.exec(line);
+    if (!marker) continue;
+    const [, kind, file, key] = marker as unknown as [string, string, string, string | undefined];
+    const source = await sourceText(kind === 'include' ? 'include' : 'output', file, key);
+    if (kind === 'output-begin') {
+      const end = lines.indexOf('<!-- output-end -->', i + 1);
+      out.push(source, '<!-- output-end -->');
+      i = end;
+      continue;
+    }
+    const close = findClosingFence(lines, i + 2);
+    out.push(lines[i + 1] as string, source, '```');
+    i = close;
+  }
+  writeFileSync(path, out.join('\n'));
+}
+
+/** The text a marker vouches for: a region (or whole file), or an example's `outputs[key]`. */
+export async function sourceText(kind: 'include' | 'output', file: string, key: string | undefined): Promise<string> {
+  if (kind === 'include') {
+    return key === undefined ? readFileSync(join(DOCS_ROOT, file), 'utf8').trimEnd() : (readRegions(file).get(key) ?? '');
+  }
+  const module = (await import(join(DOCS_ROOT, file))) as { outputs?: Record<string, string> };
+  return module.outputs?.[key as string] ?? '';
+}
