@@ -9,31 +9,50 @@ export {
   McpApp,
   type McpHttpHandler,
 } from './app/create-mcp-app.js';
+export { Registrations } from './app/registrations.js';
 export type { BuildOptions } from './builder/build-app-definition.js';
 export { buildAppDefinition } from './builder/build-app-definition.js';
 export { ArmatureBuildError, type BuildProblem } from './builder/build-error.js';
-export type { AppDefinition, InputDefinition, OutputDefinition, ToolDefinition } from './builder/definitions.js';
+export type {
+  AppDefinition,
+  CompletionDefinition,
+  InputDefinition,
+  OutputDefinition,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from './builder/definitions.js';
 export { Field } from './decorators/field.decorator.js';
 export { McpServer } from './decorators/mcp-server.decorator.js';
+export { Complete, Prompt } from './decorators/prompt.decorator.js';
 export { RequestScoped } from './decorators/request-scoped.decorator.js';
+export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
 export { Tool } from './decorators/tool.decorator.js';
 export type { ContainerAdapter, RequestScope } from './di/container-adapter.js';
 export { TypediContainerAdapter } from './di/typedi-adapter.js';
 export type {
   ArgumentLimits,
+  CompletionRequestContext,
+  CompletionSource,
   Constructor,
   FieldOptions,
   JsonSchema,
   McpServerOptions,
+  PromptOptions,
+  ResourceOptions,
+  ResourceTemplateOptions,
   ToolOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
+export type { RuntimeOptions } from './runtime/app-runtime.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/content.js';
-export { Context, type ContextLogger, type LogLevel } from './runtime/context.js';
+export { Context, type ContextLogger, type LogLevel, sdkContextOf } from './runtime/context.js';
 export { McpError, ToolError } from './runtime/errors.js';
 export type { RuntimeStats, ToolErrorReporter } from './runtime/invoke-tool.js';
 export { toCallToolResult } from './runtime/to-call-tool-result.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
+export { InMemoryEventStore } from './transports/in-memory-event-store.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';

@@ -89,7 +89,7 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     expect(problem?.message).toBe(
       "the first parameter's type did not reflect (it is an interface, a type alias, or imported with `import type`)",
     );
-    expect(problem?.fix).toContain('import it as a value (`import { MyInputDto }`, not `import type`)');
+    expect(problem?.fix).toContain('import it as a value (`import { MyDto }`, not `import type`), or @Tool({ input: () => MyDto, ... })');
   });
 
   it('reports a method compiled without decorator metadata (tsx/esbuild) and names the fix', () => {
@@ -111,7 +111,7 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     const [problem] = buildError(() => createMcpApp(NoMetadata)).problems;
     expect(problem?.where).toBe('NoMetadata.greet');
     expect(problem?.message).toContain('no decorator metadata was emitted for this method');
-    expect(problem?.fix).toContain('@Tool({ input: () => MyInputDto, ... })');
+    expect(problem?.fix).toContain('@Tool({ input: () => MyDto, ... })');
   });
 
   it('reports a DTO without validation metadata, a @Field without validator, and @ValidateNested without @Type', () => {
@@ -165,7 +165,7 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     class Plain {}
     const error = buildError(() => createMcpApp([Mixed, Plain]));
     expect(error.problems.map((p) => p.where)).toEqual(['Mixed.shout', 'Mixed.quiet', 'Mixed.helper', 'Plain']);
-    expect(error.problems[0]?.message).toBe('the first parameter is a string, but tool arguments are an object');
+    expect(error.problems[0]?.message).toBe('the first parameter is a string, but arguments are an object');
     expect(error.problems[1]?.message).toContain('the tool has no description');
     expect(error.problems[2]?.message).toBe('@Tool is on a static method');
     expect(error.problems[3]).toEqual({

@@ -7,12 +7,13 @@ import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import { AppRuntime } from '../runtime/app-runtime.js';
+import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import { messageOf, type RuntimeStats, type ToolErrorReporter } from '../runtime/invoke-tool.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
+import { Registrations } from './registrations.js';
 
-export interface CreateMcpAppOptions extends BuildOptions {
+export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
   /** The DI container seam. Default: typedi (`new TypediContainerAdapter()`). */
   container?: ContainerAdapter;
   /**
@@ -59,7 +60,39 @@ export class McpApp {
     this.definition = buildAppDefinition(serverClasses, options);
     const container = options.container ?? new TypediContainerAdapter();
     container.prepare?.({ servers: this.definition.serverClasses, requestScoped: this.definition.requestScoped });
-    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter);
+    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, options);
+    this.tools = new Registrations(this.runtime.tools, () => this.runtime.toolsChanged());
+    this.resources = new Registrations(this.runtime.resources, () => this.runtime.resourcesChanged());
+    this.resourceTemplates = new Registrations(this.runtime.resourceTemplates, () => this.runtime.resourcesChanged());
+    this.prompts = new Registrations(this.runtime.prompts, () => this.runtime.promptsChanged());
+  }
+
+  /** Enable, disable or remove tools at run time (by name); clients get `notifications/tools/list_changed`. */
+  readonly tools: Registrations;
+  /** Enable, disable or remove resources at run time (by URI); clients get `notifications/resources/list_changed`. */
+  readonly resources: Registrations;
+  /** Enable, disable or remove resource templates at run time (by name). */
+  readonly resourceTemplates: Registrations;
+  /** Enable, disable or remove prompts at run time (by name); clients get `notifications/prompts/list_changed`. */
+  readonly prompts: Registrations;
+
+  /**
+   * Announces that the resource at `uri` changed: sent as `notifications/resources/updated` to
+   * 2025-11-25 connections that subscribed to it and to 2026-07-28 `subscriptions/listen` streams
+   * that asked for it.
+   *
+   * @example
+   * ```ts
+   * settings.onChange(() => app.notifyResourceUpdated('config://app'));
+   * ```
+   */
+  notifyResourceUpdated(uri: string): void {
+    this.runtime.resourceUpdated(uri);
+  }
+
+  /** Announces that the list of resources changed (for resources your methods list dynamically). */
+  notifyResourceListChanged(): void {
+    this.runtime.resourcesChanged();
   }
 
   /** Live DI scopes (0 when idle) and calls served. */
@@ -87,9 +120,13 @@ export class McpApp {
 
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
-    const endpoint = new HttpEndpoint(() => this.runtime.createServer(), options);
+    const endpoint = new HttpEndpoint((track) => this.runtime.createServer(track), options);
+    const unregister = this.runtime.addNotifier(endpoint.notifier);
     const node = toNodeHandler({ fetch: endpoint.fetch }, { maxRequestBodySize: options.maxRequestBodySize });
-    const close = () => endpoint.close();
+    const close = () => {
+      unregister();
+      return endpoint.close();
+    };
     this.track(close);
     return Object.assign((req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => node(req, res, parsedBody), {
       fetch: endpoint.fetch,

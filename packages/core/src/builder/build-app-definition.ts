@@ -1,16 +1,28 @@
 import type { Tool } from '@modelcontextprotocol/server';
-import type { ArgumentLimits, Constructor, JsonSchema, ToolMetadataArgs } from '../metadata/metadata-args.js';
+import type {
+  ArgumentLimits,
+  Constructor,
+  HandlerKind,
+  HandlerMetadataArgs,
+  JsonSchema,
+  ToolMetadataArgs,
+} from '../metadata/metadata-args.js';
 import { getMetadataStorage, type MetadataStorage } from '../metadata/metadata-storage.js';
-import { Context } from '../runtime/context.js';
 import { DtoSchemaWriter, JSON_SCHEMA_DIALECT } from '../schema/dto-to-json-schema.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { compileJsonSchema } from '../validation/json-schema-validator.js';
 import { ArmatureBuildError, type BuildProblem } from './build-error.js';
-import type { AppDefinition, InputDefinition, OutputDefinition, ToolDefinition } from './definitions.js';
-
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const PRIMITIVE_TYPES = new Set<unknown>([String, Number, Boolean, Array, Symbol, BigInt]);
-const UNREFLECTED = new Set<unknown>([Object, Function, undefined]);
+import { buildPrompt, buildResource, buildResourceTemplate, deepFreeze, NAME_PATTERN, suggestName } from './build-handlers.js';
+import type {
+  AppDefinition,
+  InputDefinition,
+  OutputDefinition,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from './definitions.js';
+import { explicitDto, inferDtoParameter } from './infer-dto-parameter.js';
 
 export interface BuildOptions {
   /** Overrides the server info taken from the first `@McpServer` class. */
@@ -33,6 +45,9 @@ export function buildAppDefinition(
 ): AppDefinition {
   const problems: BuildProblem[] = [];
   const tools = new Map<string, ToolDefinition>();
+  const resources = new Map<string, ResourceDefinition>();
+  const resourceTemplates: ResourceTemplateDefinition[] = [];
+  const prompts = new Map<string, PromptDefinition>();
   const instructions: string[] = [];
 
   if (serverClasses.length === 0) {
@@ -77,6 +92,51 @@ export function buildAppDefinition(
       }
       tools.set(built.name, built);
     }
+    for (const args of handlersOfChain(serverClass, storage, 'resource')) {
+      const where = `${serverClass.name}.${args.methodName}`;
+      const built = buildResource(serverClass, args, (message, fix) => problems.push({ where, message, fix }));
+      if (!built) continue;
+      const clash = resources.get(built.uri);
+      if (clash) {
+        problems.push({
+          where,
+          message: `the resource URI "${built.uri}" is already served by ${clash.where}`,
+          fix: 'give each resource its own URI',
+        });
+        continue;
+      }
+      resources.set(built.uri, built);
+    }
+    for (const args of handlersOfChain(serverClass, storage, 'resourceTemplate')) {
+      const where = `${serverClass.name}.${args.methodName}`;
+      const built = buildResourceTemplate(serverClass, args, storage, (message, fix) => problems.push({ where, message, fix }));
+      if (!built) continue;
+      const clash = resourceTemplates.find((t) => t.descriptor.uriTemplate === built.descriptor.uriTemplate);
+      if (clash) {
+        problems.push({
+          where,
+          message: `the URI template "${built.descriptor.uriTemplate}" is already served by ${clash.where}`,
+          fix: 'give each template its own pattern',
+        });
+        continue;
+      }
+      resourceTemplates.push(built);
+    }
+    for (const args of handlersOfChain(serverClass, storage, 'prompt')) {
+      const where = `${serverClass.name}.${args.methodName}`;
+      const built = buildPrompt(serverClass, args, storage, (message, fix) => problems.push({ where, message, fix }));
+      if (!built) continue;
+      const clash = prompts.get(built.name);
+      if (clash) {
+        problems.push({
+          where,
+          message: `the prompt name "${built.name}" is already used by ${clash.where}`,
+          fix: `give one of them another name: @Prompt({ name: '${built.name}_2', ... })`,
+        });
+        continue;
+      }
+      prompts.set(built.name, built);
+    }
   }
 
   if (problems.length > 0) throw new ArmatureBuildError(problems);
@@ -91,21 +151,29 @@ export function buildAppDefinition(
     requestScoped: Object.freeze(requestScoped),
     tools,
     toolList: Object.freeze([...tools.values()].map((tool) => tool.descriptor)),
+    resources,
+    resourceTemplates: Object.freeze(resourceTemplates),
+    prompts,
   });
 }
 
 /** Tools of the class and its ancestors; a method re-decorated in a subclass wins. */
 function toolsOfChain(serverClass: Constructor, storage: MetadataStorage): ToolMetadataArgs[] {
-  const byMethod = new Map<string, ToolMetadataArgs>();
+  return handlersOfChain(serverClass, storage, 'tool');
+}
+
+/** Handler methods of one kind on the class and its ancestors; a method re-decorated in a subclass wins. */
+function handlersOfChain<K extends HandlerKind>(serverClass: Constructor, storage: MetadataStorage, kind: K): HandlerMetadataArgs<K>[] {
+  const byMethod = new Map<string, HandlerMetadataArgs<K>>();
   const chain: Constructor[] = [];
   for (let current: unknown = serverClass; typeof current === 'function' && current !== Function.prototype; ) {
     chain.push(current as Constructor);
     current = Object.getPrototypeOf(current);
   }
   for (const target of chain.reverse()) {
-    for (const tool of storage.toolsOf(target)) {
-      byMethod.delete(tool.methodName);
-      byMethod.set(tool.methodName, tool);
+    for (const handler of storage.handlersOf(target, kind)) {
+      byMethod.delete(handler.methodName);
+      byMethod.set(handler.methodName, handler);
     }
   }
   return [...byMethod.values()];
@@ -124,7 +192,7 @@ function buildTool(
   const report = (message: string, fix: string) => problems.push({ where, message, fix });
 
   if (args.isStatic) report('@Tool is on a static method', `make ${args.methodName} an instance method (remove \`static\`)`);
-  if (!TOOL_NAME.test(name)) {
+  if (!NAME_PATTERN.test(name)) {
     report(
       `the tool name "${name}" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -`,
       `@Tool({ name: '${suggestName(name)}', ... })`,
@@ -196,43 +264,8 @@ function resolveInput(
       return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
     }
   }
-  if (options.input) {
-    const dto = typeof options.input === 'function' ? options.input() : undefined;
-    if (typeof dto !== 'function') {
-      report('`input` must be a function returning the DTO class', 'input: () => MyInputDto');
-      return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
-    }
-    return { definition: { kind: 'dto', dto: dto as Constructor }, schema: writer.write(dto as Constructor) };
-  }
-
-  const first = args.paramTypes?.[0];
-  if (args.paramTypes === undefined) {
-    if (args.declaredParamCount > 0) {
-      report(
-        'no decorator metadata was emitted for this method, so its DTO parameter type is unknown (tsx and esbuild emit none)',
-        'compile with tsc or vite-node and `"emitDecoratorMetadata": true`, or name the DTO: @Tool({ input: () => MyInputDto, ... })',
-      );
-    }
-    return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
-  }
-  if (args.declaredParamCount === 0 || first === Context || args.paramTypes.length === 0) {
-    return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
-  }
-  if (UNREFLECTED.has(first)) {
-    report(
-      "the first parameter's type did not reflect (it is an interface, a type alias, or imported with `import type`)",
-      'declare the DTO as a class and import it as a value (`import { MyInputDto }`, not `import type`), or @Tool({ input: () => MyInputDto, ... }). If the parameter is the Context, import Context as a value too',
-    );
-    return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
-  }
-  if (PRIMITIVE_TYPES.has(first)) {
-    report(
-      `the first parameter is a ${(first as Function).name.toLowerCase()}, but tool arguments are an object`,
-      'wrap the arguments in a DTO class: `class MyInput { @IsString() value!: string }` and take `(input: MyInput, ctx: Context)`',
-    );
-    return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
-  }
-  const dto = first as Constructor;
+  const dto = options.input ? explicitDto(options.input, 'input', report) : inferDtoParameter(args, 'input', report);
+  if (!dto) return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
   return { definition: { kind: 'dto', dto }, schema: writer.write(dto) };
 }
 
@@ -260,32 +293,13 @@ function resolveOutput(
     }
   }
   if (options.output) {
-    const dto = typeof options.output === 'function' ? options.output() : undefined;
-    if (typeof dto !== 'function') {
-      report('`output` must be a function returning the DTO class', 'output: () => MyOutputDto');
-      return { definition: { kind: 'none' } };
-    }
-    return { definition: { kind: 'dto', dto: dto as Constructor }, schema: writer.write(dto as Constructor) };
+    const dto = explicitDto(options.output, 'output', report);
+    if (!dto) return { definition: { kind: 'none' } };
+    return { definition: { kind: 'dto', dto }, schema: writer.write(dto) };
   }
   return { definition: { kind: 'none' } };
 }
 
-function suggestName(name: string): string {
-  const cleaned = String(name)
-    .replace(/[^A-Za-z0-9_.-]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 128);
-  return cleaned === '' ? 'my_tool' : cleaned;
-}
-
 function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value as object)) deepFreeze(child);
-  }
-  return value;
 }

@@ -1,5 +1,5 @@
-import type { Tool } from '@modelcontextprotocol/server';
-import type { ArgumentLimits, Constructor, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
+import type { ArgumentLimits, CompletionSource, Constructor, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
 
 /** How a tool's arguments are turned into what the method receives. */
@@ -30,6 +30,43 @@ export interface ToolDefinition {
   readonly limits: Readonly<Required<ArgumentLimits>>;
 }
 
+/** Where completions for one argument come from, resolved at start-up. */
+export type CompletionDefinition =
+  | { readonly kind: 'function'; readonly fn: Extract<CompletionSource, Function> }
+  | { readonly kind: 'method'; readonly serverClass: Constructor; readonly method: (...args: unknown[]) => unknown };
+
+/** A resource with a fixed URI. */
+export interface ResourceDefinition {
+  readonly uri: string;
+  readonly where: string;
+  readonly serverClass: Constructor;
+  readonly method: (...args: unknown[]) => unknown;
+  readonly descriptor: Readonly<Resource>;
+}
+
+/** Resources addressed by a URI template; variables validated into `params`. */
+export interface ResourceTemplateDefinition {
+  readonly name: string;
+  readonly where: string;
+  readonly serverClass: Constructor;
+  readonly method: (...args: unknown[]) => unknown;
+  readonly descriptor: Readonly<ResourceTemplateDescriptor>;
+  readonly template: UriTemplate;
+  readonly params?: Constructor;
+  readonly completions: ReadonlyMap<string, CompletionDefinition>;
+}
+
+/** A prompt; arguments validated into `args`. */
+export interface PromptDefinition {
+  readonly name: string;
+  readonly where: string;
+  readonly serverClass: Constructor;
+  readonly method: (...args: unknown[]) => unknown;
+  readonly descriptor: Readonly<Prompt>;
+  readonly args?: Constructor;
+  readonly completions: ReadonlyMap<string, CompletionDefinition>;
+}
+
 /** Everything one app serves, built and frozen at start-up. */
 export interface AppDefinition {
   readonly info: Readonly<Pick<McpServerOptions, 'name' | 'version' | 'title' | 'icons'>>;
@@ -39,4 +76,8 @@ export interface AppDefinition {
   readonly tools: ReadonlyMap<string, ToolDefinition>;
   /** The `tools/list` payload, in declaration order. */
   readonly toolList: readonly Tool[];
+  readonly resources: ReadonlyMap<string, ResourceDefinition>;
+  /** In declaration order: the first template matching a URI serves it. */
+  readonly resourceTemplates: readonly ResourceTemplateDefinition[];
+  readonly prompts: ReadonlyMap<string, PromptDefinition>;
 }

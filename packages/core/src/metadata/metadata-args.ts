@@ -1,4 +1,4 @@
-import type { Icon, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { Annotations, Icon, ToolAnnotations } from '@modelcontextprotocol/server';
 
 /** Any class constructor. */
 // biome-ignore lint/suspicious/noExplicitAny: constructors take arbitrary arguments
@@ -80,23 +80,104 @@ export interface FieldOptions {
   items?: 'string' | 'number' | 'integer' | 'boolean';
 }
 
+/** What users pass to `@Resource(...)`: a resource with a fixed URI. */
+export interface ResourceOptions {
+  /** The resource's URI, e.g. `file:///config.json` or `test://static-text`. */
+  uri: string;
+  /** Machine name of the resource. */
+  name: string;
+  title?: string;
+  description?: string;
+  /** MIME type of the contents, e.g. `text/plain` or `image/png`. */
+  mimeType?: string;
+  /** Size in bytes, if known. */
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+/** What users pass to `@ResourceTemplate(...)`: resources addressed by an RFC 6570 URI template. */
+export interface ResourceTemplateOptions {
+  /** The URI template, e.g. `users://{id}/profile`. Its variables arrive as the params DTO. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** The params DTO class. Normally inferred from the method's first parameter type. */
+  params?: () => Constructor;
+}
+
+/** What users pass to `@Prompt(...)`. */
+export interface PromptOptions {
+  /** Prompt name, 1-128 of `[A-Za-z0-9_.-]`. Defaults to the method name. */
+  name?: string;
+  title?: string;
+  /** What the prompt is for. */
+  description: string;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** The arguments DTO class. Normally inferred from the method's first parameter type. */
+  args?: () => Constructor;
+}
+
+/** Where completion candidates for a prompt argument or template variable come from. */
+export type CompletionSource =
+  /** The name of a method of the server class: `(value, context) => string[] | Promise<string[]>`. */
+  | string
+  /** A function: `(value, context) => string[] | Promise<string[]>`. */
+  | ((value: string, context: CompletionRequestContext) => readonly string[] | Promise<readonly string[]>);
+
+/** What a completion source learns about the request. */
+export interface CompletionRequestContext {
+  /** The argument being completed. */
+  readonly argument: string;
+  /** Values the client already has for the other arguments. */
+  readonly arguments: Readonly<Record<string, string>>;
+}
+
 /** A `@McpServer` class as written down at decoration time. */
 export interface ServerMetadataArgs {
   readonly target: Constructor;
   readonly options: Readonly<McpServerOptions>;
 }
 
-/** A `@Tool` method as written down at decoration time. */
-export interface ToolMetadataArgs {
+/** What each handler-method decorator records. */
+export type HandlerKind = 'tool' | 'resource' | 'resourceTemplate' | 'prompt';
+
+export interface HandlerOptionsByKind {
+  tool: ToolOptions;
+  resource: ResourceOptions;
+  resourceTemplate: ResourceTemplateOptions;
+  prompt: PromptOptions;
+}
+
+/** A decorated handler method (`@Tool`, `@Resource`, `@ResourceTemplate`, `@Prompt`) as written down at decoration time. */
+export interface HandlerMetadataArgs<K extends HandlerKind = HandlerKind> {
+  readonly kind: K;
   readonly target: Constructor;
   readonly methodName: string;
-  readonly options: Readonly<ToolOptions>;
+  readonly options: Readonly<HandlerOptionsByKind[K]>;
   /** `design:paramtypes` as reflected at decoration time; `undefined` when the compiler emitted none. */
   readonly paramTypes: readonly unknown[] | undefined;
   /** How many parameters the method declares (`Function.length`), to tell a missing DTO type from no DTO. */
   readonly declaredParamCount: number;
-  /** True when `@Tool` was put on a static method (reported by the builder). */
+  /** True when the decorator was put on a static method (reported by the builder). */
   readonly isStatic: boolean;
+}
+
+/** A `@Tool` method as written down at decoration time. */
+export type ToolMetadataArgs = HandlerMetadataArgs<'tool'>;
+
+/** A `@Complete` DTO property as written down at decoration time. */
+export interface CompletionMetadataArgs {
+  readonly target: Constructor;
+  readonly propertyName: string;
+  readonly source: CompletionSource;
 }
 
 /** A `@Field` property as written down at decoration time. */

@@ -1,4 +1,12 @@
-import type { Constructor, FieldMetadataArgs, ServerMetadataArgs, ToolMetadataArgs } from './metadata-args.js';
+import type {
+  CompletionMetadataArgs,
+  Constructor,
+  FieldMetadataArgs,
+  HandlerKind,
+  HandlerMetadataArgs,
+  ServerMetadataArgs,
+  ToolMetadataArgs,
+} from './metadata-args.js';
 
 /**
  * The one place decorators write to. Decorators only record; the builder reads a snapshot of this
@@ -6,7 +14,8 @@ import type { Constructor, FieldMetadataArgs, ServerMetadataArgs, ToolMetadataAr
  */
 export class MetadataStorage {
   private servers = new Map<Constructor, ServerMetadataArgs>();
-  private tools: ToolMetadataArgs[] = [];
+  private handlers: HandlerMetadataArgs[] = [];
+  private completions = new Map<Constructor, Map<string, CompletionMetadataArgs>>();
   private fields = new Map<Constructor, Map<string, FieldMetadataArgs>>();
   private requestScoped = new Set<Constructor>();
 
@@ -14,8 +23,21 @@ export class MetadataStorage {
     this.servers.set(args.target, Object.freeze(args));
   }
 
-  collectTool(args: ToolMetadataArgs): void {
-    this.tools.push(Object.freeze(args));
+  collectTool(args: Omit<ToolMetadataArgs, 'kind'> & { kind?: 'tool' }): void {
+    this.handlers.push(Object.freeze({ ...args, kind: 'tool' as const }));
+  }
+
+  collectHandler(args: HandlerMetadataArgs): void {
+    this.handlers.push(Object.freeze(args));
+  }
+
+  collectCompletion(args: CompletionMetadataArgs): void {
+    let byName = this.completions.get(args.target);
+    if (!byName) {
+      byName = new Map();
+      this.completions.set(args.target, byName);
+    }
+    byName.set(args.propertyName, Object.freeze(args));
   }
 
   collectField(args: FieldMetadataArgs): void {
@@ -37,7 +59,22 @@ export class MetadataStorage {
 
   /** Tools declared on `target` itself (not inherited). */
   toolsOf(target: Constructor): ToolMetadataArgs[] {
-    return this.tools.filter((tool) => tool.target === target);
+    return this.handlersOf(target, 'tool');
+  }
+
+  /** Handler methods of one kind declared on `target` itself (not inherited). */
+  handlersOf<K extends HandlerKind>(target: Constructor, kind: K): HandlerMetadataArgs<K>[] {
+    return this.handlers.filter((h): h is HandlerMetadataArgs<K> => h.target === target && h.kind === kind);
+  }
+
+  /** The `@Complete` source of `target.propertyName` (or of an ancestor's). */
+  completionOf(target: Constructor, propertyName: string): CompletionMetadataArgs | undefined {
+    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
+      const found = this.completions.get(current as Constructor)?.get(propertyName);
+      if (found) return found;
+      current = Object.getPrototypeOf(current);
+    }
+    return undefined;
   }
 
   /** Field options of `target` and of its ancestors, nearest first. */
@@ -67,7 +104,8 @@ export class MetadataStorage {
   /** Forgets everything recorded. For tests that declare classes inside each case. */
   reset(): void {
     this.servers.clear();
-    this.tools = [];
+    this.handlers = [];
+    this.completions.clear();
     this.fields.clear();
     this.requestScoped.clear();
   }

@@ -83,6 +83,14 @@ class SdkContextLogger implements ContextLogger {
   }
 }
 
+/**
+ * The SDK's own per-request context behind an Armature `Context`, for what Armature does not wrap
+ * (e.g. `http.closeSSE()` on a resumable stream). Undefined for contexts not made by the SDK (tests).
+ */
+export function sdkContextOf(ctx: Context): ServerContext | undefined {
+  return ctx instanceof SdkRequestContext ? ctx.raw : undefined;
+}
+
 /** The Context of a request served through the SDK. */
 export class SdkRequestContext extends Context {
   private logger?: ContextLogger;

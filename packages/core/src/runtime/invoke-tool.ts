@@ -1,12 +1,12 @@
 import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../builder/definitions.js';
-import type { ContainerAdapter } from '../di/container-adapter.js';
 import { checkArgumentLimits } from '../validation/argument-limits.js';
 import { describe, validateInput, validateOutput } from '../validation/dto-validator.js';
 import { formatIssues, type ValidationIssue } from '../validation/validation-issue.js';
 import { text } from './content.js';
 import type { Context } from './context.js';
 import { ToolError } from './errors.js';
+import { inScope, type ScopeOwner } from './scoped-call.js';
 import { isCallToolResultShape, toCallToolResult, toPlainObject } from './to-call-tool-result.js';
 
 /** Reports errors that became `isError` results (not `ToolError`s, which are expected). */
@@ -18,11 +18,7 @@ export interface RuntimeStats {
   calls: number;
 }
 
-export interface ToolInvoker {
-  readonly container: ContainerAdapter;
-  readonly stats: RuntimeStats;
-  readonly reportError: ToolErrorReporter;
-}
+export type ToolInvoker = ScopeOwner;
 
 function errorResult(message: string, structured?: Record<string, unknown>): CallToolResult {
   const result: CallToolResult = { content: [text(message)], isError: true };
@@ -110,31 +106,20 @@ export async function invokeTool(invoker: ToolInvoker, tool: ToolDefinition, arg
   if (!input.ok) return input.result;
 
   invoker.stats.calls++;
-  invoker.stats.liveScopes++;
-  let scope: ReturnType<ContainerAdapter['createScope']> | undefined;
   try {
-    scope = invoker.container.createScope(ctx);
-    const instance = scope.get(tool.serverClass);
-    const value = tool.input.kind === 'none' ? await tool.method.call(instance, ctx) : await tool.method.call(instance, input.value, ctx);
-    try {
-      return await toToolResult(tool, value);
-    } catch (error) {
-      invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
-      return errorResult(`Tool "${tool.name}" returned a value that cannot be sent as JSON: ${messageOf(error)}`);
-    }
+    return await inScope(invoker, tool.serverClass, ctx, tool.name, async (instance) => {
+      const value = tool.input.kind === 'none' ? await tool.method.call(instance, ctx) : await tool.method.call(instance, input.value, ctx);
+      try {
+        return await toToolResult(tool, value);
+      } catch (error) {
+        invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
+        return errorResult(`Tool "${tool.name}" returned a value that cannot be sent as JSON: ${messageOf(error)}`);
+      }
+    });
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
     if (error instanceof ToolError) return errorResult(error.message, error.details);
     invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
     return errorResult(messageOf(error));
-  } finally {
-    if (scope) {
-      try {
-        await scope.dispose();
-      } catch (error) {
-        invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
-      }
-    }
-    invoker.stats.liveScopes--;
   }
 }

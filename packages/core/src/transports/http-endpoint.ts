@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
+  type EventStore,
   hostHeaderValidationResponse,
   isInitializeRequest,
   isLegacyRequest,
@@ -11,6 +12,7 @@ import {
   type McpServer as SdkMcpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { InMemoryEventStore } from './in-memory-event-store.js';
 
 export interface HttpEndpointOptions {
   /**
@@ -24,6 +26,13 @@ export interface HttpEndpointOptions {
   maxRequestBodySize?: number;
   /** A 2025-11-25 session idle for this long is closed. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
+  /**
+   * Resumable SSE streams for 2025-11-25 sessions (clients reconnect with `Last-Event-ID`):
+   * `true` keeps events in memory (`InMemoryEventStore`), or pass your own store. Default off.
+   */
+  eventStore?: EventStore | boolean;
+  /** The `retry` hint (ms) sent on resumable SSE streams. */
+  retryIntervalMs?: number;
 }
 
 interface Session {
@@ -51,20 +60,33 @@ export class HttpEndpoint {
   private readonly allowedHosts: string[] | false;
   private readonly allowedOrigins: string[] | false;
   private readonly idleMs: number;
+  private readonly eventStore?: EventStore;
+  private readonly retryInterval?: number;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
 
+  /**
+   * @param factory builds a fresh SDK server; `track` is true for a 2025-11-25 session (kept and
+   *   notified of changes) and false for a single 2026-07-28 request.
+   */
   constructor(
-    private readonly factory: () => SdkMcpServer,
+    private readonly factory: (track: boolean) => SdkMcpServer,
     options: HttpEndpointOptions = {},
   ) {
     this.maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
     this.allowedHosts = options.allowedHosts ?? localhostAllowedHostnames();
     this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
     this.idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
-    this.modern = createMcpHandler(() => factory(), { legacy: 'reject', maxRequestBodySize: this.maxBody });
+    this.eventStore = options.eventStore === true ? new InMemoryEventStore() : options.eventStore || undefined;
+    this.retryInterval = options.retryIntervalMs;
+    this.modern = createMcpHandler(() => factory(false), { legacy: 'reject', maxRequestBodySize: this.maxBody });
     this.sweeper = setInterval(() => this.evictIdle(), Math.min(60_000, Math.max(1_000, this.idleMs / 2)));
     this.sweeper.unref();
+  }
+
+  /** Publishes change notifications to this endpoint's 2026-07-28 `subscriptions/listen` streams. */
+  get notifier() {
+    return this.modern.notify;
   }
 
   /** Number of open 2025-11-25 sessions. */
@@ -109,9 +131,11 @@ export class HttpEndpoint {
     if (!initializing)
       return jsonError(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
 
-    const server = this.factory();
+    const server = this.factory(true);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      ...(this.eventStore ? { eventStore: this.eventStore } : {}),
+      ...(this.retryInterval !== undefined ? { retryInterval: this.retryInterval } : {}),
       onsessioninitialized: (id) => {
         this.sessions.set(id, { transport, server, lastSeen: Date.now() });
       },

@@ -1,0 +1,41 @@
+import type { Catalog } from '../runtime/catalog.js';
+
+/**
+ * Run-time control over one kind of definition (tools, resources, resource templates, prompts).
+ * Each change is announced to connected clients with the matching list_changed notification.
+ *
+ * @example
+ * ```ts
+ * app.tools.disable('delete_repo');   // hidden from tools/list, calls answer "Unknown tool"
+ * app.tools.enable('delete_repo');
+ * app.prompts.remove('legacy_prompt'); // gone for good
+ * ```
+ */
+export class Registrations {
+  constructor(
+    private readonly catalog: Catalog<unknown, unknown>,
+    private readonly announce: () => void,
+  ) {}
+
+  /** Keys (names, or URIs for resources) of everything registered, enabled or not. */
+  names(): string[] {
+    return this.catalog.keys();
+  }
+
+  isEnabled(key: string): boolean {
+    return this.catalog.get(key) !== undefined;
+  }
+
+  enable(key: string): void {
+    if (this.catalog.setEnabled(key, true)) this.announce();
+  }
+
+  disable(key: string): void {
+    if (this.catalog.setEnabled(key, false)) this.announce();
+  }
+
+  remove(key: string): void {
+    if (!this.catalog.has(key)) throw new Error(`nothing named "${key}" is registered`);
+    if (this.catalog.remove(key)) this.announce();
+  }
+}
