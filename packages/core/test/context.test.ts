@@ -37,6 +37,17 @@ class ContextServer {
     return 'finished after cancel';
   }
 
+  @Tool({ description: 'sleeps with the signal, like fetch would' })
+  async sleepy(ctx: Context) {
+    await new Promise((_resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('timed out')), 10_000);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(new DOMException('The operation was aborted', 'AbortError'));
+      });
+    });
+  }
+
   @Tool({ description: 'echoes meta and id' })
   whoami(ctx: Context) {
     seen.meta.push(ctx.meta);
@@ -151,6 +162,20 @@ describe('Context.signal and cancellation', () => {
     expect(ids).toEqual([1, 3]);
     expect(app.stats.liveScopes).toBe(0);
     await clientSide.close();
+  });
+
+  it('a handler stopping with an AbortError after cancellation is not reported as a failure', async () => {
+    const reported: unknown[] = [];
+    const app = createMcpApp(ContextServer, { onError: (error) => reported.push(error) });
+    const c = await connectInMemory(app);
+    connection = c;
+    const controller = new AbortController();
+    const pending = c.client.callTool({ name: 'sleepy', arguments: {} }, { signal: controller.signal });
+    setTimeout(() => controller.abort('stop'), 30);
+    await expect(pending).rejects.toThrow();
+    for (let i = 0; i < 20 && app.stats.liveScopes > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(app.stats.liveScopes).toBe(0);
+    expect(reported).toEqual([]);
   });
 
   it('the SDK client aborting a call cancels it on the server', async () => {

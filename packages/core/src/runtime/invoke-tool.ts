@@ -119,6 +119,9 @@ export async function invokeTool(invoker: ToolInvoker, tool: ToolDefinition, arg
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
     if (error instanceof ToolError) return errorResult(error.message, error.details);
+    // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
+    // the SDK sends no response for a cancelled request anyway. Nothing to report.
+    if (ctx.signal.aborted) return errorResult('the request was cancelled');
     invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
     return errorResult(messageOf(error));
   }
