@@ -1,0 +1,20 @@
+export { buildDto, DtoValidationError, dtoIssues, expectDtoRejects } from './dto-helpers.js';
+export {
+  createTestContext,
+  type RecordedLog,
+  type RecordedProgress,
+  TestContext,
+  type TestContextOptions,
+} from './test-context.js';
+export {
+  type CallToolOptions,
+  createTestingApp,
+  type ProviderOverride,
+  type ProviderToken,
+  type ReceivedLog,
+  type ReportedError,
+  TestingApp,
+  TestingAppBuilder,
+  type TestingAppOptions,
+} from './testing-app.js';
+export { textOf } from './text-of.js';
