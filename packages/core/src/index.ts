@@ -46,6 +46,7 @@ export type {
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';
+export type { ElicitationSchema, ElicitOutcome } from './runtime/client-requests.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/content.js';
 export { Context, type ContextLogger, type LogLevel, sdkContextOf } from './runtime/context.js';
 export { McpError, ToolError } from './runtime/errors.js';

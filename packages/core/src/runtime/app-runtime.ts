@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import {
   type CompleteResult,
+  createRequestStateCodec,
   type GetPromptResult,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
+  type RequestStateCodec,
   type Resource,
   ResourceNotFoundError,
   type ResourceTemplateType,
@@ -35,6 +38,14 @@ import { toReadResourceResult } from './to-read-resource-result.js';
 export interface RuntimeOptions {
   /** Items per page of every list (`tools/list`, `resources/list`, ...). Default 100. */
   pageSize?: number;
+  /**
+   * HMAC key signing the state of 2026-07-28 multi-round-trip calls (`ctx.elicit` and friends).
+   * Default: a random key per process; give every instance the same key when several serve one
+   * endpoint behind a load balancer.
+   */
+  requestStateKey?: string | Uint8Array;
+  /** How long an unanswered 2026-07-28 round stays valid. Default 600 s. */
+  requestStateTtlSeconds?: number;
 }
 
 /** An SDK server serving one long-lived connection (a 2025-11-25 session, stdio, in memory). */
@@ -71,6 +82,7 @@ export class AppRuntime implements ToolInvoker {
   private readonly notifiers = new Set<ChangeNotifier>();
   private readonly pageSize: number;
   private readonly capabilities: ServerCapabilities;
+  private readonly codec: RequestStateCodec<{ answers: Record<string, unknown> }>;
 
   constructor(
     readonly definition: AppDefinition,
@@ -79,6 +91,11 @@ export class AppRuntime implements ToolInvoker {
     options: RuntimeOptions = {},
   ) {
     this.pageSize = options.pageSize ?? 100;
+    // requestState comes back from the client: it must be signed, or a client could forge answers.
+    this.codec = createRequestStateCodec({
+      key: options.requestStateKey ?? randomBytes(32),
+      ttlSeconds: options.requestStateTtlSeconds ?? 600,
+    });
     this.tools = new Catalog([...definition.tools.values()].map((d) => [d.name, d, d.descriptor as Tool] as const));
     this.resources = new Catalog([...definition.resources.values()].map((d) => [d.uri, d, d.descriptor as Resource] as const));
     this.resourceTemplates = new Catalog(
@@ -104,7 +121,14 @@ export class AppRuntime implements ToolInvoker {
    */
   createServer(track = true): SdkMcpServer {
     const { info, instructions } = this.definition;
-    const mcp = new SdkMcpServer({ ...info }, { capabilities: this.capabilities, ...(instructions ? { instructions } : {}) });
+    const mcp = new SdkMcpServer(
+      { ...info },
+      {
+        capabilities: this.capabilities,
+        ...(instructions ? { instructions } : {}),
+        requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
+      },
+    );
     const live: LiveServer = { mcp, subscriptions: new Set() };
     const server = mcp.server;
 
@@ -112,7 +136,7 @@ export class AppRuntime implements ToolInvoker {
       const page = paginate(this.tools.list(), request.params?.cursor, this.pageSize);
       return { tools: page.items as Tool[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     });
-    server.setRequestHandler('tools/call', (request, ctx) => this.callTool(request.params.name, request.params.arguments, ctx));
+    server.setRequestHandler('tools/call', (request, ctx) => this.callTool(request.params.name, request.params.arguments, ctx, server));
 
     if (this.capabilities.resources) {
       server.setRequestHandler('resources/list', (request) => {
@@ -123,7 +147,7 @@ export class AppRuntime implements ToolInvoker {
         const page = paginate(this.resourceTemplates.list(), request.params?.cursor, this.pageSize);
         return { resourceTemplates: page.items as ResourceTemplateType[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       });
-      server.setRequestHandler('resources/read', (request, ctx) => this.readResource(request.params.uri, ctx));
+      server.setRequestHandler('resources/read', (request, ctx) => this.readResource(request.params.uri, ctx, server));
       // resources/subscribe is a 2025-11-25 method the SDK does not implement (2026-07-28 uses
       // subscriptions/listen, served by the SDK's entry points).
       server.setRequestHandler('resources/subscribe', (request) => {
@@ -141,10 +165,10 @@ export class AppRuntime implements ToolInvoker {
         const page = paginate(this.prompts.list(), request.params?.cursor, this.pageSize);
         return { prompts: page.items as Prompt[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       });
-      server.setRequestHandler('prompts/get', (request, ctx) => this.getPrompt(request.params.name, request.params.arguments, ctx));
+      server.setRequestHandler('prompts/get', (request, ctx) => this.getPrompt(request.params.name, request.params.arguments, ctx, server));
     }
     if (this.capabilities.completions) {
-      server.setRequestHandler('completion/complete', (request, ctx) => this.complete(request.params, ctx));
+      server.setRequestHandler('completion/complete', (request, ctx) => this.complete(request.params, ctx, server));
     }
 
     if (track) {
@@ -166,7 +190,7 @@ export class AppRuntime implements ToolInvoker {
 
   // ---- requests -------------------------------------------------------------------------------
 
-  callTool(name: string, args: unknown, sdkCtx: ServerContext) {
+  callTool(name: string, args: unknown, sdkCtx: ServerContext, server?: SdkMcpServer['server']) {
     const tool = this.tools.get(name);
     if (!tool) {
       // Spec 2025-11-25, tools: an unknown tool is a protocol error (-32602), not a tool result.
@@ -175,7 +199,7 @@ export class AppRuntime implements ToolInvoker {
         names.length <= 20 ? `Available tools: ${names.join(', ')}` : `Call tools/list to see the ${names.length} available tools`;
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}". ${hint}`);
     }
-    return invokeTool(this, tool, args, new SdkRequestContext(sdkCtx));
+    return invokeTool(this, tool, args, new SdkRequestContext(sdkCtx, { server, codec: this.codec }));
   }
 
   private assertKnownResource(uri: string): void {
@@ -184,8 +208,8 @@ export class AppRuntime implements ToolInvoker {
     throw new ResourceNotFoundError(uri);
   }
 
-  async readResource(uri: string, sdkCtx: ServerContext): Promise<ReadResourceResult> {
-    const ctx = new SdkRequestContext(sdkCtx);
+  async readResource(uri: string, sdkCtx: ServerContext, server?: SdkMcpServer['server']): Promise<ReadResourceResult> {
+    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     const resource = this.resources.get(uri);
     if (resource) {
       return this.run(resource.serverClass, ctx, resource.where, async (instance) =>
@@ -206,7 +230,12 @@ export class AppRuntime implements ToolInvoker {
     throw new ResourceNotFoundError(uri);
   }
 
-  async getPrompt(name: string, args: Record<string, string> | undefined, sdkCtx: ServerContext): Promise<GetPromptResult> {
+  async getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    sdkCtx: ServerContext,
+    server?: SdkMcpServer['server'],
+  ): Promise<GetPromptResult> {
     const prompt = this.prompts.get(name);
     if (!prompt) {
       throw new ProtocolError(
@@ -214,7 +243,7 @@ export class AppRuntime implements ToolInvoker {
         `Unknown prompt: "${name}". Available prompts: ${this.prompts.keys().join(', ')}`,
       );
     }
-    const ctx = new SdkRequestContext(sdkCtx);
+    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     const input = prompt.args ? await this.validateParams(prompt.args, args ?? {}, `prompt "${name}"`) : undefined;
     return this.run(prompt.serverClass, ctx, prompt.where, async (instance) => {
       const value = prompt.args ? await prompt.method.call(instance, input, ctx) : await prompt.method.call(instance, ctx);
@@ -229,6 +258,7 @@ export class AppRuntime implements ToolInvoker {
       context?: { arguments?: Record<string, string> };
     },
     sdkCtx: ServerContext,
+    server?: SdkMcpServer['server'],
   ): Promise<CompleteResult> {
     let completions: ReadonlyMap<string, CompletionDefinition> | undefined;
     if (params.ref.type === 'ref/prompt') {
@@ -246,7 +276,7 @@ export class AppRuntime implements ToolInvoker {
     const source = completions?.get(params.argument.name);
     if (!source) return { completion: { values: [] } };
     const context = { argument: params.argument.name, arguments: params.context?.arguments ?? {} };
-    const ctx = new SdkRequestContext(sdkCtx);
+    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     const values =
       source.kind === 'function'
         ? await source.fn(params.argument.value, context)

@@ -1,4 +1,26 @@
-import type { LoggingLevel, RequestId, ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type InputRequest,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type LoggingLevel,
+  MissingRequiredClientCapabilityError,
+  PROTOCOL_VERSION_META_KEY,
+  type RequestId,
+  type RequestStateCodec,
+  type Root,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { Constructor } from '../metadata/metadata-args.js';
+import { validateInput } from '../validation/dto-validator.js';
+import { formatIssues } from '../validation/validation-issue.js';
+import { type ElicitationSchema, type ElicitOutcome, elicitationSchemaOf, InputRequiredSignal } from './client-requests.js';
+import { ToolError } from './errors.js';
 
 /** The eight syslog levels of MCP logging, lowest first. */
 export type LogLevel = LoggingLevel;
@@ -43,6 +65,42 @@ export abstract class Context {
   abstract readonly meta: Readonly<Record<string, unknown>>;
   abstract readonly requestId: RequestId;
   abstract progress(progress: number, total?: number, message?: string): Promise<void>;
+
+  /**
+   * Asks the user for structured input through the client (form elicitation). With a DTO class
+   * the form is the DTO's schema and an accepted answer comes back validated as an instance.
+   * Works on both revisions: a server-to-client request on 2025-11-25; an `input_required` result
+   * and a retry on 2026-07-28, where the method runs again from the top with the answers so far
+   * (keep the work before the question repeatable).
+   *
+   * @example
+   * ```ts
+   * const answer = await ctx.elicit('Which account should be charged?', AccountChoice);
+   * if (answer.action !== 'accept') return 'Nothing charged.';
+   * return charge(answer.content.account);
+   * ```
+   */
+  abstract elicit<T extends object>(message: string, dto: Constructor<T>): Promise<ElicitOutcome<T>>;
+  abstract elicit(message: string, requestedSchema: ElicitationSchema): Promise<ElicitOutcome<Record<string, unknown>>>;
+
+  /** Asks the user to complete an interaction at `url` (URL-mode elicitation, e.g. an OAuth consent page). */
+  abstract elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
+
+  /**
+   * Asks the client's model for a completion (sampling). A string becomes one user message.
+   *
+   * @example
+   * ```ts
+   * const reply = await ctx.sample('Summarise in one line: ' + text, { maxTokens: 100 });
+   * ```
+   */
+  abstract sample(
+    request: string | CreateMessageRequestParams,
+    options?: { maxTokens?: number; systemPrompt?: string },
+  ): Promise<CreateMessageResult>;
+
+  /** The client's roots (the folders or files it exposes to this server). */
+  abstract roots(): Promise<Root[]>;
 }
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -91,11 +149,36 @@ export function sdkContextOf(ctx: Context): ServerContext | undefined {
   return ctx instanceof SdkRequestContext ? ctx.raw : undefined;
 }
 
+export interface ClientRequestSupport {
+  /** The SDK server of the connection (2025-11-25 capabilities). */
+  server?: Server;
+  /** Signs and checks the state carried across 2026-07-28 rounds. */
+  codec?: RequestStateCodec<{ answers: Record<string, unknown> }>;
+}
+
 /** The Context of a request served through the SDK. */
 export class SdkRequestContext extends Context {
   private logger?: ContextLogger;
-  constructor(private readonly sdk: ServerContext) {
+  private readonly modern: boolean;
+  /** 2026-07-28: answers of earlier rounds plus this round's input responses, by key. */
+  private readonly answers: Record<string, unknown>;
+  private nextKey = 0;
+  /** Set when a client request could not be answered in this round (survives a user catch-all). */
+  pending?: InputRequiredSignal;
+
+  constructor(
+    private readonly sdk: ServerContext,
+    private readonly support: ClientRequestSupport = {},
+  ) {
     super();
+    const envelope = sdk.mcpReq.envelope as Record<string, unknown> | undefined;
+    this.modern = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string';
+    if (this.modern) {
+      const state = sdk.mcpReq.requestState<{ answers?: Record<string, unknown> }>();
+      this.answers = { ...(typeof state === 'object' && state?.answers ? state.answers : {}), ...(sdk.mcpReq.inputResponses ?? {}) };
+    } else {
+      this.answers = {};
+    }
   }
   get log(): ContextLogger {
     this.logger ??= new SdkContextLogger(this.sdk);
@@ -114,6 +197,113 @@ export class SdkRequestContext extends Context {
   get raw(): ServerContext {
     return this.sdk;
   }
+  private clientCapabilities(): ClientCapabilities | undefined {
+    if (this.modern)
+      return (this.sdk.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
+    return this.support.server?.getClientCapabilities();
+  }
+
+  private require(feature: string, has: boolean, required: ClientCapabilities): void {
+    if (has) return;
+    const message = `This tool needs ${feature}, which the client did not declare in its capabilities`;
+    // 2026-07-28 defines -32021 for this; on 2025-11-25 a tool error the model can read is clearer.
+    if (this.modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: required }, message);
+    throw new ToolError(message);
+  }
+
+  /** On 2026-07-28: the recorded answer of the next client request, or a signal asking for it. */
+  private answerOr(request: InputRequest): string {
+    const key = `armature_${this.nextKey++}`;
+    if (key in this.answers) return key;
+    this.pending = new InputRequiredSignal(key, request);
+    throw this.pending;
+  }
+
+  /** The `input_required` result for the pending request, carrying the answers so far (signed). */
+  async toInputRequiredResult(signal: InputRequiredSignal): Promise<InputRequiredResult> {
+    const codec = this.support.codec;
+    const requestState = codec ? await codec.mint({ answers: this.answers }, this.sdk) : undefined;
+    return inputRequired({ inputRequests: { [signal.key]: signal.request }, ...(requestState ? { requestState } : {}) });
+  }
+
+  async elicit<T extends object>(message: string, dtoOrSchema: Constructor<T> | ElicitationSchema): Promise<ElicitOutcome<T>> {
+    const dto = typeof dtoOrSchema === 'function' ? dtoOrSchema : undefined;
+    const requestedSchema = dto ? elicitationSchemaOf(dto) : (dtoOrSchema as ElicitationSchema);
+    const caps = this.clientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    // An empty `elicitation: {}` means form support (spec 2025-11-25, backwards compatibility).
+    this.require('form elicitation', caps !== undefined && (caps.form !== undefined || caps.url === undefined), {
+      elicitation: { form: {} },
+    });
+    let action: string;
+    let content: Record<string, unknown> | undefined;
+    if (this.modern) {
+      const key = this.answerOr(inputRequired.elicit({ mode: 'form', message, requestedSchema }));
+      const view = inputResponse(this.answers, key);
+      if (view.kind !== 'elicit') throw new ToolError(`The client answered the elicitation with a ${view.kind} response`);
+      ({ action, content } = view);
+    } else {
+      // A raw request rather than elicitInput(): the SDK would check the answer against the schema
+      // itself and fail with a JSON-RPC error; validating here gives the same answer on both revisions.
+      ({ action, content } = (await this.sdk.mcpReq.send({
+        method: 'elicitation/create',
+        params: { mode: 'form', message, requestedSchema },
+      })) as { action: string; content?: Record<string, unknown> });
+    }
+    if (action !== 'accept') return { action: action === 'decline' ? 'decline' : 'cancel' };
+    if (!dto) return { action: 'accept', content: (content ?? {}) as T };
+    const outcome = await validateInput(dto, content ?? {});
+    if (!outcome.ok) throw new ToolError(formatIssues(`The answer to "${message}" is invalid:`, outcome.issues));
+    return { action: 'accept', content: outcome.value };
+  }
+
+  async elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+    const caps = this.clientCapabilities()?.elicitation as { url?: object } | undefined;
+    this.require('URL elicitation', caps?.url !== undefined, { elicitation: { url: {} } });
+    if (this.modern) {
+      const key = this.answerOr(inputRequired.elicitUrl({ message, url }));
+      const view = inputResponse(this.answers, key);
+      if (view.kind !== 'elicit') throw new ToolError(`The client answered the URL elicitation with a ${view.kind} response`);
+      return { action: view.action };
+    }
+    const elicitationId = `${String(this.requestId)}-${this.nextKey++}`;
+    const result = await this.sdk.mcpReq.elicitInput({ mode: 'url', message, url, elicitationId });
+    return { action: result.action };
+  }
+
+  async sample(
+    request: string | CreateMessageRequestParams,
+    options: { maxTokens?: number; systemPrompt?: string } = {},
+  ): Promise<CreateMessageResult> {
+    this.require('sampling', this.clientCapabilities()?.sampling !== undefined, { sampling: {} });
+    const params: CreateMessageRequestParams =
+      typeof request === 'string'
+        ? {
+            messages: [{ role: 'user', content: { type: 'text', text: request } }],
+            maxTokens: options.maxTokens ?? 1000,
+            ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+          }
+        : request;
+    if (this.modern) {
+      const key = this.answerOr(inputRequired.createMessage(params));
+      const view = inputResponse(this.answers, key);
+      if (view.kind !== 'sampling') throw new ToolError(`The client answered the sampling request with a ${view.kind} response`);
+      return view.result as CreateMessageResult;
+    }
+    return (await this.sdk.mcpReq.requestSampling(params)) as CreateMessageResult;
+  }
+
+  async roots(): Promise<Root[]> {
+    this.require('roots', this.clientCapabilities()?.roots !== undefined, { roots: {} });
+    if (this.modern) {
+      const key = this.answerOr(inputRequired.listRoots());
+      const view = inputResponse(this.answers, key);
+      if (view.kind !== 'roots') throw new ToolError(`The client answered the roots request with a ${view.kind} response`);
+      return view.roots;
+    }
+    const result = await this.sdk.mcpReq.send({ method: 'roots/list' });
+    return (result as { roots: Root[] }).roots;
+  }
+
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     const progressToken = this.sdk.mcpReq._meta?.progressToken;
     // No token: the client did not ask for progress. Aborted: the spec says to stop sending.

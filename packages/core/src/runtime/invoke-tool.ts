@@ -3,8 +3,9 @@ import type { ToolDefinition } from '../builder/definitions.js';
 import { checkArgumentLimits } from '../validation/argument-limits.js';
 import { describe, validateInput, validateOutput } from '../validation/dto-validator.js';
 import { formatIssues, type ValidationIssue } from '../validation/validation-issue.js';
+import { InputRequiredSignal } from './client-requests.js';
 import { text } from './content.js';
-import type { Context } from './context.js';
+import { type Context, SdkRequestContext } from './context.js';
 import { ToolError } from './errors.js';
 import { inScope, type ScopeOwner } from './scoped-call.js';
 import { isCallToolResultShape, toCallToolResult, toPlainObject } from './to-call-tool-result.js';
@@ -109,6 +110,9 @@ export async function invokeTool(invoker: ToolInvoker, tool: ToolDefinition, arg
   try {
     return await inScope(invoker, tool.serverClass, ctx, tool.name, async (instance) => {
       const value = tool.input.kind === 'none' ? await tool.method.call(instance, ctx) : await tool.method.call(instance, input.value, ctx);
+      // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
+      if (ctx instanceof SdkRequestContext && ctx.pending)
+        return (await ctx.toInputRequiredResult(ctx.pending)) as unknown as CallToolResult;
       try {
         return await toToolResult(tool, value);
       } catch (error) {
@@ -117,6 +121,9 @@ export async function invokeTool(invoker: ToolInvoker, tool: ToolDefinition, arg
       }
     });
   } catch (error) {
+    if (error instanceof InputRequiredSignal && ctx instanceof SdkRequestContext) {
+      return (await ctx.toInputRequiredResult(error)) as unknown as CallToolResult;
+    }
     if (error instanceof ProtocolError) throw error;
     if (error instanceof ToolError) return errorResult(error.message, error.details);
     // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
