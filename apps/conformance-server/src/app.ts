@@ -1,4 +1,5 @@
 import { createMcpApp, type McpApp } from '@armature/core';
+import { ClientFeatureTools } from './client-features.server.js';
 import { ConformancePrompts } from './prompts.server.js';
 import { ConformanceResources, WATCHED_INTERVAL_MS, WatchedResource } from './resources.server.js';
 import { ConformanceTools } from './tools.server.js';
@@ -16,7 +17,7 @@ export interface ConformanceApp {
   close(): Promise<void>;
 }
 
-export const SERVER_CLASSES = [ConformanceTools, ConformanceResources, ConformancePrompts];
+export const SERVER_CLASSES = [ConformanceTools, ClientFeatureTools, ConformanceResources, ConformancePrompts];
 
 const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource', prompt: 'test_dynamic_prompt' };
 

@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The built server; tests run the JavaScript build, never the TypeScript sources. */
+export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export function assertBuilt(): void {
+  if (!existsSync(MAIN)) {
+    throw new Error(`${MAIN} is missing: build first (pnpm --filter @armature/conformance-server build, or the root pnpm test)`);
+  }
+}
+
+const started = new Set<ChildProcess>();
+
+/** Kills every process these helpers started that is still running (for afterAll). */
+export function killStarted(): void {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  started.clear();
+}
+
+export interface HttpServer {
+  readonly url: string;
+  readonly output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/main.js` on a free port (PORT=0) and waits for the URL line it prints. */
+export async function startHttpServer(timeoutMs = 15_000): Promise<HttpServer> {
+  assertBuilt();
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.add(child);
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server printed no URL within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const check = () => {
+      const match = /MCP endpoint at (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return {
+    url,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+      started.delete(child);
+    },
+  };
+}
