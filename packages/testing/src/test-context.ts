@@ -1,4 +1,14 @@
-import { Context, type ContextLogger, type LogLevel } from '@armature/core';
+import {
+  type Constructor,
+  Context,
+  type ContextLogger,
+  type ElicitationSchema,
+  type ElicitOutcome,
+  type LogLevel,
+  ToolError,
+} from '@armature/core';
+import type { AuthInfo, CreateMessageRequestParams, CreateMessageResult, Root } from '@modelcontextprotocol/client';
+import { buildDto, DtoValidationError } from './dto-helpers.js';
 
 /** Levels lowest first, as MCP logging orders them (RFC 5424 severities). */
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -17,6 +27,20 @@ export interface RecordedProgress {
   message?: string;
 }
 
+/** A scripted answer to `ctx.elicit` / `ctx.elicitUrl` (URL elicitations use only `action`). */
+export type ElicitAnswer = ElicitOutcome<Record<string, unknown>>;
+
+/** One question the method asked with `ctx.elicit` or `ctx.elicitUrl`. */
+export interface RecordedElicitation {
+  message: string;
+  /** The DTO class asked for (`ctx.elicit(message, Dto)`). */
+  dto?: Constructor;
+  /** The raw schema asked for (`ctx.elicit(message, schema)`). */
+  requestedSchema?: ElicitationSchema;
+  /** The URL of a URL elicitation. */
+  url?: string;
+}
+
 export interface TestContextOptions {
   /** The request's `_meta`, as `ctx.meta` returns it. Default `{}`. */
   meta?: Record<string, unknown>;
@@ -29,6 +53,18 @@ export interface TestContextOptions {
   logLevel?: LogLevel;
   /** A signal to follow: aborting it aborts `ctx.signal` too (e.g. a test's own timeout). */
   signal?: AbortSignal;
+  /** `ctx.principal`: the authenticated caller. Default none. */
+  principal?: AuthInfo;
+  /**
+   * The user's answers to `ctx.elicit` / `ctx.elicitUrl`: a list used in order, or a function.
+   * Accepted content for a DTO is validated into an instance as in production. Without it,
+   * asking throws.
+   */
+  elicit?: readonly ElicitAnswer[] | ((request: RecordedElicitation) => ElicitAnswer | Promise<ElicitAnswer>);
+  /** The client model's reply to `ctx.sample`: a text, or a full result. Without it, sampling throws. */
+  sample?: (request: CreateMessageRequestParams) => string | CreateMessageResult | Promise<string | CreateMessageResult>;
+  /** What `ctx.roots()` returns. Without it, asking throws. */
+  roots?: Root[];
 }
 
 /**
@@ -44,14 +80,21 @@ export class TestContext extends Context {
   readonly logs: RecordedLog[] = [];
   /** Every `ctx.progress(...)` call made before the signal was aborted, in order. */
   readonly progressUpdates: RecordedProgress[] = [];
+  /** Every question asked with `ctx.elicit` / `ctx.elicitUrl`, in order. */
+  readonly elicitations: RecordedElicitation[] = [];
+  /** Every `ctx.sample` request, as the client would receive it. */
+  readonly samplingRequests: CreateMessageRequestParams[] = [];
   readonly log: ContextLogger;
   readonly meta: Readonly<Record<string, unknown>>;
   readonly requestId: string | number;
+  readonly principal: AuthInfo | undefined;
   private readonly controller = new AbortController();
   private readonly minimum: number;
+  private answered = 0;
 
-  constructor(options: TestContextOptions = {}) {
+  constructor(private readonly options: TestContextOptions = {}) {
     super();
+    this.principal = options.principal;
     this.meta = Object.freeze({ ...options.meta });
     this.requestId = options.requestId ?? 'test-request';
     this.minimum = LEVELS.indexOf(options.logLevel ?? 'debug');
@@ -86,6 +129,70 @@ export class TestContext extends Context {
     if (total !== undefined) update.total = total;
     if (message !== undefined) update.message = message;
     this.progressUpdates.push(update);
+  }
+
+  elicit<T extends object>(message: string, dto: Constructor<T>): Promise<ElicitOutcome<T>>;
+  elicit(message: string, requestedSchema: ElicitationSchema): Promise<ElicitOutcome<Record<string, unknown>>>;
+  async elicit<T extends object>(message: string, dtoOrSchema: Constructor<T> | ElicitationSchema): Promise<ElicitOutcome<T>> {
+    const request: RecordedElicitation =
+      typeof dtoOrSchema === 'function' ? { message, dto: dtoOrSchema } : { message, requestedSchema: dtoOrSchema };
+    const answer = await this.answer(request, 'elicit');
+    if (answer.action !== 'accept') return { action: answer.action };
+    if (!request.dto) return { action: 'accept', content: answer.content as T };
+    try {
+      return { action: 'accept', content: await buildDto(request.dto as Constructor<T>, answer.content) };
+    } catch (error) {
+      if (!(error instanceof DtoValidationError)) throw error;
+      throw new ToolError([`The answer to "${message}" is invalid:`, ...error.issues].join('\n'));
+    }
+  }
+
+  async elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+    return { action: (await this.answer({ message, url }, 'elicitUrl')).action };
+  }
+
+  async sample(
+    request: string | CreateMessageRequestParams,
+    options: { maxTokens?: number; systemPrompt?: string } = {},
+  ): Promise<CreateMessageResult> {
+    const params: CreateMessageRequestParams =
+      typeof request === 'string'
+        ? {
+            messages: [{ role: 'user', content: { type: 'text', text: request } }],
+            maxTokens: options.maxTokens ?? 1000,
+            ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+          }
+        : request;
+    this.samplingRequests.push(params);
+    if (!this.options.sample) {
+      throw new Error(
+        'ctx.sample was called, but the test context has no model reply. Fix: createTestContext({ sample: () => "the reply" })',
+      );
+    }
+    const reply = await this.options.sample(params);
+    return typeof reply === 'string' ? { role: 'assistant', content: { type: 'text', text: reply }, model: 'test-model' } : reply;
+  }
+
+  async roots(): Promise<Root[]> {
+    if (!this.options.roots) {
+      throw new Error("ctx.roots was called, but the test context has none. Fix: createTestContext({ roots: [{ uri: 'file:///work' }] })");
+    }
+    return this.options.roots.map((root) => ({ ...root }));
+  }
+
+  private async answer(request: RecordedElicitation, method: string): Promise<ElicitAnswer> {
+    this.elicitations.push(request);
+    const source = this.options.elicit;
+    if (typeof source === 'function') return source(request);
+    const answer = source?.[this.answered];
+    if (!answer) {
+      throw new Error(
+        `ctx.${method}("${request.message}") was question ${this.answered + 1}, but the test context has ${source?.length ?? 0} answer(s). ` +
+          "Fix: createTestContext({ elicit: [{ action: 'accept', content: { ... } }] })",
+      );
+    }
+    this.answered += 1;
+    return answer;
   }
 
   /** Cancels the call, as a client's `notifications/cancelled` would: `ctx.signal` aborts. */

@@ -11,8 +11,10 @@ import {
   type CallToolResult,
   Client,
   type ClientCapabilities,
+  type GetPromptResult,
   InMemoryTransport,
   type ProgressCallback,
+  type ReadResourceResult,
   type Tool,
 } from '@modelcontextprotocol/client';
 
@@ -109,9 +111,29 @@ export class TestingApp {
     return this.client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, requestOptions);
   }
 
-  /** The `tools/list` the client sees. */
+  /** The `tools/list` the client sees, every page of it. */
   async listTools(): Promise<Tool[]> {
-    return (await this.client.listTools()).tools;
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  /**
+   * Reads a resource (fixed URI or one matching a template). An unknown URI or invalid template
+   * variables reject with the protocol error the client gets.
+   */
+  readResource(uri: string): Promise<ReadResourceResult> {
+    return this.client.readResource({ uri });
+  }
+
+  /** Gets a prompt with its (string) arguments. Invalid arguments reject with the protocol error. */
+  getPrompt(name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+    return this.client.getPrompt({ name, arguments: args });
   }
 
   /** Disconnects the client and closes the server. */

@@ -1,4 +1,5 @@
-import { Context } from '@armature/core';
+import { Context, Field, ToolError } from '@armature/core';
+import { IsIn } from 'class-validator';
 import { describe, expect, it } from 'vitest';
 import { createTestContext } from '../src/index.js';
 
@@ -73,5 +74,68 @@ describe('createTestContext', () => {
     const ctx = createTestContext({ meta: { stopAfterFirst: true } });
     await expect(new Indexer().index(['a', 'b'], ctx)).rejects.toThrow('The test cancelled the request');
     expect(ctx.progressUpdates).toEqual([{ progress: 1, total: 2, message: 'a' }]);
+  });
+});
+
+class AccountChoice {
+  @Field('Account to charge')
+  @IsIn(['personal', 'business'])
+  account!: string;
+}
+
+describe('createTestContext: asking the client', () => {
+  it('answers ctx.elicit in order, validating accepted content into the DTO', async () => {
+    const ctx = createTestContext({ elicit: [{ action: 'accept', content: { account: 'business' } }, { action: 'decline' }] });
+    const first = await ctx.elicit('Which account?', AccountChoice);
+    expect(first).toEqual({ action: 'accept', content: { account: 'business' } });
+    expect(first.action === 'accept' && first.content).toBeInstanceOf(AccountChoice);
+    expect(await ctx.elicit('Again?', AccountChoice)).toEqual({ action: 'decline' });
+    expect(ctx.elicitations).toEqual([
+      { message: 'Which account?', dto: AccountChoice },
+      { message: 'Again?', dto: AccountChoice },
+    ]);
+    await expect(ctx.elicit('A third?', AccountChoice)).rejects.toThrow(
+      'ctx.elicit("A third?") was question 3, but the test context has 2 answer(s).',
+    );
+  });
+
+  it('turns an invalid accepted answer into the ToolError production raises', async () => {
+    const ctx = createTestContext({ elicit: () => ({ action: 'accept', content: { account: 'savings' } }) });
+    const error = await ctx.elicit('Which account?', AccountChoice).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as Error).message).toBe(
+      'The answer to "Which account?" is invalid:\naccount: must be one of the following values: personal, business',
+    );
+  });
+
+  it('passes raw schemas through and answers URL elicitations', async () => {
+    const schema = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } } };
+    const ctx = createTestContext({ elicit: [{ action: 'accept', content: { ok: true } }, { action: 'cancel' }] });
+    expect(await ctx.elicit('Sure?', schema)).toEqual({ action: 'accept', content: { ok: true } });
+    expect(await ctx.elicitUrl('Sign in', 'https://example.com/consent')).toEqual({ action: 'cancel' });
+    expect(ctx.elicitations[1]).toEqual({ message: 'Sign in', url: 'https://example.com/consent' });
+  });
+
+  it('records sampling requests and replies with the scripted model', async () => {
+    const ctx = createTestContext({ sample: (params) => `echo ${params.messages.length}` });
+    const reply = await ctx.sample('Summarise this', { maxTokens: 50 });
+    expect(reply).toEqual({ role: 'assistant', content: { type: 'text', text: 'echo 1' }, model: 'test-model' });
+    expect(ctx.samplingRequests).toEqual([
+      { messages: [{ role: 'user', content: { type: 'text', text: 'Summarise this' } }], maxTokens: 50 },
+    ]);
+  });
+
+  it('returns the given roots and principal, and says how to script what is missing', async () => {
+    const principal = { token: 't', clientId: 'c', scopes: ['read'] };
+    const ctx = createTestContext({ roots: [{ uri: 'file:///work', name: 'work' }], principal });
+    expect(await ctx.roots()).toEqual([{ uri: 'file:///work', name: 'work' }]);
+    expect(ctx.principal).toBe(principal);
+    const bare = createTestContext();
+    expect(bare.principal).toBeUndefined();
+    await expect(bare.roots()).rejects.toThrow('ctx.roots was called, but the test context has none.');
+    await expect(bare.sample('x')).rejects.toThrow('ctx.sample was called, but the test context has no model reply.');
+    await expect(bare.elicit('Name?', AccountChoice)).rejects.toThrow(
+      'ctx.elicit("Name?") was question 1, but the test context has 0 answer(s).',
+    );
   });
 });
