@@ -2,9 +2,9 @@ import {
   type Constructor,
   type ContainerAdapter,
   Context,
-  type RequestScope,
   createMcpApp,
   McpServer,
+  type RequestScope,
   RequestScoped,
   Tool,
   TypediContainerAdapter,
@@ -82,10 +82,8 @@ declare namespace Documented {
   // #endregion
 }
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const documentedInterfacesMatch: [Same<Documented.ContainerAdapter, ContainerAdapter>, Same<Documented.RequestScope, RequestScope>] = [
-  true,
-  true,
-];
+export const documentedInterfacesMatch: [Same<Documented.ContainerAdapter, ContainerAdapter>, Same<Documented.RequestScope, RequestScope>] =
+  [true, true];
 
 // #region manual-adapter
 /** A ContainerAdapter without any container: each call's objects wired by hand. */
@@ -121,7 +119,11 @@ async function defaultContainer(): Promise<void> {
     const first = await client.callTool({ name: 'transfer', arguments: { from: 'a', to: 'b', amount: 5 } });
     const second = await client.callTool({ name: 'transfer', arguments: { from: 'b', to: 'a', amount: 5 } });
     const [one, two] = [textOf(first), textOf(second)];
-    expectEqual(/on conn-for-request-\d+$/.test(one) && /on conn-for-request-\d+$/.test(two) && one !== two, true, 'one UnitOfWork per call');
+    expectEqual(
+      /on conn-for-request-\d+$/.test(one) && /on conn-for-request-\d+$/.test(two) && one !== two,
+      true,
+      'one UnitOfWork per call',
+    );
     expectEqual(pool.open.size, 0, 'every UnitOfWork was disposed when its call ended');
     expectEqual(Container.get(ConnectionPool), pool, 'the pool is one typedi singleton');
     expectEqual(app.stats.liveScopes, 0, 'no scope left open');
@@ -249,7 +251,6 @@ export function transferDirectly(): string {
 }
 // #endregion
 
-
 /** Page claims about what is not caught at start-up: a missing @Service(), and missing metadata. */
 async function callTimeFailures(): Promise<void> {
   class Unregistered {
@@ -272,16 +273,28 @@ async function callTimeFailures(): Promise<void> {
       return this.pool.open.size;
     }
   }
-  Tool({ description: 'Pool size' })(NoMetadata.prototype, 'size', Object.getOwnPropertyDescriptor(NoMetadata.prototype, 'size') as PropertyDescriptor);
+  Tool({ description: 'Pool size' })(
+    NoMetadata.prototype,
+    'size',
+    Object.getOwnPropertyDescriptor(NoMetadata.prototype, 'size') as PropertyDescriptor,
+  );
   McpServer({ name: 'no-metadata', version: '1.0.0' })(NoMetadata);
 
   const app = createMcpApp([NeedsUnregistered, NoMetadata], { onError: () => undefined }); // starts
   const { client, close } = await connectInMemory(app);
   try {
     const missing = await client.callTool({ name: 'hello', arguments: {} });
-    expectEqual([missing.isError, textOf(missing).startsWith('Service with "MaybeConstructable<Unregistered>" identifier was not found')], [true, true], 'missing @Service()');
+    expectEqual(
+      [missing.isError, textOf(missing).startsWith('Service with "MaybeConstructable<Unregistered>" identifier was not found')],
+      [true, true],
+      'missing @Service()',
+    );
     const undef = await client.callTool({ name: 'size', arguments: {} });
-    expectEqual([undef.isError, textOf(undef)], [true, "Cannot read properties of undefined (reading 'open')"], 'no metadata: undefined dependency');
+    expectEqual(
+      [undef.isError, textOf(undef)],
+      [true, "Cannot read properties of undefined (reading 'open')"],
+      'no metadata: undefined dependency',
+    );
   } finally {
     await close();
   }

@@ -21,18 +21,54 @@ import { connectInMemory, expectEqual, json } from './support/check.js';
 // #region conversions
 @McpServer({ name: 'results', version: '1.0.0' })
 export class ResultsServer {
-  @Tool({ description: 'a string' }) greeting() { return 'Hello, Ada!'; }
-  @Tool({ description: 'an object' }) user() { return { id: 7, name: 'Ada' }; }
-  @Tool({ description: 'an array' }) primes() { return [2, 3, 5]; }
-  @Tool({ description: 'a number' }) answer() { return 42; }
-  @Tool({ description: 'null' }) nothingFound() { return null; }
-  @Tool({ description: 'a content block' }) block() { return text('Hi'); }
-  @Tool({ description: 'content blocks' }) blocks() { return [text('Chart:'), image('iVBORw0KGgo=', 'image/png')]; }
-  @Tool({ description: 'a whole result' }) whole() { return { content: [text('2 rows')], structuredContent: { rows: 2 } }; }
-  @Tool({ description: 'an error result' }) refused() { return { content: [text('Quota exceeded')], isError: true }; }
-  @Tool({ description: 'data under content' }) emptyList() { return { content: [] }; }
-  @Tool({ description: 'a bigint' }) huge() { return 10n ** 20n; }
-  @Tool({ description: 'nothing' }) done() { return undefined; }
+  @Tool({ description: 'a string' })
+  greeting() {
+    return 'Hello, Ada!';
+  }
+  @Tool({ description: 'an object' })
+  user() {
+    return { id: 7, name: 'Ada' };
+  }
+  @Tool({ description: 'an array' })
+  primes() {
+    return [2, 3, 5];
+  }
+  @Tool({ description: 'a number' })
+  answer() {
+    return 42;
+  }
+  @Tool({ description: 'null' })
+  nothingFound() {
+    return null;
+  }
+  @Tool({ description: 'a content block' })
+  block() {
+    return text('Hi');
+  }
+  @Tool({ description: 'content blocks' })
+  blocks() {
+    return [text('Chart:'), image('iVBORw0KGgo=', 'image/png')];
+  }
+  @Tool({ description: 'a whole result' })
+  whole() {
+    return { content: [text('2 rows')], structuredContent: { rows: 2 } };
+  }
+  @Tool({ description: 'an error result' })
+  refused() {
+    return { content: [text('Quota exceeded')], isError: true };
+  }
+  @Tool({ description: 'data under content' })
+  emptyList() {
+    return { content: [] };
+  }
+  @Tool({ description: 'a bigint' })
+  huge() {
+    return 10n ** 20n;
+  }
+  @Tool({ description: 'nothing' })
+  done() {
+    return undefined;
+  }
 }
 // #endregion
 
@@ -205,7 +241,12 @@ function expectedConversions(): Record<string, unknown> {
     answer: { content: [{ type: 'text', text: '42' }] },
     nothingFound: { content: [{ type: 'text', text: 'null' }] },
     block: { content: [{ type: 'text', text: 'Hi' }] },
-    blocks: { content: [{ type: 'text', text: 'Chart:' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] },
+    blocks: {
+      content: [
+        { type: 'text', text: 'Chart:' },
+        { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+      ],
+    },
     whole: { content: [{ type: 'text', text: '2 rows' }], structuredContent: { rows: 2 } },
     refused: { content: [{ type: 'text', text: 'Quota exceeded' }], isError: true },
     emptyList: { content: [{ type: 'text', text: '{"content":[]}' }], structuredContent: { content: [] } },
@@ -223,8 +264,8 @@ function CONVERSION_TABLE(): string {
   const start = source.indexOf('// #region conversions');
   const region = source.slice(start, source.indexOf('// #endregion', start));
   const expected = expectedConversions();
-  const rows = [...region.matchAll(/^ {2}@Tool\(.*\) (\w+)\(\) \{ return (.+); \}$/gm)].map(([, name, returned]) => {
-    if (!(name as string in expected)) throw new Error(`no expected result for ${name}`);
+  const rows = [...region.matchAll(/^ {2}@Tool\(.*\)\n {2}(\w+)\(\) \{\n {4}return (.+);\n {2}\}$/gm)].map(([, name, returned]) => {
+    if (!((name as string) in expected)) throw new Error(`no expected result for ${name}`);
     return `| \`${returned}\` | \`${JSON.stringify(expected[name as string])}\` |`;
   });
   if (rows.length !== Object.keys(expected).length) throw new Error('a conversions line was not understood');
@@ -257,34 +298,37 @@ async function helpers(): Promise<void> {
 
 async function errors(): Promise<void> {
   const reported: Array<{ tool: string; message: string }> = [];
-  const app = createMcpApp(UsersServer, { onError: (error, info) => reported.push({ tool: info.tool, message: (error as Error).message }) });
+  const app = createMcpApp(UsersServer, {
+    onError: (error, info) => reported.push({ tool: info.tool, message: (error as Error).message }),
+  });
   const { client, close } = await connectInMemory(app);
   try {
     // #region client-errors
     const missing = await client.callTool({ name: 'getUser', arguments: { id: '9' } });
     // missing.isError === true: a normal result the model can read and react to
 
-    try {
-      await client.callTool({ name: 'deleteUser', arguments: { id: '1' } });
-    } catch (error) {
-      // error instanceof ProtocolError, error.code === -32001: the request failed, no result
-    }
+    const refused = await client.callTool({ name: 'deleteUser', arguments: { id: '1' } }).catch((error: unknown) => error);
+    // refused instanceof ProtocolError, refused.code === -32001: the request failed, there is no result
     // #endregion
     expectEqual(json(missing), JSON.parse(outputs['tool-error'] as string), 'ToolError result');
 
-    const refused = await client.callTool({ name: 'deleteUser', arguments: { id: '1' } }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
     expectEqual(refused instanceof ProtocolError, true, 'McpError arrives as a ProtocolError');
-    expectEqual([(refused as ProtocolError).code, (refused as ProtocolError).message], [-32001, 'Not authorised for this workspace'], 'code and message');
+    expectEqual(
+      [(refused as ProtocolError).code, (refused as ProtocolError).message],
+      [-32001, 'Not authorised for this workspace'],
+      'code and message',
+    );
 
     const allowed = await client.callTool({ name: 'deleteUser', arguments: { id: '1' }, _meta: { role: 'admin' } });
     expectEqual(allowed.content, [{ type: 'text', text: 'Deleted user 1' }], 'admin may delete');
 
     const unexpected = await client.callTool({ name: 'exportUsers', arguments: {} });
     expectEqual(json(unexpected), JSON.parse(outputs['unexpected-error'] as string), 'unexpected error result');
-    expectEqual(reported, [{ tool: 'exportUsers', message: 'connection to the user database was lost' }], 'only the unexpected error is reported');
+    expectEqual(
+      reported,
+      [{ tool: 'exportUsers', message: 'connection to the user database was lost' }],
+      'only the unexpected error is reported',
+    );
 
     const unknown = await client.callTool({ name: 'getUsers', arguments: {} }).then(
       () => undefined,
@@ -324,7 +368,11 @@ async function oddThrows(): Promise<void> {
       const result = await client.callTool({ name, arguments: {} });
       texts.push(`${result.isError}:${(result.content as Array<{ text: string }>)[0]?.text}`);
     }
-    expectEqual(texts, ['true:disk full', 'true:the tool failed (it threw null)', 'true:the tool failed: {"code":"E42"}'], 'non-Error throws');
+    expectEqual(
+      texts,
+      ['true:disk full', 'true:the tool failed (it threw null)', 'true:the tool failed: {"code":"E42"}'],
+      'non-Error throws',
+    );
   } finally {
     await close();
   }
@@ -337,11 +385,15 @@ function buildError(): void {
     if (!(error instanceof ArmatureBuildError)) throw error;
     expectEqual(error.message, outputs['build-error'], 'build error text');
     expectEqual(error.problems.length, 4, 'every problem listed');
-    expectEqual(error.problems[0], {
-      where: 'ShippingServer.ship',
-      message: 'the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -',
-      fix: "@Tool({ name: 'ship_parcel', ... })",
-    }, 'problems are structured');
+    expectEqual(
+      error.problems[0],
+      {
+        where: 'ShippingServer.ship',
+        message: 'the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -',
+        fix: "@Tool({ name: 'ship_parcel', ... })",
+      },
+      'problems are structured',
+    );
     return;
   }
   throw new Error('expected an ArmatureBuildError');

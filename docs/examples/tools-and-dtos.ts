@@ -1,5 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { ArmatureBuildError, Context, createMcpApp, DEFAULT_ARGUMENT_LIMITS, dtoToJsonSchema, Field, McpServer, Tool } from '@armature/core';
+import {
+  ArmatureBuildError,
+  Context,
+  createMcpApp,
+  DEFAULT_ARGUMENT_LIMITS,
+  dtoToJsonSchema,
+  Field,
+  McpServer,
+  Tool,
+} from '@armature/core';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -347,12 +356,20 @@ async function searchIssues(): Promise<void> {
   const { client, close } = await connectInMemory(app);
   try {
     const [tool] = (await client.listTools()).tools;
-    expectEqual([tool?.name, tool?.title, tool?.annotations], ['search_issues', 'Search issues', { readOnlyHint: true, openWorldHint: true }], 'descriptor');
+    expectEqual(
+      [tool?.name, tool?.title, tool?.annotations],
+      ['search_issues', 'Search issues', { readOnlyHint: true, openWorldHint: true }],
+      'descriptor',
+    );
     expectEqual(JSON.stringify(app.definition.toolList[0]?.inputSchema, null, 2), outputs['search-schema'], 'advertised schema');
     expectEqual(json(tool?.inputSchema), JSON.parse(outputs['search-schema'] as string), 'schema as the client sees it');
 
     const ok = await client.callTool({ name: 'search_issues', arguments: { repo: 'acme/rockets', query: 'fuel' } });
-    expectEqual(ok, { content: [{ type: 'text', text: 'Searching acme/rockets for "fuel": open issues, at most 10' }] }, 'defaults applied');
+    expectEqual(
+      ok,
+      { content: [{ type: 'text', text: 'Searching acme/rockets for "fuel": open issues, at most 10' }] },
+      'defaults applied',
+    );
 
     const bad = await client.callTool({
       name: 'search_issues',
@@ -376,12 +393,20 @@ async function nested(): Promise<void> {
     expectEqual(JSON.stringify(app.definition.toolList[0]?.inputSchema, null, 2), outputs['nested-schema'], 'nested schema');
     const created = await client.callTool({
       name: 'createCustomer',
-      arguments: { name: 'Ada', address: { street: '1 Loop Rd', country: 'GB' }, deliveryAddresses: [{ street: '2 Loop Rd', country: 'GB' }] },
+      arguments: {
+        name: 'Ada',
+        address: { street: '1 Loop Rd', country: 'GB' },
+        deliveryAddresses: [{ street: '2 Loop Rd', country: 'GB' }],
+      },
     });
     expectEqual(created.structuredContent, { created: 'Ada', country: 'GB', deliveries: 1 }, 'nested call');
     const bad = await client.callTool({
       name: 'createCustomer',
-      arguments: { name: 'Ada', address: { street: '1 Loop Rd', country: 'GBR' }, deliveryAddresses: [{ street: 'x', country: 'GB' }, { country: 'GB' }] },
+      arguments: {
+        name: 'Ada',
+        address: { street: '1 Loop Rd', country: 'GBR' },
+        deliveryAddresses: [{ street: 'x', country: 'GB' }, { country: 'GB' }],
+      },
     });
     expectEqual(textOf(bad), outputs['nested-errors'], 'nested errors');
     const wrongShapes = await client.callTool({
@@ -402,8 +427,21 @@ async function rawSchema(): Promise<void> {
   const { client, close } = await connectInMemory(createMcpApp(CalculatorServer));
   try {
     const [tool] = (await client.listTools()).tools;
-    expectEqual(json(tool?.outputSchema), { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'], $schema: 'https://json-schema.org/draft/2020-12/schema' }, 'raw outputSchema advertised');
-    expectEqual(await client.callTool({ name: 'add', arguments: { a: 2 } }), { content: [{ type: 'text', text: '{"sum":2}' }], structuredContent: { sum: 2 } }, 'raw defaults');
+    expectEqual(
+      json(tool?.outputSchema),
+      {
+        type: 'object',
+        properties: { sum: { type: 'number' } },
+        required: ['sum'],
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+      },
+      'raw outputSchema advertised',
+    );
+    expectEqual(
+      await client.callTool({ name: 'add', arguments: { a: 2 } }),
+      { content: [{ type: 'text', text: '{"sum":2}' }], structuredContent: { sum: 2 } },
+      'raw defaults',
+    );
     expectEqual(textOf(await client.callTool({ name: 'add', arguments: { a: 'two', c: 1 } })), outputs['raw-errors'], 'raw errors');
   } finally {
     await close();
@@ -428,7 +466,10 @@ async function outputDto(): Promise<void> {
     );
     expectEqual(
       await client.callTool({ name: 'getPrice', arguments: { sku: 'A-1' } }),
-      { content: [{ type: 'text', text: '{"sku":"A-1","cents":1250,"currency":"EUR"}' }], structuredContent: { sku: 'A-1', cents: 1250, currency: 'EUR' } },
+      {
+        content: [{ type: 'text', text: '{"sku":"A-1","cents":1250,"currency":"EUR"}' }],
+        structuredContent: { sku: 'A-1', cents: 1250, currency: 'EUR' },
+      },
       'output DTO: structuredContent plus a JSON text copy, extra members dropped',
     );
     const missing = await client.callTool({ name: 'getPrice', arguments: { sku: 'B-2' } });
@@ -444,11 +485,19 @@ async function limits(): Promise<void> {
     { maxDepth: 32, maxObjectKeys: 1000, maxArrayLength: 10000, maxNodes: 100000, maxStringLength: 1048576 },
     'default limits',
   );
-  expectEqual(tagging.definition.tools.get('tag')?.limits, { ...DEFAULT_ARGUMENT_LIMITS, maxDepth: 8, maxStringLength: 10_000, maxArrayLength: 3 }, 'merged limits');
+  expectEqual(
+    tagging.definition.tools.get('tag')?.limits,
+    { ...DEFAULT_ARGUMENT_LIMITS, maxDepth: 8, maxStringLength: 10_000, maxArrayLength: 3 },
+    'merged limits',
+  );
   const { client, close } = await connectInMemory(tagging);
   try {
     expectEqual(textOf(await client.callTool({ name: 'tag', arguments: { tags: ['a', 'b', 'c'] } })), 'a, b, c', 'within limits');
-    expectEqual(textOf(await client.callTool({ name: 'tag', arguments: { tags: ['a', 'b', 'c', 'd'] } })), outputs['limits-error'], 'limit exceeded');
+    expectEqual(
+      textOf(await client.callTool({ name: 'tag', arguments: { tags: ['a', 'b', 'c', 'd'] } })),
+      outputs['limits-error'],
+      'limit exceeded',
+    );
     expectEqual(
       textOf(await client.callTool({ name: 'tag', arguments: { tags: [], constructor: 'x' } })),
       'Invalid arguments for tool "tag":\nconstructor: this property name is not allowed',
@@ -508,7 +557,14 @@ async function schemaDetails(): Promise<void> {
   }
   const { client, close } = await connectInMemory(createMcpApp(DerivedServer));
   try {
-    expectEqual((await client.listTools()).tools.map((t) => [t.name, t.description]), [['ping', 'Inherited'], ['version', 'Replaced in the subclass']], 'inherited tools');
+    expectEqual(
+      (await client.listTools()).tools.map((t) => [t.name, t.description]),
+      [
+        ['ping', 'Inherited'],
+        ['version', 'Replaced in the subclass'],
+      ],
+      'inherited tools',
+    );
     expectEqual(textOf(await client.callTool({ name: 'version', arguments: {} })), 'derived', 'overridden tool');
   } finally {
     await close();
@@ -531,8 +587,16 @@ async function schemaDetails(): Promise<void> {
   }
   const { schema, problems } = dtoToJsonSchema(Both);
   expectEqual(problems, [], 'no problems');
-  expectEqual(schema.properties, { home: { $ref: '#/$defs/Address' }, work: { $ref: '#/$defs/Address2' }, tree: { $ref: '#/$defs/Node' } }, 'same-named DTOs');
-  expectEqual((schema.$defs as Record<string, { properties: unknown }>).Node?.properties, { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, 'self-reference');
+  expectEqual(
+    schema.properties,
+    { home: { $ref: '#/$defs/Address' }, work: { $ref: '#/$defs/Address2' }, tree: { $ref: '#/$defs/Node' } },
+    'same-named DTOs',
+  );
+  expectEqual(
+    (schema.$defs as Record<string, { properties: unknown }>).Node?.properties,
+    { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+    'self-reference',
+  );
 }
 
 export async function main(): Promise<void> {
@@ -543,6 +607,10 @@ export async function main(): Promise<void> {
   await outputDto();
   await limits();
   await noArguments();
-  expectEqual(buildError(() => createMcpApp([SearchServer, LookupServer])), outputs['naming-errors'], 'naming errors');
+  expectEqual(
+    buildError(() => createMcpApp([SearchServer, LookupServer])),
+    outputs['naming-errors'],
+    'naming errors',
+  );
   expectEqual(mappingTable(), outputs['mapping-table'], 'mapping table');
 }

@@ -28,7 +28,9 @@ it('the compiled server answers over stdio', async () => {
   const client = await connectOverStdio(entry);
   try {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['greet']);
-    expect(await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+    expect(await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })).toEqual({
+      content: [{ type: 'text', text: 'Hello, Ada!' }],
+    });
   } finally {
     await client.close();
   }

@@ -20,6 +20,8 @@ export interface Marker {
   readonly kind: 'include' | 'output';
   readonly file: string;
   readonly key?: string;
+  /** The fence's language (`ts`, `json`, `text`), or `markdown` for output-begin/end. */
+  readonly language: string;
   readonly body: string;
 }
 
@@ -55,7 +57,15 @@ export function scanPage(page: string): PageScan {
           problems.push(`${where(i)}: output-begin without <!-- output-end -->`);
           continue;
         }
-        markers.push({ page, line: i + 1, kind: 'output', file, key, body: trimBlankLines(lines.slice(i + 1, end)).join('\n') });
+        markers.push({
+          page,
+          line: i + 1,
+          kind: 'output',
+          file,
+          key,
+          language: 'markdown',
+          body: trimBlankLines(lines.slice(i + 1, end)).join('\n'),
+        });
         i = end;
         continue;
       }
@@ -69,7 +79,15 @@ export function scanPage(page: string): PageScan {
         problems.push(`${where(i + 1)}: unclosed code block`);
         break;
       }
-      markers.push({ page, line: i + 1, kind: kind as 'include' | 'output', file, key, body: lines.slice(i + 2, close).join('\n') });
+      markers.push({
+        page,
+        line: i + 1,
+        kind: kind as 'include' | 'output',
+        file,
+        key,
+        language: open[1] ?? '',
+        body: lines.slice(i + 2, close).join('\n'),
+      });
       i = close;
       continue;
     }
@@ -82,7 +100,9 @@ export function scanPage(page: string): PageScan {
         break;
       }
       if (!FREE_LANGUAGES.has(language)) {
-        problems.push(`${where(i)}: a \`\`\`${language || '(no language)'} block without an include/output marker would drift from the code`);
+        problems.push(
+          `${where(i)}: a \`\`\`${language || '(no language)'} block without an include/output marker would drift from the code`,
+        );
       }
       i = close;
     }
@@ -118,7 +138,8 @@ export function readRegions(file: string): Map<string, string> {
     const start = REGION_START.exec(line);
     if (start) {
       const name = start[1] as string;
-      if (regions.has(name) || open.some((r) => r.name === name)) throw new Error(`${file}:${index + 1}: region "${name}" is declared twice`);
+      if (regions.has(name) || open.some((r) => r.name === name))
+        throw new Error(`${file}:${index + 1}: region "${name}" is declared twice`);
       open.push({ name, lines: [] });
       return;
     }
@@ -188,4 +209,19 @@ export async function sourceText(kind: 'include' | 'output', file: string, key: 
   }
   const module = (await import(join(DOCS_ROOT, file))) as { outputs?: Record<string, string> };
   return module.outputs?.[key as string] ?? '';
+}
+
+/** Markdown table rows without alignment padding, so a formatter that pads cells changes nothing. */
+export function normalizeTables(text: string): string {
+  return text
+    .split('\n')
+    .map((line) =>
+      line.startsWith('|')
+        ? line
+            .replace(/ *\| */g, ' | ')
+            .replace(/ \| -+(?= \|)/g, ' | ---')
+            .trim()
+        : line,
+    )
+    .join('\n');
 }
