@@ -25,6 +25,7 @@ export type {
 } from './builder/definitions.js';
 export { Field } from './decorators/field.decorator.js';
 export { McpServer } from './decorators/mcp-server.decorator.js';
+export { RequireScopes, UseGuards, UseInterceptors } from './decorators/pipeline.decorators.js';
 export { Complete, Prompt } from './decorators/prompt.decorator.js';
 export { RequestScoped } from './decorators/request-scoped.decorator.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
@@ -45,10 +46,11 @@ export type {
   ToolOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
+export type { ErrorFilter, ExecutionContext, Guard, Interceptor, McpRequestInfo, Middleware, Provided } from './pipeline/pipeline-types.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';
 export type { ElicitationSchema, ElicitOutcome } from './runtime/client-requests.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/content.js';
-export { Context, type ContextLogger, type LogLevel, sdkContextOf } from './runtime/context.js';
+export { Context, type ContextLogger, type LogLevel, Principal, sdkContextOf } from './runtime/context.js';
 export { McpError, ToolError } from './runtime/errors.js';
 export type { RuntimeStats, ToolErrorReporter } from './runtime/invoke-tool.js';
 export { toCallToolResult } from './runtime/to-call-tool-result.js';

@@ -113,7 +113,7 @@ describe('dependency injection per request', () => {
       go() {}
     }
     expect(() => createMcpApp(LeakyServer)).toThrow(
-      'Leaky (parameter 0 of LeakyServer) injects Context but is a singleton. Fix: mark it @RequestScoped() so each call gets its own instance.',
+      "Leaky (parameter 0 of LeakyServer) injects the request's Context or Principal but is a singleton. Fix: mark it @RequestScoped() so each call gets its own instance.",
     );
   });
 

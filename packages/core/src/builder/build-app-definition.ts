@@ -13,6 +13,7 @@ import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { compileJsonSchema } from '../validation/json-schema-validator.js';
 import { ArmatureBuildError, type BuildProblem } from './build-error.js';
 import { buildPrompt, buildResource, buildResourceTemplate, deepFreeze, NAME_PATTERN, suggestName } from './build-handlers.js';
+import { buildPipeline } from './build-pipeline.js';
 import type {
   AppDefinition,
   InputDefinition,
@@ -79,7 +80,7 @@ export function buildAppDefinition(
     }
     if (server.options.instructions) instructions.push(server.options.instructions);
     for (const args of toolsOfChain(serverClass, storage)) {
-      const built = buildTool(serverClass, args, options.limits, problems);
+      const built = buildTool(serverClass, args, options.limits, storage, problems);
       if (!built) continue;
       const clash = tools.get(built.name);
       if (clash) {
@@ -94,7 +95,7 @@ export function buildAppDefinition(
     }
     for (const args of handlersOfChain(serverClass, storage, 'resource')) {
       const where = `${serverClass.name}.${args.methodName}`;
-      const built = buildResource(serverClass, args, (message, fix) => problems.push({ where, message, fix }));
+      const built = buildResource(serverClass, args, storage, (message, fix) => problems.push({ where, message, fix }));
       if (!built) continue;
       const clash = resources.get(built.uri);
       if (clash) {
@@ -183,6 +184,7 @@ function buildTool(
   serverClass: Constructor,
   args: ToolMetadataArgs,
   appLimits: ArgumentLimits | undefined,
+  storage: MetadataStorage,
   problems: BuildProblem[],
 ): ToolDefinition | undefined {
   const where = `${serverClass.name}.${args.methodName}`;
@@ -216,6 +218,7 @@ function buildTool(
   const output = resolveOutput(args, outWriter, report);
   for (const problem of outWriter.problems) report(problem.message, problem.fix);
 
+  const pipeline = buildPipeline(serverClass, args.methodName, storage, report);
   if (problems.length > before) return undefined;
 
   const descriptor: Tool = { name, description: options.description, inputSchema: inputSchema as Tool['inputSchema'] };
@@ -236,6 +239,8 @@ function buildTool(
     input: input.definition,
     output: output.definition,
     limits: Object.freeze({ ...DEFAULT_ARGUMENT_LIMITS, ...appLimits, ...options.limits }),
+    methodName: args.methodName,
+    pipeline,
   });
 }
 

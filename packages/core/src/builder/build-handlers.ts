@@ -2,6 +2,7 @@ import { type Prompt, type PromptArgument, type Resource, type ResourceTemplateT
 import type { Constructor, HandlerMetadataArgs } from '../metadata/metadata-args.js';
 import type { MetadataStorage } from '../metadata/metadata-storage.js';
 import { DtoSchemaWriter } from '../schema/dto-to-json-schema.js';
+import { buildPipeline } from './build-pipeline.js';
 import type { CompletionDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from './definitions.js';
 import { explicitDto, inferDtoParameter, type Report } from './infer-dto-parameter.js';
 
@@ -53,6 +54,7 @@ function withCommon<T extends object>(
 export function buildResource(
   serverClass: Constructor,
   args: HandlerMetadataArgs<'resource'>,
+  storage: MetadataStorage,
   report: Report,
 ): ResourceDefinition | undefined {
   const { options } = args;
@@ -80,6 +82,8 @@ export function buildResource(
     serverClass,
     method,
     descriptor: deepFreeze(descriptor),
+    methodName: args.methodName,
+    pipeline: buildPipeline(serverClass, args.methodName, storage, report),
   });
 }
 
@@ -145,6 +149,8 @@ export function buildResourceTemplate(
     template,
     ...(params ? { params } : {}),
     completions,
+    methodName: args.methodName,
+    pipeline: buildPipeline(serverClass, args.methodName, storage, report),
   });
 }
 
@@ -205,6 +211,8 @@ export function buildPrompt(
     descriptor: deepFreeze(descriptor),
     ...(dto ? { args: dto } : {}),
     completions,
+    methodName: args.methodName,
+    pipeline: buildPipeline(serverClass, args.methodName, storage, report),
   });
 }
 

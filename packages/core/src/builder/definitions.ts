@@ -1,5 +1,6 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
 import type { ArgumentLimits, CompletionSource, Constructor, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
+import type { HandlerPipeline } from '../pipeline/call-pipeline.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
 
 /** How a tool's arguments are turned into what the method receives. */
@@ -28,6 +29,9 @@ export interface ToolDefinition {
   readonly input: InputDefinition;
   readonly output: OutputDefinition;
   readonly limits: Readonly<Required<ArgumentLimits>>;
+  readonly methodName: string;
+  /** Guards, interceptors and required scopes declared on the class and the method. */
+  readonly pipeline: HandlerPipeline;
 }
 
 /** Where completions for one argument come from, resolved at start-up. */
@@ -42,6 +46,8 @@ export interface ResourceDefinition {
   readonly serverClass: Constructor;
   readonly method: (...args: unknown[]) => unknown;
   readonly descriptor: Readonly<Resource>;
+  readonly methodName: string;
+  readonly pipeline: HandlerPipeline;
 }
 
 /** Resources addressed by a URI template; variables validated into `params`. */
@@ -54,6 +60,8 @@ export interface ResourceTemplateDefinition {
   readonly template: UriTemplate;
   readonly params?: Constructor;
   readonly completions: ReadonlyMap<string, CompletionDefinition>;
+  readonly methodName: string;
+  readonly pipeline: HandlerPipeline;
 }
 
 /** A prompt; arguments validated into `args`. */
@@ -65,6 +73,8 @@ export interface PromptDefinition {
   readonly descriptor: Readonly<Prompt>;
   readonly args?: Constructor;
   readonly completions: ReadonlyMap<string, CompletionDefinition>;
+  readonly methodName: string;
+  readonly pipeline: HandlerPipeline;
 }
 
 /** Everything one app serves, built and frozen at start-up. */

@@ -1,6 +1,6 @@
 import { Container, type ContainerInstance } from 'typedi';
 import type { Constructor } from '../metadata/metadata-args.js';
-import { Context } from '../runtime/context.js';
+import { Context, Principal } from '../runtime/context.js';
 import type { ContainerAdapter, RequestScope } from './container-adapter.js';
 
 interface TypediHandler {
@@ -96,11 +96,11 @@ export class TypediContainerAdapter implements ContainerAdapter {
 
   // A singleton that asks for the Context would be built once with no request to give it.
   private checkSingleton(type: Constructor, owner: Constructor, index: number, scoped: Set<Constructor>, problems: string[]): void {
-    if (type === Context || scoped.has(type)) return;
+    if (type === Context || type === Principal || scoped.has(type)) return;
     const deps = (Reflect.getMetadata?.('design:paramtypes', type) as unknown[] | undefined) ?? [];
-    if (deps.includes(Context)) {
+    if (deps.includes(Context) || deps.includes(Principal)) {
       problems.push(
-        `${type.name} (parameter ${index} of ${owner.name}) injects Context but is a singleton. ` +
+        `${type.name} (parameter ${index} of ${owner.name}) injects the request's Context or Principal but is a singleton. ` +
           `Fix: mark it @RequestScoped() so each call gets its own instance.`,
       );
     }
@@ -120,6 +120,7 @@ export class TypediRequestScope implements RequestScope {
   get<T>(token: Constructor<T>): T {
     if (this.disposed) throw new Error(`This request's DI scope is already disposed; cannot resolve ${token?.name}`);
     if (token === (Context as unknown)) return this.ctx as T;
+    if (token === (Principal as unknown)) return this.ctx.principal as T;
     const replaced = this.adapter.overrideFor(token);
     if (replaced !== undefined) return replaced as T;
     const existing = this.instances.get(token);

@@ -188,3 +188,12 @@ export interface FieldMetadataArgs {
   /** `design:type` of the property, or `undefined`. */
   readonly designType: unknown;
 }
+
+/** `@UseGuards` / `@UseInterceptors` / `@RequireScopes` on a class (`methodName` undefined) or a method. */
+export interface PipelineMetadataArgs {
+  readonly target: Constructor;
+  readonly methodName: string | undefined;
+  readonly guards?: readonly unknown[];
+  readonly interceptors?: readonly unknown[];
+  readonly scopes?: readonly string[];
+}

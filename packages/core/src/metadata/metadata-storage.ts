@@ -4,6 +4,7 @@ import type {
   FieldMetadataArgs,
   HandlerKind,
   HandlerMetadataArgs,
+  PipelineMetadataArgs,
   ServerMetadataArgs,
   ToolMetadataArgs,
 } from './metadata-args.js';
@@ -18,6 +19,7 @@ export class MetadataStorage {
   private completions = new Map<Constructor, Map<string, CompletionMetadataArgs>>();
   private fields = new Map<Constructor, Map<string, FieldMetadataArgs>>();
   private requestScoped = new Set<Constructor>();
+  private pipeline: PipelineMetadataArgs[] = [];
 
   collectServer(args: ServerMetadataArgs): void {
     this.servers.set(args.target, Object.freeze(args));
@@ -47,6 +49,35 @@ export class MetadataStorage {
       this.fields.set(args.target, byName);
     }
     byName.set(args.propertyName, Object.freeze(args));
+  }
+
+  collectPipeline(args: PipelineMetadataArgs): void {
+    this.pipeline.push(Object.freeze(args));
+  }
+
+  /**
+   * Guards, interceptors and scopes for `methodName` of `target`: those on the class chain (base
+   * classes first), then those on the method, in the order decorators ran.
+   */
+  pipelineOf(target: Constructor, methodName: string): { guards: unknown[]; interceptors: unknown[]; scopes: string[] } {
+    const chain: unknown[] = [];
+    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
+      chain.unshift(current);
+      current = Object.getPrototypeOf(current);
+    }
+    const out = { guards: [] as unknown[], interceptors: [] as unknown[], scopes: [] as string[] };
+    const add = (args: PipelineMetadataArgs) => {
+      out.guards.push(...(args.guards ?? []));
+      out.interceptors.push(...(args.interceptors ?? []));
+      out.scopes.push(...(args.scopes ?? []));
+    };
+    // Decorators apply bottom-up; reverse so the one written first runs first.
+    const classLevel = this.pipeline.filter((p) => p.methodName === undefined && chain.includes(p.target));
+    classLevel.sort((a, b) => chain.indexOf(a.target) - chain.indexOf(b.target));
+    for (const args of groupReversed(classLevel)) add(args);
+    const methodLevel = this.pipeline.filter((p) => p.methodName === methodName && chain.includes(p.target));
+    for (const args of groupReversed(methodLevel)) add(args);
+    return { guards: out.guards, interceptors: out.interceptors, scopes: [...new Set(out.scopes)] };
   }
 
   collectRequestScoped(target: Constructor): void {
@@ -108,6 +139,7 @@ export class MetadataStorage {
     this.completions.clear();
     this.fields.clear();
     this.requestScoped.clear();
+    this.pipeline = [];
   }
 }
 
@@ -121,4 +153,19 @@ export function getMetadataStorage(): MetadataStorage {
   const holder = globalThis as { [STORAGE_KEY]?: MetadataStorage };
   holder[STORAGE_KEY] ??= new MetadataStorage();
   return holder[STORAGE_KEY];
+}
+
+/** Reverses decorator records per target, keeping the targets' order (decorators run bottom-up). */
+function groupReversed(records: PipelineMetadataArgs[]): PipelineMetadataArgs[] {
+  const out: PipelineMetadataArgs[] = [];
+  let group: PipelineMetadataArgs[] = [];
+  for (const record of records) {
+    if (group.length > 0 && group[0]?.target !== record.target) {
+      out.push(...group.reverse());
+      group = [];
+    }
+    group.push(record);
+  }
+  out.push(...group.reverse());
+  return out;
 }

@@ -26,11 +26,22 @@ import type {
 } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import type { Constructor } from '../metadata/metadata-args.js';
+import { CallTimeoutError, filterError, type HandlerPipeline, isAllowed, runIntercepted, withTimeout } from '../pipeline/call-pipeline.js';
+import type {
+  ErrorFilter,
+  ExecutionContext,
+  Guard,
+  Interceptor,
+  McpRequestInfo,
+  Middleware,
+  Provided,
+} from '../pipeline/pipeline-types.js';
 import { validateInput } from '../validation/dto-validator.js';
 import { formatIssues } from '../validation/validation-issue.js';
 import { Catalog, paginate } from './catalog.js';
 import { type Context, SdkRequestContext } from './context.js';
-import { invokeTool, messageOf, type RuntimeStats, type ToolErrorReporter, type ToolInvoker } from './invoke-tool.js';
+import { ToolError } from './errors.js';
+import { type InvokerSettings, invokeTool, maskedMessage, messageOf, type RuntimeStats, type ToolErrorReporter } from './invoke-tool.js';
 import { inScope } from './scoped-call.js';
 import { toGetPromptResult } from './to-get-prompt-result.js';
 import { toReadResourceResult } from './to-read-resource-result.js';
@@ -46,7 +57,28 @@ export interface RuntimeOptions {
   requestStateKey?: string | Uint8Array;
   /** How long an unanswered 2026-07-28 round stays valid. Default 600 s. */
   requestStateTtlSeconds?: number;
+  /**
+   * A call (tool, resource, prompt) running longer is stopped: its signal aborts, the client gets
+   * an error, the DI scope is disposed. Default 60,000 ms; 0 turns it off.
+   */
+  timeoutMs?: number;
+  /**
+   * Production mode masks the message of unexpected errors (the caller sees a reference, the
+   * server logs the error); ToolError and McpError messages are always kept.
+   * Default: `process.env.NODE_ENV === 'production'`.
+   */
+  production?: boolean;
+  /** Runs around every request Armature handles; see `Middleware`. */
+  middleware?: Middleware[];
+  /** Guards for every tool, resource and prompt, before class and method guards. */
+  guards?: Provided<Guard>[];
+  /** Interceptors around every call, outside class and method interceptors. */
+  interceptors?: Provided<Interceptor>[];
+  /** The one place to map errors; see `ErrorFilter`. */
+  errorFilter?: ErrorFilter;
 }
+
+type Handled = ToolDefinition | ResourceDefinition | ResourceTemplateDefinition | PromptDefinition;
 
 /** An SDK server serving one long-lived connection (a 2025-11-25 session, stdio, in memory). */
 interface LiveServer {
@@ -72,7 +104,7 @@ const MAX_COMPLETIONS = 100; // spec: completion values are capped at 100 per re
  * for one connection by installing a handful of request handlers over that shared registry:
  * nothing is registered per tool, so the cost does not grow with the number of tools.
  */
-export class AppRuntime implements ToolInvoker {
+export class AppRuntime implements InvokerSettings {
   readonly stats: RuntimeStats = { liveScopes: 0, calls: 0 };
   readonly tools: Catalog<ToolDefinition, Tool>;
   readonly resources: Catalog<ResourceDefinition, Resource>;
@@ -83,6 +115,14 @@ export class AppRuntime implements ToolInvoker {
   private readonly pageSize: number;
   private readonly capabilities: ServerCapabilities;
   private readonly codec: RequestStateCodec<{ answers: Record<string, unknown> }>;
+  readonly timeoutMs: number;
+  readonly production: boolean;
+  readonly errorFilter?: ErrorFilter;
+  private readonly middleware: readonly Middleware[];
+  private readonly appGuards: readonly Provided<Guard>[];
+  private readonly appInterceptors: readonly Provided<Interceptor>[];
+  /** Each handler's pipeline with the app-level guards and interceptors merged in, built once. */
+  private readonly pipelines = new Map<Handled, HandlerPipeline>();
 
   constructor(
     readonly definition: AppDefinition,
@@ -91,6 +131,12 @@ export class AppRuntime implements ToolInvoker {
     options: RuntimeOptions = {},
   ) {
     this.pageSize = options.pageSize ?? 100;
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.production = options.production ?? process.env.NODE_ENV === 'production';
+    this.errorFilter = options.errorFilter;
+    this.middleware = Object.freeze([...(options.middleware ?? [])]);
+    this.appGuards = Object.freeze([...(options.guards ?? [])]);
+    this.appInterceptors = Object.freeze([...(options.interceptors ?? [])]);
     // requestState comes back from the client: it must be signed, or a client could forge answers.
     this.codec = createRequestStateCodec({
       key: options.requestStateKey ?? randomBytes(32),
@@ -131,44 +177,58 @@ export class AppRuntime implements ToolInvoker {
     );
     const live: LiveServer = { mcp, subscriptions: new Set() };
     const server = mcp.server;
+    const on = <M extends Parameters<typeof server.setRequestHandler>[0]>(
+      method: M,
+      handler: (request: never, ctx: ServerContext) => unknown,
+    ) => server.setRequestHandler(method as never, this.withMiddleware(method as string, handler, server) as never);
 
-    server.setRequestHandler('tools/list', (request) => {
-      const page = paginate(this.tools.list(), request.params?.cursor, this.pageSize);
+    on('tools/list', async (request: { params?: { cursor?: string } }, ctx) => {
+      const page = paginate(await this.visible(this.tools, 'tool', ctx, server), request.params?.cursor, this.pageSize);
       return { tools: page.items as Tool[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     });
-    server.setRequestHandler('tools/call', (request, ctx) => this.callTool(request.params.name, request.params.arguments, ctx, server));
+    on('tools/call', (request: { params: { name: string; arguments?: unknown } }, ctx) =>
+      this.callTool(request.params.name, request.params.arguments, ctx, server),
+    );
 
     if (this.capabilities.resources) {
-      server.setRequestHandler('resources/list', (request) => {
-        const page = paginate(this.resources.list(), request.params?.cursor, this.pageSize);
+      on('resources/list', async (request: { params?: { cursor?: string } }, ctx) => {
+        const page = paginate(await this.visible(this.resources, 'resource', ctx, server), request.params?.cursor, this.pageSize);
         return { resources: page.items as Resource[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       });
-      server.setRequestHandler('resources/templates/list', (request) => {
-        const page = paginate(this.resourceTemplates.list(), request.params?.cursor, this.pageSize);
+      on('resources/templates/list', async (request: { params?: { cursor?: string } }, ctx) => {
+        const page = paginate(
+          await this.visible(this.resourceTemplates, 'resourceTemplate', ctx, server),
+          request.params?.cursor,
+          this.pageSize,
+        );
         return { resourceTemplates: page.items as ResourceTemplateType[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       });
-      server.setRequestHandler('resources/read', (request, ctx) => this.readResource(request.params.uri, ctx, server));
+      on('resources/read', (request: { params: { uri: string } }, ctx) => this.readResource(request.params.uri, ctx, server));
       // resources/subscribe is a 2025-11-25 method the SDK does not implement (2026-07-28 uses
       // subscriptions/listen, served by the SDK's entry points).
-      server.setRequestHandler('resources/subscribe', (request) => {
+      on('resources/subscribe', (request: { params: { uri: string } }) => {
         this.assertKnownResource(request.params.uri);
         live.subscriptions.add(request.params.uri);
         return {};
       });
-      server.setRequestHandler('resources/unsubscribe', (request) => {
+      on('resources/unsubscribe', (request: { params: { uri: string } }) => {
         live.subscriptions.delete(request.params.uri);
         return {};
       });
     }
     if (this.capabilities.prompts) {
-      server.setRequestHandler('prompts/list', (request) => {
-        const page = paginate(this.prompts.list(), request.params?.cursor, this.pageSize);
+      on('prompts/list', async (request: { params?: { cursor?: string } }, ctx) => {
+        const page = paginate(await this.visible(this.prompts, 'prompt', ctx, server), request.params?.cursor, this.pageSize);
         return { prompts: page.items as Prompt[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       });
-      server.setRequestHandler('prompts/get', (request, ctx) => this.getPrompt(request.params.name, request.params.arguments, ctx, server));
+      on('prompts/get', (request: { params: { name: string; arguments?: Record<string, string> } }, ctx) =>
+        this.getPrompt(request.params.name, request.params.arguments, ctx, server),
+      );
     }
     if (this.capabilities.completions) {
-      server.setRequestHandler('completion/complete', (request, ctx) => this.complete(request.params, ctx, server));
+      on('completion/complete', (request: { params: Parameters<AppRuntime['complete']>[0] }, ctx) =>
+        this.complete(request.params, ctx, server),
+      );
     }
 
     if (track) {
@@ -190,16 +250,18 @@ export class AppRuntime implements ToolInvoker {
 
   // ---- requests -------------------------------------------------------------------------------
 
-  callTool(name: string, args: unknown, sdkCtx: ServerContext, server?: SdkMcpServer['server']) {
+  async callTool(name: string, args: unknown, sdkCtx: ServerContext, server?: SdkMcpServer['server']) {
     const tool = this.tools.get(name);
-    if (!tool) {
+    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    // A tool the caller may not use is answered exactly like one that does not exist.
+    if (!tool || !(await this.allowed(tool, 'tool', tool.name, 'call', ctx))) {
       // Spec 2025-11-25, tools: an unknown tool is a protocol error (-32602), not a tool result.
-      const names = this.tools.list().map((t) => t.name);
+      const names = (await this.visible(this.tools, 'tool', sdkCtx, server)).map((t) => t.name);
       const hint =
         names.length <= 20 ? `Available tools: ${names.join(', ')}` : `Call tools/list to see the ${names.length} available tools`;
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}". ${hint}`);
     }
-    return invokeTool(this, tool, args, new SdkRequestContext(sdkCtx, { server, codec: this.codec }));
+    return invokeTool(this, tool, this.pipelineOf(tool), args, ctx);
   }
 
   private assertKnownResource(uri: string): void {
@@ -211,18 +273,19 @@ export class AppRuntime implements ToolInvoker {
   async readResource(uri: string, sdkCtx: ServerContext, server?: SdkMcpServer['server']): Promise<ReadResourceResult> {
     const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     const resource = this.resources.get(uri);
-    if (resource) {
-      return this.run(resource.serverClass, ctx, resource.where, async (instance) =>
+    if (resource && (await this.allowed(resource, 'resource', uri, 'call', ctx))) {
+      return this.run(resource, 'resource', uri, ctx, undefined, async (instance) =>
         toReadResourceResult(uri, resource.descriptor.mimeType, await resource.method.call(instance, ctx)),
       );
     }
     for (const template of this.resourceTemplates.enabledDefinitions()) {
       const variables = template.template.match(uri);
       if (!variables) continue;
+      if (!(await this.allowed(template, 'resourceTemplate', template.name, 'call', ctx))) break;
       const params = template.params
         ? await this.validateParams(template.params, variables, `resource template "${template.name}"`)
         : undefined;
-      return this.run(template.serverClass, ctx, template.where, async (instance) => {
+      return this.run(template, 'resourceTemplate', template.name, ctx, params, async (instance) => {
         const value = template.params ? await template.method.call(instance, params, ctx) : await template.method.call(instance, ctx);
         return toReadResourceResult(uri, template.descriptor.mimeType, value);
       });
@@ -237,15 +300,15 @@ export class AppRuntime implements ToolInvoker {
     server?: SdkMcpServer['server'],
   ): Promise<GetPromptResult> {
     const prompt = this.prompts.get(name);
-    if (!prompt) {
+    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    if (!prompt || !(await this.allowed(prompt, 'prompt', name, 'call', ctx))) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `Unknown prompt: "${name}". Available prompts: ${this.prompts.keys().join(', ')}`,
       );
     }
-    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     const input = prompt.args ? await this.validateParams(prompt.args, args ?? {}, `prompt "${name}"`) : undefined;
-    return this.run(prompt.serverClass, ctx, prompt.where, async (instance) => {
+    return this.run(prompt, 'prompt', name, ctx, input, async (instance) => {
       const value = prompt.args ? await prompt.method.call(instance, input, ctx) : await prompt.method.call(instance, ctx);
       return toGetPromptResult(value, prompt.descriptor.description);
     });
@@ -280,7 +343,7 @@ export class AppRuntime implements ToolInvoker {
     const values =
       source.kind === 'function'
         ? await source.fn(params.argument.value, context)
-        : await this.run(source.serverClass, ctx, 'completion', async (instance) =>
+        : await inScope(this, source.serverClass, ctx, 'completion', async (instance) =>
             source.method.call(instance, params.argument.value, context),
           );
     if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) {
@@ -300,15 +363,157 @@ export class AppRuntime implements ToolInvoker {
     return outcome.value;
   }
 
-  /** A resource, prompt or completion method: McpError passes through, anything else is -32603 with its message. */
-  private async run<T>(serverClass: Constructor, ctx: Context, where: string, work: (instance: unknown) => Promise<T>): Promise<T> {
+  /**
+   * A resource or prompt method inside its interceptors and the timeout. McpError passes through;
+   * anything else becomes -32603 with its message (masked in production mode).
+   */
+  private async run<T>(
+    definition: Handled,
+    kind: ExecutionContext['kind'],
+    name: string,
+    ctx: SdkRequestContext,
+    args: unknown,
+    work: (instance: unknown) => Promise<T>,
+  ): Promise<T> {
+    const pipeline = this.pipelineOf(definition);
+    const execution: ExecutionContext = {
+      kind,
+      name,
+      phase: 'call',
+      serverClass: definition.serverClass,
+      methodName: definition.methodName,
+      context: ctx,
+      principal: ctx.principal,
+      args,
+    };
     try {
-      return await inScope(this, serverClass, ctx, where, work);
-    } catch (error) {
+      return await inScope(this, definition.serverClass, ctx, definition.where, (instance, scope) =>
+        withTimeout(
+          pipeline.interceptors.length === 0
+            ? work(instance)
+            : (runIntercepted(pipeline, execution, scope, () => work(instance)) as Promise<T>),
+          this.timeoutMs,
+          (reason) => ctx.abort(reason),
+        ),
+      );
+    } catch (thrown) {
+      const error = filterError(this.errorFilter, thrown, execution);
       if (error instanceof ProtocolError) throw error;
-      this.reportError(error, { tool: where, requestId: ctx.requestId });
-      throw new ProtocolError(ProtocolErrorCode.InternalError, messageOf(error));
+      if (error instanceof CallTimeoutError)
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `${definition.where} ${error.message}`);
+      if (error instanceof ToolError) throw new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+      this.reportError(error, { tool: definition.where, requestId: ctx.requestId });
+      throw new ProtocolError(ProtocolErrorCode.InternalError, this.production ? maskedMessage(name, ctx.requestId) : messageOf(error));
     }
+  }
+
+  // ---- pipeline -------------------------------------------------------------------------------
+
+  /** The handler's pipeline with app-level guards and interceptors merged in (built once). */
+  pipelineOf(definition: Handled): HandlerPipeline {
+    let pipeline = this.pipelines.get(definition);
+    if (!pipeline) {
+      const own = definition.pipeline;
+      pipeline =
+        this.appGuards.length === 0 && this.appInterceptors.length === 0
+          ? own
+          : Object.freeze({
+              guards: Object.freeze([...this.appGuards, ...own.guards]),
+              interceptors: Object.freeze([...this.appInterceptors, ...own.interceptors]),
+              scopes: own.scopes,
+            });
+      this.pipelines.set(definition, pipeline);
+    }
+    return pipeline;
+  }
+
+  /** Whether the caller may use (or see) a handler: its scopes, then its guards. */
+  private async allowed(
+    definition: Handled,
+    kind: ExecutionContext['kind'],
+    name: string,
+    phase: 'list' | 'call',
+    ctx: Context,
+  ): Promise<boolean> {
+    const pipeline = this.pipelineOf(definition);
+    if (pipeline.guards.length === 0 && pipeline.scopes.length === 0) return true;
+    const execution: ExecutionContext = {
+      kind,
+      name,
+      phase,
+      serverClass: definition.serverClass,
+      methodName: definition.methodName,
+      context: ctx,
+      principal: ctx.principal,
+    };
+    if (pipeline.guards.length === 0) return isAllowed(pipeline, execution, undefined);
+    const scope = this.container.createScope(ctx);
+    try {
+      return await isAllowed(pipeline, execution, scope);
+    } finally {
+      await scope.dispose();
+    }
+  }
+
+  /** The list a caller sees: the cached list when nothing is guarded, else filtered by the guards. */
+  private async visible<D extends Handled, V>(
+    catalog: Catalog<D, V>,
+    kind: ExecutionContext['kind'],
+    sdkCtx: ServerContext,
+    server: SdkMcpServer['server'] | undefined,
+  ): Promise<readonly V[]> {
+    const definitions = catalog.enabledDefinitions();
+    if (definitions.every((d) => this.pipelineOf(d).guards.length === 0 && this.pipelineOf(d).scopes.length === 0)) return catalog.list();
+    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    const views = catalog.list();
+    const out: V[] = [];
+    for (let i = 0; i < definitions.length; i++) {
+      const d = definitions[i] as D;
+      const name = 'uri' in d ? d.uri : d.name;
+      if (await this.allowed(d, kind, name, 'list', ctx)) out.push(views[i] as V);
+    }
+    return out;
+  }
+
+  /** Wraps a request handler in the app's middleware (none: the handler itself). */
+  private withMiddleware(
+    method: string,
+    handler: (request: never, ctx: ServerContext) => unknown,
+    server: SdkMcpServer['server'],
+  ): (request: never, ctx: ServerContext) => unknown {
+    if (this.middleware.length === 0) return handler;
+    return async (request, sdkCtx) => {
+      const info: McpRequestInfo = {
+        method,
+        params: (request as { params?: Record<string, unknown> }).params,
+        context: new SdkRequestContext(sdkCtx, { server, codec: this.codec }),
+      };
+      const fromHandler = new WeakSet<object>();
+      let next = async () => {
+        try {
+          return await handler(request, sdkCtx);
+        } catch (error) {
+          if (typeof error === 'object' && error !== null) fromHandler.add(error);
+          throw error;
+        }
+      };
+      for (let i = this.middleware.length - 1; i >= 0; i--) {
+        const middleware = this.middleware[i] as Middleware;
+        const inner = next;
+        next = () => middleware(info, inner);
+      }
+      try {
+        return await next();
+      } catch (error) {
+        if (typeof error === 'object' && error !== null && fromHandler.has(error)) throw error;
+        // Seed rule: an exception from middleware is answered as JSON-RPC -32603.
+        this.reportError(error, { tool: `middleware (${method})`, requestId: sdkCtx.mcpReq.id });
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          this.production ? maskedMessage(`${method} middleware`, sdkCtx.mcpReq.id) : messageOf(error),
+        );
+      }
+    };
   }
 
   // ---- notifications --------------------------------------------------------------------------

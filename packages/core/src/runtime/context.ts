@@ -1,4 +1,5 @@
 import {
+  type AuthInfo,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type CreateMessageRequestParams,
@@ -64,6 +65,8 @@ export abstract class Context {
   abstract readonly signal: AbortSignal;
   abstract readonly meta: Readonly<Record<string, unknown>>;
   abstract readonly requestId: RequestId;
+  /** The authenticated caller (a verified bearer token over HTTP), or undefined. */
+  abstract readonly principal: AuthInfo | undefined;
   abstract progress(progress: number, total?: number, message?: string): Promise<void>;
 
   /**
@@ -142,6 +145,19 @@ class SdkContextLogger implements ContextLogger {
 }
 
 /**
+ * The authenticated caller, as a DI token: request-scoped services can take `principal: Principal`
+ * in their constructor. Same shape as the SDK's `AuthInfo`.
+ */
+export abstract class Principal implements AuthInfo {
+  abstract readonly token: string;
+  abstract readonly clientId: string;
+  abstract readonly scopes: string[];
+  abstract readonly expiresAt?: number;
+  abstract readonly resource?: URL;
+  abstract readonly extra?: Record<string, unknown>;
+}
+
+/**
  * The SDK's own per-request context behind an Armature `Context`, for what Armature does not wrap
  * (e.g. `http.closeSSE()` on a resumable stream). Undefined for contexts not made by the SDK (tests).
  */
@@ -163,6 +179,9 @@ export class SdkRequestContext extends Context {
   /** 2026-07-28: answers of earlier rounds plus this round's input responses, by key. */
   private readonly answers: Record<string, unknown>;
   private nextKey = 0;
+  /** Aborted by Armature itself (handler timeout); combined with the client's signal. */
+  private readonly own = new AbortController();
+  private combined?: AbortSignal;
   /** Set when a client request could not be answered in this round (survives a user catch-all). */
   pending?: InputRequiredSignal;
 
@@ -185,7 +204,17 @@ export class SdkRequestContext extends Context {
     return this.logger;
   }
   get signal(): AbortSignal {
-    return this.sdk.mcpReq.signal;
+    this.combined ??= AbortSignal.any([this.sdk.mcpReq.signal, this.own.signal]);
+    return this.combined;
+  }
+
+  /** Aborts this call's signal from the server side (the handler timeout). */
+  abort(reason: unknown): void {
+    this.own.abort(reason);
+  }
+
+  get principal(): AuthInfo | undefined {
+    return this.sdk.http?.authInfo;
   }
   get meta(): Readonly<Record<string, unknown>> {
     return (this.sdk.mcpReq._meta as Record<string, unknown> | undefined) ?? NO_META;
@@ -307,7 +336,7 @@ export class SdkRequestContext extends Context {
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     const progressToken = this.sdk.mcpReq._meta?.progressToken;
     // No token: the client did not ask for progress. Aborted: the spec says to stop sending.
-    if (progressToken === undefined || this.sdk.mcpReq.signal.aborted) return;
+    if (progressToken === undefined || this.signal.aborted) return;
     const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;

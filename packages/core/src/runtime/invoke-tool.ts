@@ -1,5 +1,7 @@
 import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../builder/definitions.js';
+import { CallTimeoutError, filterError, type HandlerPipeline, runIntercepted, withTimeout } from '../pipeline/call-pipeline.js';
+import type { ErrorFilter, ExecutionContext } from '../pipeline/pipeline-types.js';
 import { checkArgumentLimits } from '../validation/argument-limits.js';
 import { describe, validateInput, validateOutput } from '../validation/dto-validator.js';
 import { formatIssues, type ValidationIssue } from '../validation/validation-issue.js';
@@ -19,7 +21,7 @@ export interface RuntimeStats {
   calls: number;
 }
 
-export type ToolInvoker = ScopeOwner;
+export type ToolInvoker = InvokerSettings;
 
 function errorResult(message: string, structured?: Record<string, unknown>): CallToolResult {
   const result: CallToolResult = { content: [text(message)], isError: true };
@@ -97,39 +99,81 @@ export async function toToolResult(tool: ToolDefinition, value: unknown): Promis
   return { content: [text(JSON.stringify(plain))], structuredContent: plain };
 }
 
+/** What a tool call needs from the app: DI, counters, error reporting and the pipeline settings. */
+export interface InvokerSettings extends ScopeOwner {
+  /** Calls running longer are stopped (their signal aborted) and answered with an error. 0 = no limit. */
+  readonly timeoutMs: number;
+  /** Mask unexpected error messages (ToolError and McpError messages are kept). */
+  readonly production: boolean;
+  readonly errorFilter?: ErrorFilter;
+}
+
+/** The text a caller gets for an unexpected failure in production mode. */
+export function maskedMessage(what: string, requestId: unknown): string {
+  return `${what} failed unexpectedly; the error was logged on the server (request ${String(requestId)})`;
+}
+
 /**
- * One tool call: validate, open a DI scope bound to `ctx`, resolve the server class, call the
- * method, convert the result, and always dispose the scope. An `McpError` (any ProtocolError)
- * propagates to become a JSON-RPC error; anything else thrown becomes an `isError` result.
+ * One tool call (guards already passed): validate, open a DI scope bound to `ctx`, resolve the
+ * server class, call the method inside the interceptors and the timeout, convert the result, and
+ * always dispose the scope. An `McpError` (any ProtocolError) propagates to become a JSON-RPC
+ * error; anything else thrown becomes an `isError` result.
  */
-export async function invokeTool(invoker: ToolInvoker, tool: ToolDefinition, args: unknown, ctx: Context): Promise<CallToolResult> {
+export async function invokeTool(
+  invoker: InvokerSettings,
+  tool: ToolDefinition,
+  pipeline: HandlerPipeline,
+  args: unknown,
+  ctx: Context,
+): Promise<CallToolResult> {
   const input = await prepareInput(tool, args);
   if (!input.ok) return input.result;
 
   invoker.stats.calls++;
+  const execution: ExecutionContext = {
+    kind: 'tool',
+    name: tool.name,
+    phase: 'call',
+    serverClass: tool.serverClass,
+    methodName: tool.methodName,
+    context: ctx,
+    principal: ctx.principal,
+    args: input.value,
+  };
+  const abort = (reason: unknown) => (ctx instanceof SdkRequestContext ? ctx.abort(reason) : undefined);
   try {
-    return await inScope(invoker, tool.serverClass, ctx, tool.name, async (instance) => {
-      const value = tool.input.kind === 'none' ? await tool.method.call(instance, ctx) : await tool.method.call(instance, input.value, ctx);
-      // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
-      if (ctx instanceof SdkRequestContext && ctx.pending)
-        return (await ctx.toInputRequiredResult(ctx.pending)) as unknown as CallToolResult;
-      try {
-        return await toToolResult(tool, value);
-      } catch (error) {
-        invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
-        return errorResult(`Tool "${tool.name}" returned a value that cannot be sent as JSON: ${messageOf(error)}`);
-      }
-    });
-  } catch (error) {
-    if (error instanceof InputRequiredSignal && ctx instanceof SdkRequestContext) {
-      return (await ctx.toInputRequiredResult(error)) as unknown as CallToolResult;
+    return await inScope(invoker, tool.serverClass, ctx, tool.name, (instance, scope) =>
+      withTimeout(
+        (async () => {
+          const call = () =>
+            Promise.resolve(tool.input.kind === 'none' ? tool.method.call(instance, ctx) : tool.method.call(instance, input.value, ctx));
+          const value = pipeline.interceptors.length === 0 ? await call() : await runIntercepted(pipeline, execution, scope, call);
+          // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
+          if (ctx instanceof SdkRequestContext && ctx.pending)
+            return (await ctx.toInputRequiredResult(ctx.pending)) as unknown as CallToolResult;
+          try {
+            return await toToolResult(tool, value);
+          } catch (error) {
+            invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
+            return errorResult(`Tool "${tool.name}" returned a value that cannot be sent as JSON: ${messageOf(error)}`);
+          }
+        })(),
+        invoker.timeoutMs,
+        abort,
+      ),
+    );
+  } catch (thrown) {
+    if (thrown instanceof InputRequiredSignal && ctx instanceof SdkRequestContext) {
+      return (await ctx.toInputRequiredResult(thrown)) as unknown as CallToolResult;
     }
+    const error = filterError(invoker.errorFilter, thrown, execution);
+    if (error instanceof CallTimeoutError) return errorResult(`Tool "${tool.name}" ${error.message} and was stopped`);
     if (error instanceof ProtocolError) throw error;
     if (error instanceof ToolError) return errorResult(error.message, error.details);
     // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
     // the SDK sends no response for a cancelled request anyway. Nothing to report.
     if (ctx.signal.aborted) return errorResult('the request was cancelled');
     invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
-    return errorResult(messageOf(error));
+    return errorResult(invoker.production ? maskedMessage(`Tool "${tool.name}"`, ctx.requestId) : messageOf(error));
   }
 }

@@ -1,4 +1,4 @@
-import type { ContainerAdapter } from '../di/container-adapter.js';
+import type { ContainerAdapter, RequestScope } from '../di/container-adapter.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import type { Context } from './context.js';
 import type { RuntimeStats, ToolErrorReporter } from './invoke-tool.js';
@@ -18,13 +18,13 @@ export async function inScope<T>(
   serverClass: Constructor,
   ctx: Context,
   label: string,
-  work: (instance: unknown) => Promise<T>,
+  work: (instance: unknown, scope: RequestScope) => Promise<T>,
 ): Promise<T> {
   owner.stats.liveScopes++;
   let scope: ReturnType<ContainerAdapter['createScope']> | undefined;
   try {
     scope = owner.container.createScope(ctx);
-    return await work(scope.get(serverClass));
+    return await work(scope.get(serverClass), scope);
   } finally {
     if (scope) {
       try {

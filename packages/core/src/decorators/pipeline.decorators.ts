@@ -1,0 +1,60 @@
+import type { Constructor } from '../metadata/metadata-args.js';
+import { getMetadataStorage } from '../metadata/metadata-storage.js';
+import type { Guard, Interceptor, Provided } from '../pipeline/pipeline-types.js';
+
+function ownerOf(target: object): Constructor {
+  return (typeof target === 'function' ? target : target.constructor) as Constructor;
+}
+
+/**
+ * Guards for every handler of a class, or for one method. Class guards run before method guards.
+ *
+ * @example
+ * ```ts
+ * @UseGuards(AdminOnly)
+ * @Tool({ description: 'Delete a repository', annotations: { destructiveHint: true } })
+ * delete_repo(input: RepoRef) { ... }
+ * ```
+ */
+export function UseGuards(...guards: Provided<Guard>[]): ClassDecorator & MethodDecorator {
+  return ((target: object, propertyKey?: string | symbol) => {
+    getMetadataStorage().collectPipeline({
+      target: ownerOf(target),
+      methodName: propertyKey === undefined ? undefined : String(propertyKey),
+      guards,
+    });
+  }) as ClassDecorator & MethodDecorator;
+}
+
+/** Interceptors around every handler of a class, or one method. Class interceptors are the outer ones. */
+export function UseInterceptors(...interceptors: Provided<Interceptor>[]): ClassDecorator & MethodDecorator {
+  return ((target: object, propertyKey?: string | symbol) => {
+    getMetadataStorage().collectPipeline({
+      target: ownerOf(target),
+      methodName: propertyKey === undefined ? undefined : String(propertyKey),
+      interceptors,
+    });
+  }) as ClassDecorator & MethodDecorator;
+}
+
+/**
+ * OAuth scopes the caller's bearer token must carry (all of them). Over HTTP a call without them
+ * is answered `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`, and
+ * the handler is hidden from the caller's lists.
+ *
+ * @example
+ * ```ts
+ * @RequireScopes('repo:write')
+ * @Tool({ description: 'Create an issue' })
+ * create_issue(input: NewIssue) { ... }
+ * ```
+ */
+export function RequireScopes(...scopes: string[]): ClassDecorator & MethodDecorator {
+  return ((target: object, propertyKey?: string | symbol) => {
+    getMetadataStorage().collectPipeline({
+      target: ownerOf(target),
+      methodName: propertyKey === undefined ? undefined : String(propertyKey),
+      scopes,
+    });
+  }) as ClassDecorator & MethodDecorator;
+}

@@ -1,0 +1,248 @@
+import { IsInt, IsString } from 'class-validator';
+import { Service } from 'typedi';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  Context,
+  createMcpApp,
+  type ExecutionContext,
+  type Guard,
+  type Interceptor,
+  McpError,
+  McpServer,
+  type Middleware,
+  Prompt,
+  Resource,
+  Tool,
+  ToolError,
+  UseGuards,
+  UseInterceptors,
+} from '../src/index.js';
+import { type Connected, connectInMemory } from './support/clients.js';
+
+const trail: string[] = [];
+
+class NoSecrets implements Guard {
+  canActivate(context: ExecutionContext) {
+    trail.push(`guard ${context.phase} ${context.name}`);
+    return context.context.meta.role === 'admin';
+  }
+}
+
+@Service()
+class Recorder implements Interceptor {
+  async intercept(context: ExecutionContext, next: () => Promise<unknown>) {
+    trail.push(`before ${context.name} args=${JSON.stringify(context.args)}`);
+    const value = await next();
+    trail.push(`after ${context.name}`);
+    return value;
+  }
+}
+
+const Upper: Interceptor = {
+  async intercept(_context, next) {
+    const value = await next();
+    return typeof value === 'string' ? value.toUpperCase() : value;
+  },
+};
+
+class Echo {
+  @IsString()
+  text!: string;
+}
+
+class Slow {
+  @IsInt()
+  ms!: number;
+}
+
+@UseInterceptors(Recorder)
+@McpServer({ name: 'pipeline', version: '1.0.0' })
+class PipelineServer {
+  @UseInterceptors(Upper)
+  @Tool({ description: 'echo' })
+  echo(input: Echo) {
+    trail.push('handler echo');
+    return input.text;
+  }
+
+  @UseGuards(NoSecrets)
+  @Tool({ description: 'secret' })
+  secret() {
+    return 'the secret';
+  }
+
+  @UseGuards(NoSecrets)
+  @Resource({ uri: 'secret://doc', name: 'secret-doc' })
+  secretDoc() {
+    return 'classified';
+  }
+
+  @UseGuards(NoSecrets)
+  @Prompt({ description: 'secret prompt' })
+  secret_prompt() {
+    return 'psst';
+  }
+
+  @Tool({ description: 'waits' })
+  async slow(input: Slow, ctx: Context) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, input.ms);
+      ctx.signal.addEventListener('abort', () => {
+        trail.push(`aborted: ${String((ctx.signal.reason as Error)?.name)}`);
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return 'done';
+  }
+
+  @Tool({ description: 'fails unexpectedly' })
+  crash() {
+    throw new Error('connection string postgres://admin:hunter2@db failed');
+  }
+
+  @Tool({ description: 'fails on purpose' })
+  refuse() {
+    throw new ToolError('quota exceeded');
+  }
+
+  @Tool({ description: 'domain error' })
+  missing() {
+    throw new RangeError('no such order');
+  }
+}
+
+let connection: Connected | undefined;
+afterEach(async () => {
+  await connection?.close();
+  connection = undefined;
+  trail.length = 0;
+});
+
+const textOf = (r: { content?: unknown }) => (r.content as Array<{ text: string }>)[0]?.text;
+
+describe('interceptors', () => {
+  it('wrap the call, class interceptors outside method ones, and may change the value', async () => {
+    connection = await connectInMemory(createMcpApp(PipelineServer, { onError: () => undefined }));
+    const result = await connection.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(textOf(result)).toBe('HI');
+    expect(trail).toEqual(['before echo args={"text":"hi"}', 'handler echo', 'after echo']);
+  });
+
+  it('app-level interceptors run outermost', async () => {
+    const outer: Interceptor = {
+      async intercept(context, next) {
+        trail.push(`app before ${context.name}`);
+        return next();
+      },
+    };
+    connection = await connectInMemory(createMcpApp(PipelineServer, { interceptors: [outer] }));
+    await connection.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(trail[0]).toBe('app before echo');
+  });
+});
+
+describe('guards', () => {
+  it('hide what the caller may not use and answer its calls like unknown ones', async () => {
+    connection = await connectInMemory(createMcpApp(PipelineServer, { onError: () => undefined }));
+    const c = connection.client;
+    expect((await c.listTools()).tools.map((t) => t.name)).not.toContain('secret');
+    expect((await c.listResources()).resources).toEqual([]);
+    expect((await c.listPrompts()).prompts).toEqual([]);
+    await expect(c.callTool({ name: 'secret', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: "secret"'),
+    });
+    await expect(c.readResource({ uri: 'secret://doc' })).rejects.toThrow(/Resource not found/);
+    await expect(c.getPrompt({ name: 'secret_prompt' })).rejects.toMatchObject({ code: -32602 });
+    expect(trail).toContain('guard list secret');
+    expect(trail).toContain('guard call secret');
+  });
+
+  it('let the caller through when they allow it', async () => {
+    connection = await connectInMemory(createMcpApp(PipelineServer));
+    const c = connection.client;
+    const admin = { _meta: { role: 'admin' } };
+    expect((await c.listTools(admin)).tools.map((t) => t.name)).toContain('secret');
+    expect(textOf(await c.callTool({ name: 'secret', arguments: {}, ...admin }))).toBe('the secret');
+    expect((await c.readResource({ uri: 'secret://doc', ...admin })).contents[0]).toMatchObject({ text: 'classified' });
+  });
+});
+
+describe('timeout', () => {
+  it('stops a call that runs too long: signal aborted, client answered, scope disposed', async () => {
+    const app = createMcpApp(PipelineServer, { timeoutMs: 100 });
+    connection = await connectInMemory(app);
+    const started = Date.now();
+    const result = await connection.client.callTool({ name: 'slow', arguments: { ms: 10_000 } });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'Tool "slow" did not finish within 100 ms and was stopped' }],
+      isError: true,
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(trail).toContain('aborted: CallTimeoutError');
+    expect(app.stats.liveScopes).toBe(0);
+    expect(textOf(await connection.client.callTool({ name: 'slow', arguments: { ms: 1 } }))).toBe('done');
+  });
+});
+
+describe('errors: production mode and the error filter', () => {
+  it('production mode masks unexpected messages but keeps ToolError and McpError ones', async () => {
+    const logged: unknown[] = [];
+    connection = await connectInMemory(createMcpApp(PipelineServer, { production: true, onError: (e) => logged.push(e) }));
+    const crash = await connection.client.callTool({ name: 'crash', arguments: {} });
+    expect(textOf(crash)).toMatch(/^Tool "crash" failed unexpectedly; the error was logged on the server \(request \d+\)$/);
+    expect(textOf(crash)).not.toContain('hunter2');
+    expect(logged).toHaveLength(1);
+    expect(textOf(await connection.client.callTool({ name: 'refuse', arguments: {} }))).toBe('quota exceeded');
+  });
+
+  it('the error filter maps errors in one place', async () => {
+    const filter = (error: unknown, context: ExecutionContext) => {
+      if (error instanceof RangeError) return new ToolError(`${context.name}: ${error.message}. Call list_orders first.`);
+      if (error instanceof Error && error.message.includes('postgres')) return new McpError(-32050, 'Database unavailable');
+      return error;
+    };
+    connection = await connectInMemory(createMcpApp(PipelineServer, { errorFilter: filter }));
+    expect(textOf(await connection.client.callTool({ name: 'missing', arguments: {} }))).toBe(
+      'missing: no such order. Call list_orders first.',
+    );
+    await expect(connection.client.callTool({ name: 'crash', arguments: {} })).rejects.toMatchObject({ code: -32050 });
+  });
+});
+
+describe('middleware', () => {
+  it('runs around every request, in order', async () => {
+    const seen: string[] = [];
+    const first: Middleware = async (request, next) => {
+      seen.push(`1> ${request.method}`);
+      const value = await next();
+      seen.push(`1< ${request.method}`);
+      return value;
+    };
+    const second: Middleware = async (request, next) => {
+      seen.push(`2> ${request.method} ${String(request.params?.name ?? '')}`);
+      return next();
+    };
+    connection = await connectInMemory(createMcpApp(PipelineServer, { middleware: [first, second] }));
+    await connection.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(seen).toEqual(['1> tools/call', '2> tools/call echo', '1< tools/call']);
+  });
+
+  it('an exception from middleware is JSON-RPC -32603, logged with the request id; a tool failure stays a tool result', async () => {
+    const logged: Array<{ tool: string; requestId: unknown }> = [];
+    const broken: Middleware = async (request, next) => {
+      if (request.params?.name === 'echo') throw new Error('rate limiter down');
+      return next();
+    };
+    connection = await connectInMemory(createMcpApp(PipelineServer, { middleware: [broken], onError: (_e, info) => logged.push(info) }));
+    await expect(connection.client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('rate limiter down'),
+    });
+    expect(logged).toEqual([{ tool: 'middleware (tools/call)', requestId: expect.any(Number) }]);
+    const crash = await connection.client.callTool({ name: 'crash', arguments: {} });
+    expect(crash.isError).toBe(true);
+  });
+});
