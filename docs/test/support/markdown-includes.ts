@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 
 /** The docs package root, resolved from this file (a root `vitest run` has the repo root as cwd). */
 export const DOCS_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -191,12 +192,19 @@ export async function syncPage(page: string): Promise<void> {
     const source = await sourceText(kind === 'include' ? 'include' : 'output', file, key);
     if (kind === 'output-begin') {
       const end = lines.indexOf('<!-- output-end -->', i + 1);
-      out.push(source, '<!-- output-end -->');
+      const current = lines.slice(i + 1, end);
+      // Keep text that already matches (a formatter may have padded it).
+      if (normalizeTables(trimBlankLines(current).join('\n')) === normalizeTables(source)) out.push(...current);
+      else out.push(source);
+      out.push('<!-- output-end -->');
       i = end;
       continue;
     }
     const close = findClosingFence(lines, i + 2);
-    out.push(lines[i + 1] as string, source, '```');
+    const current = lines.slice(i + 2, close);
+    const json = FENCE.exec(lines[i + 1] as string)?.[1] === 'json';
+    const same = json ? sameJson(current.join('\n'), source) : current.join('\n') === source;
+    out.push(lines[i + 1] as string, ...(same ? current : [source]), '```');
     i = close;
   }
   writeFileSync(path, out.join('\n'));
@@ -224,4 +232,12 @@ export function normalizeTables(text: string): string {
         : line,
     )
     .join('\n');
+}
+
+function sameJson(a: string, b: string): boolean {
+  try {
+    return isDeepStrictEqual(JSON.parse(a), JSON.parse(b));
+  } catch {
+    return false;
+  }
 }
