@@ -105,7 +105,7 @@ export function manualWiring(pool: ConnectionPool): ContainerAdapter {
 
 export const outputs: Record<string, string> = {
   'singleton-context': `Armature could not prepare dependency injection:
-  - Session (parameter 0 of ProfileServer) injects Context but is a singleton. Fix: mark it @RequestScoped() so each call gets its own instance.`,
+  - Session (parameter 0 of ProfileServer) injects the request's Context or Principal but is a singleton. Fix: mark it @RequestScoped() so each call gets its own instance.`,
 };
 
 type CallResult = Awaited<ReturnType<Awaited<ReturnType<typeof connectInMemory>>['client']['callTool']>>;

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ArmatureBuildError,
   audio,
   Context,
   createMcpApp,
+  type ErrorFilter,
   embeddedResource,
   Field,
   image,
   McpError,
   McpServer,
+  type Middleware,
   resourceLink,
   Tool,
   ToolError,
@@ -125,6 +128,35 @@ export class UsersServer {
 }
 // #endregion
 
+// #region error-filter
+export class DatabaseError extends Error {}
+
+/** Database outages become a tool error worded for the model; everything else keeps the default. */
+export const errorFilter: ErrorFilter = (error) =>
+  error instanceof DatabaseError ? new ToolError('The user database is unavailable; try again in a minute.') : error;
+// #endregion
+
+// #region middleware
+/** Refuses every tools/call that does not name its tenant in _meta. */
+export const requireTenant: Middleware = async (request, next) => {
+  if (request.method === 'tools/call' && typeof request.context.meta.tenant !== 'string') {
+    throw new Error('every call must carry _meta.tenant');
+  }
+  return next();
+};
+// #endregion
+
+// #region timeout
+@McpServer({ name: 'crawler', version: '1.0.0' })
+export class CrawlerServer {
+  @Tool({ description: 'Crawl a site' })
+  async crawl(ctx: Context) {
+    await sleep(10_000, undefined, { signal: ctx.signal }); // aborted when the call times out
+    return 'crawled';
+  }
+}
+// #endregion
+
 // #region build-error
 class Location {
   @IsString() city!: string;
@@ -217,6 +249,7 @@ export const outputs: Record<string, string> = {
   ],
   "isError": true
 }`,
+  'middleware-error': 'every call must carry _meta.tenant',
   'build-error': `Armature cannot start the MCP server: 4 problems in the decorated classes.
   1. ShippingServer.ship: the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -
      Fix: @Tool({ name: 'ship_parcel', ... })
@@ -378,6 +411,82 @@ async function oddThrows(): Promise<void> {
   }
 }
 
+async function pipelineOptions(): Promise<void> {
+  const reported: string[] = [];
+  const onError = (_: unknown, info: { tool: string }) => reported.push(info.tool);
+
+  // #region production
+  const app = createMcpApp(UsersServer, { production: true, onError }); // default: NODE_ENV === 'production'
+  // #endregion
+  const production = await connectInMemory(app);
+  try {
+    const masked = await production.client.callTool({ name: 'exportUsers', arguments: {} });
+    const text = (masked.content as Array<{ text: string }>)[0]?.text ?? '';
+    expectEqual(
+      [masked.isError, /^Tool "exportUsers" failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(text)],
+      [true, true],
+      `masked message: ${text}`,
+    );
+    const kept = await production.client.callTool({ name: 'getUser', arguments: { id: '9' } });
+    expectEqual(
+      (kept.content as Array<{ text: string }>)[0]?.text,
+      'No user with id 9. Call list_users to see valid ids.',
+      'ToolError kept',
+    );
+    expectEqual(reported, ['exportUsers'], 'the masked error is still reported');
+  } finally {
+    await production.close();
+  }
+
+  @McpServer({ name: 'directory', version: '1.0.0' })
+  class DirectoryServer {
+    @Tool({ description: 'Count users' })
+    countUsers(): number {
+      throw new DatabaseError('ECONNRESET 10.0.0.7:5432');
+    }
+  }
+  const filtered = await connectInMemory(createMcpApp(DirectoryServer, { errorFilter, onError }));
+  try {
+    const result = await filtered.client.callTool({ name: 'countUsers', arguments: {} });
+    expectEqual(
+      json(result),
+      { content: [{ type: 'text', text: 'The user database is unavailable; try again in a minute.' }], isError: true },
+      'error filter',
+    );
+  } finally {
+    await filtered.close();
+  }
+
+  const guarded = await connectInMemory(createMcpApp(UsersServer, { middleware: [requireTenant], onError: () => undefined }));
+  try {
+    const refused = await guarded.client.callTool({ name: 'getUser', arguments: { id: '1' } }).catch((error: unknown) => error);
+    expectEqual(
+      [refused instanceof ProtocolError, (refused as ProtocolError).code, (refused as ProtocolError).message],
+      [true, -32603, outputs['middleware-error']],
+      'middleware error',
+    );
+    const ok = await guarded.client.callTool({ name: 'getUser', arguments: { id: '1' }, _meta: { tenant: 'acme' } });
+    expectEqual(ok.structuredContent, { id: '1', name: 'Ada' }, 'middleware lets it through');
+  } finally {
+    await guarded.close();
+  }
+
+  const slow = createMcpApp(CrawlerServer, { timeoutMs: 100, onError });
+  const timed = await connectInMemory(slow);
+  try {
+    reported.length = 0;
+    const result = await timed.client.callTool({ name: 'crawl', arguments: {} });
+    expectEqual(
+      json(result),
+      { content: [{ type: 'text', text: 'Tool "crawl" did not finish within 100 ms and was stopped' }], isError: true },
+      'timeout',
+    );
+    expectEqual([reported, slow.stats.liveScopes], [[], 0], 'a timeout is not reported, and the scope is closed');
+  } finally {
+    await timed.close();
+  }
+}
+
 function buildError(): void {
   try {
     createMcpApp(ShippingServer);
@@ -404,6 +513,7 @@ export async function main(): Promise<void> {
   await helpers();
   await errors();
   await oddThrows();
+  await pipelineOptions();
   buildError();
   expectEqual(CONVERSION_TABLE(), outputs['conversion-table'], 'conversion table');
 }
