@@ -1,7 +1,7 @@
 import { createMcpApp, type McpApp } from '@armature/core';
 import { ClientFeatureTools } from './client-features.server.js';
 import { ConformancePrompts } from './prompts.server.js';
-import { ConformanceResources, WATCHED_INTERVAL_MS, WatchedResource } from './resources.server.js';
+import { ConformanceResources, WATCHED_INTERVAL_MS, watchedResource } from './resources.server.js';
 import { ConformanceTools } from './tools.server.js';
 
 export interface ConformanceAppOptions {
@@ -48,7 +48,7 @@ export function createConformanceApp(options: ConformanceAppOptions = {}): Confo
   if (watchedEvery !== false) {
     timers.push(
       setInterval(() => {
-        WatchedResource.bump();
+        watchedResource.bump();
         app.notifyResourceUpdated('test://watched-resource');
       }, watchedEvery),
     );

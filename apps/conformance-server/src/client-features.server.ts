@@ -94,7 +94,8 @@ export class ClientFeatureTools {
 
   @Tool({
     name: 'test_elicitation_sep1330_enums',
-    description: 'Form elicitation with the five enum variants: untitled/titled single, legacy enumNames, untitled/titled multi (SEP-1330).',
+    description:
+      'Form elicitation with the five enum variants: untitled/titled single, legacy enumNames, untitled/titled multi (SEP-1330).',
   })
   async elicitationEnums(ctx: Context) {
     const outcome = await ctx.elicit('Please select options from the enum fields', SEP1330_SCHEMA);

@@ -1,8 +1,7 @@
 /** Media the suite only checks for shape (base64 `data` / `blob` and the MIME type). */
 
 /** A 1x1 red PNG. */
-export const RED_PIXEL_PNG =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+export const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
 /** A valid WAV file: mono, 8 kHz, 16-bit PCM, `samples` samples of silence. */
 export function silentWav(samples = 80): Buffer {

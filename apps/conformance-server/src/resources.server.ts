@@ -12,18 +12,18 @@ class TemplateParams {
 /** How often `test://watched-resource` changes (the reference server uses 3 s). */
 export const WATCHED_INTERVAL_MS = 3000;
 
-/** State of `test://watched-resource`; `bump()` is called by the app's timer before it announces the update. */
-export class WatchedResource {
-  private static version = 0;
-  private static changedAt = new Date();
-  static bump(): void {
-    WatchedResource.version++;
-    WatchedResource.changedAt = new Date();
-  }
-  static get text(): string {
-    return `Watched resource content, version ${WatchedResource.version} (${WatchedResource.changedAt.toISOString()})`;
-  }
-}
+/** State of `test://watched-resource`; the app's timer bumps it, then announces the update. */
+export const watchedResource = {
+  version: 0,
+  changedAt: new Date(),
+  bump(): void {
+    this.version++;
+    this.changedAt = new Date();
+  },
+  get text(): string {
+    return `Watched resource content, version ${this.version} (${this.changedAt.toISOString()})`;
+  },
+};
 
 /** The resources of the conformance suite. */
 @McpServer({ name: 'armature-conformance-server', version: '0.1.0' })
@@ -58,7 +58,7 @@ export class ConformanceResources {
     mimeType: 'text/plain',
   })
   watched() {
-    return WatchedResource.text;
+    return watchedResource.text;
   }
 
   @Resource({

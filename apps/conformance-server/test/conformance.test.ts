@@ -11,8 +11,8 @@ import {
   type KnownIssue,
   killSuiteRuns,
   runSuite,
-  type SuiteRun,
   SUITE_VERSION,
+  type SuiteRun,
   specVersions,
   suiteNodeVersion,
   summarize,
@@ -106,7 +106,10 @@ describe('over Streamable HTTP', () => {
       expect(unexpectedWarnings(run, KNOWN_HTTP_WARNINGS)).toEqual([]);
       for (const known of KNOWN_HTTP_WARNINGS.filter((k) => run.planned.includes(k.scenario))) {
         const result = run.results.find((r) => r.scenario === known.scenario);
-        expect(result?.warnings.map((w) => w.id), `stale known warning ${known.scenario} / ${known.check}`).toContain(known.check);
+        expect(
+          result?.warnings.map((w) => w.id),
+          `stale known warning ${known.scenario} / ${known.check}`,
+        ).toContain(known.check);
       }
     });
 

@@ -92,7 +92,9 @@ function readResults(dir: string, planned: string[]): { results: ScenarioResult[
   const results: ScenarioResult[] = [];
   const missing: string[] = [];
   for (const scenario of planned) {
-    const found = dirs.find((d) => d.startsWith(`server-${scenario}-`) && /^\d{4}-\d\d-\d\dT[\d-]+Z$/.test(d.slice(`server-${scenario}-`.length)));
+    const found = dirs.find(
+      (d) => d.startsWith(`server-${scenario}-`) && /^\d{4}-\d\d-\d\dT[\d-]+Z$/.test(d.slice(`server-${scenario}-`.length)),
+    );
     const file = found && join(dir, found, 'checks.json');
     if (!file || !existsSync(file)) {
       missing.push(scenario);
@@ -111,7 +113,12 @@ function readResults(dir: string, planned: string[]): { results: ScenarioResult[
 }
 
 /** `conformance server --url URL --suite SUITE [--spec-version V] -o DIR`, bounded by `timeoutMs`. */
-export async function runSuite(options: { url: string; suite: 'active' | 'pending' | 'all'; specVersion?: string; timeoutMs?: number }): Promise<SuiteRun> {
+export async function runSuite(options: {
+  url: string;
+  suite: 'active' | 'pending' | 'all';
+  specVersion?: string;
+  timeoutMs?: number;
+}): Promise<SuiteRun> {
   const out = mkdtempSync(join(tmpdir(), 'armature-conformance-'));
   const args = [SUITE_CLI, 'server', '--url', options.url, '--suite', options.suite, '-o', out];
   if (options.specVersion) args.push('--spec-version', options.specVersion);

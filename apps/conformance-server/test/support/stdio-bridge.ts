@@ -31,8 +31,11 @@ export interface StdioBridgeOptions {
   command: readonly [string, ...string[]];
   /** Sessions kept (oldest closed first). Default 4. */
   maxSessions?: number;
-  /** Start the next child ahead of need, to overlap its start-up with the current session. Default true. */
-  prespawn?: boolean;
+  /**
+   * Children started ahead of need, so that their start-up overlaps the sessions before them
+   * (the suite opens a new session per scenario). Default 2; 0 starts each child on demand.
+   */
+  spares?: number;
   /** Where the children's stderr goes (one line at a time). Default: kept in `log`. */
   onStderr?: (line: string) => void;
 }
@@ -110,7 +113,7 @@ function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: 
 
 export async function startStdioBridge(options: StdioBridgeOptions): Promise<StdioBridge> {
   const maxSessions = options.maxSessions ?? 4;
-  const prespawn = options.prespawn ?? true;
+  const spareCount = options.spares ?? 2;
   const log: string[] = [];
   const onStderr =
     options.onStderr ??
@@ -121,7 +124,7 @@ export async function startStdioBridge(options: StdioBridgeOptions): Promise<Std
   const sessions = new Map<string, Session>();
   const children = new Set<StdioChild>();
   let spawned = 0;
-  let spare: StdioChild | undefined;
+  const spares: StdioChild[] = [];
   let closing = false;
 
   const spawnChild = () => {
@@ -131,9 +134,14 @@ export async function startStdioBridge(options: StdioBridgeOptions): Promise<Std
     void child.exited.then(() => children.delete(child));
     return child;
   };
+  const refill = () => {
+    while (!closing && spares.length < spareCount) spares.push(spawnChild());
+  };
   const takeChild = () => {
-    const child = spare && spare.process.exitCode === null ? spare : spawnChild();
-    spare = prespawn && !closing ? spawnChild() : undefined;
+    let child = spares.shift();
+    while (child && (child.process.exitCode !== null || child.process.signalCode !== null)) child = spares.shift();
+    child ??= spawnChild();
+    refill();
     return child;
   };
 
@@ -231,7 +239,7 @@ export async function startStdioBridge(options: StdioBridgeOptions): Promise<Std
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  if (prespawn) spare = spawnChild();
+  refill();
   const { port } = server.address() as AddressInfo;
 
   return {
