@@ -10,6 +10,9 @@ export {
   type McpHttpHandler,
 } from './app/create-mcp-app.js';
 export { Registrations } from './app/registrations.js';
+export { type AuthOptions, BearerAuth, PROTECTED_RESOURCE_METADATA_PATH } from './auth/bearer-auth.js';
+export { JwtVerifier, type JwtVerifierOptions } from './auth/jwt-verifier.js';
+export { InvalidTokenError, type TokenVerifier } from './auth/token-verifier.js';
 export type { BuildOptions } from './builder/build-app-definition.js';
 export { buildAppDefinition } from './builder/build-app-definition.js';
 export { ArmatureBuildError, type BuildProblem } from './builder/build-error.js';

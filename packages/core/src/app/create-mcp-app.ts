@@ -2,6 +2,7 @@ import { createServer as createNodeServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import { PROTECTED_RESOURCE_METADATA_PATH } from '../auth/bearer-auth.js';
 import { type BuildOptions, buildAppDefinition } from '../builder/build-app-definition.js';
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
@@ -24,6 +25,8 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
 }
 
 export interface ListenHttpOptions extends HttpEndpointOptions {
+  /** Path answering `200 {"status":"ok"}` (503 while shutting down), for load balancers. Default `/health`; `false` turns it off. */
+  healthPath?: string | false;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
   host?: string;
   /** Port; `0` picks a free one. Default 3000. */
@@ -55,6 +58,9 @@ export class McpApp {
   readonly definition: AppDefinition;
   private readonly runtime: AppRuntime;
   private readonly closers = new Set<() => Promise<void>>();
+  private readonly endpoints = new Set<HttpEndpoint>();
+  private readonly listeners = new Set<import('node:http').Server>();
+  private shuttingDown?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
     this.definition = buildAppDefinition(serverClasses, options);
@@ -120,11 +126,17 @@ export class McpApp {
 
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
-    const endpoint = new HttpEndpoint((track) => this.runtime.createServer(track), options);
+    const endpoint = new HttpEndpoint(
+      (track) => this.runtime.createServer(track),
+      options,
+      (method, params) => this.runtime.requiredScopes(method, params),
+    );
+    this.endpoints.add(endpoint);
     const unregister = this.runtime.addNotifier(endpoint.notifier);
     const node = toNodeHandler({ fetch: endpoint.fetch }, { maxRequestBodySize: options.maxRequestBodySize });
     const close = () => {
       unregister();
+      this.endpoints.delete(endpoint);
       return endpoint.close();
     };
     this.track(close);
@@ -146,9 +158,15 @@ export class McpApp {
     const host = options.host ?? '127.0.0.1';
     const path = options.path ?? '/mcp';
     const handler = this.httpHandler(options);
+    const healthPath = options.healthPath === undefined ? '/health' : options.healthPath;
     const server = createNodeServer((req, res) => {
-      const pathname = (req.url ?? '/').split('?')[0];
-      if (pathname !== path) {
+      const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+      if (healthPath && pathname === healthPath) {
+        const up = !this.shuttingDown;
+        res.writeHead(up ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: up ? 'ok' : 'shutting down' }));
+        return;
+      }
+      if (pathname !== path && !(options.auth && pathname.startsWith(PROTECTED_RESOURCE_METADATA_PATH))) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found: the MCP endpoint is ${path}` }));
         return;
       }
@@ -161,15 +179,52 @@ export class McpApp {
         resolve();
       });
     });
+    this.listeners.add(server);
     const { port } = server.address() as AddressInfo;
     const shownHost = host.includes(':') ? `[${host}]` : host;
     const close = async () => {
+      this.listeners.delete(server);
       await handler.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     };
     this.track(close);
     return { url: `http://${shownHost}:${port}${path}`, close };
+  }
+
+  /**
+   * Graceful shutdown: stop accepting (new connections refused, new requests 503, health 503), let
+   * running calls finish for up to `deadlineMs`, then close sessions, connections and listeners.
+   */
+  shutdown(deadlineMs = 10_000): Promise<void> {
+    this.shuttingDown ??= (async () => {
+      for (const listener of this.listeners) listener.close();
+      for (const endpoint of this.endpoints) endpoint.stopAccepting();
+      const deadline = Date.now() + deadlineMs;
+      while (this.runtime.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await this.close();
+    })();
+    return this.shuttingDown;
+  }
+
+  /**
+   * Shuts down gracefully on SIGTERM and SIGINT (then exits). Opt-in, like NestJS, so a library
+   * never takes over a process's signals by surprise.
+   *
+   * @example
+   * ```ts
+   * const app = createMcpApp(Server).enableShutdownHooks({ deadlineMs: 15_000 });
+   * ```
+   */
+  enableShutdownHooks(options: { deadlineMs?: number; signals?: NodeJS.Signals[]; exit?: boolean } = {}): this {
+    for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) {
+      process.once(signal, () => {
+        void this.shutdown(options.deadlineMs).finally(() => {
+          if (options.exit ?? true) process.exit(0);
+        });
+      });
+    }
+    return this;
   }
 
   /** Stops every listener this app started. */

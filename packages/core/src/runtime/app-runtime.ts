@@ -409,6 +409,23 @@ export class AppRuntime implements InvokerSettings {
 
   // ---- pipeline -------------------------------------------------------------------------------
 
+  /** The OAuth scopes a JSON-RPC request needs (`@RequireScopes` of what it calls), for HTTP step-up. */
+  requiredScopes(method: string, params: Record<string, unknown> | undefined): readonly string[] {
+    let definition: Handled | undefined;
+    if (method === 'tools/call') definition = this.tools.get(String(params?.name));
+    else if (method === 'prompts/get') definition = this.prompts.get(String(params?.name));
+    else if (method === 'resources/read') {
+      const uri = String(params?.uri);
+      definition = this.resources.get(uri) ?? this.resourceTemplates.enabledDefinitions().find((t) => t.template.match(uri));
+    }
+    return definition ? this.pipelineOf(definition).scopes : [];
+  }
+
+  /** True while any call is running (graceful shutdown waits for this to turn false). */
+  get busy(): boolean {
+    return this.stats.liveScopes > 0;
+  }
+
   /** The handler's pipeline with app-level guards and interceptors merged in (built once). */
   pipelineOf(definition: Handled): HandlerPipeline {
     let pipeline = this.pipelines.get(definition);

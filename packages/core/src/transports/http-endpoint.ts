@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AuthInfo,
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   type EventStore,
@@ -12,6 +13,7 @@ import {
   type McpServer as SdkMcpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { type AuthOptions, BearerAuth } from '../auth/bearer-auth.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 
 export interface HttpEndpointOptions {
@@ -33,12 +35,24 @@ export interface HttpEndpointOptions {
   eventStore?: EventStore | boolean;
   /** The `retry` hint (ms) sent on resumable SSE streams. */
   retryIntervalMs?: number;
+  /** OAuth 2.1 resource-server protection (bearer tokens, metadata, scopes). Default: none. */
+  auth?: AuthOptions;
 }
+
+/** Scopes one JSON-RPC request needs (from `@RequireScopes`), given by the app. */
+export type ScopeRequirement = (method: string, params: Record<string, unknown> | undefined) => readonly string[];
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: SdkMcpServer;
+  /** Who opened the session (with auth on): another caller may not use it. */
+  readonly owner?: string;
   lastSeen: number;
+}
+
+function ownerOf(principal: AuthInfo | undefined): string | undefined {
+  if (!principal) return undefined;
+  return `${principal.clientId}\u0000${String((principal.extra as { sub?: unknown } | undefined)?.sub ?? '')}`;
 }
 
 function jsonError(status: number, code: number, message: string): Response {
@@ -64,6 +78,8 @@ export class HttpEndpoint {
   private readonly retryInterval?: number;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
+  private sweeperStopped = false;
+  private readonly auth?: BearerAuth;
 
   /**
    * @param factory builds a fresh SDK server; `track` is true for a 2025-11-25 session (kept and
@@ -72,7 +88,9 @@ export class HttpEndpoint {
   constructor(
     private readonly factory: (track: boolean) => SdkMcpServer,
     options: HttpEndpointOptions = {},
+    private readonly scopesFor?: ScopeRequirement,
   ) {
+    if (options.auth) this.auth = new BearerAuth(options.auth);
     this.maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
     this.allowedHosts = options.allowedHosts ?? localhostAllowedHostnames();
     this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
@@ -101,22 +119,54 @@ export class HttpEndpoint {
       (this.allowedHosts && hostHeaderValidationResponse(request, this.allowedHosts)) ||
       (this.allowedOrigins && originValidationResponse(request, this.allowedOrigins));
     if (rejected) return rejected;
+    const metadata = this.auth?.serveMetadata(request);
+    if (metadata) return metadata;
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > this.maxBody) {
       return jsonError(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`);
     }
-    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.maxBody })) return this.serveLegacy(request);
-    return this.modern.fetch(request);
+    let principal: AuthInfo | undefined;
+    if (this.auth) {
+      // Before anything else is allocated: a refused request creates no session and no server.
+      const outcome = await this.auth.authenticate(request);
+      if ('response' in outcome) return outcome.response;
+      // MCP authorization forbids passing the token through: handlers see who, not the token.
+      principal = { ...outcome.principal, token: 'redacted' };
+      const stepUp = await this.missingScopes(request, outcome.principal);
+      if (stepUp) return this.auth.insufficientScope(stepUp);
+    }
+    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.maxBody })) return this.serveLegacy(request, principal);
+    return this.modern.fetch(request, principal ? { authInfo: principal } : undefined);
   };
 
+  /** The scopes a POSTed call needs when the token lacks some of them (403 insufficient_scope). */
+  private async missingScopes(request: Request, principal: AuthInfo): Promise<readonly string[] | undefined> {
+    if (!this.scopesFor || request.method !== 'POST') return undefined;
+    let body: unknown;
+    try {
+      body = await request.clone().json();
+    } catch {
+      return undefined; // the transport answers -32700
+    }
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: Record<string, unknown> };
+      if (typeof method !== 'string') continue;
+      const needed = this.scopesFor(method, params);
+      if (needed.some((scope) => !principal.scopes.includes(scope))) return needed;
+    }
+    return undefined;
+  }
+
   /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
-  private async serveLegacy(request: Request): Promise<Response> {
+  private async serveLegacy(request: Request, principal: AuthInfo | undefined): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
+    const options = principal ? { authInfo: principal } : {};
     if (sessionId) {
       const session = this.sessions.get(sessionId);
-      if (!session) return jsonError(404, -32001, 'Session not found');
+      // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
+      if (!session || session.owner !== ownerOf(principal)) return jsonError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request);
+      return session.transport.handleRequest(request, options);
     }
     if (request.method !== 'POST') {
       return jsonError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -137,7 +187,7 @@ export class HttpEndpoint {
       ...(this.eventStore ? { eventStore: this.eventStore } : {}),
       ...(this.retryInterval !== undefined ? { retryInterval: this.retryInterval } : {}),
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server, lastSeen: Date.now() });
+        this.sessions.set(id, { transport, server, owner: ownerOf(principal), lastSeen: Date.now() });
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
@@ -147,7 +197,7 @@ export class HttpEndpoint {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body });
+    return transport.handleRequest(request, { parsedBody: body, ...options });
   }
 
   private evictIdle(): void {
@@ -160,9 +210,19 @@ export class HttpEndpoint {
     }
   }
 
+  /** New requests get 503 from now on; open sessions keep their in-flight calls. */
+  stopAccepting(): void {
+    this.closed = true;
+  }
+
+  get accepting(): boolean {
+    return !this.closed;
+  }
+
   /** Closes every session and the stateless handler. */
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.sweeperStopped) return;
+    this.sweeperStopped = true;
     this.closed = true;
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];

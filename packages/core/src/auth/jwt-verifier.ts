@@ -1,0 +1,79 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
+import { InvalidTokenError, type TokenVerifier } from './token-verifier.js';
+
+export interface JwtVerifierOptions {
+  /** The authorization server(s) whose tokens are accepted (`iss`). */
+  issuer: string | string[];
+  /**
+   * This server's resource identifier: tokens must name it in `aud` (RFC 8707), so a token minted
+   * for another service is refused here.
+   */
+  audience: string | string[];
+  /** Where the issuer publishes its keys (fetched and cached by jose). */
+  jwksUri?: string | URL;
+  /** Or the keys themselves. */
+  jwks?: JSONWebKeySet;
+  /** Accepted signing algorithms. Default RS256, ES256, PS256, EdDSA (never `none`, never HMAC). */
+  algorithms?: string[];
+  /** Seconds of clock skew tolerated on `exp`/`nbf`. Default 30. */
+  clockToleranceSeconds?: number;
+}
+
+function scopesOf(payload: JWTPayload): string[] {
+  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
+  if (Array.isArray(payload.scp)) return payload.scp.filter((s): s is string => typeof s === 'string');
+  if (typeof payload.scp === 'string') return payload.scp.split(' ').filter(Boolean);
+  return [];
+}
+
+/**
+ * Verifies JWT access tokens (RFC 9068) against the issuer's JWKS with jose: signature, issuer,
+ * audience, expiry (required) and not-before.
+ *
+ * @example
+ * ```ts
+ * const verifier = new JwtVerifier({
+ *   issuer: 'https://auth.example.com',
+ *   audience: 'https://mcp.example.com/mcp',
+ *   jwksUri: 'https://auth.example.com/.well-known/jwks.json',
+ * });
+ * ```
+ */
+export class JwtVerifier implements TokenVerifier {
+  private readonly keys: ReturnType<typeof createRemoteJWKSet> | ReturnType<typeof createLocalJWKSet>;
+
+  constructor(private readonly options: JwtVerifierOptions) {
+    if (options.jwks) this.keys = createLocalJWKSet(options.jwks);
+    else if (options.jwksUri) this.keys = createRemoteJWKSet(new URL(options.jwksUri));
+    else throw new TypeError('JwtVerifier needs `jwksUri` or `jwks`');
+  }
+
+  async verify(token: string): Promise<AuthInfo> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys, {
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        algorithms: this.options.algorithms ?? ['RS256', 'ES256', 'PS256', 'EdDSA'],
+        clockTolerance: this.options.clockToleranceSeconds ?? 30,
+        requiredClaims: ['exp'],
+      }));
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw new InvalidTokenError('the token has expired');
+      if (error instanceof errors.JWTClaimValidationFailed)
+        throw new InvalidTokenError(`the token's "${error.claim}" claim is not accepted`);
+      throw new InvalidTokenError('the token could not be verified');
+    }
+    const clientId = [payload.client_id, payload.azp, payload.sub].find((v): v is string => typeof v === 'string') ?? 'unknown';
+    const audience = Array.isArray(this.options.audience) ? this.options.audience[0] : this.options.audience;
+    return {
+      token,
+      clientId,
+      scopes: scopesOf(payload),
+      ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp } : {}),
+      ...(audience ? { resource: new URL(audience) } : {}),
+      extra: { sub: payload.sub, iss: payload.iss, claims: payload },
+    };
+  }
+}
