@@ -119,3 +119,23 @@ describe('Streamable HTTP endpoint', () => {
     }
   });
 });
+
+describe('JSON-RPC batches per protocol revision', () => {
+  it('2025-11-25 removed batching: a batch in a session and a batched initialize are -32600', async () => {
+    const batchedInit = await rawHttp(listener.url, { headers: JSON_HEADERS, body: `[${INITIALIZE}]` });
+    expect(batchedInit.status).toBe(400);
+    expect(JSON.parse(batchedInit.body)).toMatchObject({
+      error: { code: -32600, message: 'Invalid Request: initialize must not be part of a JSON-RPC batch' },
+    });
+    const session = await openSession();
+    const batch = await rawHttp(listener.url, {
+      headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      ]),
+    });
+    expect(batch.status).toBe(400);
+    expect(JSON.parse(batch.body)).toMatchObject({ error: { code: -32600 } });
+  });
+});

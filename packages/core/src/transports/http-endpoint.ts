@@ -55,6 +55,17 @@ function ownerOf(principal: AuthInfo | undefined): string | undefined {
   return `${principal.clientId}\u0000${String((principal.extra as { sub?: unknown } | undefined)?.sub ?? '')}`;
 }
 
+/** True when a POST body is a JSON array (a batch), read from a clone so the body stays readable. */
+async function isBatch(request: Request): Promise<boolean> {
+  const text = await request.clone().text();
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    return c === 0x5b; // '['
+  }
+  return false;
+}
+
 function jsonError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
@@ -166,6 +177,17 @@ export class HttpEndpoint {
       // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
       if (!session || session.owner !== ownerOf(principal)) return jsonError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
+      if (request.method === 'POST' && (await isBatch(request))) {
+        const version = request.headers.get('mcp-protocol-version') ?? session.server.server.getNegotiatedProtocolVersion() ?? '';
+        // JSON-RPC batches were part of 2025-03-26 only; 2025-06-18 and later removed them.
+        if (version >= '2025-06-18') {
+          return jsonError(
+            400,
+            -32600,
+            `Invalid Request: JSON-RPC batches are not supported on protocol revision ${version}; send one message per request`,
+          );
+        }
+      }
       return session.transport.handleRequest(request, options);
     }
     if (request.method !== 'POST') {
@@ -177,7 +199,8 @@ export class HttpEndpoint {
     } catch {
       return jsonError(400, -32700, 'Parse error: Invalid JSON');
     }
-    const initializing = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+    if (Array.isArray(body)) return jsonError(400, -32600, 'Invalid Request: initialize must not be part of a JSON-RPC batch');
+    const initializing = isInitializeRequest(body);
     if (!initializing)
       return jsonError(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
 
