@@ -2,7 +2,7 @@
 // in one process and one run. Usage: node --expose-gc dist/bench.js [--quick] [--only=<text>]
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
 import type { McpApp } from '@armature/core';
@@ -19,6 +19,7 @@ import {
 import {
   type Call,
   comparePair,
+  cpuRatioOf,
   fmtInt,
   fmtMs,
   fmtRatio,
@@ -62,7 +63,7 @@ function parseArgs(argv: readonly string[]): Settings {
         quick,
         only,
         timing: { sampleMs: 800, warmupMs: 1_000, rounds: 7, gcBeforeSample: true },
-        listCalls: 200,
+        listCalls: 100,
         memory: { first: 10_000, total: 100_000 },
       };
 }
@@ -301,6 +302,7 @@ async function memoryCheck(settings: Settings): Promise<MemoryFigures> {
   }
 }
 
+const busy = (cores: number) => (loadavg()[0] ?? 0) > cores * 0.75;
 const took = (since: number) => `(took ${((performance.now() - since) / 1000).toFixed(1)} s)`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 
@@ -323,14 +325,22 @@ async function main(): Promise<void> {
   if (settings.quick)
     console.log('quick run: a smoke test of the benchmark, its figures are indicative only (short samples, little JIT warm-up)');
 
+  const load = () => loadavg()[0]?.toFixed(1) ?? '?';
+  console.log(
+    `load average at start: ${load()} on ${cpu.length} cores` +
+      (busy(cpu.length) ? ' (BUSY: other processes compete for the cores, wall-clock figures are noisy; compare the CPU-time ratios)' : ''),
+  );
+
   const app = createArmatureApp();
   const summary: string[] = [];
+  const cpuSummary: string[] = [];
   let failed = false;
   try {
     for (const scenario of scenarios(app)) {
       if (!selected(scenario.label)) continue;
       const result = await runScenario(scenario, timing);
       summary.push(`ratio armature/bare (${result.label}): ${fmtRatio(ratioOf(result))} (goal >= ${GOAL.toFixed(2)}x)`);
+      cpuSummary.push(`${result.label} ${fmtRatio(cpuRatioOf(result))}`);
     }
 
     if (selected('tools-list')) {
@@ -376,6 +386,8 @@ async function main(): Promise<void> {
 
   console.log('\n== summary ==');
   for (const line of summary) console.log(line);
+  if (cpuSummary.length > 0) console.log(`same ratios by CPU time per call (bare/armature): ${cpuSummary.join(', ')}`);
+  console.log(`load average at end: ${load()} on ${cpu.length} cores`);
   console.log(`total time ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (failed) {
     console.error('FAILED: a DI scope was left open or calls went missing');

@@ -23,8 +23,19 @@ export interface PairResult {
   title: string;
   label: string;
   concurrency: number;
+  /** calls/s of each sample. */
   armature: number[];
   bare: number[];
+  /** Process CPU time (user + system, µs) per call of each sample: client + server + GC, all in this process. */
+  armatureCpu: number[];
+  bareCpu: number[];
+}
+
+export interface Sample {
+  /** Completed calls per second of wall time. */
+  rate: number;
+  /** Process CPU µs per call: less sensitive than `rate` to other processes competing for the cores. */
+  cpuPerCall: number;
 }
 
 export function gc(): void {
@@ -37,10 +48,12 @@ export function gc(): void {
 
 /**
  * Calls `call` for `ms` with `concurrency` calls in flight (1 = strictly sequential) and returns
- * completed calls per second. A failed call aborts the sample: a benchmark of errors is no benchmark.
+ * completed calls per second and CPU time per call. A failed call aborts the sample: a benchmark of
+ * errors is no benchmark.
  */
-export async function throughput(call: Call, ms: number, concurrency: number): Promise<number> {
+export async function throughput(call: Call, ms: number, concurrency: number): Promise<Sample> {
   let done = 0;
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const deadline = start + ms;
   const worker = async () => {
@@ -50,7 +63,9 @@ export async function throughput(call: Call, ms: number, concurrency: number): P
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return (done * 1000) / (performance.now() - start);
+  const elapsed = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { rate: (done * 1000) / elapsed, cpuPerCall: (used.user + used.system) / done };
 }
 
 /**
@@ -71,12 +86,14 @@ export async function comparePair(
     { name: 'bare', call: bare },
   ];
   for (const side of sides) await throughput(side.call, timing.warmupMs, concurrency);
-  const result: PairResult = { title, label, concurrency, armature: [], bare: [] };
+  const result: PairResult = { title, label, concurrency, armature: [], bare: [], armatureCpu: [], bareCpu: [] };
   for (let round = 0; round < timing.rounds; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
       if (timing.gcBeforeSample) gc();
-      result[side.name].push(await throughput(side.call, timing.sampleMs, concurrency));
+      const sample = await throughput(side.call, timing.sampleMs, concurrency);
+      result[side.name].push(sample.rate);
+      result[side.name === 'armature' ? 'armatureCpu' : 'bareCpu'].push(sample.cpuPerCall);
     }
   }
   return result;
@@ -88,8 +105,14 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** Median calls/s of armature over that of bare: the headline figure. */
 export function ratioOf(result: PairResult): number {
   return median(result.armature) / median(result.bare);
+}
+
+/** The same ratio from CPU time per call (bare CPU / armature CPU): > 1 means armature is cheaper. */
+export function cpuRatioOf(result: PairResult): number {
+  return median(result.bareCpu) / median(result.armatureCpu);
 }
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -106,18 +129,23 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 }
 
 export function pairTable(result: PairResult): string {
-  const row = (name: string, values: number[]) => [
+  const row = (name: string, values: number[], cpu: number[]) => [
     name,
     fmtInt(median(values)),
     fmtInt(Math.min(...values)),
     fmtInt(Math.max(...values)),
     (1e6 / median(values)).toFixed(1),
+    median(cpu).toFixed(1),
   ];
   const paired = result.armature.map((value, i) => value / (result.bare[i] as number));
   return [
-    table(['side', 'calls/s (median)', 'min', 'max', 'us/call'], [row('armature', result.armature), row('bare SDK', result.bare)]),
-    `ratio armature/bare: ${fmtRatio(ratioOf(result))}  (per-round ratios: min ${fmtRatio(Math.min(...paired))}, ` +
-      `median ${fmtRatio(median(paired))}, max ${fmtRatio(Math.max(...paired))}; ${result.armature.length} rounds)`,
+    table(
+      ['side', 'calls/s (median)', 'min', 'max', 'wall us/call', 'CPU us/call'],
+      [row('armature', result.armature, result.armatureCpu), row('bare SDK', result.bare, result.bareCpu)],
+    ),
+    `ratio armature/bare: ${fmtRatio(ratioOf(result))}  (per-round: min ${fmtRatio(Math.min(...paired))}, ` +
+      `median ${fmtRatio(median(paired))}, max ${fmtRatio(Math.max(...paired))}; ${result.armature.length} rounds; ` +
+      `by CPU time per call: ${fmtRatio(cpuRatioOf(result))})`,
   ].join('\n');
 }
 
