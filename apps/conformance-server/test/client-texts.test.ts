@@ -387,8 +387,10 @@ describe.each(setups)('$name over HTTP', ({ connect, modern }) => {
   });
 
   // 2026-07-28 replaced them with subscriptions/listen.
-  it.skipIf(modern)('resources/subscribe and unsubscribe answer {} (2025-11-25)', async () => {
-    expect(await s.subscribe('test://watched-resource')).toEqual({});
-    expect(await s.unsubscribe('test://watched-resource')).toEqual({});
-  });
+  if (!modern) {
+    it('resources/subscribe and unsubscribe answer {}', async () => {
+      expect(await s.subscribe('test://watched-resource')).toEqual({});
+      expect(await s.unsubscribe('test://watched-resource')).toEqual({});
+    });
+  }
 });

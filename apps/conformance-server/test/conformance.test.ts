@@ -28,9 +28,10 @@ import { type StdioBridge, startStdioBridge } from './support/stdio-bridge.js';
  * `mcp-protocol-version: 2025-03-26` although the session negotiated 2025-11-25. The SDK transport
  * takes the header at its word: a 2025-03-26 client cannot parse an empty SSE `data:` line, so it
  * writes no priming event (no `id`/`retry`) and gives the tool no `closeSSE` for that request
- * (`supportsEmptySSEData`, @modelcontextprotocol/server 2.4.0). The suite's reference server
- * (SDK 1.x) gets the same two warnings. With a 2025-11-25 header the server primes, closes and
- * resumes correctly: see "test_reconnection" in client-texts.test.ts.
+ * (`supportsEmptySSEData`, @modelcontextprotocol/server 2.4.0). SDK 1.32.2's transport has the
+ * same version gate, so the suite's own reference server cannot pass these two checks either. With a
+ * 2025-11-25 header this server primes, closes and resumes correctly: see "test_reconnection" in
+ * client-texts.test.ts (both official clients resume with Last-Event-ID).
  */
 const HEADER_2025_03_26 = 'the suite sends mcp-protocol-version 2025-03-26 on a 2025-11-25 session, so the SDK writes no priming event';
 export const KNOWN_HTTP_WARNINGS: readonly KnownIssue[] = [
