@@ -8,9 +8,9 @@ import type {
   ToolMetadataArgs,
 } from '../metadata/metadata-args.js';
 import { getMetadataStorage, type MetadataStorage } from '../metadata/metadata-storage.js';
-import { DtoSchemaWriter, JSON_SCHEMA_DIALECT } from '../schema/dto-to-json-schema.js';
+import { DtoSchemaWriter, JSON_SCHEMA_DIALECT, structuralSchema } from '../schema/dto-to-json-schema.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
-import { compileJsonSchema } from '../validation/json-schema-validator.js';
+import { compileJsonSchema, compileShapeCheck } from '../validation/json-schema-validator.js';
 import { ArmatureBuildError, type BuildProblem } from './build-error.js';
 import { buildPrompt, buildResource, buildResourceTemplate, deepFreeze, NAME_PATTERN, suggestName } from './build-handlers.js';
 import { buildPipeline } from './build-pipeline.js';
@@ -271,7 +271,8 @@ function resolveInput(
   }
   const dto = options.input ? explicitDto(options.input, 'input', report) : inferDtoParameter(args, 'input', report);
   if (!dto) return { definition: { kind: 'none' }, schema: EMPTY_INPUT_SCHEMA };
-  return { definition: { kind: 'dto', dto }, schema: writer.write(dto) };
+  const schema = writer.write(dto);
+  return { definition: { kind: 'dto', dto, shape: compileShapeCheck(structuralSchema(schema)) }, schema };
 }
 
 function resolveOutput(

@@ -6,7 +6,7 @@ import type { JsonValidator } from '../validation/json-schema-validator.js';
 /** How a tool's arguments are turned into what the method receives. */
 export type InputDefinition =
   | { readonly kind: 'none' }
-  | { readonly kind: 'dto'; readonly dto: Constructor }
+  | { readonly kind: 'dto'; readonly dto: Constructor; readonly shape: JsonValidator }
   | { readonly kind: 'schema'; readonly validate: JsonValidator };
 
 /** How a tool's return value is checked before it is sent as `structuredContent`. */

@@ -71,8 +71,6 @@ export interface FieldOptions {
   examples?: unknown[];
   /** Marks the property as deprecated in the schema. */
   deprecated?: boolean;
-  /** Overrides the default taken from the property initialiser. */
-  default?: unknown;
   /**
    * For array properties of primitives (`string[]`, `number[]`): the item type, since TypeScript
    * reflects only `Array`. Nested DTO arrays use class-transformer's `@Type(() => Dto)` instead.

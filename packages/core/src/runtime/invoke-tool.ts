@@ -62,6 +62,8 @@ export async function prepareInput(
   if (limit) return { ok: false, result: invalidArguments(tool, [limit]) };
   switch (tool.input.kind) {
     case 'dto': {
+      const shape = tool.input.shape(raw);
+      if (!shape.ok) return { ok: false, result: invalidArguments(tool, shape.issues) };
       const outcome = await validateInput(tool.input.dto, raw);
       return outcome.ok ? outcome : { ok: false, result: invalidArguments(tool, outcome.issues) };
     }

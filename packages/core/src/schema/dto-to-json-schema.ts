@@ -211,14 +211,31 @@ export class DtoSchemaWriter {
       }
     }
 
+    for (const name of defaults.keys()) {
+      if (!metadata.has(name)) {
+        this.problems.push({
+          message: `${dto.name}.${name} has an initial value but no class-validator decorator, so every call would be refused for it`,
+          fix: `add a validator to ${dto.name}.${name} (e.g. \`@IsOptional() @IsInt()\`), or move it out of the DTO`,
+        });
+      }
+    }
+
     for (const [name, metas] of metadata) {
       const { schema, optional } = this.propertySchema(dto, name, metas);
+      const typed = schema.type !== undefined || schema.$ref !== undefined || schema.enum !== undefined || schema.const !== undefined;
+      const allowAnything = metas.some((m) => m.type === ValidationTypes.WHITELIST);
+      if (!typed && !allowAnything && !Reflect.hasMetadata('design:type', dto.prototype, name)) {
+        this.problems.push({
+          message: `the type of ${dto.name}.${name} is unknown: no type validator, and no design:type metadata (the file was compiled without emitDecoratorMetadata, e.g. by tsx/esbuild, or evaluated before reflect-metadata was loaded)`,
+          fix: `add a type validator such as @IsString(), and import 'reflect-metadata' (or @armature/core) before your DTO files`,
+        });
+      }
       const field = fields.fieldOf(dto, name)?.options;
       if (field?.title) schema.title = field.title;
       if (field?.description) schema.description = field.description;
       if (field?.examples) schema.examples = [...field.examples];
       if (field?.deprecated) schema.deprecated = true;
-      const fallback = field && 'default' in field ? field.default : defaults.get(name);
+      const fallback = defaults.get(name);
       if (fallback !== undefined && isJsonValue(fallback)) schema.default = fallback;
       properties[name] = schema;
       if (!optional && schema.default === undefined) required.push(name);
@@ -309,4 +326,30 @@ export function dtoToJsonSchema(dto: Constructor): { schema: JsonSchema; problem
   const writer = new DtoSchemaWriter();
   const schema = writer.write(dto);
   return { schema, problems: writer.problems };
+}
+
+// Keywords that describe the shape of a value (what the structural check enforces). Value
+// constraints (bounds, lengths, patterns, formats, enums) are left to class-validator, whose
+// messages the caller gets.
+const STRUCTURAL_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', '$ref', '$defs']);
+
+/**
+ * The shape-only part of a DTO schema: types, nesting, required and unknown properties. Checked
+ * with Ajv before class-transformer runs, it makes validation agree with the advertised schema
+ * where class-validator alone is looser (an array where an object is declared, `null` for an
+ * optional string, item types of primitive arrays).
+ */
+export function structuralSchema(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!STRUCTURAL_KEYS.has(key)) continue;
+    if (key === 'properties' || key === '$defs') {
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, structuralSchema(v)]));
+    } else if (key === 'items' && typeof value === 'object' && value !== null) {
+      out[key] = structuralSchema(value as JsonSchema);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
 }

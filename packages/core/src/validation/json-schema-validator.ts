@@ -7,6 +7,7 @@ import type { ValidationIssue } from './validation-issue.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 let shared: Ajv2020 | undefined;
+let shapes: Ajv2020 | undefined;
 
 function ajv(): Ajv2020 {
   if (!shared) {
@@ -15,6 +16,14 @@ function ajv(): Ajv2020 {
     addFormats(shared);
   }
   return shared;
+}
+
+/** Compiles a shape-only schema (no defaults applied, nothing copied): for DTO pre-checks. */
+export function compileShapeCheck(schema: JsonSchema): JsonValidator {
+  shapes ??= new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
+  const { $schema: _dialect, ...rest } = schema;
+  const check: ValidateFunction = shapes.compile(rest);
+  return (value) => (check(value) ? { ok: true, value } : { ok: false, issues: (check.errors ?? []).map(toIssue) });
 }
 
 export type JsonValidator = (value: unknown) => ValidationOutcome<unknown>;
