@@ -4,6 +4,7 @@ import { IsNumber } from 'class-validator';
 import { ContainerInstance, Inject, Service } from 'typedi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ArmatureBuildError,
   type Constructor,
   type ContainerAdapter,
   Context,
@@ -101,20 +102,94 @@ describe('dependency injection per request', () => {
     expect(app.stats.liveScopes).toBe(0);
   });
 
-  it('refuses at start-up a singleton that injects Context', () => {
+  it('refuses at start-up what a call would trip over: Context in a singleton, unknown services, singletons over request-scoped ones', () => {
     @Service()
     class Leaky {
       constructor(readonly ctx: Context) {}
     }
+    class NotAService {}
+    @RequestScoped()
+    class PerCall {
+      constructor(readonly ctx: Context) {}
+    }
+    @Service()
+    class Mid {
+      constructor(readonly perCall: PerCall) {}
+    }
     @McpServer({ name: 'leaky', version: '1' })
     class LeakyServer {
-      constructor(readonly leaky: Leaky) {}
+      constructor(
+        readonly leaky: Leaky,
+        readonly plain: NotAService,
+        readonly mid: Mid,
+      ) {}
       @Tool({ description: 'd' })
       go() {}
     }
-    expect(() => createMcpApp(LeakyServer)).toThrow(
-      "Leaky (parameter 0 of LeakyServer) injects the request's Context or Principal but is a singleton. Fix: mark it @RequestScoped() so each call gets its own instance.",
-    );
+    let problems: Array<{ where: string; message: string; fix: string }> = [];
+    try {
+      createMcpApp(LeakyServer);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ArmatureBuildError);
+      problems = [...(error as ArmatureBuildError).problems];
+    }
+    expect(problems).toEqual([
+      {
+        where: 'Leaky',
+        message: "Leaky (parameter 0 of LeakyServer) injects the request's Context but is a singleton",
+        fix: 'mark Leaky @RequestScoped() so each call gets its own instance',
+      },
+      {
+        where: 'NotAService',
+        message: 'NotAService (parameter 1 of LeakyServer) is not known to the container, so it cannot be injected',
+        fix: 'decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)',
+      },
+      {
+        where: 'Mid',
+        message: 'Mid (parameter 2 of LeakyServer) injects the request-scoped PerCall but is a singleton',
+        fix: 'mark Mid @RequestScoped() so each call gets its own instance',
+      },
+    ]);
+  });
+
+  it('disposes dependents before their dependencies', async () => {
+    const order: string[] = [];
+    @RequestScoped()
+    class Dep {
+      destroy() {
+        order.push('Dep');
+      }
+    }
+    @McpServer({ name: 'order', version: '1' })
+    class OrderServer {
+      constructor(readonly dep: Dep) {}
+      destroy() {
+        order.push('OrderServer');
+      }
+      @Tool({ description: 'd' })
+      go() {
+        return 'ok';
+      }
+    }
+    const c = await connectInMemory(createMcpApp(OrderServer));
+    await c.client.callTool({ name: 'go', arguments: {} });
+    expect(order).toEqual(['OrderServer', 'Dep']);
+    await c.close();
+  });
+
+  it('accepts an asynchronous scope (NestJS resolves request-scoped providers asynchronously)', async () => {
+    const adapter: ContainerAdapter = {
+      createScope: (ctx) => ({
+        get: async <T>(token: Constructor<T>) => {
+          await new Promise((r) => setTimeout(r, 1));
+          return new (token as unknown as new (c: unknown, a: unknown, x: Context) => T)({ id: 7 }, { record: () => undefined, ctx }, ctx);
+        },
+        dispose: () => undefined,
+      }),
+    };
+    const c = await connectInMemory(createMcpApp(DiServer, { container: adapter }));
+    expect((await c.client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ catalogue: 7 });
+    await c.close();
   });
 
   it('accepts another container through the adapter seam', async () => {

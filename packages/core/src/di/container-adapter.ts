@@ -3,7 +3,8 @@ import type { Context } from '../runtime/context.js';
 
 /** One tool call's dependency scope: resolves the server class and its dependencies for that call. */
 export interface RequestScope {
-  get<T>(token: Constructor<T>): T;
+  /** May be async (NestJS resolves request-scoped providers with `moduleRef.resolve()`). */
+  get<T>(token: Constructor<T>): T | Promise<T>;
   /** Ends the scope; called in `finally` after every call, whatever happened. */
   dispose(): void | Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { Container, type ContainerInstance } from 'typedi';
+import { ArmatureBuildError, type BuildProblem } from '../builder/build-error.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { Context, Principal } from '../runtime/context.js';
 import type { ContainerAdapter, RequestScope } from './container-adapter.js';
@@ -57,11 +58,9 @@ export class TypediContainerAdapter implements ContainerAdapter {
 
   prepare({ servers, requestScoped }: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): void {
     const scoped = new Set([...servers, ...requestScoped]);
-    const problems: string[] = [];
+    const problems: BuildProblem[] = [];
     for (const target of scoped) this.plans.set(target, this.plan(target, scoped, problems));
-    if (problems.length > 0) {
-      throw new Error(`Armature could not prepare dependency injection:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    }
+    if (problems.length > 0) throw new ArmatureBuildError(problems);
   }
 
   createScope(ctx: Context): RequestScope {
@@ -73,14 +72,22 @@ export class TypediContainerAdapter implements ContainerAdapter {
     return this.plans.get(target);
   }
 
-  private plan(target: Constructor, scoped: Set<Constructor>, problems: string[]): ConstructionPlan {
-    const paramTypes = (Reflect.getMetadata?.('design:paramtypes', target) as unknown[] | undefined) ?? [];
+  private plan(target: Constructor, scoped: Set<Constructor>, problems: BuildProblem[]): ConstructionPlan {
+    const reflected = Reflect.getMetadata?.('design:paramtypes', target) as unknown[] | undefined;
+    if (reflected === undefined && target.length > 0) {
+      problems.push({
+        where: target.name,
+        message: `the constructor takes ${target.length} parameter(s) but no decorator metadata was emitted for it (tsx and esbuild emit none), so nothing could be injected`,
+        fix: 'compile with tsc or vite-node and "emitDecoratorMetadata": true',
+      });
+    }
+    const paramTypes = reflected ?? [];
     const handlers = handlersOf();
     const params = paramTypes.map((type, index) => {
       const handler = handlers.find((h) => h.index === index && (h.object === target || h.object === Object.getPrototypeOf(target)));
       if (handler) return (scope: TypediRequestScope) => handler.value(scope);
       if (PRIMITIVES.has(type)) return () => undefined;
-      this.checkSingleton(type as Constructor, target, index, scoped, problems);
+      this.checkDependency(type as Constructor, `parameter ${index} of ${target.name}`, scoped, problems, new Set());
       return (scope: TypediRequestScope) => scope.get(type as Constructor);
     });
     const properties = handlers
@@ -94,16 +101,49 @@ export class TypediContainerAdapter implements ContainerAdapter {
     return { target, params, properties };
   }
 
-  // A singleton that asks for the Context would be built once with no request to give it.
-  private checkSingleton(type: Constructor, owner: Constructor, index: number, scoped: Set<Constructor>, problems: string[]): void {
-    if (type === Context || type === Principal || scoped.has(type)) return;
-    const deps = (Reflect.getMetadata?.('design:paramtypes', type) as unknown[] | undefined) ?? [];
-    if (deps.includes(Context) || deps.includes(Principal)) {
-      problems.push(
-        `${type.name} (parameter ${index} of ${owner.name}) injects the request's Context or Principal but is a singleton. ` +
-          `Fix: mark it @RequestScoped() so each call gets its own instance.`,
-      );
+  /**
+   * Checks, once at start-up, what a call would otherwise find out the hard way: a dependency
+   * typedi does not know, or a singleton that needs something that only exists per request (the
+   * Context, the Principal, a @RequestScoped service): it would be built once with none to give it.
+   */
+  private checkDependency(
+    type: Constructor,
+    usedBy: string,
+    scoped: Set<Constructor>,
+    problems: BuildProblem[],
+    seen: Set<Constructor>,
+  ): void {
+    if (type === Context || type === Principal || scoped.has(type) || seen.has(type)) return;
+    seen.add(type);
+    if (this.overrides.has(type)) return;
+    if (!Container.has(type as never) && !this.root.has(type as never)) {
+      problems.push({
+        where: type.name,
+        message: `${type.name} (${usedBy}) is not known to the container, so it cannot be injected`,
+        fix: `decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)`,
+      });
+      return;
     }
+    const deps = (Reflect.getMetadata?.('design:paramtypes', type) as unknown[] | undefined) ?? [];
+    deps.forEach((dep, index) => {
+      if (dep === Context || dep === Principal || scoped.has(dep as Constructor)) {
+        const what =
+          dep === Context
+            ? "the request's Context"
+            : dep === Principal
+              ? "the request's Principal"
+              : `the request-scoped ${(dep as Function).name}`;
+        problems.push({
+          where: type.name,
+          message: `${type.name} (${usedBy}) injects ${what} but is a singleton`,
+          fix: `mark ${type.name} @RequestScoped() so each call gets its own instance`,
+        });
+        return;
+      }
+      if (typeof dep === 'function' && !PRIMITIVES.has(dep)) {
+        this.checkDependency(dep as Constructor, `parameter ${index} of ${type.name}`, scoped, problems, seen);
+      }
+    });
   }
 }
 
@@ -137,7 +177,8 @@ export class TypediRequestScope implements RequestScope {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    const instances = [...this.instances.values()];
+    // Dependents first: an instance may still use what it depends on while it disposes.
+    const instances = [...this.instances.values()].reverse();
     this.instances.clear();
     for (const instance of instances) {
       const hooks = instance as Record<string | symbol, unknown>;

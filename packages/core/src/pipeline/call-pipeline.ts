@@ -29,11 +29,11 @@ const fallbackInstances = new WeakMap<Function, unknown>();
  * services, or the Context when it is @RequestScoped); a class the container does not know is
  * constructed once and reused.
  */
-export function resolveProvided<T>(provided: Provided<T>, scope: RequestScope | undefined): T {
+export async function resolveProvided<T>(provided: Provided<T>, scope: RequestScope | undefined): Promise<T> {
   if (typeof provided !== 'function') return provided;
   if (scope) {
     try {
-      return scope.get(provided as Constructor<T>);
+      return await scope.get(provided as Constructor<T>);
     } catch {
       // not a registered service: fall through to a plain instance
     }
@@ -57,14 +57,14 @@ export function hasScopes(principal: AuthInfo | undefined, required: readonly st
 export async function isAllowed(pipeline: HandlerPipeline, context: ExecutionContext, scope: RequestScope | undefined): Promise<boolean> {
   if (!hasScopes(context.principal, pipeline.scopes)) return false;
   for (const provided of pipeline.guards) {
-    const guard = resolveProvided(provided, scope);
+    const guard = await resolveProvided(provided, scope);
     if (!(await guard.canActivate(context))) return false;
   }
   return true;
 }
 
 /** Calls `target` inside the interceptors, the first one outermost. */
-export function runIntercepted(
+export async function runIntercepted(
   pipeline: HandlerPipeline,
   context: ExecutionContext,
   scope: RequestScope | undefined,
@@ -72,7 +72,7 @@ export function runIntercepted(
 ): Promise<unknown> {
   let next = target;
   for (let i = pipeline.interceptors.length - 1; i >= 0; i--) {
-    const interceptor = resolveProvided(pipeline.interceptors[i] as Provided<Interceptor>, scope);
+    const interceptor = await resolveProvided(pipeline.interceptors[i] as Provided<Interceptor>, scope);
     const inner = next;
     next = () => interceptor.intercept(context, inner);
   }

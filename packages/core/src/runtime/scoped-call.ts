@@ -24,7 +24,7 @@ export async function inScope<T>(
   let scope: ReturnType<ContainerAdapter['createScope']> | undefined;
   try {
     scope = owner.container.createScope(ctx);
-    return await work(scope.get(serverClass), scope);
+    return await work(await scope.get(serverClass), scope);
   } finally {
     if (scope) {
       try {
