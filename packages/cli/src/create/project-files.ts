@@ -1,0 +1,480 @@
+import type { PlannedFile } from '../util/file-plan.js';
+import { serverBaseFromProject, serverClassName } from '../util/names.js';
+import { execBinary, type PackageManager, runScript } from '../util/package-manager.js';
+import { jsonText, markdownTable } from '../util/pretty.js';
+import { ARMATURE_VERSION, PINNED } from './versions.js';
+
+export type Transport = 'stdio' | 'http';
+
+export interface ProjectOptions {
+  /** npm package name, e.g. `weather-mcp` or `@acme/weather`. */
+  readonly name: string;
+  readonly transport: Transport;
+  readonly packageManager: PackageManager;
+}
+
+/** Names derived from the project name, shared by the templates and the printed next steps. */
+export interface ProjectNames {
+  /** kebab base of the server: `weather`. */
+  readonly base: string;
+  /** `WeatherServer`. */
+  readonly serverClass: string;
+  /** `src/weather/weather.server.ts`. */
+  readonly serverFile: string;
+  /** The MCP server name advertised in `serverInfo`: the unscoped package name. */
+  readonly mcpName: string;
+}
+
+export function projectNames(name: string): ProjectNames {
+  const base = serverBaseFromProject(name);
+  return {
+    base,
+    serverClass: serverClassName(base),
+    serverFile: `src/${base}/${base}.server.ts`,
+    mcpName: name.replace(/^@[^/]+\//, ''),
+  };
+}
+
+const json = jsonText;
+
+function packageJson(options: ProjectOptions): string {
+  return json({
+    name: options.name,
+    version: '0.1.0',
+    private: true,
+    description: 'An MCP server built with Armature',
+    type: 'module',
+    engines: { node: '>=20.19' },
+    scripts: {
+      dev: 'armature dev',
+      build: 'tsc -p tsconfig.build.json',
+      start: 'node dist/main.js',
+      test: 'vitest run',
+      typecheck: 'tsc -p tsconfig.json',
+      lint: 'biome check .',
+      inspect: 'armature inspect',
+    },
+    dependencies: {
+      '@armature/core': `^${ARMATURE_VERSION}`,
+      'class-transformer': PINNED['class-transformer'],
+      'class-validator': PINNED['class-validator'],
+      typedi: PINNED.typedi,
+    },
+    devDependencies: {
+      '@armature/cli': `^${ARMATURE_VERSION}`,
+      '@armature/testing': `^${ARMATURE_VERSION}`,
+      '@biomejs/biome': PINNED['@biomejs/biome'],
+      '@types/node': PINNED['@types/node'],
+      typescript: PINNED.typescript,
+      vite: PINNED.vite,
+      'vite-node': PINNED['vite-node'],
+      vitest: PINNED.vitest,
+    },
+  });
+}
+
+// The flags decorator metadata needs; README.md explains each one.
+const TSCONFIG = json({
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    useDefineForClassFields: false,
+    verbatimModuleSyntax: false,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    types: ['node'],
+    noEmit: true,
+  },
+  include: ['src', 'test', 'vitest.config.ts'],
+});
+
+const TSCONFIG_BUILD = json({
+  extends: './tsconfig.json',
+  compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist', sourceMap: true },
+  include: ['src'],
+});
+
+const VITEST_CONFIG = `import { defineConfig } from 'vitest/config';
+
+// Vite reads the decorator flags from tsconfig.json (which includes test/ and this file), so tests
+// see the same decorator metadata as the tsc build.
+export default defineConfig({
+  test: { include: ['test/**/*.test.ts'] },
+});
+`;
+
+const BIOME = json({
+  $schema: './node_modules/@biomejs/biome/configuration_schema.json',
+  files: { includes: ['**', '!**/dist', '!**/node_modules'] },
+  formatter: { indentStyle: 'space', indentWidth: 2, lineWidth: 100 },
+  javascript: {
+    parser: { unsafeParameterDecoratorsEnabled: true },
+    formatter: { quoteStyle: 'single' },
+  },
+  linter: {
+    rules: {
+      // Its fix turns DTO imports into `import type`, and a DTO imported as a type reflects as Object.
+      style: { useImportType: 'off' },
+    },
+  },
+});
+
+const GITIGNORE = `node_modules/
+dist/
+coverage/
+*.tsbuildinfo
+.armature-*
+`;
+
+function mainTs(transport: Transport): string {
+  if (transport === 'http') {
+    return `import { createApp } from './app.js';
+
+// Streamable HTTP on http://127.0.0.1:3000/mcp (PORT to change it). Host and Origin checks are on.
+const port = Number(process.env.PORT ?? 3000);
+const { url } = await createApp().listenHttp({ port });
+console.error(\`MCP endpoint: \${url}\`);
+`;
+  }
+  return `import { createApp } from './app.js';
+
+// stdio: the client starts this process and speaks over stdin/stdout, so stdout carries protocol
+// messages only (Armature sends console.log to stderr).
+createApp().listenStdio();
+`;
+}
+
+function appTs(names: ProjectNames): string {
+  return `import { type CreateMcpAppOptions, createMcpApp, type McpApp } from '@armature/core';
+import { ${names.serverClass} } from './${names.base}/${names.base}.server.js';
+
+/** Every server class the app serves. \`armature generate server <name>\` adds new ones here. */
+export const servers = [${names.serverClass}];
+
+/** The app, built the same way by main.ts, by \`armature inspect\` and by the tests. */
+export function createApp(options: CreateMcpAppOptions = {}): McpApp {
+  return createMcpApp(servers, options);
+}
+`;
+}
+
+function serverTs(names: ProjectNames): string {
+  return `import { Context, McpServer, Tool } from '@armature/core';
+import { GreetInput } from './dto/greet.input.js';
+import { GreetOutput } from './dto/greet.output.js';
+import { GreetingService } from './greeting.service.js';
+
+/**
+ * The MCP face of the app: each @Tool method is a tool. Keep the logic in services (injected by
+ * type) so that tests can swap them.
+ */
+@McpServer({ name: '${names.mcpName}', version: '0.1.0' })
+export class ${names.serverClass} {
+  constructor(private readonly greetings: GreetingService) {}
+
+  @Tool({
+    name: 'greet',
+    description: 'Greet someone by name, in English or Italian. Use it when asked to say hello.',
+    annotations: { readOnlyHint: true },
+    output: () => GreetOutput,
+  })
+  async greet(input: GreetInput, ctx: Context): Promise<GreetOutput> {
+    await ctx.log.info(\`greeting \${input.name}\`);
+    return { greeting: this.greetings.greet(input.name, input.language) };
+  }
+}
+`;
+}
+
+const GREETING_SERVICE = `import { Service } from 'typedi';
+
+const GREETINGS = { en: 'Hello', it: 'Ciao' } as const;
+
+/** Plain business logic: no MCP in here. A typedi singleton, injected into the server by type. */
+@Service()
+export class GreetingService {
+  greet(name: string, language: keyof typeof GREETINGS): string {
+    return \`\${GREETINGS[language]}, \${name}!\`;
+  }
+}
+`;
+
+const GREET_INPUT = `import { Field } from '@armature/core';
+import { IsIn, IsString, Length } from 'class-validator';
+
+/**
+ * Arguments of the \`greet\` tool. The decorators are both the JSON Schema the model sees and the
+ * validation the server runs before the method is called.
+ */
+export class GreetInput {
+  @Field('Who to greet')
+  @IsString()
+  @Length(1, 64)
+  name!: string;
+
+  @Field('Language of the greeting')
+  @IsIn(['en', 'it'])
+  language: 'en' | 'it' = 'en';
+}
+`;
+
+const GREET_OUTPUT = `import { Field } from '@armature/core';
+import { IsString } from 'class-validator';
+
+/** Result of the \`greet\` tool: advertised as its outputSchema and checked before it is sent. */
+export class GreetOutput {
+  @Field('The greeting, ready to show')
+  @IsString()
+  greeting!: string;
+}
+`;
+
+function methodTest(names: ProjectNames): string {
+  return `import { createTestContext } from '@armature/testing';
+import { describe, expect, it } from 'vitest';
+import { GreetInput } from '../../src/${names.base}/dto/greet.input.js';
+import { GreetingService } from '../../src/${names.base}/greeting.service.js';
+import { ${names.serverClass} } from '../../src/${names.base}/${names.base}.server.js';
+
+// Level 1: the tool as a plain method call. No MCP and no validation: the fastest tests, for the
+// method's own logic. createTestContext() records what the method logs and reports.
+describe('${names.serverClass}.greet as a plain method', () => {
+  it('greets through the service and logs who it greeted', async () => {
+    const server = new ${names.serverClass}(new GreetingService());
+    const ctx = createTestContext();
+    const input = Object.assign(new GreetInput(), { name: 'Ada', language: 'it' as const });
+
+    const output = await server.greet(input, ctx);
+
+    expect(output).toEqual({ greeting: 'Ciao, Ada!' });
+    expect(ctx.logs).toEqual([{ level: 'info', message: 'greeting Ada' }]);
+  });
+});
+`;
+}
+
+function dtoTest(names: ProjectNames): string {
+  return `import { buildDto, dtoIssues, expectDtoRejects } from '@armature/testing';
+import { describe, expect, it } from 'vitest';
+import { GreetInput } from '../../../src/${names.base}/dto/greet.input.js';
+
+// Level 2: the DTO alone. buildDto and expectDtoRejects run the same validation a tool call runs,
+// and report the same \`path: message\` lines the client would get.
+describe('GreetInput', () => {
+  it('fills in the default language', async () => {
+    const input = await buildDto(GreetInput, { name: 'Ada' });
+    expect(input).toBeInstanceOf(GreetInput);
+    expect(input.language).toBe('en');
+  });
+
+  it.each([
+    ['a name of 1 character', { name: 'x' }],
+    ['a name of 64 characters', { name: 'x'.repeat(64) }],
+    ['Italian', { name: 'Ada', language: 'it' }],
+  ])('accepts %s', async (_what, args) => {
+    await expect(buildDto(GreetInput, args)).resolves.toBeInstanceOf(GreetInput);
+  });
+
+  it.each([
+    ['an empty name', { name: '' }, ['name: must be longer than or equal to 1 characters']],
+    [
+      'a name of 65 characters',
+      { name: 'x'.repeat(65) },
+      ['name: must be shorter than or equal to 64 characters'],
+    ],
+    [
+      'another language',
+      { name: 'Ada', language: 'de' },
+      ['language: must be one of the following values: en, it'],
+    ],
+    ['an unknown field', { name: 'Ada', shout: true }, ['shout: unknown property; remove it']],
+  ])('rejects %s', async (_what, args, lines) => {
+    await expectDtoRejects(GreetInput, args, lines);
+  });
+
+  it('rejects a missing name, naming the field', async () => {
+    const issues = await dtoIssues(GreetInput, {});
+    expect(issues.length).toBeGreaterThan(0);
+    for (const line of issues) expect(line).toMatch(/^name: /);
+  });
+});
+`;
+}
+
+function pipelineTest(names: ProjectNames): string {
+  return `import { createTestingApp, type TestingApp, textOf } from '@armature/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GreetingService } from '../../src/${names.base}/greeting.service.js';
+import { ${names.serverClass} } from '../../src/${names.base}/${names.base}.server.js';
+
+// Level 3: the whole pipeline as a client sees it (schemas, validation, dependency injection,
+// result conversion), built by the production code with one provider replaced, and called with
+// the official MCP client in memory.
+describe('${names.serverClass} through the MCP client', () => {
+  let t: TestingApp;
+
+  beforeAll(async () => {
+    t = await createTestingApp({ servers: [${names.serverClass}] })
+      .overrideProvider(GreetingService)
+      .useValue({ greet: (name: string) => \`Hi \${name} (from the fake)\` })
+      .compile();
+  });
+
+  afterAll(() => t.close());
+
+  it('advertises greet with its schemas and annotations', async () => {
+    const greet = (await t.listTools()).find((tool) => tool.name === 'greet');
+    expect(greet).toMatchObject({
+      annotations: { readOnlyHint: true },
+      inputSchema: { required: ['name'] },
+      outputSchema: { required: ['greeting'] },
+    });
+  });
+
+  it('answers with structured content from the service', async () => {
+    const result = await t.callTool('greet', { name: 'Ada' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ greeting: 'Hi Ada (from the fake)' });
+    expect(t.logs).toContainEqual({ level: 'info', data: 'greeting Ada' });
+  });
+
+  it('refuses invalid arguments before the method runs', async () => {
+    const result = await t.callTool('greet', { name: '', language: 'de' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      [
+        'Invalid arguments for tool "greet":',
+        'name: must be longer than or equal to 1 characters',
+        'language: must be one of the following values: en, it',
+      ].join('\\n'),
+    );
+  });
+});
+`;
+}
+
+function readme(options: ProjectOptions, names: ProjectNames): string {
+  const pm = options.packageManager;
+  const install = pm === 'yarn' ? 'yarn' : `${pm} install`;
+  const armature = (args: string) => `${execBinary(pm, 'armature')} ${args}`;
+  const connect =
+    options.transport === 'http'
+      ? `\`${runScript(pm, 'dev')}\` (or \`${runScript(pm, 'build')} && ${runScript(pm, 'start')}\`) serves Streamable HTTP on
+\`http://127.0.0.1:3000/mcp\` (set \`PORT\` to change it). Point an MCP client at that URL, e.g.
+\`npx @modelcontextprotocol/inspector\` and choose "Streamable HTTP".`
+      : `Clients start the server themselves and talk over stdin/stdout. After \`${runScript(pm, 'build')}\`, a client
+configuration looks like this (use the absolute path of this folder):
+
+\`\`\`json
+{
+  "mcpServers": {
+    "${names.mcpName}": {
+      "command": "node",
+      "args": ["/path/to/${names.mcpName}/dist/main.js"]
+    }
+  }
+}
+\`\`\`
+
+\`${runScript(pm, 'dev')}\` runs the same server from the TypeScript sources and restarts it when a file changes.`;
+  return `# ${options.name}
+
+An MCP (Model Context Protocol) server built with [Armature](https://www.npmjs.com/package/@armature/core):
+\`@McpServer\` classes whose \`@Tool\` methods take class-validator DTOs. The DTOs are both the JSON
+Schemas the model sees and the validation the server runs.
+
+## Commands
+
+${markdownTable(
+  ['Command', 'What it does'],
+  [
+    [`\`${install}\``, 'Install the dependencies.'],
+    [`\`${runScript(pm, 'dev')}\``, 'Run the server from `src/` with vite-node, restarting on changes.'],
+    [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`.'],
+    [`\`${runScript(pm, 'start')}\``, `Run the compiled server (${options.transport === 'http' ? 'Streamable HTTP' : 'stdio'}).`],
+    [`\`${runScript(pm, 'test')}\``, 'Run the tests with vitest.'],
+    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome.'],
+    [`\`${runScript(pm, 'inspect')}\``, 'Print the tools with their schemas, and lint them.'],
+  ],
+)}
+
+## Connect a client
+
+${connect}
+
+## Layout
+
+${markdownTable(
+  ['Path', 'What'],
+  [
+    ['`src/main.ts`', `Starts the transport (${options.transport}).`],
+    ['`src/app.ts`', '`servers` (every `@McpServer` class) and `createApp()`.'],
+    [`\`${names.serverFile}\``, `\`${names.serverClass}\`: its \`@Tool\` methods are the tools.`],
+    [`\`src/${names.base}/greeting.service.ts\``, 'Business logic, injected into the server by type.'],
+    [`\`src/${names.base}/dto/\``, 'Input and output DTOs of the tools.'],
+    ['`test/`', 'Tests, mirroring `src/`.'],
+  ],
+)}
+
+## Tests at three levels
+
+1. **Plain method** (\`test/${names.base}/${names.base}.server.test.ts\`): call the method with
+   \`createTestContext()\`, which records logs and progress. Fast, for the method's own logic.
+2. **DTO** (\`test/${names.base}/dto/greet.input.test.ts\`): \`buildDto\` and \`expectDtoRejects\` run the same
+   validation as a real call and show the exact \`path: message\` lines a client gets.
+3. **Full pipeline** (\`test/${names.base}/${names.base}.pipeline.test.ts\`): \`createTestingApp\` builds the app
+   with the production code, swaps providers with \`overrideProvider\`, and calls it through the
+   official MCP client in memory.
+
+## Grow it
+
+\`\`\`bash
+${armature(`generate tool get-forecast --server ${names.base} --fields "city:string:1..64, days?:int:1..14"`)}
+${armature('generate dto address --fields "street:string:1..200, zip:string:5..5"')}
+${armature('generate server billing')}
+${armature(`generate resource settings --server ${names.base}`)}
+${armature(`generate prompt summarize --server ${names.base} --fields "text:string:1..10000"`)}
+\`\`\`
+
+Each command adds the code and a test (a valid call, the boundary values of each limit, a missing
+required field and an unknown field). \`--dry-run\` prints the plan; nothing is overwritten without
+\`--force\`.
+
+## Why these compiler flags
+
+Armature reads the types TypeScript records for decorators. \`experimentalDecorators\` and
+\`emitDecoratorMetadata\` record them; \`useDefineForClassFields: false\` keeps declared-only DTO fields
+off instances; \`verbatimModuleSyntax: false\` lets DTOs be imported as values (\`import type\` would
+erase them). tsx and esbuild emit no decorator metadata, which is why \`dev\` uses vite-node and
+\`build\` uses \`tsc\`.
+`;
+}
+
+/** Every file of a new project, relative to its folder. */
+export function projectFiles(options: ProjectOptions): PlannedFile[] {
+  const names = projectNames(options.name);
+  const base = names.base;
+  const files: Array<[string, string]> = [
+    ['package.json', packageJson(options)],
+    ['tsconfig.json', TSCONFIG],
+    ['tsconfig.build.json', TSCONFIG_BUILD],
+    ['vitest.config.ts', VITEST_CONFIG],
+    ['biome.json', BIOME],
+    ['.gitignore', GITIGNORE],
+    ['README.md', readme(options, names)],
+    ['src/main.ts', mainTs(options.transport)],
+    ['src/app.ts', appTs(names)],
+    [names.serverFile, serverTs(names)],
+    [`src/${base}/greeting.service.ts`, GREETING_SERVICE],
+    [`src/${base}/dto/greet.input.ts`, GREET_INPUT],
+    [`src/${base}/dto/greet.output.ts`, GREET_OUTPUT],
+    [`test/${base}/${base}.server.test.ts`, methodTest(names)],
+    [`test/${base}/dto/greet.input.test.ts`, dtoTest(names)],
+    [`test/${base}/${base}.pipeline.test.ts`, pipelineTest(names)],
+  ];
+  return files.map(([path, content]) => ({ path, action: 'create', content }));
+}

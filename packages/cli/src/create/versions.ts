@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+
+const own = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** The Armature version a new project depends on: the CLI's own (the packages are released together). */
+export const ARMATURE_VERSION = own.version;
+
+/**
+ * Exact versions a new project pins, the set Armature is built and tested with (see TOOLCHAIN:
+ * vitest 5 and tsup 9 need Node 22; vite-node because tsx/esbuild emit no decorator metadata).
+ * A test checks they equal the CLI's own devDependencies, which the generated-project test links.
+ */
+export const PINNED = {
+  'class-transformer': '0.5.1',
+  'class-validator': '0.15.1',
+  typedi: '0.10.0',
+  '@biomejs/biome': '2.6.8',
+  '@types/node': '20.19.43',
+  typescript: '7.0.2',
+  vite: '8.3.8',
+  'vite-node': '6.0.0',
+  vitest: '4.1.12',
+} as const;

@@ -1,0 +1,120 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, type FSWatcher, watch } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { findProject } from '../util/project.js';
+import { resolveViteNode } from '../util/vite-node.js';
+
+export interface DevOptions {
+  /** The module that starts the server (default `src/main.ts`). */
+  entry?: string;
+  /** Folders and files to watch, relative to the project (default `src`, tsconfig.json, package.json, .env). */
+  watch?: string[];
+  cwd?: string;
+  /** How long to wait for quiet after a change before restarting. Default 150 ms. */
+  debounceMs?: number;
+  /** Where the supervisor's own lines go. Default stderr (stdout belongs to a stdio server). */
+  log?: (line: string) => void;
+}
+
+export interface DevSession {
+  /** Restarts so far. */
+  readonly restarts: number;
+  /** Stops watching and ends the server. */
+  stop(): Promise<void>;
+  /** Resolves when the session ends (stop(), or Ctrl-C). */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * `armature dev`: runs the entry with vite-node (which keeps decorator metadata, unlike tsx) in a
+ * child process, and restarts that process when a watched file changes. A real restart, not
+ * vite-node's in-process re-run, so a listening HTTP port is released before the new server binds.
+ * The child inherits stdin/stdout, so a stdio client can talk to it; the supervisor writes to stderr.
+ */
+export function startDev(options: DevOptions = {}): DevSession {
+  const project = findProject(options.cwd ?? process.cwd());
+  const root = project.root;
+  const entry = resolve(root, options.entry ?? 'src/main.ts');
+  if (!existsSync(entry)) throw new Error(`${relative(root, entry)} does not exist. Fix: armature dev <entry that starts the server>`);
+  const viteNode = resolveViteNode(root);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const debounceMs = options.debounceMs ?? 150;
+  const targets = (options.watch ?? ['src', 'tsconfig.json', 'package.json', '.env']).map((p) => join(root, p)).filter(existsSync);
+
+  let child: ChildProcess | undefined;
+  let restarts = 0;
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let changed = new Set<string>();
+  let finish: () => void = () => undefined;
+  const closed = new Promise<void>((done) => {
+    finish = done;
+  });
+
+  const launch = () => {
+    child = spawn(process.execPath, [viteNode, entry], { cwd: root, stdio: 'inherit', env: process.env });
+    const current = child;
+    current.on('exit', (code, signal) => {
+      if (current !== child || stopping) return;
+      log(`[armature] the server exited (${signal ?? `code ${code}`}); waiting for a change to restart`);
+    });
+  };
+
+  const end = (process_: ChildProcess | undefined): Promise<void> =>
+    new Promise((done) => {
+      if (!process_ || process_.exitCode !== null || process_.signalCode !== null) return done();
+      const kill = setTimeout(() => process_.kill('SIGKILL'), 3000);
+      process_.once('exit', () => {
+        clearTimeout(kill);
+        done();
+      });
+      process_.kill('SIGTERM');
+    });
+
+  const restart = async () => {
+    const files = [...changed].map((f) => relative(root, f)).join(', ');
+    changed = new Set();
+    restarts += 1;
+    log(`[armature] ${files} changed: restarting`);
+    const previous = child;
+    child = undefined;
+    await end(previous);
+    if (!stopping) launch();
+  };
+
+  const watchers: FSWatcher[] = targets.map((target) =>
+    watch(target, { recursive: true }, (_event, file) => {
+      const path = file ? (target.endsWith('.json') || target.endsWith('.env') ? target : join(target, file.toString())) : target;
+      if (/(^|[\\/])(node_modules|dist|\.git)([\\/]|$)|\.armature-/.test(path)) return;
+      changed.add(path);
+      clearTimeout(timer);
+      timer = setTimeout(() => void restart(), debounceMs);
+    }),
+  );
+
+  const onSignal = () => void stop();
+  const stop = async () => {
+    if (stopping) return closed;
+    stopping = true;
+    clearTimeout(timer);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    for (const watcher of watchers) watcher.close();
+    await end(child);
+    finish();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  log(
+    `[armature] dev: ${relative(root, entry)} with vite-node, restarting on changes in ${targets.map((t) => relative(root, t)).join(', ')}`,
+  );
+  launch();
+  return {
+    get restarts() {
+      return restarts;
+    },
+    stop,
+    closed,
+  };
+}

@@ -1,0 +1,58 @@
+import { applyPlan } from '../util/file-plan.js';
+import { formatWithBiome } from '../util/format.js';
+import { findProject } from '../util/project.js';
+import type { Ui } from '../util/ui.js';
+import { GENERATE_KINDS, GenerateError, type GenerateKind, type GenerateOptions, type GeneratePlan } from './generate-context.js';
+import { planDto } from './generate-dto.js';
+import { planPrompt } from './generate-prompt.js';
+import { planResource } from './generate-resource.js';
+import { planServer } from './generate-server.js';
+import { planTool } from './generate-tool.js';
+
+export interface GenerateResult {
+  readonly root: string;
+  readonly plan: GeneratePlan;
+  readonly written: readonly string[];
+}
+
+/**
+ * `armature generate <kind> <name>` in the project around `cwd`: plans every file first, refuses to
+ * overwrite any without `force` (nothing is written then), writes, and formats what it wrote with
+ * the project's Biome.
+ */
+export async function generate(kind: string, name: string, options: GenerateOptions & { cwd?: string }, ui: Ui): Promise<GenerateResult> {
+  if (!GENERATE_KINDS.includes(kind as GenerateKind)) {
+    throw new GenerateError(`unknown kind "${kind}". Kinds: ${GENERATE_KINDS.join(', ')}`);
+  }
+  if (!name || name.trim() === '') throw new GenerateError(`a name is needed: armature generate ${kind} <name>`);
+  const project = findProject(options.cwd ?? process.cwd());
+  let plan: GeneratePlan;
+  switch (kind as GenerateKind) {
+    case 'server':
+      plan = planServer(project, name);
+      break;
+    case 'tool':
+      plan = await planTool(project, name, options, ui);
+      break;
+    case 'dto':
+      plan = await planDto(project, name, options, ui);
+      break;
+    case 'resource':
+      plan = await planResource(project, name, options, ui);
+      break;
+    case 'prompt':
+      plan = await planPrompt(project, name, options, ui);
+      break;
+  }
+  const applied = applyPlan(project.root, plan.files, { force: options.force, dryRun: options.dryRun });
+  ui.note(
+    applied.lines.join('\n'),
+    options.dryRun ? `Would generate ${plan.summary} (dry run: nothing written)` : `Generated ${plan.summary}`,
+  );
+  if (!options.dryRun && options.format !== false) {
+    const formatted = formatWithBiome(project.root, applied.written);
+    if (!formatted.ran) ui.info('Biome is not installed in this project: the files are written as generated.');
+  }
+  if (!options.dryRun && plan.next) ui.info(`Next: ${plan.next}`);
+  return { root: project.root, plan, written: applied.written };
+}

@@ -1,0 +1,48 @@
+import { compareNames } from '../util/source-edit.js';
+import { tsLiteral } from '../util/ts-literal.js';
+import { type ArgumentCase, constraintsOf, type FieldSpec, tsTypeOf } from './field-spec.js';
+
+/** `import { A, B } from 'x';` with the names in Biome's order. */
+export function importLine(names: Iterable<string>, from: string): string {
+  return `import { ${[...new Set(names)].sort(compareNames).join(', ')} } from '${from}';`;
+}
+
+/**
+ * A DTO class: `@Field` with a description the model reads, then the class-validator decorators
+ * that are both its JSON Schema and its validation.
+ */
+export function renderDto(className: string, doc: string, fields: readonly FieldSpec[]): string {
+  const validators = new Set<string>();
+  const blocks = fields.map((field) => {
+    const lines = [`@Field(${tsLiteral(field.description)})`];
+    if (field.optional) {
+      validators.add('IsOptional');
+      lines.push('@IsOptional()');
+    }
+    for (const constraint of constraintsOf(field)) {
+      validators.add(constraint.decorator);
+      lines.push(constraint.code);
+    }
+    lines.push(`${field.name}${field.optional ? '?' : '!'}: ${tsTypeOf(field)};`);
+    return lines.map((line) => `  ${line}`).join('\n');
+  });
+  return `${importLine(['Field'], '@armature/core')}
+${importLine(validators, 'class-validator')}
+
+/** ${doc} */
+export class ${className} {
+${blocks.join('\n\n')}
+}
+`;
+}
+
+/** Rows of an `it.each` table: `[what, args]` or `[what, args, lines]`. */
+export function renderCaseRows(cases: readonly ArgumentCase[], withLines: boolean): string {
+  return cases
+    .map((c) => {
+      const row = [tsLiteral(c.what), tsLiteral(c.args)];
+      if (withLines) row.push(tsLiteral(c.lines));
+      return `    [${row.join(', ')}],`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,14 @@
+export { type CreatedProject, CreateError, type CreateProjectOptions, createProject } from './create/create-project.js';
+export { type ProjectOptions, projectFiles, type Transport } from './create/project-files.js';
+export { type DevOptions, type DevSession, startDev } from './dev/dev.js';
+export { type FieldSpec, type FieldType, parseFields } from './generate/field-spec.js';
+export { type GenerateResult, generate } from './generate/generate.js';
+export { GENERATE_KINDS, GenerateError, type GenerateKind, type GenerateOptions } from './generate/generate-context.js';
+export { formatCatalogue, INSPECT_FORMATS, type InspectFormat } from './inspect/format-catalogue.js';
+export { type InspectOptions, type InspectResult, inspectProject } from './inspect/inspect.js';
+export { type Finding, lintCatalogue, RULES } from './inspect/lint-catalogue.js';
+export { type Catalogue, InspectError, loadCatalogue } from './inspect/load-catalogue.js';
+export { type CliIo, runCli, runCreate, UsageError } from './run-cli.js';
+export { type AppliedPlan, applyPlan, PlanConflictError, type PlannedFile } from './util/file-plan.js';
+export { detectPackageManager, PACKAGE_MANAGERS, type PackageManager } from './util/package-manager.js';
+export { plainUi, type Ui } from './util/ui.js';

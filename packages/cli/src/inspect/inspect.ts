@@ -1,0 +1,26 @@
+import { findProject } from '../util/project.js';
+import { formatCatalogue, type InspectFormat } from './format-catalogue.js';
+import { type Finding, lintCatalogue } from './lint-catalogue.js';
+import { type Catalogue, loadCatalogue } from './load-catalogue.js';
+
+export interface InspectOptions {
+  /** The module that exports the app (default `src/app.ts`). */
+  entry?: string;
+  format?: InspectFormat;
+  cwd?: string;
+}
+
+export interface InspectResult {
+  readonly catalogue: Catalogue;
+  readonly findings: readonly Finding[];
+  /** The report in the asked format. */
+  readonly output: string;
+}
+
+/** `armature inspect`: loads the project's app from its TypeScript sources, then prints and lints its catalogue. */
+export async function inspectProject(options: InspectOptions = {}): Promise<InspectResult> {
+  const project = findProject(options.cwd ?? process.cwd());
+  const catalogue = await loadCatalogue(project.root, options.entry);
+  const findings = lintCatalogue(catalogue);
+  return { catalogue, findings, output: formatCatalogue(options.format ?? 'text', catalogue, findings) };
+}

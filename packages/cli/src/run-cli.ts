@@ -1,0 +1,252 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CreateError, createProject } from './create/create-project.js';
+import type { Transport } from './create/project-files.js';
+import { startDev } from './dev/dev.js';
+import { FieldSpecError } from './generate/field-spec.js';
+import { generate } from './generate/generate.js';
+import { GENERATE_KINDS, GenerateError } from './generate/generate-context.js';
+import { INSPECT_FORMATS, type InspectFormat } from './inspect/format-catalogue.js';
+import { inspectProject } from './inspect/inspect.js';
+import { RULES } from './inspect/lint-catalogue.js';
+import { InspectError } from './inspect/load-catalogue.js';
+import { PlanConflictError } from './util/file-plan.js';
+import { PACKAGE_MANAGERS, type PackageManager } from './util/package-manager.js';
+import { ProjectError } from './util/project.js';
+import { SourceEditError } from './util/source-edit.js';
+import { CancelledError, defaultUi, type Ui } from './util/ui.js';
+import { ViteNodeMissingError } from './util/vite-node.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const HELP = `armature ${VERSION}: scaffold, grow, inspect and run Armature MCP servers
+
+Usage
+  armature new <name> [options]             a new project (same as npm create armature@latest)
+  armature generate <kind> <name> [options] add code and its test; kinds: ${GENERATE_KINDS.join(', ')}
+  armature inspect [entry] [options]        print and lint the tools, resources and prompts
+  armature dev [entry] [options]            run the server with vite-node, restarting on changes
+
+new
+  --transport stdio|http     how clients connect (default stdio)
+  --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
+  --no-install               write the files only
+  --dir <path>               folder to create (default: the name without its scope)
+  -y, --yes                  take the defaults, ask nothing
+
+generate
+  --server <name>            the @McpServer class for a tool, resource or prompt (or a DTO's folder)
+  --fields "<list>"          input DTO / prompt arguments / template variables, e.g.
+                             "city:string:1..64, days?:int:1..14, units?:enum:metric|imperial, raw?:boolean"
+                             types: string (range = length), int, number (range = value), boolean, enum
+  --output "<list>"          fields of a tool's output DTO (default "result:string")
+  --read-only                the tool changes nothing (readOnlyHint: true; default false)
+  --uri <uri>                a resource's URI; {variables} make it a resource template
+  --no-format                do not run the project's Biome on the written files
+
+inspect
+  entry                      module exporting createApp(), servers, or the classes (default src/app.ts)
+  --format text|json|markdown
+  --strict                   exit 1 when the lint finds anything (for CI)
+  --rules                    list the lint rules
+
+dev
+  entry                      module that starts the server (default src/main.ts)
+  --watch <path>             what to watch (repeatable; default src, tsconfig.json, package.json, .env)
+
+Every command that writes
+  --dry-run                  print the plan, write nothing
+  --force                    overwrite existing files (otherwise nothing is overwritten)
+`;
+
+/** What a run printed and how it ended; `main` turns it into the process's output and exit code. */
+export interface CliIo {
+  ui?: Ui;
+  cwd?: string;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return value as T;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+const EXPECTED = [
+  UsageError,
+  CreateError,
+  GenerateError,
+  FieldSpecError,
+  PlanConflictError,
+  ProjectError,
+  SourceEditError,
+  InspectError,
+  ViteNodeMissingError,
+  CancelledError,
+];
+
+/** `armature new ...` and `create-armature ...`. */
+export async function runCreate(argv: readonly string[], io: CliIo = {}): Promise<number> {
+  return guard(io, async (ui) => {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        transport: { type: 'string' },
+        pm: { type: 'string' },
+        install: { type: 'boolean' },
+        'no-install': { type: 'boolean' },
+        dir: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        force: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      (io.stdout ?? print)(HELP);
+      return 0;
+    }
+    if (positionals.length > 1) throw new UsageError(`one project name is expected, got ${positionals.join(' ')}`);
+    await createProject(
+      {
+        name: positionals[0],
+        directory: values.dir,
+        transport: oneOf<Transport>(values.transport, ['stdio', 'http'], '--transport'),
+        packageManager: oneOf<PackageManager>(values.pm, PACKAGE_MANAGERS, '--pm'),
+        install: values['no-install'] ? false : values.install,
+        yes: values.yes,
+        force: values.force,
+        dryRun: values['dry-run'],
+        cwd: io.cwd,
+      },
+      ui,
+    );
+    return 0;
+  });
+}
+
+function print(text: string): void {
+  process.stdout.write(text);
+}
+
+async function guard(io: CliIo, work: (ui: Ui) => Promise<number>): Promise<number> {
+  const ui = io.ui ?? defaultUi();
+  try {
+    return await work(ui);
+  } catch (error) {
+    if (
+      error instanceof Error &&
+      (EXPECTED.some((type) => error instanceof type) || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+    ) {
+      ui.error(error.message);
+      return error instanceof CancelledError ? 130 : 1;
+    }
+    throw error;
+  }
+}
+
+/** The `armature` command. Returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<number> {
+  const [command, ...rest] = argv;
+  const out = io.stdout ?? print;
+  switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      out(HELP);
+      return 0;
+    case '--version':
+    case '-v':
+      out(`${VERSION}\n`);
+      return 0;
+    case 'new':
+    case 'create':
+      return runCreate(rest, io);
+    case 'generate':
+    case 'g':
+      return guard(io, async (ui) => {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: {
+            server: { type: 'string' },
+            fields: { type: 'string' },
+            output: { type: 'string' },
+            'read-only': { type: 'boolean' },
+            uri: { type: 'string' },
+            'no-format': { type: 'boolean' },
+            force: { type: 'boolean' },
+            'dry-run': { type: 'boolean' },
+          },
+        });
+        const [kind, name, ...extra] = positionals;
+        if (!kind || !name || extra.length > 0)
+          throw new UsageError(`usage: armature generate <${GENERATE_KINDS.join('|')}> <name> [options]`);
+        await generate(
+          kind,
+          name,
+          {
+            server: values.server,
+            fields: values.fields,
+            output: values.output,
+            readOnly: values['read-only'],
+            uri: values.uri,
+            format: !values['no-format'],
+            force: values.force,
+            dryRun: values['dry-run'],
+            cwd: io.cwd,
+          },
+          ui,
+        );
+        return 0;
+      });
+    case 'inspect':
+      return guard(io, async () => {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { format: { type: 'string' }, strict: { type: 'boolean' }, rules: { type: 'boolean' } },
+        });
+        if (values.rules) {
+          out(
+            `${Object.entries(RULES)
+              .map(([rule, what]) => `${rule.padEnd(24)} ${what}`)
+              .join('\n')}\n`,
+          );
+          return 0;
+        }
+        if (positionals.length > 1) throw new UsageError('usage: armature inspect [entry] [--format text|json|markdown] [--strict]');
+        const result = await inspectProject({
+          entry: positionals[0],
+          format: oneOf<InspectFormat>(values.format, INSPECT_FORMATS, '--format'),
+          cwd: io.cwd,
+        });
+        out(result.output);
+        return values.strict && result.findings.length > 0 ? 1 : 0;
+      });
+    case 'dev':
+      return guard(io, async () => {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { watch: { type: 'string', multiple: true } },
+        });
+        const session = startDev({ entry: positionals[0], watch: values.watch, cwd: io.cwd });
+        await session.closed;
+        return 0;
+      });
+    default:
+      (io.stderr ?? ((text: string) => process.stderr.write(text)))(`armature: unknown command "${command}"\n\n${HELP}`);
+      return 1;
+  }
+}

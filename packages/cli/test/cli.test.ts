@@ -1,0 +1,151 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ARMATURE_VERSION, PINNED } from '../src/create/versions.js';
+import { plainUi, runCli } from '../src/index.js';
+
+function session() {
+  const cwd = mkdtempSync(join(tmpdir(), 'armature-cli-'));
+  const lines: string[] = [];
+  const out: string[] = [];
+  const io = { cwd, ui: plainUi((line) => lines.push(line)), stdout: (text: string) => out.push(text) };
+  const run = (...argv: string[]) => runCli(argv, io);
+  return { cwd, lines, out, run };
+}
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
+
+describe('armature new', () => {
+  it('writes the project and prints the plan and the next steps', async () => {
+    const s = session();
+    expect(await s.run('new', 'weather-mcp', '--yes', '--no-install')).toBe(0);
+    const root = join(s.cwd, 'weather-mcp');
+    expect(readJson(join(root, 'package.json')).scripts).toEqual({
+      dev: 'armature dev',
+      build: 'tsc -p tsconfig.build.json',
+      start: 'node dist/main.js',
+      test: 'vitest run',
+      typecheck: 'tsc -p tsconfig.json',
+      lint: 'biome check .',
+      inspect: 'armature inspect',
+    });
+    expect(readJson(join(root, 'tsconfig.json')).compilerOptions).toMatchObject({
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+      useDefineForClassFields: false,
+      verbatimModuleSyntax: false,
+    });
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain('createApp().listenStdio();');
+    expect(s.lines.join('\n')).toContain('\n  create    src/weather/weather.server.ts\n');
+    expect(s.lines.join('\n')).toContain('Next steps:\n  cd weather-mcp\n  npm install\n');
+  });
+
+  it('never overwrites without --force, and --dry-run writes nothing', async () => {
+    const s = session();
+    expect(await s.run('new', 'app', '--yes', '--no-install', '--dry-run')).toBe(0);
+    expect(existsSync(join(s.cwd, 'app'))).toBe(false);
+    expect(s.lines.join('\n')).toContain('Would create app (dry run: nothing written):\n  create    package.json\n');
+    expect(await s.run('new', 'app', '--yes', '--no-install')).toBe(0);
+    expect(await s.run('new', 'app', '--yes', '--no-install')).toBe(1);
+    expect(s.lines.at(-1)).toMatch(/^error: app already has files this project would overwrite \(package\.json, tsconfig\.json/);
+    expect(await s.run('new', 'app', '--yes', '--no-install', '--force')).toBe(0);
+  });
+
+  it('writes an HTTP server and the chosen package manager into the README', async () => {
+    const s = session();
+    expect(await s.run('new', '@acme/billing-server', '--transport', 'http', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);
+    const root = join(s.cwd, 'billing-server');
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain('await createApp().listenHttp({ port });');
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('| `pnpm dev`');
+    expect(readFileSync(join(root, 'src/billing/billing.server.ts'), 'utf8')).toContain(
+      "@McpServer({ name: 'billing-server', version: '0.1.0' })\nexport class BillingServer {",
+    );
+    expect(readJson(join(root, 'package.json')).name).toBe('@acme/billing-server');
+  });
+
+  it('refuses bad input with the reason', async () => {
+    const s = session();
+    expect(await s.run('new', 'Bad Name', '--yes')).toBe(1);
+    expect(s.lines.at(-1)).toBe('error: "Bad Name" cannot be the project name: the name has capital letters.');
+    expect(await s.run('new', 'x', '--transport', 'ftp')).toBe(1);
+    expect(s.lines.at(-1)).toBe('error: --transport must be one of stdio, http (got "ftp")');
+    expect(await s.run('new', 'x', '--nope')).toBe(1);
+    expect(s.lines.at(-1)).toMatch(/^error: Unknown option '--nope'/);
+  });
+});
+
+describe('armature generate in a project', () => {
+  async function project() {
+    const s = session();
+    await s.run('new', 'weather-mcp', '--yes', '--no-install');
+    return { ...s, run: (...argv: string[]) => runCli(argv, { cwd: join(s.cwd, 'weather-mcp'), ui: plainUi((l) => s.lines.push(l)) }) };
+  }
+
+  it('prints the plan of a tool on --dry-run', async () => {
+    const p = await project();
+    expect(await p.run('generate', 'tool', 'get-forecast', '--dry-run', '--fields', 'city:string:1..64')).toBe(0);
+    expect(p.lines.at(-1)).toBe(
+      [
+        'Would generate tool "get_forecast" in WeatherServer (dry run: nothing written):',
+        '  create    src/weather/dto/get-forecast.input.ts',
+        '  create    src/weather/dto/get-forecast.output.ts',
+        '  update    src/weather/weather.server.ts  (adds WeatherServer.getForecast)',
+        '  create    test/weather/get-forecast.tool.test.ts',
+      ].join('\n'),
+    );
+    expect(existsSync(join(p.cwd, 'weather-mcp/src/weather/dto/get-forecast.input.ts'))).toBe(false);
+  });
+
+  it('refuses a second tool with the same name, an unknown server, an unknown kind and bad fields', async () => {
+    const p = await project();
+    expect(await p.run('generate', 'tool', 'get-forecast', '--no-format')).toBe(0);
+    expect(await p.run('generate', 'tool', 'get-forecast')).toBe(1);
+    expect(p.lines.at(-1)).toBe(
+      'error: WeatherServer already has a member called getForecast (src/weather/weather.server.ts). Pick another tool name.',
+    );
+    expect(await p.run('generate', 'tool', 'other', '--server', 'billing')).toBe(1);
+    expect(p.lines.at(-1)).toBe(
+      'error: no @McpServer class is called BillingServer. The servers are:\n  WeatherServer (src/weather/weather.server.ts)',
+    );
+    expect(await p.run('generate', 'widget', 'x')).toBe(1);
+    expect(p.lines.at(-1)).toBe('error: unknown kind "widget". Kinds: server, tool, resource, prompt, dto');
+    expect(await p.run('generate', 'dto', 'x', '--fields', 'a:float')).toBe(1);
+    expect(p.lines.at(-1)).toMatch(/^error: "a:float": unknown type "float"/);
+    expect(await p.run('generate', 'prompt', 'p', '--fields', 'n:int')).toBe(1);
+    expect(p.lines.at(-1)).toBe('error: prompt arguments are strings in MCP: give each field the type string or enum');
+  });
+
+  it('needs a project around it', async () => {
+    const s = session();
+    expect(await s.run('generate', 'tool', 'x')).toBe(1);
+    expect(s.lines.at(-1)).toMatch(/^error: no package\.json at or above /);
+  });
+});
+
+describe('armature', () => {
+  it('prints help and refuses unknown commands', async () => {
+    const s = session();
+    expect(await s.run('--help')).toBe(0);
+    expect(s.out.join('')).toContain('armature generate <kind> <name> [options]');
+    const errors: string[] = [];
+    expect(await runCli(['frobnicate'], { stderr: (t) => errors.push(t) })).toBe(1);
+    expect(errors.join('')).toMatch(/^armature: unknown command "frobnicate"/);
+  });
+
+  it('lists the inspect rules', async () => {
+    const s = session();
+    expect(await s.run('inspect', '--rules')).toBe(0);
+    expect(s.out.join('')).toContain('read-only-hint');
+  });
+});
+
+describe('versions a new project pins', () => {
+  it('are the versions this workspace builds and tests with', () => {
+    const cli = readJson(new URL('../package.json', import.meta.url).pathname);
+    for (const [name, version] of Object.entries(PINNED)) expect(`${name}@${cli.devDependencies[name]}`).toBe(`${name}@${version}`);
+    for (const pkg of ['core', 'testing']) {
+      expect(readJson(new URL(`../../${pkg}/package.json`, import.meta.url).pathname).version).toBe(ARMATURE_VERSION);
+    }
+  });
+});
