@@ -67,9 +67,13 @@ describe('resources and prompts through the testing app', () => {
       description: 'Summarise a text',
       messages: [{ role: 'user', content: { type: 'text', text: 'Summarise: hello' } }],
     });
+    await expect(t.getPrompt('summarise', { text: 'x'.repeat(51) })).rejects.toMatchObject({
+      code: -32602,
+      message: 'Invalid arguments for prompt "summarise":\ntext: must be shorter than or equal to 50 characters',
+    });
     await expect(t.getPrompt('summarise', {})).rejects.toMatchObject({
       code: -32602,
-      message: 'Invalid arguments for prompt "summarise":\ntext: must be longer than or equal to 1 characters\ntext: must be a string',
+      message: expect.stringMatching(/^Invalid arguments for prompt "summarise":\ntext: /),
     });
   });
 });
