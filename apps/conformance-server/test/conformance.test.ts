@@ -22,22 +22,15 @@ import { type StdioBridge, startStdioBridge } from './support/stdio-bridge.js';
 
 /**
  * Warnings the suite gives for reasons outside the server, each still asserted to occur (a stale
- * entry fails the test, so this list cannot hide a new problem or outlive the old one).
+ * entry fails the test, so this list cannot hide a new problem or outlive the old one). Empty:
  *
- * server-sse-polling (pending) sends its raw `tools/call test_reconnection` POST with the header
- * `mcp-protocol-version: 2025-03-26` although the session negotiated 2025-11-25. The SDK transport
- * takes the header at its word: a 2025-03-26 client cannot parse an empty SSE `data:` line, so it
- * writes no priming event (no `id`/`retry`) and gives the tool no `closeSSE` for that request
- * (`supportsEmptySSEData`, @modelcontextprotocol/server 2.4.0). SDK 1.32.2's transport has the
- * same version gate, so the suite's own reference server cannot pass these two checks either. With a
- * 2025-11-25 header this server primes, closes and resumes correctly: see "test_reconnection" in
- * client-texts.test.ts (both official clients resume with Last-Event-ID).
+ * server-sse-polling (pending) sends its raw `tools/call test_reconnection` with
+ * `mcp-protocol-version: 2025-03-26` on a session that negotiated 2025-11-25. The SDK transport
+ * gates SSE priming on that header; Armature's session router serves a request as the revision
+ * its session negotiated (see HttpEndpoint.withSessionVersion in packages/core), so the priming
+ * event and retry hint are sent and the scenario passes without warnings.
  */
-const HEADER_2025_03_26 = 'the suite sends mcp-protocol-version 2025-03-26 on a 2025-11-25 session, so the SDK writes no priming event';
-export const KNOWN_HTTP_WARNINGS: readonly KnownIssue[] = [
-  { scenario: 'server-sse-polling', check: 'server-sse-priming-event', reason: HEADER_2025_03_26 },
-  { scenario: 'server-sse-polling', check: 'server-sse-retry-field', reason: HEADER_2025_03_26 },
-];
+export const KNOWN_HTTP_WARNINGS: readonly KnownIssue[] = [];
 
 /** Over stdio these scenarios test the bridge's HTTP layer, not the server. */
 const BRIDGE_ONLY = new Map([

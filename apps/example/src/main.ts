@@ -23,7 +23,8 @@ async function main(args: readonly string[]): Promise<void> {
     throw new Error(`unexpected arguments: ${args.join(' ')}\n\n${USAGE}`);
   }
 
-  const app = createExampleApp();
+  // SIGTERM/SIGINT: stop accepting, let running calls finish (up to 10 s), close, exit.
+  const app = createExampleApp().enableShutdownHooks({ deadlineMs: 10_000 });
   if (args.includes('--stdio')) {
     // stdout belongs to the protocol: anything for humans goes to stderr.
     app.listenStdio();
@@ -34,12 +35,8 @@ async function main(args: readonly string[]): Promise<void> {
   const { url } = await app.listenHttp({ port: parsePort(process.env.PORT) });
   // The tests read the URL from this first line (PORT=0 picks the port at random).
   process.stdout.write(`armature-example: MCP endpoint at ${url}\n`);
-  process.stdout.write(`Try it: npx @modelcontextprotocol/inspector-cli ${url} --method tools/list\n`);
-  const stop = () => {
-    void app.close().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.stdout.write(`Try it: npx @modelcontextprotocol/inspector --cli ${url} --transport http --method tools/list\n`);
+  process.stdout.write('Or point any MCP client (Streamable HTTP) at that URL. Ctrl+C stops the server.\n');
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -188,7 +188,7 @@ describe('HTTP process', () => {
   it('prints the URL with the port PORT=0 picked, and how to point the Inspector CLI at it', () => {
     expect(http.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/mcp$/);
     expect(http.stdout()).toBe(
-      `armature-example: MCP endpoint at ${http.url}\nTry it: npx @modelcontextprotocol/inspector-cli ${http.url} --method tools/list\n`,
+      `armature-example: MCP endpoint at ${http.url}\nTry it: npx @modelcontextprotocol/inspector --cli ${http.url} --transport http --method tools/list\nOr point any MCP client (Streamable HTTP) at that URL. Ctrl+C stops the server.\n`,
     );
   });
 });

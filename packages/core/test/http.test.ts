@@ -139,3 +139,29 @@ describe('JSON-RPC batches per protocol revision', () => {
     expect(JSON.parse(batch.body)).toMatchObject({ error: { code: -32600 } });
   });
 });
+
+describe('a session speaks the revision it negotiated', () => {
+  it('serves a request whose MCP-Protocol-Version header names another supported revision as the negotiated one (SSE priming kept)', async () => {
+    const resumable = await createMcpApp(HttpServer).listenHttp({ port: 0, eventStore: true, retryIntervalMs: 500 });
+    try {
+      const init = await rawHttp(resumable.url, { headers: JSON_HEADERS, body: INITIALIZE });
+      const session = init.headers['mcp-session-id'] as string;
+      const call = (version: string) =>
+        rawHttp(resumable.url, {
+          headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': version },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }),
+        });
+      for (const version of ['2025-11-25', '2025-03-26']) {
+        const res = await call(version);
+        expect(res.status).toBe(200);
+        // The priming event (SEP-1699): an event id and the retry hint before any data.
+        expect(res.body).toMatch(/^id: \S+\nretry: 500\ndata: \n/);
+        expect(res.body).toContain('"text":"3"');
+      }
+      const unsupported = await call('1999-01-01');
+      expect(unsupported.status).toBe(400);
+    } finally {
+      await resumable.close();
+    }
+  });
+});

@@ -11,6 +11,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
   type McpServer as SdkMcpServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth } from '../auth/bearer-auth.js';
@@ -168,6 +169,22 @@ export class HttpEndpoint {
     return undefined;
   }
 
+  /**
+   * A session speaks the revision it negotiated. A request in that session whose
+   * `MCP-Protocol-Version` header names another supported revision (a client bug: the spec says
+   * to send the negotiated one) is served as the negotiated revision, so per-revision transport
+   * behaviour (SSE priming events and retry hints, SEP-1699) follows what the client actually
+   * agreed to. Unsupported values are left for the transport to refuse.
+   */
+  private withSessionVersion(request: Request, session: Session): Request {
+    const header = request.headers.get('mcp-protocol-version');
+    const negotiated = session.server.server.getNegotiatedProtocolVersion();
+    if (!header || !negotiated || header === negotiated || !SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return request;
+    const headers = new Headers(request.headers);
+    headers.set('mcp-protocol-version', negotiated);
+    return new Request(request, { headers });
+  }
+
   /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
   private async serveLegacy(request: Request, principal: AuthInfo | undefined): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
@@ -188,7 +205,7 @@ export class HttpEndpoint {
           );
         }
       }
-      return session.transport.handleRequest(request, options);
+      return session.transport.handleRequest(this.withSessionVersion(request, session), options);
     }
     if (request.method !== 'POST') {
       return jsonError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
