@@ -33,7 +33,8 @@ export async function planDto(project: Project, name: string, options: GenerateO
 import { describe, expect, it } from 'vitest';
 ${importLine([className], importPath(testFile, file))}
 
-// The cases come from the constraints of ${className} (${formatFields(fields)}):
+// The cases come from the constraints of ${className},
+//   ${formatFields(fields)}
 // each limit exactly, one step past it, a missing required field and an unknown field. The lines
 // are what a tool taking ${className} answers. Change them with the DTO.
 describe('${className}', () => {

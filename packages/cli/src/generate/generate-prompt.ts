@@ -81,8 +81,10 @@ ${renderCaseRows(accepts, false)}
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 ${importLine([server.className], importPath(testFile, server.file))}
 
-// The cases come from the constraints of ${argsClass} (${formatFields(fields)}): each limit
-// exactly, one step past it, a missing required argument and an unknown one. Change them with the DTO.
+// The cases come from the constraints of ${argsClass},
+//   ${formatFields(fields)}
+// each limit exactly, one step past it, a missing required argument and an unknown one. Change
+// them with the DTO.
 describe('prompt ${promptName}', () => {
   let t: TestingApp;
 

@@ -22,12 +22,12 @@ function expand(template: string, values: Record<string, unknown>): string {
   return template.replace(VARIABLE, (_all, name: string) => encodeURIComponent(String(values[name])));
 }
 
-function uriCases(template: string, fields: readonly FieldSpec[]) {
+function uriCases(fields: readonly FieldSpec[]) {
   const valid = Object.fromEntries(fields.map((f) => [f.name, sampleValue(f)]));
   const cases: Array<{ what: string; args: Record<string, unknown>; lines: string[] }> = [];
   for (const field of fields) {
     const at = (value: unknown, what: string, message: string) =>
-      cases.push({ what, args: { uri: expand(template, { ...valid, [field.name]: value }) }, lines: [`${field.name}: ${message}`] });
+      cases.push({ what, args: { ...valid, [field.name]: value }, lines: [`${field.name}: ${message}`] });
     // An empty variable does not match the template at all, so only limits above zero are tested.
     if (field.type === 'string' && field.min !== undefined && field.min > 1) {
       at(
@@ -82,6 +82,7 @@ export async function planResource(project: Project, name: string, options: Gene
   let readUri: string;
   let expectedText: string;
   let invalid = '';
+  let helper = '';
 
   if (!template) {
     if (options.fields) throw new GenerateError('--fields describes template variables; a fixed URI has none (add {variables} to --uri)');
@@ -125,16 +126,22 @@ ${method}(params: ${paramsClass}): string {
   // TODO: return the contents for these (validated) variables.
   return JSON.stringify({ resource: ${tsLiteral(resourceName)}, params });
 }`;
-    const { valid, cases } = uriCases(uri, fields);
+    const { valid, cases } = uriCases(fields);
     readUri = expand(uri, valid);
     expectedText = JSON.stringify({ resource: resourceName, params: valid });
     if (cases.length > 0) {
+      helper = `
+/** A URI of the template with these variables. */
+function uriOf(variables: Record<string, string>): string {
+  return ${tsLiteral(uri)}.replace(/\\{(\\w+)\\}/g, (_all, name: string) => encodeURIComponent(variables[name] ?? ''));
+}
+`;
       invalid = `
-  // From the constraints of ${paramsClass} (${formatFields(fields)}).
+  // From the constraints of ${paramsClass}: ${formatFields(fields)}.
   it.each([
 ${renderCaseRows(cases, true)}
-  ])('refuses %s', async (_what, { uri }, lines) => {
-    await expect(t.readResource(uri)).rejects.toMatchObject({
+  ])('refuses %s', async (_what, variables, lines) => {
+    await expect(t.readResource(uriOf(variables))).rejects.toMatchObject({
       code: -32602,
       message: ['Invalid arguments for resource template "${resourceName}":', ...lines].join('\\n'),
     });
@@ -154,7 +161,7 @@ ${renderCaseRows(cases, true)}
     content: `import { createTestingApp, type TestingApp } from '@armature/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 ${importLine([server.className], importPath(testFile, server.file))}
-
+${helper}
 describe('resource ${resourceName}', () => {
   let t: TestingApp;
 

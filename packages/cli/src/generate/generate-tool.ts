@@ -119,9 +119,10 @@ ${renderCaseRows(accepts, false)}
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 ${importLine([server.className], importPath(testFile, server.file))}
 
-// ${toolName} through the MCP client. The cases come from the constraints of ${inputClass}
-// (${formatFields(input)}): a valid call, each limit exactly, one step past it, a missing
-// required field and an unknown field. Change them with the DTO.
+// ${toolName} through the MCP client. The cases come from the constraints of ${inputClass},
+//   ${formatFields(input)}
+// a valid call, each limit exactly, one step past it, a missing required field and an unknown
+// field. Change them with the DTO.
 describe('${toolName}', () => {
   let t: TestingApp;
 
