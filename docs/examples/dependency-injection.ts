@@ -1,9 +1,11 @@
 import {
+  ArmatureBuildError,
   type Constructor,
   type ContainerAdapter,
   Context,
   createMcpApp,
   McpServer,
+  Principal,
   type RequestScope,
   RequestScoped,
   Tool,
@@ -76,7 +78,7 @@ declare namespace Documented {
     createScope(ctx: Context): RequestScope;
   }
   interface RequestScope {
-    get<T>(token: Constructor<T>): T;
+    get<T>(token: Constructor<T>): T | Promise<T>;
     dispose(): void | Promise<void>;
   }
   // #endregion
@@ -104,8 +106,11 @@ export function manualWiring(pool: ConnectionPool): ContainerAdapter {
 // #endregion
 
 export const outputs: Record<string, string> = {
-  'singleton-context': `Armature could not prepare dependency injection:
-  - Session (parameter 0 of ProfileServer) injects the request's Context or Principal but is a singleton. Fix: mark it @RequestScoped() so each call gets its own instance.`,
+  'di-errors': `Armature cannot start the MCP server: 2 problems in the decorated classes.
+  1. Session: Session (parameter 0 of ProfileServer) injects the request's Context but is a singleton
+     Fix: mark Session @RequestScoped() so each call gets its own instance
+  2. Mailer: Mailer (parameter 1 of ProfileServer) is not known to the container, so it cannot be injected
+     Fix: decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)`,
 };
 
 type CallResult = Awaited<ReturnType<Awaited<ReturnType<typeof connectInMemory>>['client']['callTool']>>;
@@ -141,6 +146,7 @@ async function disposal(): Promise<void> {
     }
     [Symbol.dispose]() {
       events.push('Tracer disposed');
+      throw new Error('dispose failed');
     }
   }
   @McpServer({ name: 'traced', version: '1.0.0' })
@@ -154,7 +160,6 @@ async function disposal(): Promise<void> {
     }
     destroy() {
       events.push('TracedServer destroyed');
-      throw new Error('dispose failed');
     }
   }
   const reported: string[] = [];
@@ -164,31 +169,69 @@ async function disposal(): Promise<void> {
     const result = await client.callTool({ name: 'fail', arguments: {} });
     expectEqual([result.isError, textOf(result)], [true, 'boom'], 'the tool error reaches the client, not the dispose error');
     expectEqual(events.slice(0, 2), ['Tracer created', 'TracedServer created'], 'created per call');
-    expectEqual(events.slice(2).sort(), ['TracedServer destroyed', 'Tracer disposed'], 'both disposed after the call');
+    expectEqual(events.slice(2), ['TracedServer destroyed', 'Tracer disposed'], 'dependents disposed first');
     expectEqual(reported.sort(), ['boom', 'dispose failed'], 'both errors reported to onError');
   } finally {
     await close();
   }
-}
 
-async function singletonWithContext(): Promise<void> {
-  @Service()
-  class Session {
-    constructor(readonly ctx: Context) {}
-  }
-  @McpServer({ name: 'profile', version: '1.0.0' })
-  class ProfileServer {
-    constructor(readonly session: Session) {}
-    @Tool({ description: 'Who am I' })
-    whoami() {
-      return 'me';
+  // The page's caution: a hook that throws stops the disposal of the instances after it.
+  events.length = 0;
+  @RequestScoped()
+  class Dependency {
+    destroy() {
+      events.push('Dependency destroyed');
     }
   }
+  @McpServer({ name: 'throwing', version: '1.0.0' })
+  class ThrowingServer {
+    constructor(readonly dependency: Dependency) {}
+    @Tool({ description: 'Works' })
+    work() {
+      return 'ok';
+    }
+    destroy() {
+      events.push('ThrowingServer destroyed');
+      throw new Error('dispose failed');
+    }
+  }
+  const throwing = await connectInMemory(createMcpApp(ThrowingServer, { onError: () => undefined }));
+  try {
+    await throwing.client.callTool({ name: 'work', arguments: {} });
+    expectEqual(events, ['ThrowingServer destroyed'], 'a throwing hook stops the rest of the disposal');
+  } finally {
+    await throwing.close();
+  }
+}
+
+// #region di-errors
+class Mailer {} // no @Service()
+
+@Service()
+class Session {
+  constructor(readonly ctx: Context) {} // a singleton cannot have a per-call Context
+}
+
+@McpServer({ name: 'profile', version: '1.0.0' })
+export class ProfileServer {
+  constructor(
+    readonly session: Session,
+    readonly mailer: Mailer,
+  ) {}
+
+  @Tool({ description: 'Who am I' })
+  whoami() {
+    return 'me';
+  }
+}
+// #endregion
+
+function startupChecks(): void {
   try {
     createMcpApp(ProfileServer);
   } catch (error) {
-    expectEqual((error as Error).message, outputs['singleton-context'], 'singleton injecting Context');
-    expectEqual((error as Error).name, 'Error', 'a plain Error, not an ArmatureBuildError');
+    expectEqual(error instanceof ArmatureBuildError, true, 'an ArmatureBuildError');
+    expectEqual((error as Error).message, outputs['di-errors'], 'dependency problems at start-up');
     return;
   }
   throw new Error('expected start-up to fail');
@@ -251,19 +294,29 @@ export function transferDirectly(): string {
 }
 // #endregion
 
-/** Page claims about what is not caught at start-up: a missing @Service(), and missing metadata. */
-async function callTimeFailures(): Promise<void> {
-  class Unregistered {
+/** Page claims: a singleton over a request-scoped service, and a constructor without metadata, stop start-up. */
+function moreStartupChecks(): void {
+  @RequestScoped()
+  class PerCall {
+    constructor(readonly ctx: Context) {}
+  }
+  @Service()
+  class Cache {
+    constructor(readonly perCall: PerCall) {}
+  }
+  @Service()
+  class Caller {
+    constructor(readonly principal: Principal) {}
+  }
+  @McpServer({ name: 'cached', version: '1.0.0' })
+  class CachedServer {
+    constructor(
+      readonly cache: Cache,
+      readonly caller: Caller,
+    ) {}
+    @Tool({ description: 'Hello' })
     hello() {
       return 'hello';
-    }
-  }
-  @McpServer({ name: 'greeter', version: '1.0.0' })
-  class NeedsUnregistered {
-    constructor(readonly dep: Unregistered) {}
-    @Tool({ description: 'Say hello' })
-    hello() {
-      return this.dep.hello();
     }
   }
   // What tsx leaves: the decorators run, but the constructor's parameter types are not recorded.
@@ -279,33 +332,56 @@ async function callTimeFailures(): Promise<void> {
     Object.getOwnPropertyDescriptor(NoMetadata.prototype, 'size') as PropertyDescriptor,
   );
   McpServer({ name: 'no-metadata', version: '1.0.0' })(NoMetadata);
-
-  const app = createMcpApp([NeedsUnregistered, NoMetadata], { onError: () => undefined }); // starts
-  const { client, close } = await connectInMemory(app);
   try {
-    const missing = await client.callTool({ name: 'hello', arguments: {} });
+    createMcpApp([CachedServer, NoMetadata]);
+  } catch (error) {
     expectEqual(
-      [missing.isError, textOf(missing).startsWith('Service with "MaybeConstructable<Unregistered>" identifier was not found')],
-      [true, true],
-      'missing @Service()',
+      (error as ArmatureBuildError).problems.map((p) => p.message),
+      [
+        'Cache (parameter 0 of CachedServer) injects the request-scoped PerCall but is a singleton',
+        "Caller (parameter 1 of CachedServer) injects the request's Principal but is a singleton",
+        'the constructor takes 1 parameter(s) but no decorator metadata was emitted for it (tsx and esbuild emit none), so nothing could be injected',
+      ],
+      'more start-up checks',
     );
-    const undef = await client.callTool({ name: 'size', arguments: {} });
-    expectEqual(
-      [undef.isError, textOf(undef)],
-      [true, "Cannot read properties of undefined (reading 'open')"],
-      'no metadata: undefined dependency',
-    );
+    return;
+  }
+  throw new Error('expected start-up to fail');
+}
+
+/** RequestScope.get may return a promise (NestJS resolves request-scoped providers asynchronously). */
+async function asyncScope(): Promise<void> {
+  const pool = new ConnectionPool();
+  const adapter: ContainerAdapter = {
+    createScope(ctx) {
+      const work = new UnitOfWork(pool, ctx);
+      return {
+        get: async <T>(token: Constructor<T>): Promise<T> => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          if (token === (BankServer as Constructor)) return new BankServer(work) as T;
+          throw new Error(`cannot build ${token.name}`);
+        },
+        dispose: () => work[Symbol.asyncDispose](),
+      };
+    },
+  };
+  const { client, close } = await connectInMemory(createMcpApp(BankServer, { container: adapter }));
+  try {
+    const result = await client.callTool({ name: 'transfer', arguments: { from: 'a', to: 'b', amount: 4 } });
+    expectEqual(/^Moved 4 from a to b on conn-for-request-\d+$/.test(textOf(result)), true, 'an asynchronous get serves the call');
+    expectEqual(pool.open.size, 0, 'disposed');
   } finally {
     await close();
   }
 }
 
 export async function main(): Promise<void> {
-  await callTimeFailures();
+  startupChecks();
+  moreStartupChecks();
   await defaultContainer();
   await disposal();
-  await singletonWithContext();
   await customAdapter();
+  await asyncScope();
   await testingContainer();
   expectEqual(transferDirectly(), 'Moved 3 from a to b on conn-for-request-test-1', 'a tool is a plain method');
 }

@@ -16,7 +16,6 @@ import {
   IsArray,
   IsEnum,
   IsInt,
-  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -91,13 +90,11 @@ export class CreateCustomerInput {
   @IsString()
   name!: string;
 
-  @IsObject() // refuses an array; @ValidateNested alone would let one through
   @ValidateNested()
   @Type(() => Address)
   address!: Address;
 
   @IsOptional()
-  @IsArray() // refuses a plain object; @ValidateNested alone would let one through
   @ValidateNested({ each: true })
   @Type(() => Address)
   @ArrayMaxSize(3)
@@ -248,16 +245,18 @@ export const outputs: Record<string, string> = {
   ],
   "additionalProperties": false
 }`,
-  'invalid-arguments': `Invalid arguments for tool "search_issues":
+  'shape-errors': `Invalid arguments for tool "search_issues":
+repo: is required
 extra: unknown property; remove it
+query: must be string
+limit: must be integer`,
+  'invalid-arguments': `Invalid arguments for tool "search_issues":
 repo: must match /^[\\w.-]+\\/[\\w.-]+$/ regular expression
 query: must be longer than or equal to 1 characters
 limit: must not be greater than 50
 state: must be one of the following values: open, closed`,
   'no-conversion': `Invalid arguments for tool "search_issues":
-limit: must not be greater than 50
-limit: must not be less than 1
-limit: must be an integer number`,
+limit: must be integer`,
   'nested-schema': `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -266,7 +265,6 @@ limit: must be an integer number`,
       "type": "string"
     },
     "address": {
-      "type": "object",
       "$ref": "#/$defs/Address"
     },
     "deliveryAddresses": {
@@ -306,7 +304,7 @@ limit: must be an integer number`,
 }`,
   'nested-errors': `Invalid arguments for tool "createCustomer":
 address.country: must be shorter than or equal to 2 characters
-deliveryAddresses.1.street: must be a string`,
+deliveryAddresses.1.country: must be longer than or equal to 2 characters`,
   'raw-errors': `Invalid arguments for tool "add":
 c: unknown property; remove it
 a: must be number`,
@@ -371,14 +369,19 @@ async function searchIssues(): Promise<void> {
       'defaults applied',
     );
 
-    const bad = await client.callTool({
-      name: 'search_issues',
-      arguments: { repo: 'rockets', query: '', limit: 51, state: 'all', extra: true },
-    });
+    // #region client-shape
+    const wrongShape = await client.callTool({ name: 'search_issues', arguments: { query: 5, limit: '5', extra: true } });
+    // #endregion
+    expectEqual(wrongShape.isError, true, 'a wrong shape is a tool error');
+    expectEqual(textOf(wrongShape), outputs['shape-errors'], 'shape errors text');
+
+    // #region client-constraints
+    const bad = await client.callTool({ name: 'search_issues', arguments: { repo: 'rockets', query: '', limit: 51, state: 'all' } });
+    // #endregion
     expectEqual(bad.isError, true, 'invalid arguments are a tool error');
     expectEqual(textOf(bad), outputs['invalid-arguments'], 'invalid arguments text');
 
-    // No implicit conversion: "5" is not a number, and every constraint of the property reports it.
+    // No implicit conversion: "5" is not a number.
     const text = textOf(await client.callTool({ name: 'search_issues', arguments: { repo: 'a/b', query: 'x', limit: '5' } }));
     expectEqual(text, outputs['no-conversion'], 'no implicit conversion');
   } finally {
@@ -405,7 +408,10 @@ async function nested(): Promise<void> {
       arguments: {
         name: 'Ada',
         address: { street: '1 Loop Rd', country: 'GBR' },
-        deliveryAddresses: [{ street: 'x', country: 'GB' }, { country: 'GB' }],
+        deliveryAddresses: [
+          { street: 'x', country: 'GB' },
+          { street: 'y', country: 'G' },
+        ],
       },
     });
     expectEqual(textOf(bad), outputs['nested-errors'], 'nested errors');
@@ -415,8 +421,8 @@ async function nested(): Promise<void> {
     });
     expectEqual(
       textOf(wrongShapes),
-      'Invalid arguments for tool "createCustomer":\naddress: must be an object\ndeliveryAddresses: must contain no more than 3 elements\ndeliveryAddresses: must be an array',
-      '@IsObject / @IsArray refuse the wrong shape',
+      'Invalid arguments for tool "createCustomer":\naddress: must be object\ndeliveryAddresses: must be array',
+      'the shape check refuses an array for an object and an object for an array',
     );
   } finally {
     await close();
@@ -599,7 +605,43 @@ async function schemaDetails(): Promise<void> {
   );
 }
 
+/** Page claims: an initialised property without a validator, and an untyped property, stop start-up. */
+function startupChecks(): void {
+  class Sneaky {
+    @IsString()
+    query!: string;
+    internal = 5;
+  }
+  class Untyped {
+    @Length(1, 10)
+    name!: string;
+  }
+  // What a DTO compiled without decorator metadata looks like.
+  Reflect.deleteMetadata('design:type', Untyped.prototype, 'name');
+  @McpServer({ name: 'bad-dtos', version: '1.0.0' })
+  class BadDtos {
+    @Tool({ description: 'a' })
+    a(input: Sneaky) {
+      return input.query;
+    }
+    @Tool({ description: 'b' })
+    b(input: Untyped) {
+      return input.name;
+    }
+  }
+  const message = buildError(() => createMcpApp(BadDtos));
+  expectEqual(
+    [
+      message.includes('BadDtos.a: Sneaky.internal has an initial value but no class-validator decorator'),
+      message.includes('BadDtos.b: the type of Untyped.name is unknown: no type validator, and no design:type metadata'),
+    ],
+    [true, true],
+    `start-up checks: ${message}`,
+  );
+}
+
 export async function main(): Promise<void> {
+  startupChecks();
   await schemaDetails();
   await searchIssues();
   await nested();
