@@ -1,0 +1,176 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Catalogue, createProject, formatCatalogue, generate, lintCatalogue, plainUi, projectFiles } from '@armature/cli';
+import { createMcpApp, McpServer, Tool } from '@armature/core';
+import { IsString } from 'class-validator';
+import { GreeterServer } from './getting-started/greeter.js';
+import { expectEqual } from './support/check.js';
+
+// What the CLI guide shows, produced by the CLI's own functions: the layout of a new project, a
+// generated DTO with the plan `generate` prints, and the inspect report of the getting-started server.
+
+export const outputs = {
+  layout: `weather-mcp/
+├── .gitignore
+├── README.md                         how to run, connect, test and grow it
+├── biome.json                        lint and format (useImportType off: DTOs stay value imports)
+├── package.json                      scripts: dev, build, start, test, typecheck, lint, inspect
+├── src/
+│   ├── app.ts                        servers = [WeatherServer] and createApp()
+│   ├── main.ts                       starts stdio (or HTTP with --transport http)
+│   └── weather/
+│       ├── dto/
+│       │   ├── greet.input.ts        the tool's arguments: schema and validation
+│       │   └── greet.output.ts       the tool's result: outputSchema, checked before sending
+│       ├── greeting.service.ts       business logic, injected by type
+│       └── weather.server.ts         @McpServer class; its @Tool methods are the tools
+├── test/
+│   └── weather/
+│       ├── dto/
+│       │   └── greet.input.test.ts   level 2: the DTO (buildDto, expectDtoRejects)
+│       ├── weather.pipeline.test.ts  level 3: the client in memory (createTestingApp)
+│       └── weather.server.test.ts    level 1: the method (createTestContext)
+├── tsconfig.build.json               tsc to dist/
+├── tsconfig.json                     the decorator flags; includes src, test, vitest.config.ts
+└── vitest.config.ts`,
+  plan: `Generated tool "get_forecast" in WeatherServer:
+  create    src/weather/dto/get-forecast.input.ts
+  create    src/weather/dto/get-forecast.output.ts
+  update    src/weather/weather.server.ts  (adds WeatherServer.getForecast)
+  create    test/weather/get-forecast.tool.test.ts`,
+  dto: `import { Field } from '@armature/core';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+
+/** Arguments of the \`get_forecast\` tool. */
+export class GetForecastInput {
+  @Field('City')
+  @IsString()
+  @Length(1, 64)
+  city!: string;
+
+  @Field('Days')
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(14)
+  days?: number;
+
+  @Field('Units')
+  @IsOptional()
+  @IsIn(['metric', 'imperial'])
+  units?: 'metric' | 'imperial';
+}`,
+  inspect: `greeter 1.0.0: 2 tools, 0 resources, 0 resource templates, 0 prompts
+
+Tools
+  greet  [read-only]
+    Greet someone by name
+    input:
+      name: string, 1..50 chars, required. Who to greet
+      language: "en" | "it", default "en", optional. Language of the greeting
+  book_flight
+    Book a seat on a flight, once the user has chosen one
+    input:
+      flight: string, required
+
+Lint: 2 findings
+  read-only-hint     tool book_flight: say whether it changes anything: annotations: { readOnlyHint: true } (or false, with destructiveHint)
+  field-description  tool book_flight, argument flight: no description: the model guesses what to send. Add @Field('What it is and its format')`,
+};
+
+class BookInput {
+  @IsString()
+  flight!: string;
+}
+
+@McpServer({ name: 'travel', version: '1.0.0' })
+class TravelServer {
+  @Tool({ name: 'book_flight', description: 'Book a seat on a flight, once the user has chosen one' })
+  book(input: BookInput) {
+    return `booked ${input.flight}`;
+  }
+}
+
+const NOTES: Record<string, string> = {
+  'README.md': 'how to run, connect, test and grow it',
+  'biome.json': 'lint and format (useImportType off: DTOs stay value imports)',
+  'package.json': 'scripts: dev, build, start, test, typecheck, lint, inspect',
+  'src/app.ts': 'servers = [WeatherServer] and createApp()',
+  'src/main.ts': 'starts stdio (or HTTP with --transport http)',
+  'src/weather/dto/greet.input.ts': "the tool's arguments: schema and validation",
+  'src/weather/dto/greet.output.ts': "the tool's result: outputSchema, checked before sending",
+  'src/weather/greeting.service.ts': 'business logic, injected by type',
+  'src/weather/weather.server.ts': '@McpServer class; its @Tool methods are the tools',
+  'test/weather/dto/greet.input.test.ts': 'level 2: the DTO (buildDto, expectDtoRejects)',
+  'test/weather/weather.pipeline.test.ts': 'level 3: the client in memory (createTestingApp)',
+  'test/weather/weather.server.test.ts': 'level 1: the method (createTestContext)',
+  'tsconfig.build.json': 'tsc to dist/',
+  'tsconfig.json': 'the decorator flags; includes src, test, vitest.config.ts',
+};
+
+interface Folder {
+  [name: string]: Folder | null;
+}
+
+/** The files as a tree, each with its note aligned in a column. */
+function tree(root: string, paths: readonly string[]): string {
+  const top: Folder = {};
+  for (const path of paths) {
+    const parts = path.split('/');
+    let folder = top;
+    for (const part of parts.slice(0, -1)) {
+      folder[`${part}/`] ??= {};
+      folder = folder[`${part}/`] as Folder;
+    }
+    folder[parts.at(-1) as string] = null;
+  }
+  const rows: Array<[string, string | undefined]> = [];
+  const walk = (folder: Folder, prefix: string, at: string) => {
+    const names = Object.keys(folder).sort();
+    names.forEach((name, i) => {
+      const last = i === names.length - 1;
+      const child = folder[name];
+      rows.push([`${prefix}${last ? '└── ' : '├── '}${name}`, child === null ? NOTES[`${at}${name}`] : undefined]);
+      if (child) walk(child, `${prefix}${last ? '    ' : '│   '}`, `${at}${name}`);
+    });
+  };
+  walk(top, '', '');
+  const width = Math.max(...rows.filter(([, note]) => note).map(([line]) => line.length)) + 2;
+  return [`${root}/`, ...rows.map(([line, note]) => (note ? `${line.padEnd(width)}${note}` : line))].join('\n');
+}
+
+export async function main(): Promise<void> {
+  const files = projectFiles({ name: 'weather-mcp', transport: 'stdio', packageManager: 'npm' }).map((file) => file.path);
+  expectEqual(tree('weather-mcp', files), outputs.layout, 'the layout of a new project');
+
+  const cwd = mkdtempSync(join(tmpdir(), 'armature-docs-cli-'));
+  try {
+    const quiet = plainUi(() => undefined);
+    await createProject({ name: 'weather-mcp', yes: true, install: false, cwd }, quiet);
+    const lines: string[] = [];
+    // #region generate
+    await generate(
+      'tool',
+      'get-forecast',
+      { server: 'weather', fields: 'city:string:1..64, days?:int:1..14, units?:enum:metric|imperial', cwd: join(cwd, 'weather-mcp') },
+      plainUi((line) => lines.push(line)),
+    );
+    // #endregion
+    expectEqual(lines[0], outputs.plan, 'the plan generate prints');
+    const dto = readFileSync(join(cwd, 'weather-mcp/src/weather/dto/get-forecast.input.ts'), 'utf8');
+    expectEqual(dto.trimEnd(), outputs.dto, 'the generated input DTO');
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+
+  const { definition } = createMcpApp([GreeterServer, TravelServer]);
+  const catalogue: Catalogue = {
+    server: definition.info,
+    tools: [...definition.toolList],
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
+  };
+  expectEqual(formatCatalogue('text', catalogue, lintCatalogue(catalogue)).trimEnd(), outputs.inspect, 'armature inspect');
+}
