@@ -116,7 +116,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
       return 0;
     }
     if (positionals.length > 1) throw new UsageError(`one project name is expected, got ${positionals.join(' ')}`);
-    await createProject(
+    const created = await createProject(
       {
         name: positionals[0],
         directory: values.dir,
@@ -130,7 +130,8 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
       },
       ui,
     );
-    return 0;
+    // The project is written either way; a failed install still fails the command for scripts.
+    return created.installFailed ? 1 : 0;
   });
 }
 

@@ -64,6 +64,22 @@ describe('armature new', () => {
     expect(readJson(join(root, 'package.json')).name).toBe('@acme/billing-server');
   });
 
+  it('keeps the files but fails the command when the install fails', async () => {
+    const s = session();
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent'; // the package manager cannot even start
+    try {
+      expect(await s.run('new', 'offline-app', '--yes', '--pm', 'pnpm')).toBe(1);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(existsSync(join(s.cwd, 'offline-app/package.json'))).toBe(true);
+    const text = s.lines.join('\n');
+    expect(text).toContain('Installing dependencies with pnpm ...');
+    expect(text).toContain('error: pnpm install failed; the project is written, install it yourself');
+    expect(text).toContain('Next steps:\n  cd offline-app\n  pnpm install\n');
+  });
+
   it('refuses bad input with the reason', async () => {
     const s = session();
     expect(await s.run('new', 'Bad Name', '--yes')).toBe(1);

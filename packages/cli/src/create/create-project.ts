@@ -28,6 +28,8 @@ export interface CreatedProject {
   readonly options: ProjectOptions;
   readonly written: readonly string[];
   readonly installed: boolean;
+  /** The install was asked for and failed (the files are written). */
+  readonly installFailed: boolean;
 }
 
 export class CreateError extends Error {
@@ -81,7 +83,7 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
       ? await ui.select<Transport>(
           'Transport',
           [
-            { value: 'stdio', label: 'stdio', hint: 'the client starts the server (desktop apps, IDEs)' },
+            { value: 'stdio', label: 'stdio', hint: 'the client starts it: desktop apps, IDEs' },
             { value: 'http', label: 'Streamable HTTP', hint: 'a long-running server on a URL' },
           ],
           'stdio',
@@ -115,7 +117,7 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
   const applied = applyPlan(root, projectFiles(projectOptions), { force: options.force, dryRun: options.dryRun });
   const shown = relative(cwd, root) || '.';
   ui.note(applied.lines.join('\n'), options.dryRun ? `Would create ${shown} (dry run: nothing written)` : `Created ${shown}`);
-  if (options.dryRun) return { root, options: projectOptions, written: [], installed: false };
+  if (options.dryRun) return { root, options: projectOptions, written: [], installed: false, installFailed: false };
 
   let installed = false;
   if (install) {
@@ -140,5 +142,5 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
   ];
   ui.note(steps.join('\n'), 'Next steps');
   ui.outro(`${names.serverClass} is ready in ${shown}. Add a tool with: armature generate tool <name>`);
-  return { root, options: projectOptions, written: applied.written, installed };
+  return { root, options: projectOptions, written: applied.written, installed, installFailed: install && !installed };
 }
