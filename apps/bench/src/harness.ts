@@ -10,8 +10,12 @@ export interface Timing {
   warmupMs: number;
   /** Samples per side; the reported figure is the median. */
   rounds: number;
-  /** A full GC before every sample (needs --expose-gc), so one side's garbage is not collected in the other's time. */
-  gcBeforeSample: boolean;
+  /**
+   * Once, before the first scenario, per side: the in-memory path, JIT-compiled to steady state.
+   * Armature runs far more JavaScript per call than the bare SDK (class-transformer, class-validator,
+   * its runtime), which V8 needs seconds to optimise on a busy 2-core machine.
+   */
+  initialWarmupMs: number;
 }
 
 export interface Side {
@@ -70,8 +74,12 @@ export async function throughput(call: Call, ms: number, concurrency: number): P
 
 /**
  * Runs both sides in rounds, interleaved so that machine noise and drift hit both equally. The
- * order alternates per round (A B, B A, A B …) so neither side always runs right after the other;
- * with `gcBeforeSample` a full GC runs before every sample.
+ * order alternates per round (A B, B A, A B …) so neither side always runs right after the other
+ * or always pays for the other's garbage.
+ *
+ * No forced GC between samples: `gc()` makes V8 drop optimised code, and re-optimising Armature's
+ * longer call path cost it hundreds of ms after every forced GC (0.38x vs 0.64x server-only, CPU
+ * time), an artifact a running server never sees at that rate.
  */
 export async function comparePair(
   title: string,
@@ -90,7 +98,6 @@ export async function comparePair(
   for (let round = 0; round < timing.rounds; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
-      if (timing.gcBeforeSample) gc();
       const sample = await throughput(side.call, timing.sampleMs, concurrency);
       result[side.name].push(sample.rate);
       result[side.name === 'armature' ? 'armatureCpu' : 'bareCpu'].push(sample.cpuPerCall);
