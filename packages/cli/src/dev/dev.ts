@@ -72,7 +72,9 @@ export function startDev(options: DevOptions = {}): DevSession {
     });
 
   const restart = async () => {
-    const files = [...changed].map((f) => relative(root, f)).join(', ');
+    // Editors and `sed -i` write through temporary files that are gone by now: name the rest.
+    const existing = [...changed].filter((f) => existsSync(f));
+    const files = (existing.length > 0 ? existing : [...changed]).map((f) => relative(root, f)).join(', ');
     changed = new Set();
     restarts += 1;
     log(`[armature] ${files} changed: restarting`);
