@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import * as core from '../src/index.js';
+
+// The package's public surface is declared in one file (src/index.ts); this pins its runtime
+// exports so that adding or removing one is a deliberate change, visible in review.
+describe('@armature/core public surface', () => {
+  it('exports exactly these values', () => {
+    expect(Object.keys(core).sort()).toEqual(
+      [
+        'ArmatureBuildError',
+        'BearerAuth',
+        'Complete',
+        'Context',
+        'DEFAULT_ARGUMENT_LIMITS',
+        'Field',
+        'InMemoryEventStore',
+        'InvalidTokenError',
+        'JwtVerifier',
+        'McpApp',
+        'McpError',
+        'McpServer',
+        'MetadataStorage',
+        'PROTECTED_RESOURCE_METADATA_PATH',
+        'Principal',
+        'Prompt',
+        'Registrations',
+        'RequestScoped',
+        'RequireScopes',
+        'Resource',
+        'ResourceTemplate',
+        'Tool',
+        'ToolError',
+        'TypediContainerAdapter',
+        'UseGuards',
+        'UseInterceptors',
+        'audio',
+        'buildAppDefinition',
+        'createMcpApp',
+        'dtoToJsonSchema',
+        'embeddedResource',
+        'getMetadataStorage',
+        'image',
+        'resourceLink',
+        'sdkContextOf',
+        'text',
+        'toCallToolResult',
+      ].sort(),
+    );
+  });
+});
