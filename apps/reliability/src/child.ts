@@ -8,7 +8,8 @@ const SERVER = fileURLToPath(new URL('./server.js', import.meta.url));
 const live = new Set<ServerProcess>();
 
 export interface StartOptions {
-  transport: 'http' | 'stdio';
+  /** What the leg of a figure talks to; the process itself serves both when servers are shared. */
+  transport: 'http' | 'stdio' | 'both';
   /** createMcpApp's handler timeout (figure 4). */
   timeoutMs?: number;
   /** maxRequestBodySize (HTTP) or maxMessageBytes (stdio). */
@@ -119,8 +120,35 @@ export class ServerProcess {
   }
 }
 
-/** Starts a server, runs `work` with it, and kills it whatever happened. */
+let shared: Map<string, ServerProcess> | undefined;
+
+/**
+ * Runs `work` with servers shared between its legs: a `withServer` call inside reuses a process
+ * started with the same options (it serves HTTP and stdio at once) instead of starting another.
+ * Every process is killed when `work` ends. Starting a server costs ~0.5-2 s, twice per figure.
+ */
+export async function sharingServers<T>(work: () => Promise<T>): Promise<T> {
+  shared = new Map();
+  try {
+    return await work();
+  } finally {
+    const servers = [...shared.values()];
+    shared = undefined;
+    await Promise.all(servers.map((server) => server.kill()));
+  }
+}
+
+/** Starts a server (or reuses the shared one), runs `work` with it, and kills what it started. */
 export async function withServer<T>(options: StartOptions, work: (server: ServerProcess) => Promise<T>): Promise<T> {
+  if (shared) {
+    const key = JSON.stringify({ timeoutMs: options.timeoutMs, maxBody: options.maxBody });
+    let server = shared.get(key);
+    if (!server?.alive) {
+      server = await ServerProcess.start({ ...options, transport: 'both' });
+      shared.set(key, server);
+    }
+    return work(server);
+  }
   const server = await ServerProcess.start(options);
   try {
     return await work(server);

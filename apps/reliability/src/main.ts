@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { killAll, killAllNow } from './child.js';
+import { killAll, killAllNow, sharingServers } from './child.js';
 import { figure1 } from './figures/f1-concurrency.js';
 import { figure2 } from './figures/f2-faults.js';
 import { figure3 } from './figures/f3-large-body.js';
@@ -35,14 +35,14 @@ const FIGURES: Figure[] = [
     n: 1,
     title: 'Concurrent tools/call over HTTP (many sessions) and pipelined over one stdio pipe',
     target: (m) =>
-      `every id answered exactly once, to its own caller; 0 lost, 0 duplicated (HTTP ${m.quick ? '10 sessions x 50' : '50 sessions x 200'} + ${m.quick ? '200' : '2,000'} stateless 2026-07-28; stdio ${m.quick ? '1,000' : '10,000'} pipelined)`,
+      `every id answered exactly once, to its own caller; 0 lost, 0 duplicated (HTTP ${m.quick ? '10 sessions x 30' : '50 sessions x 200'} + ${m.quick ? '100' : '2,000'} stateless 2026-07-28; stdio ${m.quick ? '1,000' : '10,000'} pipelined)`,
     run: figure1,
   },
   {
     n: 2,
     title: 'A handler that throws (sync, async, non-Error values incl. null and undefined) on 1% of calls',
     target: (m) =>
-      `every call answered, the process never exits, no unhandled rejection (stdio ${m.quick ? '5,000' : '100,000'} calls + HTTP ${m.quick ? '600' : '10,000'}, 1% throwing)`,
+      `every call answered, the process never exits, no unhandled rejection (stdio ${m.quick ? '3,000' : '100,000'} calls + HTTP ${m.quick ? '300' : '10,000'}, 1% throwing)`,
     run: figure2,
   },
   {
@@ -56,7 +56,7 @@ const FIGURES: Figure[] = [
     n: 4,
     title: 'Never-resolving handlers answered by the timeout (createMcpApp { timeoutMs })',
     target: (m) =>
-      `${m.quick ? '300' : '1,000'} answered by the timeout with an error, signals aborted, scopes disposed, heap after GC within 5% of baseline (stdio and HTTP)`,
+      `${m.quick ? '200' : '1,000'} answered by the timeout with an error, signals aborted, scopes disposed, heap after GC within 5% of baseline (stdio and HTTP)`,
     run: figure4,
   },
   {
@@ -70,7 +70,7 @@ const FIGURES: Figure[] = [
     n: 6,
     title: 'Heap after GC over a long run of requests',
     target: (m) =>
-      `heap after GC at the end within 10% of the 10% mark (stdio ${m.quick ? '500 -> 5,000' : '10,000 -> 100,000'} requests; HTTP ${m.quick ? '100 -> 1,000' : '2,000 -> 20,000'})`,
+      `heap after GC at the end within 10% of the 10% mark (stdio ${m.quick ? '300 -> 3,000' : '10,000 -> 100,000'} requests; HTTP ${m.quick ? '60 -> 600' : '2,000 -> 20,000'})`,
     run: figure6,
   },
   {
@@ -120,7 +120,7 @@ async function main(): Promise<number> {
     let checks: Checks & { measured?: string; pending?: string };
     let crashed: string | undefined;
     try {
-      checks = await figure.run(mode, seed);
+      checks = await sharingServers(() => figure.run(mode, seed));
     } catch (error) {
       const { Checks: ChecksClass } = await import('./report.js');
       checks = new ChecksClass();

@@ -1,7 +1,7 @@
 // The server child process: an Armature app served over HTTP or stdio, with an IPC channel the
 // script uses to read what only the server can see (memory after GC, event-loop delay, counters,
 // unhandled rejections). Run by the script as
-//   node --expose-gc dist/server.js --transport http|stdio [--timeout-ms N] [--max-body N]
+//   node --expose-gc dist/server.js --transport http|stdio|both [--timeout-ms N] [--max-body N]
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type CreateMcpAppOptions, createMcpApp } from '@armature/core';
 import { counters, ReliabilityServer, resetCounters } from './server/fixture.js';
@@ -122,13 +122,13 @@ process.on('message', (message: ControlCommand & { id: number }) => {
 // The script owns this process: when it goes away, so does the server.
 process.on('disconnect', () => process.exit(0));
 
-if (transport === 'stdio') {
-  app.listenStdio(maxBody ? { maxMessageBytes: Number(maxBody) } : {});
-  send({ ready: true, pid: process.pid } satisfies ReadyMessage);
-} else {
+let url: string | undefined;
+if (transport === 'stdio' || transport === 'both') app.listenStdio(maxBody ? { maxMessageBytes: Number(maxBody) } : {});
+if (transport === 'http' || transport === 'both') {
   const listener = await app.listenHttp({
     port: 0,
     ...(maxBody ? { maxRequestBodySize: Number(maxBody) } : {}),
   });
-  send({ ready: true, url: listener.url, pid: process.pid } satisfies ReadyMessage);
+  url = listener.url;
 }
+send({ ready: true, url, pid: process.pid } satisfies ReadyMessage);

@@ -37,8 +37,8 @@ export async function figure1(mode: Mode, seed: number): Promise<Checks & { meas
   const checks: Checks & { measured?: string } = new Checks();
   const measured: string[] = [];
   const sessions = mode.quick ? 10 : 50;
-  const perSession = mode.quick ? 50 : 200;
-  const modernCount = mode.quick ? 200 : 2_000;
+  const perSession = mode.quick ? 30 : 200;
+  const modernCount = mode.quick ? 100 : 2_000;
   const stdioCount = mode.quick ? 1_000 : 10_000;
   const rand = random(seed);
 

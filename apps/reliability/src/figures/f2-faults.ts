@@ -103,13 +103,14 @@ function judge(checks: Checks, label: string, total: number, plan: Plan, outcome
 export async function figure2(mode: Mode, seed: number): Promise<Checks & { measured?: string }> {
   const checks: Checks & { measured?: string } = new Checks();
   const rand = random(seed + 2);
-  const stdioTotal = mode.quick ? 5_000 : 100_000;
-  const httpTotal = mode.quick ? 600 : 10_000;
+  const stdioTotal = mode.quick ? 3_000 : 100_000;
+  const httpTotal = mode.quick ? 300 : 10_000;
   const measured: string[] = [];
 
   await withServer({ transport: 'stdio' }, async (server) => {
     const peer = new StdioPeer(server);
     await peer.initialize();
+    await server.ask({ cmd: 'reset' });
     const p = plan(stdioTotal, rand);
     const ids = Array.from({ length: stdioTotal }, (_, i) => i + 1);
     const lines = ids.map((id, i) => JSON.stringify(callRequest(id, 'flaky', p.failures[i] ? { i, fail: p.failures[i] } : { i })));
@@ -137,6 +138,7 @@ export async function figure2(mode: Mode, seed: number): Promise<Checks & { meas
     const client = new HttpClient(server.url as string, 64);
     try {
       const sessions = await Promise.all(Array.from({ length: 8 }, () => client.openSession()));
+      await server.ask({ cmd: 'reset' });
       const p = plan(httpTotal, rand);
       const outcome = empty();
       const started = performance.now();

@@ -31,7 +31,7 @@ interface BigPost {
  * as the answer starts to arrive. Raw, because the server may answer and close while the body is
  * still being written: an HTTP client library then reports EPIPE instead of the answer.
  */
-function postBig(url: string, total: number, chunked: boolean, headers: Record<string, string>): Promise<BigPost> {
+export function postBig(url: string, total: number, chunked: boolean, headers: Record<string, string>): Promise<BigPost> {
   const target = new URL(url);
   const head = [
     `POST ${target.pathname} HTTP/1.1`,
@@ -151,9 +151,30 @@ interface Attempt {
   retainedGrowth: number;
 }
 
+/** Connections reset before the answer could be read, by framing (see `postWithRetry`). */
+const resets = { chunked: 0, length: 0 };
+
+/**
+ * The server closes the connection right after its 413 while body bytes are still arriving, so
+ * the kernel answers them with a reset; a client still writing then gets EPIPE/ECONNRESET and
+ * may lose the 413 it had not read yet (HTTP's "lingering close" problem). Such a try is counted
+ * and repeated, at most 10 times.
+ */
+async function postWithRetry(url: string, total: number, chunked: boolean, headers: Record<string, string>): Promise<BigPost> {
+  for (let i = 0; ; i++) {
+    try {
+      return await postBig(url, total, chunked, headers);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (i >= 9 || (code !== 'EPIPE' && code !== 'ECONNRESET')) throw error;
+      resets[chunked ? 'chunked' : 'length']++;
+    }
+  }
+}
+
 async function attempt(server: ServerProcess, total: number, chunked: boolean, headers: Record<string, string>): Promise<Attempt> {
   await server.ask({ cmd: 'sample-start', everyMs: 1 });
-  const post = await postBig(server.url as string, total, chunked, headers);
+  const post = await postWithRetry(server.url as string, total, chunked, headers);
   // Whatever the server still does with the rest of the body (drain or close) counts too.
   await new Promise((resolve) => setTimeout(resolve, 100));
   const sample = await server.ask<SampleReport>({ cmd: 'sample-stop' });
@@ -180,7 +201,9 @@ export async function figure3(mode: Mode): Promise<Checks & { measured?: string 
         ['chunked, no Content-Length', true],
       ] as const) {
         // Warm-up: the first rejection compiles its code paths.
-        await postBig(server.url as string, 8 * MB, chunked, sessionHeaders(session));
+        await postWithRetry(server.url as string, 8 * MB, chunked, sessionHeaders(session));
+        resets.chunked = 0;
+        resets.length = 0;
         const runs: Attempt[] = [];
         for (let i = 0; i < attempts; i++) runs.push(await attempt(server, total, chunked, sessionHeaders(session)));
         const times = runs.map((r) => r.post.msToStatus);
@@ -193,6 +216,12 @@ export async function figure3(mode: Mode): Promise<Checks & { measured?: string 
           `${label}: HTTP/code ${statuses}; time to status ${times.map((t) => t.toFixed(1)).join(', ')} ms (median ${ms(median(times))}); ` +
             `client had written <= ${mb(sent).slice(1)} when the answer came; server answers Connection: close ${runs.every((r) => r.post.connectionClosed)}`,
         );
+        const reset = resets[chunked ? 'chunked' : 'length'];
+        if (reset > 0) {
+          checks.line(
+            `${label}: ${reset} tries saw the connection reset (EPIPE/ECONNRESET) before the 413 could be read, and were repeated: the server closes without draining`,
+          );
+        }
         checks.line(
           `${label}: server heap+external peak growth ${mb(worstPeak)} (worst of ${attempts}), RSS peak growth ${mb(worstRss)}, retained after GC ${mb(worstRetained)}`,
         );

@@ -106,7 +106,7 @@ async function measure(
 
 export async function figure4(mode: Mode): Promise<Checks & { pending?: string; measured?: string }> {
   const checks: Checks & { pending?: string; measured?: string } = new Checks();
-  const count = mode.quick ? 300 : 1_000;
+  const count = mode.quick ? 200 : 1_000;
   const measured: string[] = [];
   const wait = TIMEOUT_MS + 20_000;
   if (!coreHasTimeout()) {

@@ -44,8 +44,8 @@ function judge(checks: Checks, label: string, marks: Marks, first: number): stri
 export async function figure6(mode: Mode): Promise<Checks & { measured?: string }> {
   const checks: Checks & { measured?: string } = new Checks();
   const measured: string[] = [];
-  const stdioTotal = mode.quick ? 5_000 : 100_000;
-  const httpTotal = mode.quick ? 1_000 : 20_000;
+  const stdioTotal = mode.quick ? 3_000 : 100_000;
+  const httpTotal = mode.quick ? 600 : 20_000;
 
   await withServer({ transport: 'stdio' }, async (server) => {
     const peer = new StdioPeer(server);

@@ -80,12 +80,15 @@ type Sender = (payload: Payload, id: number) => Promise<JsonRpcMessage | undefin
 function outcome(answer: JsonRpcMessage | undefined): string {
   if (!answer) return 'no answer';
   if (answer.error) return `JSON-RPC ${String(answer.error.code)}`;
-  const text = answer.result?.content?.[0]?.text ?? '';
+  const text = (answer.result?.content?.[0]?.text ?? '').replace(/\s+/g, ' ');
   return answer.result?.isError ? `isError "${text.slice(0, 70)}"` : `result "${text.slice(0, 40)}"`;
 }
 
 async function loopDelay(server: ServerProcess, send: Sender, payload: Payload, id: number): Promise<{ maxMs: number; answer: string }> {
   await server.ask({ cmd: 'loop-reset' });
+  // After a reset the histogram needs one tick of its own timer as a reference point: a block
+  // that starts before that tick is not recorded at all. 10 ms is five ticks.
+  await sleep(10);
   const answer = await send(payload, id);
   await sleep(10);
   const loop = await server.ask<LoopReport>({ cmd: 'loop-read' });
