@@ -19,7 +19,7 @@ const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 describe('armature new', () => {
   it('writes the project and prints the plan and the next steps', async () => {
     const s = session();
-    expect(await s.run('new', 'weather-mcp', '--yes', '--no-install')).toBe(0);
+    expect(await s.run('new', 'weather-mcp', '--yes', '--no-install', '--pm', 'npm')).toBe(0);
     const root = join(s.cwd, 'weather-mcp');
     expect(readJson(join(root, 'package.json')).scripts).toEqual({
       dev: 'armature dev',
