@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,7 +90,8 @@ export function testStatuses(reportFile: string, root: string): Record<string, s
 
 /** Runs the project's own `test` script with a JSON report, returning the run and every test's status. */
 export async function projectTests(root: string, files: readonly string[] = [], timeoutMs = 180_000) {
-  const report = join(tempDir('armature-report-'), 'report.json');
+  const reportDir = tempDir('armature-report-');
+  const report = join(reportDir, 'report.json');
   const result = await run(
     'pnpm',
     ['run', 'test', ...files, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
@@ -102,6 +103,8 @@ export async function projectTests(root: string, files: readonly string[] = [], 
     statuses = testStatuses(report, root);
   } catch {
     // no report: the run failed before vitest wrote one; the caller sees the output
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
   }
   return { ...result, statuses };
 }
