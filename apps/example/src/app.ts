@@ -2,10 +2,13 @@ import { type CreateMcpAppOptions, createMcpApp, type McpApp } from '@armature/c
 import { ShopServer } from './shop.server.js';
 import { ToolboxServer } from './toolbox.server.js';
 
+/** Every server class the app serves, in the order their tools are listed. */
+export const servers = [ToolboxServer, ShopServer];
+
 /**
- * The example app: both server classes behind one endpoint. `main.ts` serves it; the tests
- * connect to it in process.
+ * The example app: both server classes behind one endpoint. `main.ts` serves it; the in-process
+ * tests build the same `servers` with `createTestingApp`.
  */
 export function createExampleApp(options: CreateMcpAppOptions = {}): McpApp {
-  return createMcpApp([ToolboxServer, ShopServer], options);
+  return createMcpApp(servers, options);
 }

@@ -65,3 +65,12 @@ export function lastToolCall(traffic: Traffic, name: string): WireMessage {
   if (!call) throw new Error(`no tools/call of "${name}" was sent`);
   return call;
 }
+
+/**
+ * Records the traffic of a connected client from now on, e.g. the `client` of a `TestingApp`
+ * (`@armature/testing`), whose transport the test does not hold itself.
+ */
+export function recordClientTraffic(client: { readonly transport?: Tappable | undefined }): Traffic {
+  if (!client.transport) throw new Error('recordClientTraffic: connect the client first');
+  return recordTraffic(client.transport);
+}
