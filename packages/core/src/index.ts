@@ -62,3 +62,4 @@ export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export { InMemoryEventStore } from './transports/in-memory-event-store.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
+export { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './validation/json-prescan.js';

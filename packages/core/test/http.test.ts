@@ -96,6 +96,17 @@ describe('Streamable HTTP endpoint', () => {
     expect(huge.status).toBe(413);
     expect(JSON.parse(huge.body)).toMatchObject({ error: { code: -32000 } });
 
+    const bomb = await rawHttp(listener.url, {
+      headers: JSON_HEADERS,
+      body: `{"jsonrpc":"2.0","id":9,"method":"initialize","params":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+    });
+    expect(bomb.status).toBe(400);
+    expect(JSON.parse(bomb.body)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: the message is nested deeper than 64 levels' },
+      id: 9,
+    });
+
     const elsewhere = await rawHttp(listener.url.replace('/mcp', '/other'), { headers: JSON_HEADERS, body: INITIALIZE });
     expect(elsewhere.status).toBe(404);
 

@@ -12,6 +12,7 @@ describe('@armature/core public surface', () => {
         'Complete',
         'Context',
         'DEFAULT_ARGUMENT_LIMITS',
+        'DEFAULT_MESSAGE_LIMITS',
         'Field',
         'InMemoryEventStore',
         'InvalidTokenError',

@@ -85,6 +85,19 @@ describe('stdio line transport', () => {
     await transport.close();
   });
 
+  it('refuses a nesting or size bomb before parsing it, answering the right id', async () => {
+    const { toServer, lines, handle } = pipePair();
+    const deep = `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"square","arguments":{"n":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`;
+    const wide = `{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"square","arguments":{"n":[${new Array(30_000).fill(1).join(',')}]}}}`;
+    toServer.write(`${deep}\n${wide}\n`);
+    for (let i = 0; i < 50 && lines.length < 2; i++) await tick(20);
+    expect(lines).toEqual([
+      { jsonrpc: '2.0', id: 41, error: { code: -32600, message: 'Invalid Request: the message is nested deeper than 64 levels' } },
+      { jsonrpc: '2.0', id: 'w', error: { code: -32600, message: 'Invalid Request: the message holds more than 25000 values' } },
+    ]);
+    await handle.close();
+  });
+
   it('serves both protocol revisions: the v2 client negotiates 2026-07-28 or stays on 2025-11-25', async () => {
     for (const mode of ['auto', 'legacy'] as const) {
       const { toServer, fromServer, handle } = pipePair();

@@ -29,7 +29,7 @@ export interface ArgumentLimits {
   maxObjectKeys?: number;
   /** Most items of one array. Default 10,000. */
   maxArrayLength?: number;
-  /** Most values (object members + array items) in the whole payload. Default 100,000. */
+  /** Most values (object members + array items) in the whole payload. Default 20,000. */
   maxNodes?: number;
   /** Longest string value or key, in UTF-16 code units. Default 1,048,576. */
   maxStringLength?: number;

@@ -15,6 +15,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth } from '../auth/bearer-auth.js';
+import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 
 export interface HttpEndpointOptions {
@@ -38,6 +39,8 @@ export interface HttpEndpointOptions {
   retryIntervalMs?: number;
   /** OAuth 2.1 resource-server protection (bearer tokens, metadata, scopes). Default: none. */
   auth?: AuthOptions;
+  /** Nesting and size limits checked on each body before it is parsed. */
+  messageLimits?: MessageLimits;
 }
 
 /** Scopes one JSON-RPC request needs (from `@RequireScopes`), given by the app. */
@@ -92,6 +95,7 @@ export class HttpEndpoint {
   private closed = false;
   private sweeperStopped = false;
   private readonly auth?: BearerAuth;
+  private readonly messageLimits: Readonly<Required<MessageLimits>>;
 
   /**
    * @param factory builds a fresh SDK server; `track` is true for a 2025-11-25 session (kept and
@@ -103,6 +107,7 @@ export class HttpEndpoint {
     private readonly scopesFor?: ScopeRequirement,
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
+    this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
     this.maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
     this.allowedHosts = options.allowedHosts ?? localhostAllowedHostnames();
     this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
@@ -136,6 +141,20 @@ export class HttpEndpoint {
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > this.maxBody) {
       return jsonError(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`);
+    }
+    if (request.method === 'POST') {
+      // Every later step (the SDK's era classifier, the transport) runs JSON.parse on the body:
+      // a nesting or size bomb is refused before any of them sees it.
+      const scan = prescanJson(await request.clone().text(), this.messageLimits);
+      if (scan.problem) {
+        return new Response(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${scan.problem}` }, id: scan.id ?? null }),
+          {
+            status: 400,
+            headers: { 'content-type': 'application/json' },
+          },
+        );
+      }
     }
     let principal: AuthInfo | undefined;
     if (this.auth) {

@@ -1,9 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export interface LineTransportOptions {
+  /** Nesting and size limits checked on each line before it is parsed. */
+  messageLimits?: MessageLimits;
   /** Largest message (one line) accepted; a longer one is answered -32600 and skipped. Default 4 MiB. */
   maxMessageBytes?: number;
   /** Writes one serialized line; defaults to `output.write`. */
@@ -30,6 +33,7 @@ export class LineTransport implements Transport {
   private discarding = false;
   private closed = false;
   private readonly maxBytes: number;
+  private readonly messageLimits: Readonly<Required<MessageLimits>>;
   private readonly writeLine: (line: string) => boolean;
   private readonly onClosed?: () => void;
 
@@ -39,6 +43,7 @@ export class LineTransport implements Transport {
     options: LineTransportOptions = {},
   ) {
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
     this.writeLine = options.write ?? ((line) => output.write(line));
     this.onClosed = options.onClosed;
   }
@@ -122,6 +127,11 @@ export class LineTransport implements Transport {
   private handleLine(line: Buffer): void {
     const textLine = line.toString('utf8').trim();
     if (textLine === '') return;
+    const scan = prescanJson(textLine, this.messageLimits);
+    if (scan.problem) {
+      this.reject(scan.id ?? null, -32600, `Invalid Request: ${scan.problem}`);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(textLine);

@@ -1,8 +1,11 @@
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { MessageLimits } from '../validation/json-prescan.js';
 import { LineTransport } from './line-transport.js';
 
 export interface StdioOptions {
+  /** Nesting and size limits checked on each message before it is parsed. */
+  messageLimits?: MessageLimits;
   /** Largest message accepted on stdin. Default 4 MiB. */
   maxMessageBytes?: number;
   /**
@@ -10,7 +13,7 @@ export interface StdioOptions {
    * calls in flight. Default true: a stdio server belongs to its client.
    */
   exitOnClose?: boolean;
-  /** Grace period before exiting when stdin closes. Default 500 ms. */
+  /** Grace period before exiting when stdin closes. Default 300 ms. */
   exitGraceMs?: number;
   /** Streams to use instead of the process's own (tests). Console redirection is skipped then. */
   stdin?: NodeJS.ReadableStream;
@@ -61,8 +64,9 @@ export function serveOverStdio(factory: () => SdkMcpServer, options: StdioOption
   const exitOnClose = options.exitOnClose ?? !custom;
   const transport = new LineTransport(input, output, {
     maxMessageBytes: options.maxMessageBytes,
+    messageLimits: options.messageLimits,
     write,
-    onClosed: exitOnClose ? () => setTimeout(() => process.exit(0), options.exitGraceMs ?? 500).unref() : undefined,
+    onClosed: exitOnClose ? () => setTimeout(() => process.exit(0), options.exitGraceMs ?? 300).unref() : undefined,
   });
   const handle = serveStdio(() => factory(), {
     transport,

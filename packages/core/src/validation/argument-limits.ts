@@ -5,7 +5,7 @@ export const DEFAULT_ARGUMENT_LIMITS: Readonly<Required<ArgumentLimits>> = Objec
   maxDepth: 32,
   maxObjectKeys: 1_000,
   maxArrayLength: 10_000,
-  maxNodes: 100_000,
+  maxNodes: 20_000,
   maxStringLength: 1_048_576,
 });
 

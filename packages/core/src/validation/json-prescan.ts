@@ -1,0 +1,78 @@
+/** Limits checked on the raw text of a message, before anything parses it. */
+export interface MessageLimits {
+  /** Deepest nesting of the whole JSON-RPC message. Default 64 (tool arguments get 32 of it). */
+  maxDepth?: number;
+  /** Most values (object members plus array items, counted by their separators) in the whole message. Default 25,000. */
+  maxValues?: number;
+}
+
+export const DEFAULT_MESSAGE_LIMITS: Readonly<Required<MessageLimits>> = Object.freeze({ maxDepth: 64, maxValues: 25_000 });
+
+export interface PrescanResult {
+  /** What is wrong, or undefined when the text is within the limits. */
+  problem?: string;
+  /** The top-level `id` when it could be read (a number or a string), to answer the right caller. */
+  id?: string | number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * One linear pass over raw JSON text counting nesting and values outside strings. V8's
+ * JSON.parse takes seconds on a 2,000,000-deep nesting and tens of milliseconds on a 32,000-key
+ * object, all of it blocking the event loop; this refuses such a message first, in about the time
+ * it takes to read it. It does not validate JSON: the parser still does that afterwards.
+ */
+export function prescanJson(text: string, limits: Readonly<Required<MessageLimits>>): PrescanResult {
+  let depth = 0;
+  let values = 0;
+  let id: string | number | undefined;
+  let keyStart = -1;
+  let lastKeyAtTop: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i + 1;
+      for (i = start; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === BACKSLASH) i++;
+        else if (s === QUOTE) break;
+      }
+      keyStart = start;
+      continue;
+    }
+    switch (c) {
+      case 0x7b: // {
+      case 0x5b: // [
+        depth++;
+        if (depth > limits.maxDepth) return { problem: `the message is nested deeper than ${limits.maxDepth} levels`, id };
+        break;
+      case 0x7d: // }
+      case 0x5d: // ]
+        depth--;
+        break;
+      case 0x3a: // :
+        if (depth === 1 && keyStart >= 0) {
+          lastKeyAtTop = text.slice(keyStart, text.indexOf('"', keyStart));
+          if (lastKeyAtTop === 'id' && id === undefined) id = readId(text, i + 1);
+        }
+        break;
+      case 0x2c: // ,
+        values++;
+        break;
+    }
+    if (values > limits.maxValues) return { problem: `the message holds more than ${limits.maxValues} values`, id };
+  }
+  return { id };
+}
+
+function readId(text: string, from: number): string | number | undefined {
+  const match = /^\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")/.exec(text.slice(from, from + 220));
+  if (!match?.[1]) return undefined;
+  try {
+    return JSON.parse(match[1]) as string | number;
+  } catch {
+    return undefined;
+  }
+}
