@@ -62,4 +62,7 @@ export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export { InMemoryEventStore } from './transports/in-memory-event-store.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
+export type { ValidationOutcome } from './validation/dto-validator.js';
 export { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './validation/json-prescan.js';
+export { validateDto } from './validation/validate-dto.js';
+export { formatIssues, type ValidationIssue } from './validation/validation-issue.js';

@@ -39,12 +39,14 @@ describe('@armature/core public surface', () => {
         'createMcpApp',
         'dtoToJsonSchema',
         'embeddedResource',
+        'formatIssues',
         'getMetadataStorage',
         'image',
         'resourceLink',
         'sdkContextOf',
         'text',
         'toCallToolResult',
+        'validateDto',
       ].sort(),
     );
   });

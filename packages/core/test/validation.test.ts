@@ -1,7 +1,16 @@
 import { Transform, Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MinLength, ValidateNested } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ArmatureBuildError, createMcpApp, DEFAULT_ARGUMENT_LIMITS, Field, McpServer, Tool } from '../src/index.js';
+import {
+  type ArmatureBuildError,
+  createMcpApp,
+  DEFAULT_ARGUMENT_LIMITS,
+  Field,
+  formatIssues,
+  McpServer,
+  Tool,
+  validateDto,
+} from '../src/index.js';
 import { checkArgumentLimits } from '../src/validation/argument-limits.js';
 import { type Connected, connectInMemory } from './support/clients.js';
 
@@ -297,5 +306,16 @@ describe('validation agrees with the advertised schema (shape checked first)', (
     connection = await connectInMemory(createMcpApp(EachServer));
     const result = await connection.client.callTool({ name: 'tag', arguments: { tags: ['ok', 'x'] } });
     expect(textOf(result)).toBe('Invalid arguments for tool "tag":\ntags: each value must be longer than or equal to 2 characters');
+  });
+});
+
+describe('validateDto: the same checks as a tool call, outside one', () => {
+  it('returns the instance or the path: message issues', async () => {
+    const ok = await validateDto(SearchIssues, { repo: 'a/b', query: 'bug' });
+    expect(ok.ok && ok.value instanceof SearchIssues && ok.value.limit).toBe(10);
+    const bad = await validateDto(SearchIssues, { repo: 'a/b', query: 'x', extra: 1 });
+    expect(bad.ok ? [] : formatIssues('Invalid:', bad.issues)).toBe('Invalid:\nextra: unknown property; remove it');
+    const shape = await validateDto(SearchIssues, { repo: ['a'], query: 'bug' });
+    expect(shape.ok ? [] : shape.issues).toEqual([{ path: 'repo', message: 'must be string' }]);
   });
 });

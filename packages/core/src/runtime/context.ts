@@ -18,7 +18,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Constructor } from '../metadata/metadata-args.js';
-import { validateInput } from '../validation/dto-validator.js';
+import { validateDto } from '../validation/validate-dto.js';
 import { formatIssues } from '../validation/validation-issue.js';
 import { type ElicitationSchema, type ElicitOutcome, elicitationSchemaOf, InputRequiredSignal } from './client-requests.js';
 import { ToolError } from './errors.js';
@@ -280,7 +280,7 @@ export class SdkRequestContext extends Context {
     }
     if (action !== 'accept') return { action: action === 'decline' ? 'decline' : 'cancel' };
     if (!dto) return { action: 'accept', content: (content ?? {}) as T };
-    const outcome = await validateInput(dto, content ?? {});
+    const outcome = await validateDto(dto, content ?? {});
     if (!outcome.ok) throw new ToolError(formatIssues(`The answer to "${message}" is invalid:`, outcome.issues));
     return { action: 'accept', content: outcome.value };
   }
