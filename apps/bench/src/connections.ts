@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, InMemoryTransport, type JSONRPCMessage, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 
@@ -29,10 +29,19 @@ export async function connectInMemory(server: SdkMcpServer): Promise<Connection>
   };
 }
 
+/**
+ * The client transport passes its transport-wide AbortSignal to every POST. undici (Node 20) adds an
+ * abort listener to that signal per request and removes it only when the Request is garbage
+ * collected, so listeners pile up with calls until a GC (MaxListenersExceededWarning past 1,500):
+ * a client-side cost that grows fastest in whichever process collects least often. POSTs go
+ * without it here, on both sides alike; the GET stream keeps it so close() still ends it.
+ */
+const fetchPostsWithoutSharedSignal: FetchLike = (url, init) => fetch(url, init?.method === 'POST' ? { ...init, signal: undefined } : init);
+
 /** The official v2 client over Streamable HTTP: 2025-11-25 with a session, or 2026-07-28 (`modern`). */
 export async function connectHttp(url: string, modern: boolean): Promise<Connection> {
   const client = new Client(CLIENT_INFO, { capabilities: {}, ...(modern ? { versionNegotiation: { mode: 'auto' as const } } : {}) });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchPostsWithoutSharedSignal }));
   return { client, close: () => client.close().catch(() => undefined) };
 }
 
