@@ -40,6 +40,7 @@ if (timeoutMs !== undefined) options.timeoutMs = Number(timeoutMs);
 const app = createMcpApp(ReliabilityServer, options as CreateMcpAppOptions);
 
 const loop = monitorEventLoopDelay({ resolution: 2 });
+let cpuAtReset = process.cpuUsage();
 loop.enable();
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -86,9 +87,12 @@ function handle(command: ControlCommand): unknown {
       return null;
     case 'loop-reset':
       loop.reset();
+      cpuAtReset = process.cpuUsage();
       return null;
-    case 'loop-read':
-      return { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, samples: loop.count };
+    case 'loop-read': {
+      const cpu = process.cpuUsage(cpuAtReset);
+      return { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, samples: loop.count, cpuMs: (cpu.user + cpu.system) / 1000 };
+    }
     case 'sample-start': {
       if (sampler) clearInterval(sampler.timer);
       const start = memory(true);

@@ -104,7 +104,7 @@ export async function figure2(mode: Mode, seed: number): Promise<Checks & { meas
   const checks: Checks & { measured?: string } = new Checks();
   const rand = random(seed + 2);
   const stdioTotal = mode.quick ? 3_000 : 100_000;
-  const httpTotal = mode.quick ? 300 : 10_000;
+  const httpTotal = mode.quick ? 300 : 5_000;
   const measured: string[] = [];
 
   await withServer({ transport: 'stdio' }, async (server) => {

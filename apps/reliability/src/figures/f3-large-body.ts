@@ -1,6 +1,7 @@
 // Figure 3: a 100 MB body POSTed over HTTP is answered 413 in under 50 ms, with no more than 1 MB
 // memory growth in the server process. Both framings: with Content-Length (rejectable from the
 // headers alone) and chunked without Content-Length (the server must count what it reads).
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type ServerProcess, withServer } from '../child.js';
@@ -142,6 +143,53 @@ function parseResponse(data: Buffer): {
   return { status, headers, body: rest.toString('utf8'), complete: false, closed };
 }
 
+/**
+ * What a plain node:http client sees when it POSTs `total` bytes: it writes the body as fast as
+ * the socket takes it and reads the answer as it comes, like most clients do.
+ */
+function plainClientPost(url: string, total: number, chunked: boolean, headers: Record<string, string>): Promise<string> {
+  const target = new URL(url);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve('no answer in 30 s');
+    }, 30_000);
+    const done = (outcome: string) => {
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { ...JSON_HEADERS, ...headers, ...(chunked ? {} : { 'content-length': String(total) }) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => done(`HTTP ${res.statusCode}`));
+        res.on('error', () => done(`HTTP ${res.statusCode}`));
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+    let sent = 0;
+    const pump = () => {
+      while (sent < total && !req.destroyed) {
+        const piece = CHUNK.subarray(0, Math.min(CHUNK.length, total - sent));
+        sent += piece.length;
+        if (!req.write(piece)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      if (!req.destroyed) req.end();
+    };
+    pump();
+  });
+}
+
 const jsMemory = (m: MemoryReport) => m.heapUsed + m.external;
 
 interface Attempt {
@@ -192,6 +240,7 @@ export async function figure3(mode: Mode): Promise<Checks & { measured?: string 
   const measured: string[] = [];
   const total = 100 * 1000 * 1000; // 100 MB
   const attempts = mode.quick ? 3 : 5;
+  const plainTries = mode.quick ? 5 : 20;
   await withServer({ transport: 'http' }, async (server) => {
     const client = new HttpClient(server.url as string, 4);
     try {
@@ -246,6 +295,21 @@ export async function figure3(mode: Mode): Promise<Checks & { measured?: string 
           const problem = leak(r.post.body);
           if (problem) checks.expect(false, `${label}: the 413 body leaks internals: ${problem}`);
         }
+        // Does the 413 reach a plain client at all? (See postWithRetry: the server closes at once.)
+        const seen = new Map<string, number>();
+        for (let i = 0; i < plainTries; i++) {
+          const outcome = await plainClientPost(server.url as string, total, chunked, sessionHeaders(session));
+          seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
+        }
+        const got413 = seen.get('HTTP 413') ?? 0;
+        checks.line(
+          `${label}: a plain node:http client POSTing the 100 MB body ${plainTries} times saw ${[...seen].map(([k, v]) => `${k} x${v}`).join(', ')}`,
+        );
+        checks.expect(
+          got413 === plainTries,
+          `${label}: the 413 reached a plain node:http client ${got413} of ${plainTries} times; the others saw the connection reset (the server closes without draining the body)`,
+        );
+        measured.push(`${chunked ? 'chunked' : 'Content-Length'}: plain client got the 413 ${got413}/${plainTries}`);
       }
       // The server keeps serving afterwards.
       const answer = await client.call(session, 99, 'echo', { token: 'after' });

@@ -45,7 +45,7 @@ export async function figure6(mode: Mode): Promise<Checks & { measured?: string 
   const checks: Checks & { measured?: string } = new Checks();
   const measured: string[] = [];
   const stdioTotal = mode.quick ? 3_000 : 100_000;
-  const httpTotal = mode.quick ? 600 : 20_000;
+  const httpTotal = mode.quick ? 600 : 10_000;
 
   await withServer({ transport: 'stdio' }, async (server) => {
     const peer = new StdioPeer(server);

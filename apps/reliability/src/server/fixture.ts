@@ -174,6 +174,7 @@ function fail(kind: string): unknown {
   }
 }
 
+// #region server-under-test
 @McpServer({ name: 'reliability', version: '1.0.0' })
 export class ReliabilityServer {
   constructor() {
@@ -234,3 +235,4 @@ export class ReliabilityServer {
     return `${Object.keys(input).length} keys`;
   }
 }
+// #endregion server-under-test

@@ -41,6 +41,8 @@ export interface LoopReport {
   maxMs: number;
   p99Ms: number;
   samples: number;
+  /** CPU time (user + system, all threads) the server used since the reset: wall-clock delay well above it means other load. */
+  cpuMs: number;
 }
 
 export interface SampleReport {

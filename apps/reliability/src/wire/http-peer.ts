@@ -73,7 +73,9 @@ export class HttpClient {
           // A preconnected socket carries exactly one request: `Connection: close`, so neither side
           // keeps it open afterwards (an open keep-alive connection holds server memory).
           headers: options.socket ? { ...options.headers, connection: 'close' } : (options.headers ?? {}),
-          ...(options.socket ? { agent: false, createConnection: () => options.socket as Socket } : { agent: this.agent }),
+          // No `agent` key at all with createConnection: `agent: false` would make a fresh Agent,
+          // which opens its own connection and ignores createConnection.
+          ...(options.socket ? { createConnection: () => options.socket as Socket } : { agent: this.agent }),
         },
         (res) => {
           const chunks: Buffer[] = [];
