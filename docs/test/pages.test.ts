@@ -3,7 +3,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { brokenLinks, DOCS_ROOT, listPages, normalizeTables, readRegions, scanPage, syncPage } from './support/markdown-includes.js';
 
-const GUIDES = ['README.md', 'getting-started.md', 'tools-and-dtos.md', 'context.md', 'dependency-injection.md', 'errors-and-results.md'];
+const GUIDES = [
+  'README.md',
+  'getting-started.md',
+  'tools-and-dtos.md',
+  'context.md',
+  'dependency-injection.md',
+  'errors-and-results.md',
+  'resources.md',
+  'prompts.md',
+  'completions.md',
+  'elicitation.md',
+  'sampling.md',
+  'middleware.md',
+  'guards.md',
+  'auth.md',
+  'deployment.md',
+];
 
 it('docs/ holds every guide page', () => {
   expect(listPages()).toEqual(expect.arrayContaining(GUIDES));
