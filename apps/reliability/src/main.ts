@@ -9,9 +9,11 @@
 //   --markdown FILE              also write the summary table as Markdown
 //
 // Exit status 0 only when every figure passed; the last line is `reliability: N passed, M failed`.
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { killAll, killAllNow, sharingServers } from './child.js';
 import { figure1 } from './figures/f1-concurrency.js';
 import { figure2 } from './figures/f2-faults.js';
@@ -89,6 +91,23 @@ const FIGURES: Figure[] = [
   },
 ];
 
+/** Which core was measured: the repository commit, whether core had local changes, when dist was built. */
+function coreIdentity(): string {
+  try {
+    const dist = fileURLToPath(import.meta.resolve('@armature/core'));
+    const built = statSync(dist)
+      .mtime.toISOString()
+      .replace(/\.\d+Z$/, 'Z');
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const git = (args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8', timeout: 5_000 }).stdout?.trim() ?? '';
+    const head = git(['rev-parse', '--short', 'HEAD']);
+    const dirty = git(['status', '--porcelain', '--', 'packages/core/src']) !== '';
+    return `core dist built ${built}, repository ${head || 'unknown'}${dirty ? ' (packages/core/src has uncommitted changes)' : ''}`;
+  } catch {
+    return 'core version unknown';
+  }
+}
+
 /** Other work on the machine shows in timings (figures 3 and 7): printed with every run. */
 function load(): string {
   return loadavg()
@@ -111,7 +130,7 @@ async function main(): Promise<number> {
   const selected = FIGURES.filter((f) => !only || only.includes(f.n));
   process.stdout.write(
     `reliability figures of @armature/core, ${mode.quick ? 'quick' : 'full'} form, seed ${seed}, node ${process.version}, ` +
-      `${cpus().length} cores, load average ${load()}\n\n`,
+      `${cpus().length} cores, load average ${load()}\n${coreIdentity()}\n\n`,
   );
   const results: FigureResult[] = [];
   const started = performance.now();
@@ -154,6 +173,10 @@ async function main(): Promise<number> {
 }
 
 process.on('exit', killAllNow);
+// Output piped into `head` and closed early: stop quietly (the exit hook kills the servers).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(1);
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     killAllNow();
