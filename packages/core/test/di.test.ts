@@ -302,3 +302,35 @@ describe('TypediContainerAdapter.override', () => {
     await real.close();
   });
 });
+
+describe('disposal survives a failing hook', () => {
+  it('runs every dispose hook even when one throws, and reports the failure', async () => {
+    const order: string[] = [];
+    const reported: unknown[] = [];
+    @RequestScoped()
+    class Inner {
+      destroy() {
+        order.push('Inner');
+      }
+    }
+    @McpServer({ name: 'failing-dispose', version: '1' })
+    class FailingDispose {
+      constructor(readonly inner: Inner) {}
+      destroy() {
+        order.push('FailingDispose');
+        throw new Error('dispose failed');
+      }
+      @Tool({ description: 'd' })
+      go() {
+        return 'ok';
+      }
+    }
+    const app = createMcpApp(FailingDispose, { onError: (error) => reported.push((error as Error).message) });
+    const c = await connectInMemory(app);
+    expect((await c.client.callTool({ name: 'go', arguments: {} })).content).toEqual([{ type: 'text', text: 'ok' }]);
+    expect(order).toEqual(['FailingDispose', 'Inner']);
+    expect(reported).toEqual(['dispose failed']);
+    expect(app.stats.liveScopes).toBe(0);
+    await c.close();
+  });
+});

@@ -2,6 +2,7 @@ import { IsInt, IsString } from 'class-validator';
 import { Service } from 'typedi';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  Complete,
   Context,
   createMcpApp,
   type ExecutionContext,
@@ -244,5 +245,34 @@ describe('middleware', () => {
     expect(logged).toEqual([{ tool: 'middleware (tools/call)', requestId: expect.any(Number) }]);
     const crash = await connection.client.callTool({ name: 'crash', arguments: {} });
     expect(crash.isError).toBe(true);
+  });
+});
+
+describe('guards cover completions and messages too', () => {
+  it('a hidden prompt is neither completed nor named in the unknown-prompt message', async () => {
+    class Topic {
+      @Complete(() => ['internal-roadmap'])
+      @IsString()
+      topic!: string;
+    }
+    @McpServer({ name: 'hidden-prompts', version: '1' })
+    class HiddenPrompts {
+      @UseGuards(NoSecrets)
+      @Prompt({ description: 'secret plan' })
+      secretPlan(args: Topic) {
+        return args.topic;
+      }
+      @Prompt({ description: 'public' })
+      hello() {
+        return 'hi';
+      }
+    }
+    connection = await connectInMemory(createMcpApp(HiddenPrompts));
+    await expect(
+      connection.client.complete({ ref: { type: 'ref/prompt', name: 'secretPlan' }, argument: { name: 'topic', value: '' } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(connection.client.getPrompt({ name: 'secretPlan', arguments: { topic: 'x' } })).rejects.toMatchObject({
+      message: expect.stringContaining('Unknown prompt: "secretPlan". Available prompts: hello'),
+    });
   });
 });

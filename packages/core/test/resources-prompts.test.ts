@@ -351,7 +351,7 @@ describe('start-up checks for resources and prompts', () => {
     expect(error?.problems.map((p) => `${p.where}: ${p.message}`)).toEqual([
       'BadServer.relative: the resource URI "no-scheme" is not an absolute URI (scheme:rest)',
       'BadServer.item: the URI template variable {id} has no property in Numbers',
-      'BadServer.bad: BadArgs.n is a integer, but prompt arguments are strings',
+      'BadServer.bad: BadArgs.n is an integer, but prompt arguments are strings',
       "BadServer.bad: @Complete('nowhere') on BadArgs.a names no method of BadServer",
     ]);
   });

@@ -1,5 +1,15 @@
 import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MinLength, ValidateNested } from 'class-validator';
+import {
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MinLength,
+  Validate,
+  ValidateNested,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ArmatureBuildError,
@@ -317,5 +327,37 @@ describe('validateDto: the same checks as a tool call, outside one', () => {
     expect(bad.ok ? [] : formatIssues('Invalid:', bad.issues)).toBe('Invalid:\nextra: unknown property; remove it');
     const shape = await validateDto(SearchIssues, { repo: ['a'], query: 'bug' });
     expect(shape.ok ? [] : shape.issues).toEqual([{ path: 'repo', message: 'must be string' }]);
+  });
+});
+
+describe('asynchronous custom validators', () => {
+  it('are awaited (the synchronous fast path is only taken when no constraint is async)', async () => {
+    @ValidatorConstraint({ name: 'freeUsername', async: true })
+    class FreeUsername implements ValidatorConstraintInterface {
+      async validate(value: unknown) {
+        await new Promise((r) => setTimeout(r, 5));
+        return value !== 'taken';
+      }
+      defaultMessage() {
+        return 'is already taken';
+      }
+    }
+    class Signup {
+      @IsString()
+      @Validate(FreeUsername)
+      username!: string;
+    }
+    @McpServer({ name: 'async-validation', version: '1' })
+    class SignupServer {
+      @Tool({ description: 'd' })
+      signup(input: Signup) {
+        return `welcome ${input.username}`;
+      }
+    }
+    connection = await connectInMemory(createMcpApp(SignupServer));
+    expect(textOf(await connection.client.callTool({ name: 'signup', arguments: { username: 'taken' } }))).toBe(
+      'Invalid arguments for tool "signup":\nusername: is already taken',
+    );
+    expect(textOf(await connection.client.callTool({ name: 'signup', arguments: { username: 'ada' } }))).toBe('welcome ada');
   });
 });

@@ -1,7 +1,7 @@
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../auth/bearer-auth.js';
 import { type BuildOptions, buildAppDefinition } from '../builder/build-app-definition.js';
 import type { AppDefinition } from '../builder/definitions.js';
@@ -159,6 +159,7 @@ export class McpApp {
     const path = options.path ?? '/mcp';
     const handler = this.httpHandler(options);
     const healthPath = options.healthPath === undefined ? '/health' : options.healthPath;
+    const maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
     const server = createNodeServer((req, res) => {
       const pathname = (req.url ?? '/').split('?')[0] ?? '/';
       if (healthPath && pathname === healthPath) {
@@ -168,6 +169,21 @@ export class McpApp {
       }
       if (pathname !== path && !(options.auth && pathname.startsWith(PROTECTED_RESOURCE_METADATA_PATH))) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found: the MCP endpoint is ${path}` }));
+        return;
+      }
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > maxBody) {
+        // Answer before reading anything, then discard what the client still sends (nothing is
+        // buffered) so it can finish writing and read the 413 instead of failing with EPIPE.
+        res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${maxBody} bytes` },
+            id: null,
+          }),
+        );
+        req.resume();
         return;
       }
       void handler(req, res);

@@ -190,7 +190,7 @@ export function buildPrompt(
       const type = propertySchema.type;
       if (type !== undefined && type !== 'string') {
         report(
-          `${dto.name}.${property} is a ${String(type)}, but prompt arguments are strings`,
+          `${dto.name}.${property} is ${/^[aeiou]/.test(String(type)) ? 'an' : 'a'} ${String(type)}, but prompt arguments are strings`,
           `declare it \`@IsString() ${property}!: string;\` and convert inside the prompt (e.g. Number(args.${property}))`,
         );
         continue;

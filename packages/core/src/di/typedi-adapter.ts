@@ -180,11 +180,19 @@ export class TypediRequestScope implements RequestScope {
     // Dependents first: an instance may still use what it depends on while it disposes.
     const instances = [...this.instances.values()].reverse();
     this.instances.clear();
+    // Every hook runs even when one throws; the first failure is rethrown (and reported) after.
+    let failure: { error: unknown } | undefined;
     for (const instance of instances) {
       const hooks = instance as Record<string | symbol, unknown>;
       const dispose: unknown =
         (Symbol.asyncDispose && hooks[Symbol.asyncDispose]) || (Symbol.dispose && hooks[Symbol.dispose]) || hooks.destroy;
-      if (typeof dispose === 'function') await dispose.call(instance);
+      if (typeof dispose !== 'function') continue;
+      try {
+        await dispose.call(instance);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
+    if (failure) throw failure.error;
   }
 }

@@ -39,6 +39,7 @@ import type {
 import { validateInput } from '../validation/dto-validator.js';
 import { formatIssues } from '../validation/validation-issue.js';
 import { Catalog, paginate } from './catalog.js';
+import { InputRequiredSignal } from './client-requests.js';
 import { type Context, SdkRequestContext } from './context.js';
 import { ToolError } from './errors.js';
 import { type InvokerSettings, invokeTool, maskedMessage, messageOf, type RuntimeStats, type ToolErrorReporter } from './invoke-tool.js';
@@ -254,14 +255,16 @@ export class AppRuntime implements InvokerSettings {
     const tool = this.tools.get(name);
     const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     // A tool the caller may not use is answered exactly like one that does not exist.
-    if (!tool || !(await this.allowed(tool, 'tool', tool.name, 'call', ctx))) {
+    const pipeline = tool ? this.pipelineOf(tool) : undefined;
+    const guarded = pipeline !== undefined && (pipeline.guards.length > 0 || pipeline.scopes.length > 0);
+    if (!tool || (guarded && !(await this.allowed(tool, 'tool', tool.name, 'call', ctx)))) {
       // Spec 2025-11-25, tools: an unknown tool is a protocol error (-32602), not a tool result.
       const names = (await this.visible(this.tools, 'tool', sdkCtx, server)).map((t) => t.name);
       const hint =
         names.length <= 20 ? `Available tools: ${names.join(', ')}` : `Call tools/list to see the ${names.length} available tools`;
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}". ${hint}`);
     }
-    return invokeTool(this, tool, this.pipelineOf(tool), args, ctx);
+    return invokeTool(this, tool, pipeline as HandlerPipeline, args, ctx);
   }
 
   private assertKnownResource(uri: string): void {
@@ -302,9 +305,11 @@ export class AppRuntime implements InvokerSettings {
     const prompt = this.prompts.get(name);
     const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     if (!prompt || !(await this.allowed(prompt, 'prompt', name, 'call', ctx))) {
+      // Only what this caller may see is named (hidden and disabled prompts are not).
+      const names = (await this.visible(this.prompts, 'prompt', sdkCtx, server)).map((p) => p.name);
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown prompt: "${name}". Available prompts: ${this.prompts.keys().join(', ')}`,
+        `Unknown prompt: "${name}". Available prompts: ${names.join(', ') || 'none'}`,
       );
     }
     const input = prompt.args ? await this.validateParams(prompt.args, args ?? {}, `prompt "${name}"`) : undefined;
@@ -324,16 +329,22 @@ export class AppRuntime implements InvokerSettings {
     server?: SdkMcpServer['server'],
   ): Promise<CompleteResult> {
     let completions: ReadonlyMap<string, CompletionDefinition> | undefined;
+    const guardCtx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     if (params.ref.type === 'ref/prompt') {
       const prompt = this.prompts.get(params.ref.name ?? '');
-      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${params.ref.name}"`);
+      // Guards apply here too: completing a hidden prompt would reveal it.
+      if (!prompt || !(await this.allowed(prompt, 'prompt', prompt.name, 'call', guardCtx))) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${params.ref.name}"`);
+      }
       completions = prompt.completions;
     } else if (params.ref.type === 'ref/resource') {
       const template = this.resourceTemplates.enabledDefinitions().find((t) => t.descriptor.uriTemplate === params.ref.uri);
+      const resource = this.resources.get(params.ref.uri ?? '');
+      const allowed = template
+        ? await this.allowed(template, 'resourceTemplate', template.name, 'call', guardCtx)
+        : resource !== undefined && (await this.allowed(resource, 'resource', resource.uri, 'call', guardCtx));
       // A fixed resource URI has nothing to complete.
-      if (!template && !this.resources.get(params.ref.uri ?? '')) {
-        throw new ResourceNotFoundError(params.ref.uri ?? '');
-      }
+      if (!allowed) throw new ResourceNotFoundError(params.ref.uri ?? '');
       completions = template?.completions;
     }
     const source = completions?.get(params.argument.name);
@@ -397,6 +408,13 @@ export class AppRuntime implements InvokerSettings {
         ),
       );
     } catch (thrown) {
+      if (thrown instanceof InputRequiredSignal) {
+        // Multi-round-trip requests are answered for tools; resources and prompts cannot ask.
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `${definition.where} asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that`,
+        );
+      }
       const error = filterError(this.errorFilter, thrown, execution);
       if (error instanceof ProtocolError) throw error;
       if (error instanceof CallTimeoutError)

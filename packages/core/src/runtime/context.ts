@@ -179,8 +179,8 @@ export class SdkRequestContext extends Context {
   /** 2026-07-28: answers of earlier rounds plus this round's input responses, by key. */
   private readonly answers: Record<string, unknown>;
   private nextKey = 0;
-  /** Aborted by Armature itself (handler timeout); combined with the client's signal. */
-  private readonly own = new AbortController();
+  /** Aborted by Armature itself (handler timeout); made only when needed. */
+  private own?: AbortController;
   private combined?: AbortSignal;
   /** Set when a client request could not be answered in this round (survives a user catch-all). */
   pending?: InputRequiredSignal;
@@ -204,13 +204,18 @@ export class SdkRequestContext extends Context {
     return this.logger;
   }
   get signal(): AbortSignal {
-    this.combined ??= AbortSignal.any([this.sdk.mcpReq.signal, this.own.signal]);
+    if (!this.combined) {
+      this.own ??= new AbortController();
+      this.combined = AbortSignal.any([this.sdk.mcpReq.signal, this.own.signal]);
+    }
     return this.combined;
   }
 
   /** Aborts this call's signal from the server side (the handler timeout). */
   abort(reason: unknown): void {
+    this.own ??= new AbortController();
     this.own.abort(reason);
+    // A signal read before now already combines `own`; one read later will see it aborted.
   }
 
   get principal(): AuthInfo | undefined {

@@ -110,6 +110,10 @@ export interface InvokerSettings extends ScopeOwner {
   readonly errorFilter?: ErrorFilter;
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
 /** The text a caller gets for an unexpected failure in production mode. */
 export function maskedMessage(what: string, requestId: unknown): string {
   return `${what} failed unexpectedly; the error was logged on the server (request ${String(requestId)})`;
@@ -144,26 +148,22 @@ export async function invokeTool(
   };
   const abort = (reason: unknown) => (ctx instanceof SdkRequestContext ? ctx.abort(reason) : undefined);
   try {
-    return await inScope(invoker, tool.serverClass, ctx, tool.name, (instance, scope) =>
-      withTimeout(
-        (async () => {
-          const call = () =>
-            Promise.resolve(tool.input.kind === 'none' ? tool.method.call(instance, ctx) : tool.method.call(instance, input.value, ctx));
-          const value = pipeline.interceptors.length === 0 ? await call() : await runIntercepted(pipeline, execution, scope, call);
-          // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
-          if (ctx instanceof SdkRequestContext && ctx.pending)
-            return (await ctx.toInputRequiredResult(ctx.pending)) as unknown as CallToolResult;
-          try {
-            return await toToolResult(tool, value);
-          } catch (error) {
-            invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
-            return errorResult(`Tool "${tool.name}" returned a value that cannot be sent as JSON: ${messageOf(error)}`);
-          }
-        })(),
-        invoker.timeoutMs,
-        abort,
-      ),
-    );
+    return await inScope(invoker, tool.serverClass, ctx, tool.name, async (instance, scope) => {
+      const call = () => (tool.input.kind === 'none' ? tool.method.call(instance, ctx) : tool.method.call(instance, input.value, ctx));
+      let value = pipeline.interceptors.length === 0 ? call() : runIntercepted(pipeline, execution, scope, async () => call());
+      // A method that returned a plain value has already finished: only a pending one needs the
+      // timeout (and its timer).
+      if (isThenable(value)) value = await withTimeout(Promise.resolve(value), invoker.timeoutMs, abort);
+      // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
+      if (ctx instanceof SdkRequestContext && ctx.pending)
+        return (await ctx.toInputRequiredResult(ctx.pending)) as unknown as CallToolResult;
+      try {
+        return await toToolResult(tool, value);
+      } catch (error) {
+        invoker.reportError(error, { tool: tool.name, requestId: ctx.requestId });
+        return errorResult(`Tool "${tool.name}" returned a value that cannot be sent as JSON: ${messageOf(error)}`);
+      }
+    });
   } catch (thrown) {
     if (thrown instanceof InputRequiredSignal && ctx instanceof SdkRequestContext) {
       return (await ctx.toInputRequiredResult(thrown)) as unknown as CallToolResult;

@@ -24,7 +24,11 @@ export interface HttpEndpointOptions {
    * 127.0.0.1 and [::1]. `false` turns the check off (only behind a proxy that checks it).
    */
   allowedHosts?: string[] | false;
-  /** Origins accepted when a request carries `Origin`. Default: localhost origins. `false` turns the check off. */
+  /**
+   * Host names accepted in the `Origin` header when a request carries one (the SDK's check compares
+   * the origin's host name; scheme and port are not compared). Default: localhost, 127.0.0.1 and
+   * [::1]. `false` turns the check off.
+   */
   allowedOrigins?: string[] | false;
   /** Largest request body, answered 413 beyond. Default 4 MiB. */
   maxRequestBodySize?: number;

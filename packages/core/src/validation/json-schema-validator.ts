@@ -23,7 +23,7 @@ export function compileShapeCheck(schema: JsonSchema): JsonValidator {
   shapes ??= new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
   const { $schema: _dialect, ...rest } = schema;
   const check: ValidateFunction = shapes.compile(rest);
-  return (value) => (check(value) ? { ok: true, value } : { ok: false, issues: (check.errors ?? []).map(toIssue) });
+  return (value) => (check(value) ? { ok: true, value } : { ok: false, issues: unique((check.errors ?? []).map(toIssue)) });
 }
 
 export type JsonValidator = (value: unknown) => ValidationOutcome<unknown>;
@@ -68,4 +68,15 @@ function toIssue(error: ErrorObject): ValidationIssue {
 
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
+}
+
+/** The same `path: message` once (Ajv reports a type error once per schema branch that saw it). */
+function unique(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
