@@ -262,6 +262,22 @@ async function verifierDetails(): Promise<void> {
       session,
     );
     expectEqual([prompt.status, read.status], [403, 403], 'step-up covers prompts and resources');
+    const completion = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'completion/complete',
+        params: { ref: { type: 'ref/prompt', name: 'adminPrompt' }, argument: { name: 'topic', value: '' } },
+      }),
+      'key-123',
+      session,
+    );
+    const answer = await completion.text();
+    expectEqual(
+      [completion.status, answer.includes('"code":-32602'), answer.includes('Unknown prompt: \\"adminPrompt\\"')],
+      [200, true, true],
+      'completion/complete gets no step-up: the prompt is unknown to this caller',
+    );
   } finally {
     await handler.close();
   }

@@ -175,12 +175,20 @@ async function disposal(): Promise<void> {
     await close();
   }
 
-  // The page's caution: a hook that throws stops the disposal of the instances after it.
+  // Every hook runs even when some throw; the first failure (in disposal order) goes to onError.
   events.length = 0;
   @RequestScoped()
+  class AuditLog {
+    destroy() {
+      events.push('AuditLog destroyed');
+    }
+  }
+  @RequestScoped()
   class Dependency {
+    constructor(readonly audit: AuditLog) {}
     destroy() {
       events.push('Dependency destroyed');
+      throw new Error('second dispose failure');
     }
   }
   @McpServer({ name: 'throwing', version: '1.0.0' })
@@ -192,13 +200,22 @@ async function disposal(): Promise<void> {
     }
     destroy() {
       events.push('ThrowingServer destroyed');
-      throw new Error('dispose failed');
+      throw new Error('first dispose failure');
     }
   }
-  const throwing = await connectInMemory(createMcpApp(ThrowingServer, { onError: () => undefined }));
+  const failures: string[] = [];
+  const throwingApp = createMcpApp(ThrowingServer, { onError: (error) => failures.push((error as Error).message) });
+  const throwing = await connectInMemory(throwingApp);
   try {
-    await throwing.client.callTool({ name: 'work', arguments: {} });
-    expectEqual(events, ['ThrowingServer destroyed'], 'a throwing hook stops the rest of the disposal');
+    const result = await throwing.client.callTool({ name: 'work', arguments: {} });
+    expectEqual([result.isError === true, textOf(result)], [false, 'ok'], 'the tool result is untouched by failing hooks');
+    expectEqual(
+      events,
+      ['ThrowingServer destroyed', 'Dependency destroyed', 'AuditLog destroyed'],
+      'a throwing hook does not stop the rest of the disposal',
+    );
+    expectEqual(failures, ['first dispose failure'], 'only the first failure is reported');
+    expectEqual(throwingApp.stats.liveScopes, 0, 'the scope is closed');
   } finally {
     await throwing.close();
   }

@@ -136,6 +136,7 @@ repository: must match /^[\\w.-]+\\/[\\w.-]+$/ regular expression`,
   'not-a-form': `Nested cannot be used for elicitation:
   - Nested.address is a nested DTO; a form can only ask for strings, numbers, booleans and enums`,
   'missing-2025': 'This tool needs form elicitation, which the client did not declare in its capabilities',
+  'resource-asks': 'LimitsServer.asks asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that',
 };
 
 type ToolResult = Awaited<ReturnType<Client['callTool']>>;
@@ -315,6 +316,14 @@ async function limits(): Promise<void> {
       const answer = await ctx.elicit('Which?', DeleteConfirmation);
       return answer.action;
     }
+    @Resource({ uri: 'limits://catches', name: 'catches' })
+    async catches(ctx: Context) {
+      try {
+        return (await ctx.elicit('Which?', DeleteConfirmation)).action;
+      } catch {
+        return 'went on without an answer';
+      }
+    }
     @Prompt({ description: 'Asks too' })
     async asking(ctx: Context) {
       const answer = await ctx.elicit('Which?', DeleteConfirmation);
@@ -323,6 +332,12 @@ async function limits(): Promise<void> {
   }
   const reported: string[] = [];
   const listener = await createMcpApp(LimitsServer, { onError: (error) => reported.push((error as Error).message) }).listenHttp({
+    port: 0,
+  });
+  const masked = await createMcpApp(LimitsServer, {
+    production: true,
+    onError: (error) => reported.push((error as Error).message),
+  }).listenHttp({
     port: 0,
   });
   try {
@@ -338,13 +353,31 @@ async function limits(): Promise<void> {
         (r) => (r.messages[0]?.content as { text?: string } | undefined)?.text,
         (e: ProtocolError) => `${e.code} ${e.message}`,
       );
-      const failed = '-32603 input required (multi-round-trip request, 2026-07-28): the call will be retried with the answer';
-      expectEqual([read, prompt], modern ? [failed, failed] : ['decline', 'decline'], 'elicit in a resource and a prompt');
+      expectEqual(
+        [read, prompt],
+        modern
+          ? [`-32603 ${outputs['resource-asks']}`, `-32603 ${(outputs['resource-asks'] as string).replace('.asks', '.asking')}`]
+          : ['decline', 'decline'],
+        'elicit in a resource and a prompt',
+      );
+      const caught = await client.readResource({ uri: 'limits://catches' });
+      expectEqual(
+        (caught.contents[0] as { text: string }).text,
+        modern ? 'went on without an answer' : 'decline',
+        'a resource that catches the error',
+      );
       await client.close();
     }
-    expectEqual(reported.length, 4, 'the nested DTO (twice), the resource and the prompt on 2026-07-28 went to onError');
+    expectEqual(reported.length, 2, 'only the nested DTO (once per revision) went to onError, not the resource or the prompt');
+    // Not an unexpected error: production mode sends the same message.
+    const client = await connect(masked.url, confirmingClient(true, { action: 'decline' }));
+    const read = await client.readResource({ uri: 'limits://asks' }).catch((e: ProtocolError) => `${e.code} ${e.message}`);
+    expectEqual(read, `-32603 ${outputs['resource-asks']}`, 'not masked in production mode');
+    await client.close();
+    expectEqual(reported.length, 2, 'still nothing reported');
   } finally {
     await listener.close();
+    await masked.close();
   }
 }
 

@@ -68,6 +68,8 @@ export class AdminServer {
 
 export const outputs: Record<string, string> = {
   'denied-call': 'Unknown tool: "placeOrder". Available tools: search',
+  'hidden-prompt': 'Unknown prompt: "secretPlan". Available prompts: publicPlan',
+  'hidden-completion': 'Unknown prompt: "secretPlan"',
   'guard-order': `app guard (list)
 class guard (list)
 method guard (list)
@@ -149,8 +151,23 @@ async function everyKind(): Promise<void> {
     const prompt = await client.getPrompt({ name: 'describe' }).catch((error: ProtocolError) => error);
     expectEqual(
       [prompt.code, prompt.message],
-      [-32602, 'Unknown prompt: "describe". Available prompts: describe'],
-      'a prompt answers unknown, but the list in the message names it',
+      [-32602, 'Unknown prompt: "describe". Available prompts: none'],
+      'a prompt answers unknown, and the message names no prompt the caller cannot see',
+    );
+    const complete = (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }) =>
+      client.complete({ ref, argument: { name: 'slug', value: '' } }).catch((error: ProtocolError) => [error.code, error.message]);
+    expectEqual(
+      [
+        await complete({ type: 'ref/prompt', name: 'describe' }),
+        await complete({ type: 'ref/resource', uri: 'docs://handbook' }),
+        await complete({ type: 'ref/resource', uri: 'docs://pages/{slug}' }),
+      ],
+      [
+        [-32602, 'Unknown prompt: "describe"'],
+        [-32602, 'Resource not found: docs://handbook'],
+        [-32602, 'Resource not found: docs://pages/{slug}'],
+      ],
+      'completion/complete is refused for every kind',
     );
   } finally {
     state.active = false;
@@ -292,25 +309,80 @@ async function scopes(): Promise<void> {
   }
 }
 
-async function completionsOfHiddenPrompts(): Promise<void> {
+async function hiddenPrompts(): Promise<void> {
   class TopicArgs {
     @Complete(() => ['internal-roadmap'])
     @IsString()
     topic!: string;
   }
+  const phases: string[] = [];
+  const never: Guard = {
+    canActivate(context) {
+      phases.push(`${context.kind} ${context.name} (${context.phase})`);
+      return false;
+    },
+  };
   @McpServer({ name: 'hidden', version: '1.0.0' })
   class HiddenServer {
-    @UseGuards({ canActivate: () => false })
+    @UseGuards(never)
     @Prompt({ description: 'Hidden' })
     secretPlan(args: TopicArgs) {
       return args.topic;
     }
+    @RequireScopes('plans:read')
+    @Prompt({ description: 'Needs a scope' })
+    scopedPlan(args: TopicArgs) {
+      return args.topic;
+    }
+    @Prompt({ description: 'Open to all' })
+    publicPlan(args: TopicArgs) {
+      return args.topic;
+    }
+    @UseGuards(never)
+    @ResourceTemplate({ uriTemplate: 'plans://{topic}', name: 'plan' })
+    plan(params: TopicArgs) {
+      return params.topic;
+    }
   }
-  const { client, close } = await connectInMemory(createMcpApp(HiddenServer));
+  const app = createMcpApp(HiddenServer);
+  const { client, close } = await connectInMemory(app);
+  const failure = (error: ProtocolError) => [error.code, error.message];
   try {
-    expectEqual((await client.listPrompts()).prompts, [], 'hidden');
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'secretPlan' }, argument: { name: 'topic', value: '' } });
-    expectEqual(completion.completion.values, ['internal-roadmap'], 'completion/complete does not run guards');
+    expectEqual(
+      (await client.listPrompts()).prompts.map((p) => p.name),
+      ['publicPlan'],
+      'only the open prompt is listed',
+    );
+    phases.length = 0;
+    const got = await client.getPrompt({ name: 'secretPlan', arguments: { topic: 'x' } }).catch(failure);
+    expectEqual(got, [-32602, outputs['hidden-prompt']], 'the message names only the prompts the caller may see');
+    expectEqual(phases, ['prompt secretPlan (call)', 'prompt secretPlan (list)'], 'the call, then the list for the message');
+
+    // completion/complete runs the same guards and scopes (phase 'call'): a hidden prompt is unknown.
+    phases.length = 0;
+    const complete = (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }) =>
+      client.complete({ ref, argument: { name: 'topic', value: '' } }).then((r) => r.completion.values, failure);
+    expectEqual(await complete({ type: 'ref/prompt', name: 'secretPlan' }), [-32602, outputs['hidden-completion']], 'guarded prompt');
+    expectEqual(phases, ['prompt secretPlan (call)'], 'completion runs the guards with phase call');
+    expectEqual(
+      await complete({ type: 'ref/prompt', name: 'scopedPlan' }),
+      [-32602, 'Unknown prompt: "scopedPlan"'],
+      '@RequireScopes without a principal',
+    );
+    expectEqual(
+      await complete({ type: 'ref/resource', uri: 'plans://{topic}' }),
+      [-32602, 'Resource not found: plans://{topic}'],
+      'guarded template',
+    );
+    expectEqual(await complete({ type: 'ref/prompt', name: 'publicPlan' }), ['internal-roadmap'], 'an open prompt completes');
+    app.prompts.disable('publicPlan');
+    const none = await client.getPrompt({ name: 'publicPlan', arguments: { topic: 'x' } }).catch(failure);
+    expectEqual(none, [-32602, 'Unknown prompt: "publicPlan". Available prompts: none'], 'nothing visible: none');
+    expectEqual(
+      await complete({ type: 'ref/prompt', name: 'publicPlan' }),
+      [-32602, 'Unknown prompt: "publicPlan"'],
+      'disabled: no completions',
+    );
   } finally {
     await close();
   }
@@ -321,5 +393,5 @@ export async function main(): Promise<void> {
   await everyKind();
   await order();
   await scopes();
-  await completionsOfHiddenPrompts();
+  await hiddenPrompts();
 }

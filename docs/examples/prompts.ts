@@ -140,7 +140,7 @@ strictness: must be a number string`,
   'unknown-prompt': 'Unknown prompt: "code_reveiw". Available prompts: code_review',
   'return-table': '',
   'not-a-string': `Armature cannot start the MCP server: 1 problem in the decorated classes.
-  1. BatchServer.plan: BatchArgs.count is a integer, but prompt arguments are strings
+  1. BatchServer.plan: BatchArgs.count is an integer, but prompt arguments are strings
      Fix: declare it \`@IsString() count!: string;\` and convert inside the prompt (e.g. Number(args.count))`,
 };
 
@@ -347,9 +347,13 @@ async function dynamic(): Promise<void> {
     app.tools.disable('publish');
     const prompts = (await client.listPrompts()).prompts;
     const tools = (await client.listTools()).tools;
-    const got = await client.getPrompt({ name: 'release_notes' }).catch((error: ProtocolError) => error.code);
+    const got = await client.getPrompt({ name: 'release_notes' }).catch((error: ProtocolError) => [error.code, error.message]);
     const called = await client.callTool({ name: 'publish', arguments: {} }).catch((error: ProtocolError) => error.message);
-    expectEqual([prompts, tools, got], [[], [], -32602], 'disabled');
+    expectEqual(
+      [prompts, tools, got],
+      [[], [], [-32602, 'Unknown prompt: "release_notes". Available prompts: none']],
+      'disabled: unknown, and left out of the list in the message',
+    );
     expectEqual(called, 'Unknown tool: "publish". Available tools: ', 'a disabled tool is unknown');
     app.prompts.remove('release_notes');
     await sleep(50);

@@ -173,7 +173,8 @@ export async function main(): Promise<void> {
       return JSON.stringify(await ctx.roots());
     }
   }
-  const defaults = await createMcpApp(DefaultsServer).listenHttp({ port: 0 });
+  const reported: unknown[] = [];
+  const defaults = await createMcpApp(DefaultsServer, { onError: (error) => reported.push(error) }).listenHttp({ port: 0 });
   try {
     for (const [modern, expectedRuns] of [
       [false, 1],
@@ -192,10 +193,20 @@ export async function main(): Promise<void> {
         );
         expectEqual(runs, expectedRuns, `runs (${modern ? '2026-07-28' : '2025-11-25'})`);
         const read = await client.readResource({ uri: 'defaults://roots' }).then(
-          () => 'read',
-          (e: ProtocolError) => e.code,
+          (r) => (r.contents[0] as { text: string }).text,
+          (e: ProtocolError) => [e.code, e.message],
         );
-        expectEqual(read, modern ? -32603 : 'read', 'roots from a resource: tools only on 2026-07-28');
+        expectEqual(
+          read,
+          modern
+            ? [
+                -32603,
+                'DefaultsServer.rootsResource asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that',
+              ]
+            : JSON.stringify([{ uri: 'file:///home/ada/projects/site', name: 'site' }]),
+          'roots from a resource: tools only on 2026-07-28',
+        );
+        expectEqual(reported, [], 'not reported to onError');
       } finally {
         await client.close();
       }

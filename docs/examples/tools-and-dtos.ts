@@ -16,6 +16,7 @@ import {
   IsArray,
   IsEnum,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -426,6 +427,31 @@ async function nested(): Promise<void> {
     );
   } finally {
     await close();
+  }
+
+  // A type the schema states twice (@IsObject and the nested DTO's $ref) is still one line.
+  class Destination {
+    @IsObject()
+    @ValidateNested()
+    @Type(() => Address)
+    address!: Address;
+  }
+  @McpServer({ name: 'shipping', version: '1.0.0' })
+  class ShippingServer {
+    @Tool({ description: 'Ship' })
+    ship(input: Destination) {
+      return input.address.country;
+    }
+  }
+  const shipping = createMcpApp(ShippingServer);
+  const second = await connectInMemory(shipping);
+  try {
+    const schema = json(shipping.definition.toolList[0]?.inputSchema) as { properties: Record<string, unknown> };
+    expectEqual(schema.properties.address, { type: 'object', $ref: '#/$defs/Address' }, 'the type is stated twice');
+    const wrong = await second.client.callTool({ name: 'ship', arguments: { address: [{ street: 'x', country: 'GB' }] } });
+    expectEqual(textOf(wrong), 'Invalid arguments for tool "ship":\naddress: must be object', 'reported once');
+  } finally {
+    await second.close();
   }
 }
 
