@@ -303,7 +303,7 @@ async function scopes(): Promise<void> {
   try {
     expectEqual((await client.listTools()).tools, [], 'hidden without a principal');
     const call = await client.callTool({ name: 'refund', arguments: {} }).catch((error: ProtocolError) => error.message);
-    expectEqual(call, 'Unknown tool: "refund". Available tools: ', 'refused without a principal');
+    expectEqual(call, 'Unknown tool: "refund". Available tools: none', 'refused without a principal');
   } finally {
     await close();
   }

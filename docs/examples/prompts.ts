@@ -354,7 +354,7 @@ async function dynamic(): Promise<void> {
       [[], [], [-32602, 'Unknown prompt: "release_notes". Available prompts: none']],
       'disabled: unknown, and left out of the list in the message',
     );
-    expectEqual(called, 'Unknown tool: "publish". Available tools: ', 'a disabled tool is unknown');
+    expectEqual(called, 'Unknown tool: "publish". Available tools: none', 'a disabled tool is unknown');
     app.prompts.remove('release_notes');
     await sleep(50);
     expectEqual(changes, ['prompts', 'tools', 'prompts', 'tools', 'prompts', 'tools', 'prompts'], 'one notification per change');

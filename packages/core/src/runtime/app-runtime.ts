@@ -261,7 +261,9 @@ export class AppRuntime implements InvokerSettings {
       // Spec 2025-11-25, tools: an unknown tool is a protocol error (-32602), not a tool result.
       const names = (await this.visible(this.tools, 'tool', sdkCtx, server)).map((t) => t.name);
       const hint =
-        names.length <= 20 ? `Available tools: ${names.join(', ')}` : `Call tools/list to see the ${names.length} available tools`;
+        names.length <= 20
+          ? `Available tools: ${names.join(', ') || 'none'}`
+          : `Call tools/list to see the ${names.length} available tools`;
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}". ${hint}`);
     }
     return invokeTool(this, tool, pipeline as HandlerPipeline, args, ctx);
@@ -486,7 +488,12 @@ export class AppRuntime implements InvokerSettings {
     try {
       return await isAllowed(pipeline, execution, scope);
     } finally {
-      await scope.dispose();
+      try {
+        await scope.dispose();
+      } catch (error) {
+        // Like a call's own scope: a failing dispose is reported, never sent to the caller.
+        this.reportError(error, { tool: `${name} (guards)`, requestId: ctx.requestId });
+      }
     }
   }
 

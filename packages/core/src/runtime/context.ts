@@ -39,8 +39,8 @@ export interface ContextLogger {
 }
 
 /**
- * What a tool call knows about its request. The method receives it as its last argument, and
- * request-scoped services can inject it by type.
+ * What a call (tool, resource, prompt) knows about its request. The method receives it as its last
+ * argument, and request-scoped services can inject it by type.
  *
  * - `log.*` sends `notifications/message` when the client's level allows it (2025-11-25:
  *   `logging/setLevel`; 2026-07-28: the request's `_meta` level, silent when absent).
@@ -74,7 +74,8 @@ export abstract class Context {
    * the form is the DTO's schema and an accepted answer comes back validated as an instance.
    * Works on both revisions: a server-to-client request on 2025-11-25; an `input_required` result
    * and a retry on 2026-07-28, where the method runs again from the top with the answers so far
-   * (keep the work before the question repeatable).
+   * (keep the work before the question repeatable). On 2026-07-28 only tools can ask: a resource
+   * or prompt that does gets a -32603 error saying so.
    *
    * @example
    * ```ts
