@@ -458,6 +458,8 @@ export async function figure8(_mode: Mode): Promise<Checks & { measured?: string
   const checks: Checks & { measured?: string } = new Checks();
   let total = 0;
   let good = 0;
+  let leaks = 0;
+  let notServing = 0;
 
   await withServer({ transport: 'http' }, async (server) => {
     const client = new HttpClient(server.url as string, 4);
@@ -483,6 +485,8 @@ export async function figure8(_mode: Mode): Promise<Checks & { measured?: string
         const codeOk = c.code === undefined ? code === undefined : code === c.code;
         const problem = answer ? leak(answer.text) : undefined;
         const after = await valid();
+        if (problem) leaks++;
+        if (!after) notServing++;
         if (!after) session = await client.openSession().catch(() => session);
         const ok = !failure && statusOk && codeOk && !problem && after;
         if (ok) good++;
@@ -528,6 +532,8 @@ export async function figure8(_mode: Mode): Promise<Checks & { measured?: string
       const extra = peer.received - before - (answer ? 1 : 0) - (after ? 1 : 0);
       const text = peer.raw.slice(rawBefore).join('\n');
       const problem = leak(text);
+      if (problem) leaks++;
+      if (!afterOk) notServing++;
       let ok: boolean;
       let gotText: string;
       let expected: string;
@@ -564,6 +570,6 @@ export async function figure8(_mode: Mode): Promise<Checks & { measured?: string
     );
     checks.expect(peer.garbage.length === 0, `stdio: ${peer.garbage.length} non-JSON lines on stdout`);
   });
-  checks.measured = `${good} of ${total} cases as expected, no leaks, server kept serving after ${good === total ? 'every' : 'the passing'} case`;
+  checks.measured = `${good} of ${total} cases answered as expected; ${leaks} answers leaking a stack or path; a valid call failed after ${notServing} cases`;
   return checks;
 }
