@@ -1,5 +1,10 @@
-// CI runs the short form of the reliability script (built dist) and requires every figure to
-// pass. The script kills its own server processes; the spawn itself is bounded by a timeout.
+// CI runs the short form of the reliability script (built dist). Figures about correctness (no
+// answer lost or duplicated, every failure answered, timeouts and cancellations honoured, the heap
+// flat, every malformed input answered by the spec) must pass. Figures 3 and 7 are timing and
+// memory targets (ms to a 413, ms of event-loop delay): on a shared 2-core machine they are
+// figures to read, not assertions (the brief keeps speed targets out of tests), so the test
+// requires them to be measured and printed with their target; docs/reliability.md holds the full
+// run. The script kills its own server processes; the spawn itself is bounded by a timeout.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,16 +13,21 @@ import { describe, expect, it } from 'vitest';
 const script = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 describe('reliability --quick', () => {
-  it('measures all eight figures and every one passes', () => {
+  it('measures all eight figures; every correctness figure passes', () => {
     expect(existsSync(script), `${script} is missing: build first (pnpm build)`).toBe(true);
     const run = spawnSync(process.execPath, [script, '--quick'], { encoding: 'utf8', timeout: 110_000, killSignal: 'SIGKILL' });
     const output = `${run.stdout}\n${run.stderr}`;
     expect(run.signal, `the quick run was killed (over 110 s?):\n${output}`).toBeNull();
     const verdicts = [...run.stdout.matchAll(/^\[(\d)\] .*$[\s\S]*?^ {4}verdict: {2}(\w+)/gm)].map((m) => [Number(m[1]), m[2]]);
     expect(verdicts.map(([figure]) => figure)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    const failed = verdicts.filter(([, verdict]) => verdict !== 'PASS');
-    expect(failed, `figures not passing:\n${output}`).toEqual([]);
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('reliability: 8 passed, 0 failed');
-    expect(run.status, output).toBe(0);
+    const TIMING_FIGURES = new Set([3, 7]);
+    const failed = verdicts.filter(([figure, verdict]) => verdict !== 'PASS' && !TIMING_FIGURES.has(figure as number));
+    expect(failed, `correctness figures not passing:\n${output}`).toEqual([]);
+    for (const figure of TIMING_FIGURES) {
+      expect(run.stdout, `figure ${figure} printed with its target`).toMatch(
+        new RegExp(`^\\[${figure}\\] [\\s\\S]*?^ {4}target: {3}\\S`, 'm'),
+      );
+    }
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^reliability: \d passed, \d failed$/);
   });
 });

@@ -48,6 +48,25 @@ export interface McpHttpHandler {
   close(): Promise<void>;
 }
 
+/**
+ * Reads and drops the rest of a refused body (nothing is kept), then calls `done`: closing in
+ * stages, RFC 9112 §9.6. Bounded: past 256 MiB or 5 s the connection is closed anyway.
+ */
+function discardBody(req: IncomingMessage, done: () => void): void {
+  let seen = 0;
+  const timer = setTimeout(() => req.socket.destroy(), 5_000);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > 256 * 1024 * 1024) req.socket.destroy();
+  });
+  req.once('end', () => {
+    clearTimeout(timer);
+    done();
+  });
+  req.once('close', () => clearTimeout(timer));
+}
+
 function defaultReporter(error: unknown, info: { tool: string; requestId: unknown }): void {
   const detail = error instanceof Error && error.stack ? error.stack : messageOf(error);
   process.stderr.write(`[armature] tool "${info.tool}" (request ${String(info.requestId)}) failed: ${detail}\n`);
@@ -175,15 +194,18 @@ export class McpApp {
       if (declared > maxBody) {
         // Answer before reading anything, then discard what the client still sends (nothing is
         // buffered) so it can finish writing and read the 413 instead of failing with EPIPE.
-        res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-        res.end(
+        res.writeHead(413, { 'content-type': 'application/json' });
+        res.write(
           JSON.stringify({
             jsonrpc: '2.0',
             error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${maxBody} bytes` },
             id: null,
           }),
         );
-        req.resume();
+        // The status goes out now; the response ends once the refused body is drained, because
+        // Node tears the socket down when a response ends before its request was read, and a
+        // client still writing then sees EPIPE instead of the 413.
+        discardBody(req, () => res.end());
         return;
       }
       void handler(req, res);
