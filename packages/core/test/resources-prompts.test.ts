@@ -298,10 +298,12 @@ describe('dynamic registration and pagination', () => {
     const session = await rawSession(createMcpApp(CatalogueServer, { pageSize: 2 }));
     close = session.close;
     const first = await session.request('resources/list');
-    expect((first.result?.resources as Array<{ uri: string }>).map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary']);
+    const firstPage = (first.result?.resources ?? []) as Array<{ uri: string }>;
+    expect(firstPage.map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary']);
     expect(typeof first.result?.nextCursor).toBe('string');
     const second = await session.request('resources/list', { cursor: first.result?.nextCursor });
-    expect((second.result?.resources as Array<{ uri: string }>).map((r) => r.uri)).toEqual(['test://failing']);
+    const secondPage = (second.result?.resources ?? []) as Array<{ uri: string }>;
+    expect(secondPage.map((r) => r.uri)).toEqual(['test://failing']);
     expect(second.result?.nextCursor).toBeUndefined();
     const prompts = await session.request('prompts/list');
     expect(prompts.result?.prompts).toHaveLength(2);
