@@ -6,6 +6,7 @@ import {
   type EventStore,
   hostHeaderValidationResponse,
   isInitializeRequest,
+  isJsonContentType,
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -61,6 +62,11 @@ interface Session {
 function ownerOf(principal: AuthInfo | undefined): string | undefined {
   if (!principal) return undefined;
   return `${principal.clientId}\u0000${String((principal.extra as { sub?: unknown } | undefined)?.sub ?? '')}`;
+}
+
+/** A request body already parsed by the endpoint (wrapped, since `null` is a valid JSON body). */
+interface ParsedBody {
+  readonly value: unknown;
 }
 
 /** True when a POST body is a JSON array (a batch), read from a clone so the body stays readable. */
@@ -146,10 +152,13 @@ export class HttpEndpoint {
     if (length > this.maxBody) {
       return jsonError(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`);
     }
+    // A JSON POST body is read and parsed here once and handed on as `parsedBody`: the SDK's era
+    // classifier and transports would otherwise each parse it again. A nesting or size bomb is
+    // refused before anything parses it.
+    let body: ParsedBody | undefined;
     if (request.method === 'POST') {
-      // Every later step (the SDK's era classifier, the transport) runs JSON.parse on the body:
-      // a nesting or size bomb is refused before any of them sees it.
-      const scan = prescanJson(await request.clone().text(), this.messageLimits);
+      const text = await request.clone().text();
+      const scan = prescanJson(text, this.messageLimits);
       if (scan.problem) {
         return new Response(
           JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${scan.problem}` }, id: scan.id ?? null }),
@@ -159,6 +168,14 @@ export class HttpEndpoint {
           },
         );
       }
+      // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
+      if (isJsonContentType(request.headers.get('content-type') ?? '')) {
+        try {
+          body = { value: JSON.parse(text) as unknown };
+        } catch {
+          body = undefined;
+        }
+      }
     }
     let principal: AuthInfo | undefined;
     if (this.auth) {
@@ -167,23 +184,21 @@ export class HttpEndpoint {
       if ('response' in outcome) return outcome.response;
       // MCP authorization forbids passing the token through: handlers see who, not the token.
       principal = { ...outcome.principal, token: 'redacted' };
-      const stepUp = await this.missingScopes(request, outcome.principal);
+      const stepUp = this.missingScopes(body, outcome.principal);
       if (stepUp) return this.auth.insufficientScope(stepUp);
     }
-    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.maxBody })) return this.serveLegacy(request, principal);
-    return this.modern.fetch(request, principal ? { authInfo: principal } : undefined);
+    if (await isLegacyRequest(request, body?.value, { maxRequestBodySize: this.maxBody }))
+      return this.serveLegacy(request, principal, body);
+    return this.modern.fetch(request, {
+      ...(principal ? { authInfo: principal } : {}),
+      ...(body ? { parsedBody: body.value } : {}),
+    });
   };
 
   /** The scopes a POSTed call needs when the token lacks some of them (403 insufficient_scope). */
-  private async missingScopes(request: Request, principal: AuthInfo): Promise<readonly string[] | undefined> {
-    if (!this.scopesFor || request.method !== 'POST') return undefined;
-    let body: unknown;
-    try {
-      body = await request.clone().json();
-    } catch {
-      return undefined; // the transport answers -32700
-    }
-    for (const message of Array.isArray(body) ? body : [body]) {
+  private missingScopes(body: ParsedBody | undefined, principal: AuthInfo): readonly string[] | undefined {
+    if (!this.scopesFor || !body) return undefined;
+    for (const message of Array.isArray(body.value) ? body.value : [body.value]) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: Record<string, unknown> };
       if (typeof method !== 'string') continue;
       const needed = this.scopesFor(method, params);
@@ -209,15 +224,15 @@ export class HttpEndpoint {
   }
 
   /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
-  private async serveLegacy(request: Request, principal: AuthInfo | undefined): Promise<Response> {
+  private async serveLegacy(request: Request, principal: AuthInfo | undefined, parsed: ParsedBody | undefined): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
-    const options = principal ? { authInfo: principal } : {};
+    const options = { ...(principal ? { authInfo: principal } : {}), ...(parsed ? { parsedBody: parsed.value } : {}) };
     if (sessionId) {
       const session = this.sessions.get(sessionId);
       // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
       if (!session || session.owner !== ownerOf(principal)) return jsonError(404, -32001, 'Session not found');
       session.lastSeen = Date.now();
-      if (request.method === 'POST' && (await isBatch(request))) {
+      if (request.method === 'POST' && (parsed ? Array.isArray(parsed.value) : await isBatch(request))) {
         const version = request.headers.get('mcp-protocol-version') ?? session.server.server.getNegotiatedProtocolVersion() ?? '';
         // JSON-RPC batches were part of 2025-03-26 only; 2025-06-18 and later removed them.
         if (version >= '2025-06-18') {
@@ -234,10 +249,13 @@ export class HttpEndpoint {
       return jsonError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
     let body: unknown;
-    try {
-      body = await request.clone().json();
-    } catch {
-      return jsonError(400, -32700, 'Parse error: Invalid JSON');
+    if (parsed) body = parsed.value;
+    else {
+      try {
+        body = await request.clone().json();
+      } catch {
+        return jsonError(400, -32700, 'Parse error: Invalid JSON');
+      }
     }
     if (Array.isArray(body)) return jsonError(400, -32600, 'Invalid Request: initialize must not be part of a JSON-RPC batch');
     const initializing = isInitializeRequest(body);
@@ -260,7 +278,7 @@ export class HttpEndpoint {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body, ...options });
+    return transport.handleRequest(request, { ...options, parsedBody: body });
   }
 
   private evictIdle(): void {
