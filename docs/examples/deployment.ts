@@ -5,7 +5,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Context, createMcpApp, DEFAULT_MESSAGE_LIMITS, McpServer, Tool } from '@armature/core';
+import { Context, createMcpApp, DEFAULT_MESSAGE_LIMITS, InMemoryEventStore, McpServer, sdkContextOf, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import express from 'express';
 import Fastify from 'fastify';
@@ -23,6 +23,16 @@ export class OrdersServer {
     await sleep(400, undefined, { signal: ctx.signal });
     return 'exported';
   }
+
+  // #region close-sse
+  @Tool({ description: 'Rebuild the search index (long)' })
+  async reindex(ctx: Context) {
+    // Close this call's SSE stream: the client reconnects with Last-Event-ID after the retry interval.
+    sdkContextOf(ctx)?.http?.closeSSE?.();
+    await sleep(200, undefined, { signal: ctx.signal });
+    return 'reindexed';
+  }
+  // #endregion
 }
 
 const app = createMcpApp(OrdersServer);
@@ -35,6 +45,17 @@ async function proxied() {
     port: 8080,
     allowedHosts: ['mcp.example.com'], // the Host header the proxy forwards
     allowedOrigins: ['app.example.com'], // hostnames of the browser origins allowed to call
+  });
+  // #endregion
+  return listener;
+}
+
+async function resumableListener() {
+  // #region resumable
+  const listener = await app.listenHttp({
+    port: 3000,
+    eventStore: true, // an InMemoryEventStore; or pass your own EventStore
+    retryIntervalMs: 500, // the retry: hint clients wait before reconnecting
   });
   // #endregion
   return listener;
@@ -519,7 +540,55 @@ export async function checkProcesses(): Promise<void> {
   }
 }
 
+async function resumable(): Promise<void> {
+  expectEqual(typeof resumableListener, 'function', 'the resumable region');
+  const listener = await app.listenHttp({ port: 0, eventStore: new InMemoryEventStore(), retryIntervalMs: 500 });
+  try {
+    const session = await openSession(listener.url);
+    const res = await raw(listener.url, {
+      headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'countOrders', arguments: {} } }),
+    });
+    expectEqual(res.status, 200, 'a resumable call');
+    expectEqual(/^id: \S+\nretry: 500\ndata: \n/.test(res.body), true, `the priming event comes first: ${JSON.stringify(res.body)}`);
+    expectEqual(res.body.includes('"text":"3"'), true, 'then the result');
+    const closed = await raw(listener.url, {
+      headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'reindex', arguments: {} } }),
+    });
+    expectEqual(
+      [/^id: \S+\nretry: 500\ndata: \n/.test(closed.body), closed.body.includes('reindexed')],
+      [true, false],
+      `closeSSE ends the stream before the result: ${JSON.stringify(closed.body)}`,
+    );
+    // A tool that closes its stream: the client reconnects with Last-Event-ID and still gets the result.
+    const client = new Client({ name: 'check', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    try {
+      const result = await client.callTool({ name: 'reindex', arguments: {} });
+      expectEqual((result.content as Array<{ text: string }>)[0]?.text, 'reindexed', 'resumed after closeSSE');
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await listener.close();
+  }
+  // Without an event store there is no priming event.
+  const plain = await app.listenHttp({ port: 0 });
+  try {
+    const session = await openSession(plain.url);
+    const res = await raw(plain.url, {
+      headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'countOrders', arguments: {} } }),
+    });
+    expectEqual(res.body.includes('retry:'), false, `no priming without an event store: ${JSON.stringify(res.body)}`);
+  } finally {
+    await plain.close();
+  }
+}
+
 export async function main(): Promise<void> {
+  await resumable();
   await defaults();
   await options();
   await mounted();

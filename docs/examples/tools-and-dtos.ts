@@ -6,8 +6,10 @@ import {
   DEFAULT_ARGUMENT_LIMITS,
   dtoToJsonSchema,
   Field,
+  formatIssues,
   McpServer,
   Tool,
+  validateDto,
 } from '@armature/core';
 import { Type } from 'class-transformer';
 import {
@@ -201,6 +203,19 @@ export class LookupServer {
 // #endregion
 
 export const outputs: Record<string, string> = {
+  'validate-dto-valid': `{
+  "ok": true,
+  "value": { "limit": 10, "state": "open", "repo": "acme/rockets", "query": "launch" }
+}`,
+  'validate-dto-issues': String.raw`[
+  { "path": "repo", "message": "must match /^[\\w.-]+\\/[\\w.-]+$/ regular expression" },
+  { "path": "query", "message": "must be longer than or equal to 1 characters" },
+  { "path": "limit", "message": "must not be greater than 50" }
+]`,
+  'validate-dto-invalid': String.raw`Invalid search:
+repo: must match /^[\w.-]+\/[\w.-]+$/ regular expression
+query: must be longer than or equal to 1 characters
+limit: must not be greater than 50`,
   'search-schema': `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -666,7 +681,24 @@ function startupChecks(): void {
   );
 }
 
+async function validateOutsideATool(): Promise<void> {
+  // #region validate-dto
+  const valid = await validateDto(SearchIssuesInput, { repo: 'acme/rockets', query: 'launch' });
+  // valid.ok is true; valid.value is a SearchIssuesInput instance, defaults applied
+
+  const invalid = await validateDto(SearchIssuesInput, { repo: 'rockets', query: '', limit: 51 }, { maxStringLength: 1_000 });
+  const message = invalid.ok ? undefined : formatIssues('Invalid search:', invalid.issues);
+  // #endregion
+  expectEqual(valid.ok && valid.value instanceof SearchIssuesInput, true, 'validateDto returns a DTO instance');
+  expectEqual(json(valid), JSON.parse(outputs['validate-dto-valid'] as string), 'the valid outcome');
+  expectEqual(invalid.ok ? undefined : json(invalid.issues), JSON.parse(outputs['validate-dto-issues'] as string), 'the issues');
+  expectEqual(message, outputs['validate-dto-invalid'], 'formatIssues');
+  const deep = await validateDto(SearchIssuesInput, { repo: 'a/b', query: 'x', labels: [[['x']]] }, { maxDepth: 2 });
+  expectEqual(deep.ok, false, 'the limits are checked first');
+}
+
 export async function main(): Promise<void> {
+  await validateOutsideATool();
   startupChecks();
   await schemaDetails();
   await searchIssues();
