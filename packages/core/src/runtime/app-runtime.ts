@@ -124,6 +124,7 @@ export class AppRuntime implements InvokerSettings {
   private readonly appInterceptors: readonly Provided<Interceptor>[];
   /** Each handler's pipeline with the app-level guards and interceptors merged in, built once. */
   private readonly pipelines = new Map<Handled, HandlerPipeline>();
+  private readonly guardedMemo = new WeakMap<object, { revision: number; guarded: boolean }>();
 
   constructor(
     readonly definition: AppDefinition,
@@ -504,8 +505,18 @@ export class AppRuntime implements InvokerSettings {
     sdkCtx: ServerContext,
     server: SdkMcpServer['server'] | undefined,
   ): Promise<readonly V[]> {
+    // Whether anything enabled is guarded is worked out once per catalog change, so an unguarded
+    // list request returns the cached list without walking the definitions.
+    let memo = this.guardedMemo.get(catalog);
+    if (!memo || memo.revision !== catalog.revision) {
+      const guarded = catalog
+        .enabledDefinitions()
+        .some((d) => this.pipelineOf(d).guards.length > 0 || this.pipelineOf(d).scopes.length > 0);
+      memo = { revision: catalog.revision, guarded };
+      this.guardedMemo.set(catalog, memo);
+    }
+    if (!memo.guarded) return catalog.list();
     const definitions = catalog.enabledDefinitions();
-    if (definitions.every((d) => this.pipelineOf(d).guards.length === 0 && this.pipelineOf(d).scopes.length === 0)) return catalog.list();
     const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     const views = catalog.list();
     const out: V[] = [];

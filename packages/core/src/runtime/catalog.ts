@@ -14,6 +14,7 @@ interface Entry<D, V> {
 export class Catalog<D, V> {
   private readonly entries = new Map<string, Entry<D, V>>();
   private cached: readonly V[] | undefined;
+  private changes = 0;
 
   constructor(items: Iterable<readonly [string, D, V]>) {
     for (const [key, definition, view] of items) this.entries.set(key, { definition, view, enabled: true });
@@ -45,14 +46,23 @@ export class Catalog<D, V> {
     if (entry.enabled === enabled) return false;
     entry.enabled = enabled;
     this.cached = undefined;
+    this.changes++;
     return true;
   }
 
   /** Forgets `key` for good; returns true when it was there. */
   remove(key: string): boolean {
     const removed = this.entries.delete(key);
-    if (removed) this.cached = undefined;
+    if (removed) {
+      this.cached = undefined;
+      this.changes++;
+    }
     return removed;
+  }
+
+  /** Counts changes (enable, disable, remove), so derived facts can be cached between them. */
+  get revision(): number {
+    return this.changes;
   }
 
   /** The enabled views, built once per change. */
