@@ -231,6 +231,32 @@ describe('middleware', () => {
     expect(seen).toEqual(['1> tools/call', '2> tools/call echo', '1< tools/call']);
   });
 
+  it('hands middleware, guards and the handler one and the same Context', async () => {
+    const seen: Context[] = [];
+    const capture: Middleware = async (request, next) => {
+      seen.push(request.context);
+      return next();
+    };
+    const sameGuard: Guard = {
+      canActivate(context) {
+        seen.push(context.context);
+        return true;
+      },
+    };
+    @McpServer({ name: 'same-context', version: '1' })
+    class SameContext {
+      @Tool({ description: 'd' })
+      who(ctx: Context) {
+        seen.push(ctx);
+        return 'ok';
+      }
+    }
+    connection = await connectInMemory(createMcpApp(SameContext, { middleware: [capture], guards: [sameGuard] }));
+    await connection.client.callTool({ name: 'who', arguments: {} });
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen).size).toBe(1);
+  });
+
   it('an exception from middleware is JSON-RPC -32603, logged with the request id; a tool failure stays a tool result', async () => {
     const logged: Array<{ tool: string; requestId: unknown }> = [];
     const broken: Middleware = async (request, next) => {

@@ -79,7 +79,7 @@ export function buildAppDefinition(
       continue;
     }
     if (server.options.instructions) instructions.push(server.options.instructions);
-    for (const args of toolsOfChain(serverClass, storage)) {
+    for (const args of handlersOfChain(serverClass, storage, 'tool')) {
       const built = buildTool(serverClass, args, options.limits, storage, problems);
       if (!built) continue;
       const clash = tools.get(built.name);
@@ -156,11 +156,6 @@ export function buildAppDefinition(
     resourceTemplates: Object.freeze(resourceTemplates),
     prompts,
   });
-}
-
-/** Tools of the class and its ancestors; a method re-decorated in a subclass wins. */
-function toolsOfChain(serverClass: Constructor, storage: MetadataStorage): ToolMetadataArgs[] {
-  return handlersOfChain(serverClass, storage, 'tool');
 }
 
 /** Handler methods of one kind on the class and its ancestors; a method re-decorated in a subclass wins. */

@@ -88,11 +88,6 @@ export class MetadataStorage {
     return this.servers.get(target);
   }
 
-  /** Tools declared on `target` itself (not inherited). */
-  toolsOf(target: Constructor): ToolMetadataArgs[] {
-    return this.handlersOf(target, 'tool');
-  }
-
   /** Handler methods of one kind declared on `target` itself (not inherited). */
   handlersOf<K extends HandlerKind>(target: Constructor, kind: K): HandlerMetadataArgs<K>[] {
     return this.handlers.filter((h): h is HandlerMetadataArgs<K> => h.target === target && h.kind === kind);

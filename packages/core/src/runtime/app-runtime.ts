@@ -125,6 +125,8 @@ export class AppRuntime implements InvokerSettings {
   /** Each handler's pipeline with the app-level guards and interceptors merged in, built once. */
   private readonly pipelines = new Map<Handled, HandlerPipeline>();
   private readonly guardedMemo = new WeakMap<object, { revision: number; guarded: boolean }>();
+  /** One Context per request, shared by middleware, guards and the handler. */
+  private readonly contexts = new WeakMap<ServerContext, SdkRequestContext>();
 
   constructor(
     readonly definition: AppDefinition,
@@ -254,7 +256,7 @@ export class AppRuntime implements InvokerSettings {
 
   async callTool(name: string, args: unknown, sdkCtx: ServerContext, server?: SdkMcpServer['server']) {
     const tool = this.tools.get(name);
-    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    const ctx = this.contextOf(sdkCtx, server);
     // A tool the caller may not use is answered exactly like one that does not exist.
     const pipeline = tool ? this.pipelineOf(tool) : undefined;
     const guarded = pipeline !== undefined && (pipeline.guards.length > 0 || pipeline.scopes.length > 0);
@@ -277,7 +279,7 @@ export class AppRuntime implements InvokerSettings {
   }
 
   async readResource(uri: string, sdkCtx: ServerContext, server?: SdkMcpServer['server']): Promise<ReadResourceResult> {
-    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    const ctx = this.contextOf(sdkCtx, server);
     const resource = this.resources.get(uri);
     if (resource && (await this.allowed(resource, 'resource', uri, 'call', ctx))) {
       return this.run(resource, 'resource', uri, ctx, undefined, async (instance) =>
@@ -306,7 +308,7 @@ export class AppRuntime implements InvokerSettings {
     server?: SdkMcpServer['server'],
   ): Promise<GetPromptResult> {
     const prompt = this.prompts.get(name);
-    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    const ctx = this.contextOf(sdkCtx, server);
     if (!prompt || !(await this.allowed(prompt, 'prompt', name, 'call', ctx))) {
       // Only what this caller may see is named (hidden and disabled prompts are not).
       const names = (await this.visible(this.prompts, 'prompt', sdkCtx, server)).map((p) => p.name);
@@ -332,11 +334,11 @@ export class AppRuntime implements InvokerSettings {
     server?: SdkMcpServer['server'],
   ): Promise<CompleteResult> {
     let completions: ReadonlyMap<string, CompletionDefinition> | undefined;
-    const guardCtx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    const ctx = this.contextOf(sdkCtx, server);
     if (params.ref.type === 'ref/prompt') {
       const prompt = this.prompts.get(params.ref.name ?? '');
       // Guards apply here too: completing a hidden prompt would reveal it.
-      if (!prompt || !(await this.allowed(prompt, 'prompt', prompt.name, 'call', guardCtx))) {
+      if (!prompt || !(await this.allowed(prompt, 'prompt', prompt.name, 'call', ctx))) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${params.ref.name}"`);
       }
       completions = prompt.completions;
@@ -344,8 +346,8 @@ export class AppRuntime implements InvokerSettings {
       const template = this.resourceTemplates.enabledDefinitions().find((t) => t.descriptor.uriTemplate === params.ref.uri);
       const resource = this.resources.get(params.ref.uri ?? '');
       const allowed = template
-        ? await this.allowed(template, 'resourceTemplate', template.name, 'call', guardCtx)
-        : resource !== undefined && (await this.allowed(resource, 'resource', resource.uri, 'call', guardCtx));
+        ? await this.allowed(template, 'resourceTemplate', template.name, 'call', ctx)
+        : resource !== undefined && (await this.allowed(resource, 'resource', resource.uri, 'call', ctx));
       // A fixed resource URI has nothing to complete.
       if (!allowed) throw new ResourceNotFoundError(params.ref.uri ?? '');
       completions = template?.completions;
@@ -353,7 +355,6 @@ export class AppRuntime implements InvokerSettings {
     const source = completions?.get(params.argument.name);
     if (!source) return { completion: { values: [] } };
     const context = { argument: params.argument.name, arguments: params.context?.arguments ?? {} };
-    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
     const values =
       source.kind === 'function'
         ? await source.fn(params.argument.value, context)
@@ -426,6 +427,19 @@ export class AppRuntime implements InvokerSettings {
       this.reportError(error, { tool: definition.where, requestId: ctx.requestId });
       throw new ProtocolError(ProtocolErrorCode.InternalError, this.production ? maskedMessage(name, ctx.requestId) : messageOf(error));
     }
+  }
+
+  /**
+   * The Context of a request: made once and shared, so what middleware sees (and what a guard
+   * or interceptor does with it) is the same Context the handler gets, timeout abort included.
+   */
+  private contextOf(sdkCtx: ServerContext, server: SdkMcpServer['server'] | undefined): SdkRequestContext {
+    let ctx = this.contexts.get(sdkCtx);
+    if (!ctx) {
+      ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+      this.contexts.set(sdkCtx, ctx);
+    }
+    return ctx;
   }
 
   // ---- pipeline -------------------------------------------------------------------------------
@@ -517,7 +531,7 @@ export class AppRuntime implements InvokerSettings {
     }
     if (!memo.guarded) return catalog.list();
     const definitions = catalog.enabledDefinitions();
-    const ctx = new SdkRequestContext(sdkCtx, { server, codec: this.codec });
+    const ctx = this.contextOf(sdkCtx, server);
     const views = catalog.list();
     const out: V[] = [];
     for (let i = 0; i < definitions.length; i++) {
@@ -539,7 +553,7 @@ export class AppRuntime implements InvokerSettings {
       const info: McpRequestInfo = {
         method,
         params: (request as { params?: Record<string, unknown> }).params,
-        context: new SdkRequestContext(sdkCtx, { server, codec: this.codec }),
+        context: this.contextOf(sdkCtx, server),
       };
       const fromHandler = new WeakSet<object>();
       let next = async () => {
