@@ -14,7 +14,7 @@ import {
   srcPath,
   testPath,
 } from './generate-context.js';
-import { importLine, renderCaseRows, renderDto } from './render.js';
+import { importLine, renderCaseRows, renderDto, testingAppSuite } from './render.js';
 
 const DEFAULT_ARGS = 'text:string:1..10000';
 
@@ -77,23 +77,18 @@ ${renderCaseRows(accepts, false)}
   });
 `
     : '';
-  const test = `import { createTestingApp, type TestingApp } from '@armature/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-${importLine([server.className], importPath(testFile, server.file))}
-
+  const test = `${testingAppSuite({
+    testingImport: "import { createTestingApp, type TestingApp } from '@armature/testing';",
+    serverImport: importLine([server.className], importPath(testFile, server.file)),
+    serverClass: server.className,
+    preamble: `
 // The cases come from the constraints of ${argsClass},
 //   ${formatFields(fields)}
 // each limit exactly, one step past it, a missing required argument and an unknown one. Change
 // them with the DTO.
-describe('prompt ${promptName}', () => {
-  let t: TestingApp;
-
-  beforeAll(async () => {
-    t = await createTestingApp({ servers: [${server.className}] }).compile();
-  });
-
-  afterAll(() => t.close());
-
+`,
+    title: `prompt ${promptName}`,
+  })}
   it('is listed with its arguments', async () => {
     const { prompts } = await t.client.listPrompts();
     const prompt = prompts.find((p) => p.name === '${promptName}');

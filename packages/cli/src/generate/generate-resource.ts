@@ -13,7 +13,7 @@ import {
   srcPath,
   testPath,
 } from './generate-context.js';
-import { importLine, renderCaseRows, renderDto } from './render.js';
+import { importLine, renderCaseRows, renderDto, testingAppSuite } from './render.js';
 
 const VARIABLE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -158,19 +158,13 @@ ${renderCaseRows(cases, true)}
   files.push({
     path: testFile,
     action: 'create',
-    content: `import { createTestingApp, type TestingApp } from '@armature/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-${importLine([server.className], importPath(testFile, server.file))}
-${helper}
-describe('resource ${resourceName}', () => {
-  let t: TestingApp;
-
-  beforeAll(async () => {
-    t = await createTestingApp({ servers: [${server.className}] }).compile();
-  });
-
-  afterAll(() => t.close());
-
+    content: `${testingAppSuite({
+      testingImport: "import { createTestingApp, type TestingApp } from '@armature/testing';",
+      serverImport: importLine([server.className], importPath(testFile, server.file)),
+      serverClass: server.className,
+      preamble: `${helper}\n`,
+      title: `resource ${resourceName}`,
+    })}
   it('is listed', async () => {
     const { ${key} } = await t.client.${listed}();
     expect(${key}).toContainEqual(expect.objectContaining({ ${descriptor}, name: ${tsLiteral(resourceName)} }));

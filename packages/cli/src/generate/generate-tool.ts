@@ -14,7 +14,7 @@ import {
   srcPath,
   testPath,
 } from './generate-context.js';
-import { importLine, renderCaseRows, renderDto } from './render.js';
+import { importLine, renderCaseRows, renderDto, testingAppSuite } from './render.js';
 
 const DEFAULT_INPUT = 'text:string:1..200';
 const DEFAULT_OUTPUT = 'result:string';
@@ -115,23 +115,18 @@ ${renderCaseRows(accepts, false)}
   });
 `
     : '';
-  const test = `import { createTestingApp, type TestingApp, textOf } from '@armature/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-${importLine([server.className], importPath(testFile, server.file))}
-
+  const test = `${testingAppSuite({
+    testingImport: "import { createTestingApp, type TestingApp, textOf } from '@armature/testing';",
+    serverImport: importLine([server.className], importPath(testFile, server.file)),
+    serverClass: server.className,
+    preamble: `
 // ${toolName} through the MCP client. The cases come from the constraints of ${inputClass},
 //   ${formatFields(input)}
 // a valid call, each limit exactly, one step past it, a missing required field and an unknown
 // field. Change them with the DTO.
-describe('${toolName}', () => {
-  let t: TestingApp;
-
-  beforeAll(async () => {
-    t = await createTestingApp({ servers: [${server.className}] }).compile();
-  });
-
-  afterAll(() => t.close());
-
+`,
+    title: toolName,
+  })}
   it('answers a valid call', async () => {
     const result = await t.callTool('${toolName}', ${tsLiteral(valid)});
     expect(result.isError).toBeFalsy();

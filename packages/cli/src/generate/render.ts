@@ -46,3 +46,29 @@ export function renderCaseRows(cases: readonly ArgumentCase[], withLines: boolea
     })
     .join('\n');
 }
+
+/**
+ * The opening every generated pipeline test shares: the imports, a `TestingApp` over the real
+ * pipeline built before the cases and closed after them. `preamble` stands between the imports
+ * and the `describe` (a comment, a helper); the cases follow the returned text.
+ */
+export function testingAppSuite(head: {
+  testingImport: string;
+  serverImport: string;
+  serverClass: string;
+  preamble: string;
+  title: string;
+}): string {
+  return `${head.testingImport}
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+${head.serverImport}
+${head.preamble}describe('${head.title}', () => {
+  let t: TestingApp;
+
+  beforeAll(async () => {
+    t = await createTestingApp({ servers: [${head.serverClass}] }).compile();
+  });
+
+  afterAll(() => t.close());
+`;
+}
