@@ -133,8 +133,9 @@ export const outputs: Record<string, string> = {
 }`,
   'invalid-answer': `The answer to "Delete acme/old-site (12 stars)? Type its name to confirm." is invalid:
 repository: must match /^[\\w.-]+\\/[\\w.-]+$/ regular expression`,
-  'not-a-form': `Nested cannot be used for elicitation:
-  - Nested.address is a nested DTO; a form can only ask for strings, numbers, booleans and enums`,
+  'not-a-form': `Nested cannot be used for elicitation: 1 problem in the DTO.
+  1. Nested.address: Nested.address is a nested DTO; a form can only ask for strings, numbers, booleans and enums [ARM204]
+     Fix: ask for Nested.address with a separate elicitation, or make it a string, number, boolean or enum property`,
   'missing-2025': 'This tool needs form elicitation, which the client did not declare in its capabilities',
   'resource-asks': 'LimitsServer.asks asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that',
 };

@@ -26,6 +26,18 @@ export type {
   ResourceTemplateDefinition,
   ToolDefinition,
 } from './builder/definitions.js';
+export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
+export { McpError, ToolError } from './context/errors.js';
+export type {
+  ErrorFilter,
+  ExecutionContext,
+  Guard,
+  Interceptor,
+  McpRequestInfo,
+  Middleware,
+  Provided,
+} from './context/execution-context.js';
+export { Principal } from './context/principal.js';
 export { Field } from './decorators/field.decorator.js';
 export { McpServer } from './decorators/mcp-server.decorator.js';
 export { RequireScopes, UseGuards, UseInterceptors } from './decorators/pipeline.decorators.js';
@@ -33,12 +45,11 @@ export { Complete, Prompt } from './decorators/prompt.decorator.js';
 export { RequestScoped } from './decorators/request-scoped.decorator.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
 export { Tool } from './decorators/tool.decorator.js';
-export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
-export { McpError, ToolError } from './context/errors.js';
-export type { ErrorFilter, ExecutionContext, Guard, Interceptor, McpRequestInfo, Middleware, Provided } from './context/execution-context.js';
-export { Principal } from './context/principal.js';
 export type { ContainerAdapter, RequestScope } from './di/container-adapter.js';
 export { TypediContainerAdapter } from './di/typedi-adapter.js';
+export { ArmatureBuildError, type BuildProblem, formatProblems } from './messages/build-error.js';
+export { type ErrorCodeInfo, errorCodes } from './messages/message-catalog.js';
+export { formatIssues, type ValidationIssue } from './messages/validation-issue.js';
 export type {
   ArgumentLimits,
   CompletionRequestContext,
@@ -52,8 +63,6 @@ export type {
   ResourceTemplateOptions,
   ToolOptions,
 } from './metadata/metadata-args.js';
-export { ArmatureBuildError, type BuildProblem, formatProblems } from './messages/build-error.js';
-export { formatIssues, type ValidationIssue } from './messages/validation-issue.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';
 export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js';

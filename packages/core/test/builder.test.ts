@@ -174,6 +174,7 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     expect(error.problems[1]?.message).toContain('the tool has no description');
     expect(error.problems[2]?.message).toBe('@Tool is on a static method');
     expect(error.problems[3]).toEqual({
+      code: 'ARM103',
       where: 'Plain',
       message: 'the class is not decorated with @McpServer',
       fix: "@McpServer({ name: 'plain', version: '1.0.0' }) class Plain { ... }",

@@ -39,6 +39,7 @@ describe('@armature/core public surface', () => {
         'createMcpApp',
         'dtoToJsonSchema',
         'embeddedResource',
+        'errorCodes',
         'formatIssues',
         'formatProblems',
         'getMetadataStorage',

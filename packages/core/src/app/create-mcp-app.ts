@@ -7,8 +7,8 @@ import { type BuildOptions, buildAppDefinition } from '../builder/build-app-defi
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
-import type { Constructor } from '../metadata/metadata-args.js';
 import { messageOf } from '../messages/call-messages.js';
+import type { Constructor } from '../metadata/metadata-args.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';

@@ -42,7 +42,9 @@ export class PlanContext {
           : typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>)[method] === 'function';
       if (!implemented) {
         this.problems.push(
-          role === 'guard' ? problem(MESSAGES.guardWithoutCanActivate, where, label) : problem(MESSAGES.interceptorWithoutIntercept, where, label),
+          role === 'guard'
+            ? problem(MESSAGES.guardWithoutCanActivate, where, label)
+            : problem(MESSAGES.interceptorWithoutIntercept, where, label),
         );
         continue;
       }
@@ -64,7 +66,9 @@ export class PlanContext {
       try {
         plan = Object.freeze({ from: 'instance', instance: new (token as unknown as new () => unknown)(), label });
       } catch (error) {
-        this.problems.push(problem(MESSAGES.providerConstructionFailed, where, role, label, error instanceof Error ? error.message : String(error)));
+        this.problems.push(
+          problem(MESSAGES.providerConstructionFailed, where, role, label, error instanceof Error ? error.message : String(error)),
+        );
         return undefined;
       }
     }
@@ -95,7 +99,8 @@ export function buildCallPlan(planning: PlanContext, source: PlanSource): CallPl
   const guards = [...planning.appGuards, ...planning.providersOf<Guard>('guard', found.guards, where)];
   const interceptors = [...planning.appInterceptors, ...planning.providersOf<Interceptor>('interceptor', found.interceptors, where)];
   for (const scope of found.scopes) {
-    if (typeof scope !== 'string' || scope === '' || /\s/.test(scope)) planning.problems.push(problem(MESSAGES.invalidScope, where, String(scope)));
+    if (typeof scope !== 'string' || scope === '' || /\s/.test(scope))
+      planning.problems.push(problem(MESSAGES.invalidScope, where, String(scope)));
   }
   const { method } = source;
   return Object.freeze({

@@ -224,7 +224,8 @@ export function buildResource(
   const build = new HandlerBuild(planning, serverClass, args);
   const { options } = args;
   const method = build.method();
-  if (typeof options.uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(options.uri)) build.add(MESSAGES.resourceUriInvalid, String(options.uri));
+  if (typeof options.uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(options.uri))
+    build.add(MESSAGES.resourceUriInvalid, String(options.uri));
   if (typeof options.name !== 'string' || options.name === '') build.add(MESSAGES.nameMissing, 'resource');
   if (!build.sound || !method) return undefined;
   const plan = build.plan(options.uri, method, { kind: 'none' }, false);
@@ -233,7 +234,14 @@ export function buildResource(
   if (options.mimeType) descriptor.mimeType = options.mimeType;
   if (options.size !== undefined) descriptor.size = options.size;
   if (options.annotations) descriptor.annotations = { ...options.annotations };
-  return Object.freeze({ uri: options.uri, where: build.where, serverClass, descriptor: deepFreeze(descriptor), methodName: args.methodName, plan });
+  return Object.freeze({
+    uri: options.uri,
+    where: build.where,
+    serverClass,
+    descriptor: deepFreeze(descriptor),
+    methodName: args.methodName,
+    plan,
+  });
 }
 
 /** A `@ResourceTemplate` method as a frozen definition, or undefined after reporting its problems. */
@@ -271,7 +279,10 @@ export function buildResourceTemplate(
   }
   const completions = buildCompletions(build, params);
   const plan = build.plan(options.name, method, descriptorOfParams ? dtoInput(descriptorOfParams) : { kind: 'none' }, params !== null);
-  const descriptor: ResourceTemplateType = withCommon({ uriTemplate: options.uriTemplate, name: options.name } as ResourceTemplateType, options);
+  const descriptor: ResourceTemplateType = withCommon(
+    { uriTemplate: options.uriTemplate, name: options.name } as ResourceTemplateType,
+    options,
+  );
   if (options.mimeType) descriptor.mimeType = options.mimeType;
   if (options.annotations) descriptor.annotations = { ...options.annotations };
   if (!build.sound) return undefined;
@@ -289,7 +300,11 @@ export function buildResourceTemplate(
 }
 
 /** A `@Prompt` method as a frozen definition, or undefined after reporting its problems. */
-export function buildPrompt(planning: PlanContext, serverClass: Constructor, args: HandlerMetadataArgs<'prompt'>): PromptDefinition | undefined {
+export function buildPrompt(
+  planning: PlanContext,
+  serverClass: Constructor,
+  args: HandlerMetadataArgs<'prompt'>,
+): PromptDefinition | undefined {
   const build = new HandlerBuild(planning, serverClass, args);
   const { options } = args;
   const name = options.name ?? args.methodName;
@@ -339,7 +354,10 @@ export function buildPrompt(planning: PlanContext, serverClass: Constructor, arg
  * a method of the server class (resolved in the request's scope) or a plain function. Their
  * access is the prompt's or template's, checked before the source runs.
  */
-function buildCompletions(build: HandlerBuild<'prompt' | 'resourceTemplate'>, dto: Constructor | null): ReadonlyMap<string, CompletionDefinition> {
+function buildCompletions(
+  build: HandlerBuild<'prompt' | 'resourceTemplate'>,
+  dto: Constructor | null,
+): ReadonlyMap<string, CompletionDefinition> {
   const completions = new Map<string, CompletionDefinition>();
   if (!dto) return completions;
   const { planning, serverClass } = build;

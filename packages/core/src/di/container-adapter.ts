@@ -36,6 +36,7 @@ export interface ContainerAdapter {
    * request. Do reflection and checks here, and return what is wrong (each naming the class and
    * the fix): the problems are reported together with the builder's, in one `ArmatureBuildError`.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an adapter with nothing to report may return nothing
   prepare?(classes: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): void | readonly BuildProblem[];
   /**
    * Whether the container provides `token`. Asked once per guard or interceptor class at start-up:

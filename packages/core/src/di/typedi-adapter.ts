@@ -82,7 +82,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
   private plan(target: Constructor, scoped: Set<Constructor>, problems: BuildProblem[]): ConstructionPlan {
     const reflected = Reflect.getMetadata?.('design:paramtypes', target) as unknown[] | undefined;
     if (reflected === undefined && target.length > 0) {
-      problems.push(problem(MESSAGES.noConstructorMetadata, target.name, target.name, target.length));
+      problems.push(problem(MESSAGES.noConstructorMetadata, target.name, target.length));
     }
     const paramTypes = reflected ?? [];
     const handlers = handlersOf();

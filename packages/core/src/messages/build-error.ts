@@ -36,8 +36,6 @@ export class ArmatureBuildError extends Error {
  */
 export function formatProblems(heading: string, scope: string, problems: readonly BuildProblem[]): string {
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  const lines = problems.map(
-    (p, i) => `  ${i + 1}. ${p.where}: ${p.message}${p.code ? ` [${p.code}]` : ''}\n     Fix: ${p.fix}`,
-  );
+  const lines = problems.map((p, i) => `  ${i + 1}. ${p.where}: ${p.message}${p.code ? ` [${p.code}]` : ''}\n     Fix: ${p.fix}`);
   return `${heading}: ${count} ${scope}.\n${lines.join('\n')}`;
 }

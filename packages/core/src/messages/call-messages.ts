@@ -9,7 +9,9 @@ import { formatIssues } from './validation-issue.js';
 export const callMessages = {
   unknownTool(name: string, visible: readonly string[]): string {
     const hint =
-      visible.length <= 20 ? `Available tools: ${visible.join(', ') || 'none'}` : `Call tools/list to see the ${visible.length} available tools`;
+      visible.length <= 20
+        ? `Available tools: ${visible.join(', ') || 'none'}`
+        : `Call tools/list to see the ${visible.length} available tools`;
     return `Unknown tool: "${name}". ${hint}`;
   },
   unknownPrompt(name: string, visible?: readonly string[]): string {

@@ -48,10 +48,15 @@ export const MESSAGES = {
     message: 'the class is not decorated with @McpServer',
     fix: `@McpServer({ name: '${name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}', version: '1.0.0' }) class ${name} { ... }`,
   })),
-  staticHandler: define('ARM104', 'a handler decorator is on a static method', ['tool', 'forecast'] as const, (kind: Kind, method: string) => ({
-    message: `${DECORATOR[kind]} is on a static method`,
-    fix: `make ${method} an instance method (remove \`static\`)`,
-  })),
+  staticHandler: define(
+    'ARM104',
+    'a handler decorator is on a static method',
+    ['tool', 'forecast'] as const,
+    (kind: Kind, method: string) => ({
+      message: `${DECORATOR[kind]} is on a static method`,
+      fix: `make ${method} an instance method (remove \`static\`)`,
+    }),
+  ),
   notAMethod: define('ARM105', 'a handler decorator is not on a method', ['tool'] as const, (kind: Kind) => ({
     message: `${DECORATOR[kind]} is not on a method`,
     fix: `put ${DECORATOR[kind]} on a method of the class`,
@@ -91,18 +96,27 @@ export const MESSAGES = {
     message: 'the prompt has no description',
     fix: `@Prompt({ description: 'What ${name} is for' })`,
   })),
-  bothInputs: define('ARM110', 'a tool names both `input` and `inputSchema` (or `output` and `outputSchema`)', ['input'] as const, (which: 'input' | 'output') =>
-    which === 'input'
-      ? {
-          message: 'both `input` and `inputSchema` are given',
-          fix: 'keep one: `input: () => Dto` (validated DTO) or `inputSchema` (raw JSON)',
-        }
-      : { message: 'both `output` and `outputSchema` are given', fix: 'keep one: `output: () => Dto` or `outputSchema` (raw JSON)' },
+  bothInputs: define(
+    'ARM110',
+    'a tool names both `input` and `inputSchema` (or `output` and `outputSchema`)',
+    ['input'] as const,
+    (which: 'input' | 'output') =>
+      which === 'input'
+        ? {
+            message: 'both `input` and `inputSchema` are given',
+            fix: 'keep one: `input: () => Dto` (validated DTO) or `inputSchema` (raw JSON)',
+          }
+        : { message: 'both `output` and `outputSchema` are given', fix: 'keep one: `output: () => Dto` or `outputSchema` (raw JSON)' },
   ),
-  rawSchemaNotObject: define('ARM111', 'a raw input or output schema does not describe an object', ['inputSchema'] as const, (option: string) => ({
-    message: `\`${option}\` must describe an object (\`type: "object"\` at the root)`,
-    fix: `${option}: { type: 'object', properties: { ... } }`,
-  })),
+  rawSchemaNotObject: define(
+    'ARM111',
+    'a raw input or output schema does not describe an object',
+    ['inputSchema'] as const,
+    (option: string) => ({
+      message: `\`${option}\` must describe an object (\`type: "object"\` at the root)`,
+      fix: `${option}: { type: 'object', properties: { ... } }`,
+    }),
+  ),
   rawSchemaInvalid: define(
     'ARM112',
     'a raw input or output schema is not valid JSON Schema',
@@ -116,10 +130,14 @@ export const MESSAGES = {
     message: `the resource URI "${uri}" is not an absolute URI (scheme:rest)`,
     fix: "@Resource({ uri: 'file:///path/to/thing', ... })",
   })),
-  nameMissing: define('ARM114', 'a resource or resource template has no name', ['resource'] as const, (kind: 'resource' | 'resourceTemplate') =>
-    kind === 'resource'
-      ? { message: 'the resource has no name', fix: "@Resource({ uri, name: 'short-name', ... })" }
-      : { message: 'the resource template has no name', fix: "@ResourceTemplate({ uriTemplate, name: 'short-name', ... })" },
+  nameMissing: define(
+    'ARM114',
+    'a resource or resource template has no name',
+    ['resource'] as const,
+    (kind: 'resource' | 'resourceTemplate') =>
+      kind === 'resource'
+        ? { message: 'the resource has no name', fix: "@Resource({ uri, name: 'short-name', ... })" }
+        : { message: 'the resource template has no name', fix: "@ResourceTemplate({ uriTemplate, name: 'short-name', ... })" },
   ),
   uriTemplateInvalid: define(
     'ARM115',
@@ -167,10 +185,15 @@ export const MESSAGES = {
     }),
   ),
 
-  noParamMetadata: define('ARM200', 'no decorator metadata was emitted for a handler method', ['tool', 'input'] as const, (kind: Kind, option: string) => ({
-    message: 'no decorator metadata was emitted for this method, so its DTO parameter type is unknown (tsx and esbuild emit none)',
-    fix: `compile with tsc or vite-node and \`"emitDecoratorMetadata": true\`, or name the DTO: ${DECORATOR[kind]}({ ${option}: () => MyDto, ... })`,
-  })),
+  noParamMetadata: define(
+    'ARM200',
+    'no decorator metadata was emitted for a handler method',
+    ['tool', 'input'] as const,
+    (kind: Kind, option: string) => ({
+      message: 'no decorator metadata was emitted for this method, so its DTO parameter type is unknown (tsx and esbuild emit none)',
+      fix: `compile with tsc or vite-node and \`"emitDecoratorMetadata": true\`, or name the DTO: ${DECORATOR[kind]}({ ${option}: () => MyDto, ... })`,
+    }),
+  ),
   paramNotReflected: define(
     'ARM201',
     "the DTO parameter's type did not reflect (interface, type alias or `import type`)",
@@ -206,10 +229,15 @@ export const MESSAGES = {
     message: `the interceptor ${label} has no intercept method`,
     fix: 'implement Interceptor: `intercept(context, next) { return next(); }`',
   })),
-  invalidScope: define('ARM302', '@RequireScopes was given something that is not an OAuth scope', ['repo write'] as const, (scope: string) => ({
-    message: `"${scope}" is not an OAuth scope (one word, no spaces)`,
-    fix: "@RequireScopes('repo:write')",
-  })),
+  invalidScope: define(
+    'ARM302',
+    '@RequireScopes was given something that is not an OAuth scope',
+    ['repo write'] as const,
+    (scope: string) => ({
+      message: `"${scope}" is not an OAuth scope (one word, no spaces)`,
+      fix: "@RequireScopes('repo:write')",
+    }),
+  ),
   providerConstructionFailed: define(
     'ARM303',
     'a guard or interceptor class the container does not provide could not be constructed',
@@ -220,14 +248,19 @@ export const MESSAGES = {
     }),
   ),
 
-  noConstructorMetadata: define('ARM400', 'no decorator metadata for an injected constructor', ['ProfileServer', 2] as const, (target: string, count: number) => ({
+  noConstructorMetadata: define('ARM400', 'no decorator metadata for an injected constructor', [2] as const, (count: number) => ({
     message: `the constructor takes ${count} parameter(s) but no decorator metadata was emitted for it (tsx and esbuild emit none), so nothing could be injected`,
     fix: 'compile with tsc or vite-node and "emitDecoratorMetadata": true',
   })),
-  unknownService: define('ARM401', 'an injected class is not known to the container', ['WeatherApi', 'parameter 0 of WeatherServer'] as const, (name: string, usedBy: string) => ({
-    message: `${name} (${usedBy}) is not known to the container, so it cannot be injected`,
-    fix: 'decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)',
-  })),
+  unknownService: define(
+    'ARM401',
+    'an injected class is not known to the container',
+    ['WeatherApi', 'parameter 0 of WeatherServer'] as const,
+    (name: string, usedBy: string) => ({
+      message: `${name} (${usedBy}) is not known to the container, so it cannot be injected`,
+      fix: 'decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)',
+    }),
+  ),
   singletonNeedsRequest: define(
     'ARM402',
     'a singleton injects something that exists only per request',
@@ -247,4 +280,30 @@ export const MESSAGES = {
 export function problem<A extends readonly unknown[]>(definition: MessageDefinition<A>, where: string, ...args: NoInfer<A>): BuildProblem {
   const { message, fix } = definition.render(...args);
   return { code: definition.code, where, message, fix };
+}
+
+/** One entry of the error-code reference. */
+export interface ErrorCodeInfo {
+  readonly code: string;
+  /** What the code is about. */
+  readonly title: string;
+  /** A typical message with this code, and its fix. */
+  readonly example: { readonly message: string; readonly fix: string };
+}
+
+/**
+ * Every code Armature's start-up problems carry, with a typical message and fix: what
+ * docs/error-codes.md lists, for tools that want to link a problem to its explanation.
+ *
+ * @example
+ * ```ts
+ * const known = new Map(errorCodes().map((entry) => [entry.code, entry.title]));
+ * ```
+ */
+export function errorCodes(): ErrorCodeInfo[] {
+  return Object.values(MESSAGES).map((definition) => ({
+    code: definition.code,
+    title: definition.title,
+    example: (definition.render as (...args: readonly unknown[]) => { message: string; fix: string })(...definition.example),
+  }));
 }

@@ -115,7 +115,6 @@ export class MetadataStorage {
   requestScopedClasses(): Constructor[] {
     return [...this.requestScoped];
   }
-
 }
 
 const STORAGE_KEY = Symbol.for('armature.metadata-storage');

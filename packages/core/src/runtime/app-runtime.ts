@@ -55,7 +55,8 @@ export interface RuntimeOptions {
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
   const hasResources = definition.resources.size > 0 || definition.resourceTemplates.length > 0;
   const hasCompletions =
-    [...definition.prompts.values()].some((p) => p.completions.size > 0) || definition.resourceTemplates.some((t) => t.completions.size > 0);
+    [...definition.prompts.values()].some((p) => p.completions.size > 0) ||
+    definition.resourceTemplates.some((t) => t.completions.size > 0);
   return {
     tools: { listChanged: true },
     logging: {},
@@ -103,7 +104,9 @@ export class AppRuntime implements ServedApp {
     });
     this.tools = new Catalog([...definition.tools.values()].map((d) => [d.name, d, d.descriptor as Tool] as const));
     this.resources = new Catalog([...definition.resources.values()].map((d) => [d.uri, d, d.descriptor as Resource] as const));
-    this.resourceTemplates = new Catalog(definition.resourceTemplates.map((d) => [d.name, d, d.descriptor as ResourceTemplateType] as const));
+    this.resourceTemplates = new Catalog(
+      definition.resourceTemplates.map((d) => [d.name, d, d.descriptor as ResourceTemplateType] as const),
+    );
     this.prompts = new Catalog([...definition.prompts.values()].map((d) => [d.name, d, d.descriptor as Prompt] as const));
     this.capabilities = capabilitiesOf(definition);
   }

@@ -11,9 +11,9 @@ import type { CallPlan, PromptDefinition, ToolDefinition } from '../builder/defi
 import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { CallRequest } from './call-request.js';
 import type { CallKind } from './execute-call.js';
-import { errorResult, toToolResult } from './results/to-tool-result.js';
 import { toGetPromptResult } from './results/to-get-prompt-result.js';
 import { toReadResourceResult } from './results/to-read-resource-result.js';
+import { errorResult, toToolResult } from './results/to-tool-result.js';
 
 const MAX_COMPLETIONS = 100; // spec: completion values are capped at 100 per response
 
@@ -31,13 +31,8 @@ export function toolKind(visibleNames: (request: CallRequest) => Promise<readonl
     denied: async (plan, _tool, request) => unknownTool(plan.name, await visibleNames(request)),
     invalidArguments: (plan, issues) => errorResult(callMessages.invalidArguments(`tool "${plan.name}"`, issues)),
     fail: (message, details) => errorResult(message, details),
-    async convert(tool, value) {
-      try {
-        return await toToolResult(tool, value);
-      } catch (error) {
-        return errorResult(callMessages.notJson(tool.name, messageOf(error)));
-      }
-    },
+    convert: toToolResult,
+    unconvertible: (plan, error) => callMessages.notJson(plan.name, messageOf(error)),
     inputRequired: async (channel, signal) => (await channel.toInputRequiredResult(signal)) as unknown as CallToolResult,
   };
 }
@@ -72,7 +67,9 @@ export const resourceKind: CallKind<ReadResourceResult, ResourceSubject> = {
 };
 
 /** Prompts answer failures as JSON-RPC errors; hidden ones like unknown ones. */
-export function promptKind(visibleNames: (request: CallRequest) => Promise<readonly string[]>): CallKind<GetPromptResult, PromptDefinition> {
+export function promptKind(
+  visibleNames: (request: CallRequest) => Promise<readonly string[]>,
+): CallKind<GetPromptResult, PromptDefinition> {
   return {
     label: (plan) => `prompt "${plan.name}"`,
     denied: async (plan, _prompt, request) => unknownPrompt(plan.name, await visibleNames(request)),

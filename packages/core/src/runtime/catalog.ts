@@ -70,7 +70,6 @@ export class Catalog<D extends { readonly plan: { readonly guarded: boolean } },
     return removed;
   }
 
-
   /** The enabled views, built once per change. */
   list(): readonly V[] {
     this.cached ??= Object.freeze([...this.entries.values()].filter((e) => e.enabled).map((e) => e.view));

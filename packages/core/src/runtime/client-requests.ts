@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
@@ -16,7 +17,6 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ElicitationSchema } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
 import { formatProblems } from '../messages/build-error.js';
@@ -127,7 +127,9 @@ export class RoundTripChannel implements ClientChannel {
    */
   open(caller: AuthInfo | undefined, session: string | undefined, handler: string, args: unknown): void {
     this.bind = createHash('sha256')
-      .update(`${caller?.clientId ?? ''}\u0000${String((caller?.extra as { sub?: unknown } | undefined)?.sub ?? '')}\u0000${session ?? ''}\u0000`)
+      .update(
+        `${caller?.clientId ?? ''}\u0000${String((caller?.extra as { sub?: unknown } | undefined)?.sub ?? '')}\u0000${session ?? ''}\u0000`,
+      )
       .update(`${handler}\u0000${canonicalJson(args)}`)
       .digest('base64url');
     const state = this.sdk.mcpReq.requestState<Partial<RoundState>>();

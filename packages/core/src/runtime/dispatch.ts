@@ -10,7 +10,14 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { AppDefinition, CallPlan, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from '../builder/definitions.js';
+import type {
+  AppDefinition,
+  CallPlan,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from '../builder/definitions.js';
 import type { Middleware } from '../context/execution-context.js';
 import { callMessages } from '../messages/call-messages.js';
 import { isAllowed, visibleEntries } from './access.js';
@@ -39,7 +46,10 @@ type Params = Record<string, unknown> | undefined;
 type Handler = (params: Params, request: CallRequest) => unknown;
 
 /** The template serving `uri`: the first enabled one whose pattern matches, with its variables. */
-function matchTemplate(app: ServedApp, uri: string): { template: ResourceTemplateDefinition; variables: Record<string, unknown> } | undefined {
+function matchTemplate(
+  app: ServedApp,
+  uri: string,
+): { template: ResourceTemplateDefinition; variables: Record<string, unknown> } | undefined {
   for (const template of app.resourceTemplates.enabledDefinitions()) {
     const variables = template.template.match(uri);
     if (variables) return { template, variables };
@@ -70,15 +80,18 @@ export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
   const connection: LiveConnection = { mcp, subscriptions: new Set() };
   const server = mcp.server;
   const on = (method: string, handler: Handler) =>
-    server.setRequestHandler(method as never, (async (request: { params?: Params }, sdk: ServerContext) => {
-      const call = new CallRequest(app, method, sdk, server);
-      try {
-        if (app.middleware.length === 0) return await handler(request.params, call);
-        return await withMiddleware(app.middleware, call, request.params, app, async () => handler(request.params, call));
-      } finally {
-        await call.end();
-      }
-    }) as never);
+    server.setRequestHandler(
+      method as never,
+      (async (request: { params?: Params }, sdk: ServerContext) => {
+        const call = new CallRequest(app, method, sdk, server);
+        try {
+          if (app.middleware.length === 0) return await handler(request.params, call);
+          return await withMiddleware(app.middleware, call, request.params, app, async () => handler(request.params, call));
+        } finally {
+          await call.end();
+        }
+      }) as never,
+    );
 
   const tools = toolKind(async (call) => (await visibleEntries(app.tools, call)).map((t) => t.name));
   const prompts = promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name));
@@ -92,7 +105,11 @@ export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
   on('tools/call', async (params, call) => {
     const name = String(params?.name);
     const tool = app.tools.get(name);
-    if (!tool) return unknownTool(name, (await visibleEntries(app.tools, call)).map((t) => t.name));
+    if (!tool)
+      return unknownTool(
+        name,
+        (await visibleEntries(app.tools, call)).map((t) => t.name),
+      );
     return executeCall(app, tool.plan, tools, tool, call, params?.arguments);
   });
 
@@ -137,7 +154,11 @@ export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
     on('prompts/get', async (params, call) => {
       const name = String(params?.name);
       const prompt = app.prompts.get(name);
-      if (!prompt) return unknownPrompt(name, (await visibleEntries(app.prompts, call)).map((p) => p.name));
+      if (!prompt)
+        return unknownPrompt(
+          name,
+          (await visibleEntries(app.prompts, call)).map((p) => p.name),
+        );
       return executeCall(app, prompt.plan, prompts, prompt, call, params?.arguments ?? {});
     });
   }

@@ -19,6 +19,8 @@ export interface CallKind<R, S = unknown> {
   invalidArguments(plan: CallPlan, issues: readonly ValidationIssue[]): R;
   /** The method's return value as the kind's result; `subject` is what the call was about (a tool, a URI). */
   convert(subject: S, value: unknown): R | Promise<R>;
+  /** What the caller reads when `convert` threw (the value cannot be sent); default: the error's message, masked in production. */
+  unconvertible?(plan: CallPlan, error: unknown): string;
   /** A failure as the kind's answer: a tool error result, or a JSON-RPC error (thrown). */
   fail(message: string, details?: Record<string, unknown>): R;
   /** Tools only: the handler asked the client a question it has no answer to yet (2026-07-28). */
@@ -91,7 +93,7 @@ export async function executeCall<R, S>(
     if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
     // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
     if (channel?.pending) return answerInputRequired(plan, kind, channel, channel.pending);
-    return await kind.convert(subject, value);
+    return await convert(settings, plan, kind, subject, value, request);
   } catch (thrown) {
     if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel, thrown);
     const error = filterError(settings.errorFilter, thrown, execution);
@@ -106,7 +108,35 @@ export async function executeCall<R, S>(
   }
 }
 
-function answerInputRequired<R, S>(plan: CallPlan, kind: CallKind<R, S>, channel: RoundTripChannel, signal: InputRequiredSignal): Promise<R> {
+/** The kind's result for `value`; a value that cannot be sent is reported and answered as a failure. */
+async function convert<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  subject: S,
+  value: unknown,
+  request: CallRequest,
+) {
+  try {
+    return await kind.convert(subject, value);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    settings.reportError(error, { tool: plan.name, requestId: request.ctx.requestId });
+    const message = kind.unconvertible
+      ? kind.unconvertible(plan, error)
+      : settings.production
+        ? callMessages.masked(capitalized(kind.label(plan)), request.ctx.requestId)
+        : messageOf(error);
+    return kind.fail(message);
+  }
+}
+
+function answerInputRequired<R, S>(
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  channel: RoundTripChannel,
+  signal: InputRequiredSignal,
+): Promise<R> {
   // Multi-round-trip requests are answered for tools; resources and prompts cannot ask.
   if (!kind.inputRequired) return Promise.resolve(kind.fail(callMessages.inputFromNonTool(plan.where)));
   return kind.inputRequired(channel, signal);
@@ -117,7 +147,12 @@ function capitalized(label: string): string {
 }
 
 /** Calls `target` inside the plan's interceptors, the first one outermost. */
-async function intercepted(plan: CallPlan, execution: ExecutionContext, request: CallRequest, target: () => Promise<unknown>): Promise<unknown> {
+async function intercepted(
+  plan: CallPlan,
+  execution: ExecutionContext,
+  request: CallRequest,
+  target: () => Promise<unknown>,
+): Promise<unknown> {
   let next = target;
   for (let i = plan.interceptors.length - 1; i >= 0; i--) {
     const interceptor: Interceptor = await provide(plan.interceptors[i] as CallPlan['interceptors'][number], request);

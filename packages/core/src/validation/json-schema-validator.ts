@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { JsonSchema } from '../metadata/metadata-args.js';
 import type { ValidationOutcome } from './dto-validator.js';
-import type { ValidationIssue } from '../messages/validation-issue.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 

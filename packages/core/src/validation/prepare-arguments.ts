@@ -77,4 +77,3 @@ async function constraintIssues(dto: DtoDescriptor, raw: object, shapeIssues: re
       ),
   );
 }
-

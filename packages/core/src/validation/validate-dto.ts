@@ -24,7 +24,11 @@ export async function validateDto<T extends object>(
 ): Promise<ValidationOutcome<T>> {
   const descriptor = describeDto(dto);
   if (descriptor.problems.length > 0) {
-    throw new ArmatureBuildError(descriptor.problems.map((p) => ({ where: dto.name, ...p })), `${dto.name} is not a valid DTO`, 'in the class');
+    throw new ArmatureBuildError(
+      descriptor.problems.map((p) => ({ where: dto.name, ...p })),
+      `${dto.name} is not a valid DTO`,
+      'in the class',
+    );
   }
   return prepareArguments({ kind: 'dto', dto: descriptor, limits: { ...DEFAULT_ARGUMENT_LIMITS, ...limits } }, plain) as Promise<
     ValidationOutcome<T>
