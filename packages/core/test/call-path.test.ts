@@ -90,19 +90,23 @@ describe('one DI scope per request', () => {
     expect(app.stats.liveScopes).toBe(0);
   });
 
-  it('answers a call with the error of a registered guard whose constructor throws, not "not found"', async () => {
+  it('answers a call with the error of a registered guard that cannot be built, never a stand-in guard', async () => {
     @Service()
-    class BrokenGuard implements Guard {
+    class PolicyStore {
       constructor() {
-        throw new Error('the guard needs AUDIT_URL');
+        throw new Error('the policy store is down');
       }
+    }
+    @Service()
+    class PolicyGuard implements Guard {
+      constructor(readonly store: PolicyStore) {}
       canActivate() {
         return true;
       }
     }
     @McpServer({ name: 'broken-guard', version: '1' })
     class GuardedServer {
-      @UseGuards(BrokenGuard)
+      @UseGuards(PolicyGuard)
       @Tool({ description: 'guarded' })
       work() {
         return 'ran';
@@ -111,7 +115,7 @@ describe('one DI scope per request', () => {
     connection = await connectInMemory(createMcpApp(GuardedServer, { onError: () => undefined }));
     await expect(connection.client.callTool({ name: 'work', arguments: {} })).rejects.toMatchObject({
       code: -32603,
-      message: expect.stringContaining('the guard needs AUDIT_URL'),
+      message: expect.stringContaining('the policy store is down'),
     });
   });
 
