@@ -15,7 +15,11 @@ const deleted: string[] = [];
 class DangerServer {
   @Tool({ description: 'deletes a project after the user confirms', annotations: { destructiveHint: true } })
   async delete_project(input: Target, ctx: Context) {
-    const answer = await ctx.elicit(`Delete ${input.project}?`, { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
+    const answer = await ctx.elicit(`Delete ${input.project}?`, {
+      type: 'object',
+      properties: { ok: { type: 'boolean' } },
+      required: ['ok'],
+    });
     if (answer.action !== 'accept' || answer.content.ok !== true) return 'kept';
     deleted.push(`${input.project} by ${ctx.principal?.clientId ?? 'anonymous'}`);
     return `deleted ${input.project}`;
@@ -121,7 +125,8 @@ describe('requestState is bound to the call that earned it (2026-07-28)', () => 
     });
     expect(replay.error).toEqual({
       code: -32602,
-      message: 'Invalid requestState: it was issued for another call (caller, tool or arguments differ). Start the call again without requestState.',
+      message:
+        'Invalid requestState: it was issued for another call (caller, tool or arguments differ). Start the call again without requestState.',
     });
     expect(deleted).toEqual([]);
   });
@@ -132,7 +137,12 @@ describe('requestState is bound to the call that earned it (2026-07-28)', () => 
     expect(alice.result?.resultType).toBe('input_required');
     const bob = await callTool(
       url,
-      { name: 'delete_project', arguments: { project: 'shared' }, requestState: alice.result?.requestState, inputResponses: { armature_0: yes } },
+      {
+        name: 'delete_project',
+        arguments: { project: 'shared' },
+        requestState: alice.result?.requestState,
+        inputResponses: { armature_0: yes },
+      },
       'token-bob',
     );
     expect(bob.error?.code).toBe(-32602);
@@ -171,7 +181,10 @@ describe('requestState is bound to the call that earned it (2026-07-28)', () => 
       name: 'two_questions',
       arguments: {},
       requestState: second.result?.requestState,
-      inputResponses: { armature_0: { action: 'accept', content: { a: 'rewritten' } }, armature_1: { action: 'accept', content: { b: 'x' } } },
+      inputResponses: {
+        armature_0: { action: 'accept', content: { a: 'rewritten' } },
+        armature_1: { action: 'accept', content: { b: 'x' } },
+      },
     });
     expect(rewrite.error?.message).toContain('inputResponses answers "armature_0", which this call did not ask');
     const honest = await callTool(url, {

@@ -22,7 +22,7 @@ import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
-import { createSdkServer, type ServedApp } from './dispatch.js';
+import { callKindsOf, createSdkServer, type ServedApp } from './dispatch.js';
 
 export interface RuntimeOptions {
   /** Items per page of every list (`tools/list`, `resources/list`, ...). Default 100. */
@@ -85,6 +85,7 @@ export class AppRuntime implements ServedApp {
   readonly production: boolean;
   readonly errorFilter?: ErrorFilter;
   readonly middleware: readonly Middleware[];
+  readonly kinds: ServedApp['kinds'];
 
   constructor(
     readonly definition: AppDefinition,
@@ -109,6 +110,7 @@ export class AppRuntime implements ServedApp {
     );
     this.prompts = new Catalog([...definition.prompts.values()].map((d) => [d.name, d, d.descriptor as Prompt] as const));
     this.capabilities = capabilitiesOf(definition);
+    this.kinds = callKindsOf(this);
   }
 
   /**

@@ -1,4 +1,6 @@
 import {
+  type CallToolResult,
+  type GetPromptResult,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
@@ -26,7 +28,7 @@ import { CallRequest, type RequestEnvironment } from './call-request.js';
 import type { Catalog } from './catalog.js';
 import { paginate } from './catalog.js';
 import type { ChangeBroadcaster, LiveConnection } from './change-notifier.js';
-import { type ExecutorSettings, executeCall } from './execute-call.js';
+import { type CallKind, type ExecutorSettings, executeCall } from './execute-call.js';
 import { withMiddleware } from './middleware.js';
 
 /** What serving needs from the app: its definitions, run-time catalogs and settings. */
@@ -40,6 +42,19 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
   readonly middleware: readonly Middleware[];
   readonly pageSize: number;
   readonly broadcaster: ChangeBroadcaster;
+  /** The tool and prompt kinds, made once: they name the entries a caller may see. */
+  readonly kinds: {
+    readonly tools: CallKind<CallToolResult, ToolDefinition>;
+    readonly prompts: CallKind<GetPromptResult, PromptDefinition>;
+  };
+}
+
+/** The kinds that answer an unknown or hidden name with the names this caller may see. */
+export function callKindsOf(app: Pick<ServedApp, 'tools' | 'prompts'>): ServedApp['kinds'] {
+  return {
+    tools: toolKind(async (call) => (await visibleEntries(app.tools, call)).map((t) => t.name)),
+    prompts: promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name)),
+  };
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -93,8 +108,7 @@ export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
       }) as never,
     );
 
-  const tools = toolKind(async (call) => (await visibleEntries(app.tools, call)).map((t) => t.name));
-  const prompts = promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name));
+  const { tools, prompts } = app.kinds;
   const page = async <D extends { plan: CallPlan }, V>(catalog: Catalog<D, V>, params: Params, call: CallRequest) =>
     paginate(await visibleEntries(catalog, call), params?.cursor as string | undefined, app.pageSize);
 

@@ -68,7 +68,7 @@ export async function executeCall<R, S>(
   if (!input.ok) return kind.invalidArguments(plan, input.issues);
 
   const ctx = request.ctx;
-  const channel = ctx.channel instanceof RoundTripChannel ? ctx.channel : undefined;
+  const channel = ctx.roundTrip;
   // The signed state of a multi-round-trip call is only valid for this caller, handler and arguments.
   if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.raw.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;

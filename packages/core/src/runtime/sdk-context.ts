@@ -67,17 +67,24 @@ export class SdkRequestContext extends Context {
   /** Aborted by Armature itself (handler timeout); made only when needed. */
   private own?: AbortController;
   private combined?: AbortSignal;
-  readonly channel: ClientChannel;
+  private clientChannel?: ClientChannel;
+  /** The request's 2026-07-28 round (made only for requests of that revision), else undefined. */
+  readonly roundTrip: RoundTripChannel | undefined;
 
   constructor(
     private readonly sdk: ServerContext,
-    server: Server | undefined,
+    private readonly server: Server | undefined,
     codec: RequestStateCodecOf | undefined,
   ) {
     super();
     const envelope = sdk.mcpReq.envelope as Record<string, unknown> | undefined;
-    this.channel =
-      typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string' ? new RoundTripChannel(sdk, codec) : new SessionChannel(sdk, server);
+    this.roundTrip = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string' ? new RoundTripChannel(sdk, codec) : undefined;
+  }
+
+  /** How this request reaches its client: the 2026-07-28 round, or the 2025-11-25 session. */
+  get channel(): ClientChannel {
+    this.clientChannel ??= this.roundTrip ?? new SessionChannel(this.sdk, this.server);
+    return this.clientChannel;
   }
   get log(): ContextLogger {
     this.logger ??= new SdkContextLogger(this.sdk);
