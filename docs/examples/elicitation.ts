@@ -423,9 +423,11 @@ async function twoInstances(): Promise<void> {
     process.env.REQUEST_STATE_KEY = randomBytes(32).toString('base64');
     expectEqual(await call([instance(), instance()]), 'Deleted acme/old-site.', 'same key: the other instance accepts the state');
     expectEqual(await call([instance()], true), '-32602 Invalid or expired requestState', 'a tampered state is refused');
-    // Signed, not encrypted: the client can read the state (the answers of earlier rounds; none here).
+    // Signed, not encrypted: the client can read the state (the answers of earlier rounds, none
+    // here; the question it may answer next; a hash binding it to this caller, tool and arguments).
     const body = Buffer.from((states[0] as string).split('.')[1] as string, 'base64url').toString('utf8');
-    expectEqual(JSON.parse(body).p, { answers: {} }, 'the state is readable');
+    const payload = JSON.parse(body).p as { answers: unknown; asked: unknown; bind: unknown };
+    expectEqual([payload.answers, payload.asked, typeof payload.bind], [{}, 'armature_0', 'string'], 'the state is readable');
     // An answer later than requestStateTtlSeconds is refused.
     const shortLived = () => createMcpApp(ReposServer, { requestStateKey: process.env.REQUEST_STATE_KEY, requestStateTtlSeconds: 1 });
     expectEqual(await call([shortLived()], false, yes, 2_100), '-32602 Invalid or expired requestState', 'an expired state');

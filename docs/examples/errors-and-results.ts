@@ -403,7 +403,11 @@ async function oddThrows(): Promise<void> {
     }
     expectEqual(
       texts,
-      ['true:disk full', 'true:the tool failed (it threw null)', 'true:the tool failed: {"code":"E42"}'],
+      [
+        'true:disk full',
+        'true:the tool failed (it threw null)',
+        'true:the tool failed: it threw an object, not an Error; throw an Error or a ToolError with a message',
+      ],
       'non-Error throws',
     );
   } finally {
@@ -497,6 +501,7 @@ function buildError(): void {
     expectEqual(
       error.problems[0],
       {
+        code: 'ARM106',
         where: 'ShippingServer.ship',
         message: 'the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -',
         fix: "@Tool({ name: 'ship_parcel', ... })",

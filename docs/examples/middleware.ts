@@ -367,8 +367,8 @@ async function details(): Promise<void> {
         const template = await client.readResource({ uri: 'details://7' }).catch((e: ProtocolError) => e.message);
         expectEqual(
           [
-            /^failing failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(String(prompt)),
-            /^detail failed unexpectedly; /.test(String(template)),
+            /^Prompt "failing" failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(String(prompt)),
+            /^Resource template "detail" failed unexpectedly; /.test(String(template)),
           ],
           [true, true],
           `production texts: ${prompt} / ${template}`,

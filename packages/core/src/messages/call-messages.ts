@@ -54,19 +54,28 @@ export const callMessages = {
   scopeDisposed(token: string): string {
     return `This request's DI scope is already disposed; cannot resolve ${token}`;
   },
+  uriTooLong(length: number, limit: number): string {
+    return `Invalid params: the URI is ${length} characters long, over the limit of ${limit}`;
+  },
+  tooManySubscriptions(limit: number): string {
+    return `This session already holds ${limit} resource subscriptions (the limit); unsubscribe from one before subscribing to another`;
+  },
   noArgumentsTaken(): string {
     return 'unknown property; this tool takes no arguments';
   },
 };
 
-/** The message of anything thrown, including `null`, `undefined` and other non-Error values. */
+/**
+ * The message of anything thrown, including `null`, `undefined` and other non-Error values. A
+ * thrown object's contents are never sent (they may hold credentials or internals): only that it
+ * was one, and the fix.
+ */
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   if (typeof error === 'string') return error;
   if (error === null || error === undefined) return `the tool failed (it threw ${String(error)})`;
-  try {
-    return `the tool failed: ${JSON.stringify(error)}`;
-  } catch {
-    return 'the tool failed';
+  if (typeof error === 'object' || typeof error === 'function') {
+    return `the tool failed: it threw ${Array.isArray(error) ? 'an array' : 'an object'}, not an Error; throw an Error or a ToolError with a message`;
   }
+  return `the tool failed (it threw ${String(error)})`;
 }

@@ -50,6 +50,13 @@ export interface RuntimeOptions {
   middleware?: Middleware[];
   /** The one place to map errors; see `ErrorFilter`. */
   errorFilter?: ErrorFilter;
+  /**
+   * Longest resource URI accepted by `resources/read`, `resources/subscribe` and completions,
+   * checked before any URI template is matched. Default 8,192 characters.
+   */
+  maxUriLength?: number;
+  /** Most `resources/subscribe` subscriptions one 2025-11-25 connection may hold. Default 1,000. */
+  maxSubscriptionsPerSession?: number;
 }
 
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
@@ -86,6 +93,8 @@ export class AppRuntime implements ServedApp {
   readonly errorFilter?: ErrorFilter;
   readonly middleware: readonly Middleware[];
   readonly kinds: ServedApp['kinds'];
+  readonly maxUriLength: number;
+  readonly maxSubscriptionsPerSession: number;
 
   constructor(
     readonly definition: AppDefinition,
@@ -98,6 +107,8 @@ export class AppRuntime implements ServedApp {
     this.production = options.production ?? process.env.NODE_ENV === 'production';
     this.errorFilter = options.errorFilter;
     this.middleware = Object.freeze([...(options.middleware ?? [])]);
+    this.maxUriLength = options.maxUriLength ?? 8_192;
+    this.maxSubscriptionsPerSession = options.maxSubscriptionsPerSession ?? 1_000;
     // requestState comes back from the client: it must be signed, or a client could forge answers.
     this.codec = createRequestStateCodec({
       key: options.requestStateKey ?? randomBytes(32),
@@ -128,6 +139,8 @@ export class AppRuntime implements ServedApp {
     else if (method === 'prompts/get') plan = this.prompts.get(String(params?.name))?.plan;
     else if (method === 'resources/read') {
       const uri = String(params?.uri);
+      // An over-long URI is refused by resources/read before any template sees it.
+      if (uri.length > this.maxUriLength) return [];
       plan = this.resources.get(uri)?.plan ?? this.resourceTemplates.enabledDefinitions().find((t) => t.template.match(uri))?.plan;
     }
     return plan?.scopes ?? [];

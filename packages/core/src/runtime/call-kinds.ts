@@ -28,6 +28,7 @@ function internalError(message: string): never {
 export function toolKind(visibleNames: (request: CallRequest) => Promise<readonly string[]>): CallKind<CallToolResult, ToolDefinition> {
   return {
     label: (plan) => `tool "${plan.name}"`,
+    reportAs: (plan) => plan.name,
     denied: async (plan, _tool, request) => unknownTool(plan.name, await visibleNames(request)),
     invalidArguments: (plan, issues) => errorResult(callMessages.invalidArguments(`tool "${plan.name}"`, issues)),
     fail: (message, details) => errorResult(message, details),
@@ -56,6 +57,7 @@ export interface ResourceSubject {
 /** Resources and templates answer failures as JSON-RPC errors; hidden ones as not found. */
 export const resourceKind: CallKind<ReadResourceResult, ResourceSubject> = {
   label: (plan) => (plan.kind === 'resourceTemplate' ? `resource template "${plan.name}"` : `resource "${plan.name}"`),
+  reportAs: (plan) => plan.where,
   denied: async (_plan, subject) => {
     throw new ResourceNotFoundError(subject.uri);
   },
@@ -72,6 +74,7 @@ export function promptKind(
 ): CallKind<GetPromptResult, PromptDefinition> {
   return {
     label: (plan) => `prompt "${plan.name}"`,
+    reportAs: (plan) => plan.where,
     denied: async (plan, _prompt, request) => unknownPrompt(plan.name, await visibleNames(request)),
     invalidArguments: (plan, issues) => {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.invalidArguments(`prompt "${plan.name}"`, issues));
@@ -84,6 +87,7 @@ export function promptKind(
 /** Completion sources: their prompt's or template's access was checked before; values capped at 100. */
 export const completionKind: CallKind<CompleteResult, string> = {
   label: (plan: CallPlan) => `completion of "${plan.name}"`,
+  reportAs: (plan) => plan.where,
   denied: async (plan) => internalError(callMessages.completionNotStrings(plan.name)),
   invalidArguments: (plan) => internalError(callMessages.completionNotStrings(plan.name)),
   fail: internalError,

@@ -19,7 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ElicitationSchema } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
-import { formatProblems } from '../messages/build-error.js';
+import { ArmatureBuildError } from '../messages/build-error.js';
 import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { toElicitationSchema } from '../schema/elicitation-schema.js';
@@ -211,8 +211,8 @@ const forms = new WeakMap<Constructor, ElicitationSchema>();
 
 /**
  * The form a DTO asks for in `ctx.elicit(message, Dto)`, described once per class. A DTO that
- * cannot be a form (nested DTOs, unsupported types, no validators) is a clear tool error naming
- * the class, every problem and its fix.
+ * cannot be a form (nested DTOs, unsupported types, no validators) fails the call with an
+ * `ArmatureBuildError` naming the class, every problem and its fix.
  */
 export function elicitationFormOf(dto: Constructor): ElicitationSchema {
   const known = forms.get(dto);
@@ -220,7 +220,8 @@ export function elicitationFormOf(dto: Constructor): ElicitationSchema {
   const descriptor = describeDto(dto);
   const { schema, problems } = toElicitationSchema(dto, descriptor.schema);
   const all = [...descriptor.problems.map((p) => ({ where: dto.name, ...p })), ...problems];
-  if (all.length > 0) throw new ToolError(formatProblems(`${dto.name} cannot be used for elicitation`, 'in the DTO', all));
+  // A programming error, not the model's: reported to onError like any unexpected one.
+  if (all.length > 0) throw new ArmatureBuildError(all, `${dto.name} cannot be used for elicitation`, 'in the DTO');
   forms.set(dto, schema);
   return schema;
 }

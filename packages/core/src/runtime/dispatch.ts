@@ -41,6 +41,8 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
   readonly prompts: Catalog<PromptDefinition, Prompt>;
   readonly middleware: readonly Middleware[];
   readonly pageSize: number;
+  readonly maxUriLength: number;
+  readonly maxSubscriptionsPerSession: number;
   readonly broadcaster: ChangeBroadcaster;
   /** The tool and prompt kinds, made once: they name the entries a caller may see. */
   readonly kinds: {
@@ -59,6 +61,18 @@ export function callKindsOf(app: Pick<ServedApp, 'tools' | 'prompts'>): ServedAp
 
 type Params = Record<string, unknown> | undefined;
 type Handler = (params: Params, request: CallRequest) => unknown;
+
+/**
+ * The `uri` a request names, refused (-32602) past the length limit: template matching costs grow
+ * faster than the URI, so an over-long one is never matched.
+ */
+function uriOf(app: ServedApp, params: Params): string {
+  const uri = String(params?.uri);
+  if (uri.length > app.maxUriLength) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.uriTooLong(uri.length, app.maxUriLength));
+  }
+  return uri;
+}
 
 /** The template serving `uri`: the first enabled one whose pattern matches, with its variables. */
 function matchTemplate(
@@ -137,7 +151,7 @@ export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
       return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
     });
     on('resources/read', async (params, call) => {
-      const uri = String(params?.uri);
+      const uri = uriOf(app, params);
       const resource = app.resources.get(uri);
       if (resource) return executeCall(app, resource.plan, resourceKind, { uri, mimeType: resource.descriptor.mimeType }, call, undefined);
       const match = matchTemplate(app, uri);
@@ -149,10 +163,14 @@ export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
     // subscriptions/listen, served by the SDK's entry points). It asks the same guards and scopes
     // as a read: a hidden resource answers exactly like a missing one.
     on('resources/subscribe', async (params, call) => {
-      const uri = String(params?.uri);
+      const uri = uriOf(app, params);
       const plan = planOfUri(app, uri);
       if (!plan || !(await isAllowed(plan, 'call', call))) throw new ResourceNotFoundError(uri);
-      connection.subscriptions.add(uri);
+      const { subscriptions } = connection;
+      if (!subscriptions.has(uri) && subscriptions.size >= app.maxSubscriptionsPerSession) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, callMessages.tooManySubscriptions(app.maxSubscriptionsPerSession));
+      }
+      subscriptions.add(uri);
       return {};
     });
     on('resources/unsubscribe', async (params) => {
@@ -203,7 +221,7 @@ async function complete(app: ServedApp, raw: Params, call: CallRequest) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.unknownPrompt(String(params.ref.name)));
     }
   } else if (params.ref?.type === 'ref/resource') {
-    const uri = String(params.ref.uri);
+    const uri = uriOf(app, params.ref);
     owner = app.resourceTemplates.enabledDefinitions().find((t) => t.descriptor.uriTemplate === uri);
     const plan = owner?.plan ?? app.resources.get(uri)?.plan;
     // A fixed resource URI has nothing to complete.

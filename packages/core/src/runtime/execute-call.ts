@@ -13,6 +13,8 @@ import { InputRequiredSignal, RoundTripChannel } from './client-requests.js';
 export interface CallKind<R, S = unknown> {
   /** How the kind names a handler in messages (`tool "x"`, `prompt "x"`). */
   label(plan: CallPlan): string;
+  /** What `onError` is told failed: the tool name, or `Class.method` for the others. */
+  reportAs(plan: CallPlan): string;
   /** The answer to a caller who may not use the handler: exactly that of one that does not exist. */
   denied(plan: CallPlan, subject: S, request: CallRequest): Promise<never>;
   /** The answer to invalid arguments (a tool error result, or a -32602 error). */
@@ -92,7 +94,8 @@ export async function executeCall<R, S>(
     // A method that returned a plain value has already finished: only a pending one needs the timer.
     if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
     // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
-    if (channel?.pending) return answerInputRequired(plan, kind, channel, channel.pending);
+    // Resources and prompts that caught it go on without the answer (they cannot ask on 2026-07-28).
+    if (channel?.pending && kind.inputRequired) return kind.inputRequired(channel, channel.pending);
     return await convert(settings, plan, kind, subject, value, request);
   } catch (thrown) {
     if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel, thrown);
@@ -103,7 +106,7 @@ export async function executeCall<R, S>(
     // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
     // the SDK sends no response for a cancelled request anyway. Nothing to report.
     if (ctx.aborted) return kind.fail(callMessages.cancelled());
-    settings.reportError(error, { tool: plan.name, requestId: ctx.requestId });
+    settings.reportError(error, { tool: kind.reportAs(plan), requestId: ctx.requestId });
     return kind.fail(settings.production ? callMessages.masked(capitalized(kind.label(plan)), ctx.requestId) : messageOf(error));
   }
 }
@@ -121,7 +124,7 @@ async function convert<R, S>(
     return await kind.convert(subject, value);
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    settings.reportError(error, { tool: plan.name, requestId: request.ctx.requestId });
+    settings.reportError(error, { tool: kind.reportAs(plan), requestId: request.ctx.requestId });
     const message = kind.unconvertible
       ? kind.unconvertible(plan, error)
       : settings.production
