@@ -6,7 +6,9 @@ import type { ArgumentLimits, Constructor, HandlerKind, HandlerMetadataArgs } fr
 import { getMetadataStorage, type MetadataStorage } from '../metadata/metadata-storage.js';
 import { prototypeChain } from '../metadata/prototype-chain.js';
 import { PlanContext } from './build-call-plan.js';
-import { buildPrompt, buildResource, buildResourceTemplate, buildTool } from './build-handlers.js';
+import { buildPrompt } from './build-prompt.js';
+import { buildResource, buildResourceTemplate } from './build-resources.js';
+import { buildTool } from './build-tool.js';
 import type { AppDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './definitions.js';
 
 export interface BuildOptions {
