@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
@@ -44,6 +44,12 @@ let crawlSeconds = 0;
 beforeAll(async () => {
   if (!existsSync(join(SITE, 'index.html'))) {
     throw new Error('site-browser: docs/dist has no built site. Fix: pnpm --filter @armature/docs docs:build (pnpm test builds it first).');
+  }
+  const stale = listPages().filter((page) => statSync(join(DOCS_ROOT, page)).mtimeMs > statSync(join(SITE, 'index.html')).mtimeMs);
+  if (stale.length > 0) {
+    throw new Error(
+      `site-browser: docs/dist is older than ${stale.join(', ')}. Fix: pnpm --filter @armature/docs docs:build (pnpm test builds it first).`,
+    );
   }
   if (!existsSync(CHROMIUM)) {
     throw new Error(
