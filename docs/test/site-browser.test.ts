@@ -75,8 +75,9 @@ afterAll(async () => {
   await site?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
   const links = new Set(visited.flatMap((page) => page.links));
+  const targets = new Set([...links].map((link) => link.split('#')[0]));
   console.info(
-    `site-browser: ${visited.length} pages visited, ${links.size} distinct links checked, launch and crawl ${crawlSeconds.toFixed(1)} s`,
+    `site-browser: ${visited.length} pages visited, ${links.size} distinct links checked (${targets.size} distinct targets), launch and crawl ${crawlSeconds.toFixed(1)} s`,
   );
 });
 
