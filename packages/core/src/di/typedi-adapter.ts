@@ -107,7 +107,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
   /**
    * Checks, once at start-up, what a call would otherwise find out the hard way: a dependency
    * typedi does not know, or a singleton that needs something that only exists per request (the
-   * Context, the Principal, a @RequestScoped service): it would be built once with none to give it.
+   * Context, the Principal, a `@RequestScoped` service): it would be built once with none to give it.
    */
   private checkDependency(
     type: Constructor,
