@@ -25,7 +25,7 @@ Usage
   armature new <name> [options]             a new project (same as npm create armature@latest)
   armature generate <kind> <name> [options] add code and its test; kinds: ${GENERATE_KINDS.join(', ')}
   armature inspect [entry] [options]        print and lint the tools, resources and prompts
-  armature dev [entry] [options]            run the server with vite-node, restarting on changes
+  armature dev [entry] [options] [-- args]  run the server with vite-node, restarting on changes
 
 new
   --transport stdio|http     how clients connect (default stdio)
@@ -53,6 +53,7 @@ inspect
 dev
   entry                      module that starts the server (default src/main.ts)
   --watch <path>             what to watch (repeatable; default src, tsconfig.json, package.json, .env)
+  -- <args>                  arguments for the entry (its process.argv.slice(2)), e.g. armature dev src/main.ts -- --http
 
 Every command that writes
   --dry-run                  print the plan, write nothing
@@ -155,6 +156,20 @@ async function guard(io: CliIo, work: (ui: Ui) => Promise<number>): Promise<numb
   }
 }
 
+function parseDevArgs(args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], allowPositionals: true, options: { watch: { type: 'string', multiple: true } } });
+  } catch (error) {
+    const unknown = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+    if (!unknown) throw error;
+    const at = args.findIndex((arg) => arg === unknown || arg.startsWith(`${unknown}=`));
+    const ownArgs = args.slice(0, at).some((arg) => !arg.startsWith('-')) ? args.slice(0, at) : [...args.slice(0, at), 'src/main.ts'];
+    throw new UsageError(
+      `armature dev has no option ${unknown}. Arguments for your entry go after --:\n  armature dev ${[...ownArgs, '--', ...args.slice(at)].join(' ')}`,
+    );
+  }
+}
+
 /** The `armature` command. Returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<number> {
   const [command, ...rest] = argv;
@@ -237,12 +252,13 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
       });
     case 'dev':
       return guard(io, async () => {
-        const { values, positionals } = parseArgs({
-          args: rest,
-          allowPositionals: true,
-          options: { watch: { type: 'string', multiple: true } },
-        });
-        const session = startDev({ entry: positionals[0], watch: values.watch, cwd: io.cwd });
+        // Everything after `--` belongs to the entry; only what comes before is armature's.
+        const end = rest.indexOf('--');
+        const own = end === -1 ? rest : rest.slice(0, end);
+        const entryArgs = end === -1 ? [] : rest.slice(end + 1);
+        const { values, positionals } = parseDevArgs(own);
+        if (positionals.length > 1) throw new UsageError('usage: armature dev [entry] [--watch <path>] [-- <arguments for the entry>]');
+        const session = startDev({ entry: positionals[0], watch: values.watch, args: entryArgs, cwd: io.cwd });
         await session.closed;
         return 0;
       });
