@@ -12,6 +12,7 @@ import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import { messageOf, type RuntimeStats, type ToolErrorReporter } from '../runtime/invoke-tool.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
+import { checkSingleInstance } from './check-single-instance.js';
 import { Registrations } from './registrations.js';
 
 export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
@@ -82,6 +83,7 @@ export class McpApp {
   private shuttingDown?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
+    checkSingleInstance();
     this.definition = buildAppDefinition(serverClasses, options);
     const container = options.container ?? new TypediContainerAdapter();
     container.prepare?.({ servers: this.definition.serverClasses, requestScoped: this.definition.requestScoped });
