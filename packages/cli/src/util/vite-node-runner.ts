@@ -24,14 +24,12 @@ const { ViteNodeRunner } = (await load('vite-node/client')) as typeof import('vi
 const { installSourcemapsSupport } = (await load('vite-node/source-map')) as typeof import('vite-node/source-map');
 
 const entry = resolve(entryArg);
-const nodeResolution = { mainFields: ['main'], conditions: ['node', 'development|production'] };
 const server = await createServer({
   logLevel: 'error',
   root: process.cwd(),
   server: { hmr: false, watch: null },
   optimizeDeps: { noDiscovery: true, include: [] },
-  resolve: nodeResolution,
-  ssr: { resolve: { ...nodeResolution, externalConditions: ['node'] } },
+  ssr: { resolve: { mainFields: ['main'], conditions: ['node', 'development|production'], externalConditions: ['node'] } },
 });
 await server.environments.client.pluginContainer.buildStart({});
 const node = new ViteNodeServer(server);
