@@ -63,7 +63,10 @@ describe('a project whose @armature/core is installed as a package', () => {
 
   beforeAll(() => {
     root = tempDir('armature-split-');
-    writeFileSync(join(root, 'package.json'), '{ "name": "split-check", "private": true, "type": "module", "dependencies": { "@armature/core": "0.1.0" } }\n');
+    writeFileSync(
+      join(root, 'package.json'),
+      '{ "name": "split-check", "private": true, "type": "module", "dependencies": { "@armature/core": "0.1.0" } }\n',
+    );
     writeFileSync(
       join(root, 'tsconfig.json'),
       JSON.stringify({
@@ -101,7 +104,7 @@ describe('a project whose @armature/core is installed as a package', () => {
     const result = await run(process.execPath, [viteNode, 'start.ts'], root, 60_000);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('McpApp: your classes and @armature/core see different copies of their dependencies.');
-    expect(result.stderr).toContain("Fix: Load typedi, class-transformer and class-validator once, the way Node resolves them");
+    expect(result.stderr).toContain('Fix: Load typedi, class-transformer and class-validator once, the way Node resolves them');
   }, 60_000);
 
   it('armature inspect sees one typedi container and one @Type store', async () => {
