@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARMATURE_BIN, armature, CLI_ROOT, run, tempDir } from './support/linked-project.js';
+import { ARMATURE_BIN, armature, CLI_ROOT, run, tempDir } from './support/packed-project.js';
 
 // The dual-instance setup of a project installed from the registry: @armature/core is a real
 // package under node_modules (so vite-node leaves it to Node, which loads the CommonJS builds of
