@@ -6,6 +6,20 @@ import { findDeclaredType } from './class-transformer-storage.js';
 
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
+// RFC 3339 calendar dates, month lengths and leap years included (what ajv-formats' `date` checks).
+const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
+const LEAP_DAY = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29';
+const CALENDAR_DATE = `(?:\\d{4}-${MONTH_DAY}|${LEAP_DAY})`;
+
+/**
+ * The date-times both ajv-formats' `date-time` and JavaScript's `Date` accept: RFC 3339 with a
+ * time zone, minus the forms `Date` refuses (leap second 60, a `+hh` offset without minutes).
+ */
+export const DATE_TIME_PATTERN = `^${CALENDAR_DATE}[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$`;
+
+/** `YYYY-MM-DD`: with `@IsISO8601({ strict: true })` a property advertises `format: date`. */
+export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
 /** A problem found while describing a DTO; the builder prefixes it with `Class.method`. */
 export interface SchemaProblem {
   message: string;
@@ -76,11 +90,18 @@ const CONSTRAINTS: Record<string, ConstraintHandler> = {
   isNotEmpty: (schema) => {
     if (schema.type === 'string' || schema.type === undefined) schema.minLength = Math.max(1, Number(schema.minLength ?? 0));
   },
-  isEmail: setFormat('email'),
-  isUrl: setFormat('uri'),
+  // Only formats whose every accepted value the advertised format accepts too (a differential
+  // test checks each against Ajv + ajv-formats). class-validator's isEmail (UTF-8 local parts),
+  // isURL (no scheme needed) and isISO8601/isDateString (date-only, week dates) accept more than
+  // `email`, `uri` and `date-time`, so they advertise a plain string.
   isUuid: setFormat('uuid'),
-  isDateString: setFormat('date-time'),
-  isIso8601: setFormat('date-time'),
+  isDate: (schema) => {
+    // A Date travels as a string; `@Type(() => Date)` converts it. The pattern is checked with the
+    // shape, before the conversion, because `new Date()` also takes "Dec 24 2026" and 2026-02-30.
+    schema.type = 'string';
+    schema.format = 'date-time';
+    schema.pattern = DATE_TIME_PATTERN;
+  },
   isAlpha: (schema) => {
     schema.type ??= 'string';
     schema.pattern ??= '^[A-Za-z]+$';
@@ -206,16 +227,16 @@ export class DtoSchemaWriter {
       if (!metadata.has(name)) {
         this.problems.push({
           message: `${dto.name}.${name} has @Field but no class-validator decorator, so it would be rejected as unknown`,
-          fix: `add a validator such as \`@IsString()\` to ${dto.name}.${name} (or \`@Allow()\`)`,
+          fix: `add \`${suggestedValidator(dto, name, defaults.get(name))}\` to ${dto.name}.${name} (or \`@Allow()\` for any value)`,
         });
       }
     }
 
-    for (const name of defaults.keys()) {
+    for (const [name, value] of defaults) {
       if (!metadata.has(name)) {
         this.problems.push({
           message: `${dto.name}.${name} has an initial value but no class-validator decorator, so every call would be refused for it`,
-          fix: `add a validator to ${dto.name}.${name} (e.g. \`@IsOptional() @IsInt()\`), or move it out of the DTO`,
+          fix: `add \`@IsOptional() ${suggestedValidator(dto, name, value)}\` to ${dto.name}.${name}, or move it out of the DTO`,
         });
       }
     }
@@ -289,6 +310,15 @@ export class DtoSchemaWriter {
       return { schema, optional };
     }
 
+    if (schema.format === 'date-time' && schema.pattern === DATE_TIME_PATTERN && declared !== Date) {
+      this.problems.push({
+        message: `${dto.name}.${name} has @IsDate() but no @Type(() => Date), so the ISO string a client sends would never become a Date`,
+        fix: `add \`@Type(() => Date)\` (from class-transformer) to ${dto.name}.${name}`,
+      });
+    }
+    const strictIso = metas.some((m) => m.name === 'isIso8601' && (m.constraints?.[0] as { strict?: boolean } | undefined)?.strict);
+    if (strictIso && schema.pattern === DATE_PATTERN) schema.format = 'date';
+
     if (schema.type === undefined && Array.isArray(schema.enum)) {
       const type = typeOfValues(schema.enum);
       if (type) schema.type = type;
@@ -307,6 +337,27 @@ export class DtoSchemaWriter {
     }
     return { schema, optional };
   }
+}
+
+/**
+ * The validator a property without one needs, named after what it holds: its initial value,
+ * then its `@Type(() => X)`, then its TypeScript type (design:type).
+ */
+function suggestedValidator(dto: Constructor, name: string, initial: unknown): string {
+  if (typeof initial === 'boolean') return '@IsBoolean()';
+  if (typeof initial === 'number') return Number.isInteger(initial) ? '@IsInt()' : '@IsNumber()';
+  if (typeof initial === 'string') return '@IsString()';
+  if (initial instanceof Date) return '@IsDate()';
+  const declared = findDeclaredType(dto, name);
+  const designType = Reflect.getMetadata?.('design:type', dto.prototype, name);
+  if (declared === Date || designType === Date) return '@IsDate()';
+  if (typeof declared === 'function' && !BUILTIN_TYPES.has(declared)) {
+    return designType === Array || Array.isArray(initial) ? '@ValidateNested({ each: true })' : '@ValidateNested()';
+  }
+  if (Array.isArray(initial) || designType === Array) return '@IsArray()';
+  if (designType === Boolean) return '@IsBoolean()';
+  if (designType === Number) return '@IsNumber()';
+  return '@IsString()';
 }
 
 /** Property initialisers of `dto`, read once by constructing it without arguments. */
@@ -342,6 +393,8 @@ const STRUCTURAL_KEYS = new Set(['type', 'properties', 'required', 'additionalPr
 export function structuralSchema(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
+    // A Date's string form is part of its shape: it is checked before `new Date()` sees it.
+    if (key === 'pattern' && value === DATE_TIME_PATTERN) out.pattern = value;
     if (!STRUCTURAL_KEYS.has(key)) continue;
     if (key === 'properties' || key === '$defs') {
       out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, structuralSchema(v)]));
