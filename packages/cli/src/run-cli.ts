@@ -6,13 +6,14 @@ import { startDev } from './dev/dev.js';
 import { FieldSpecError } from './generate/field-spec.js';
 import { generate } from './generate/generate.js';
 import { GENERATE_KINDS, GenerateError } from './generate/generate-context.js';
+import { findUndecoratedProperties } from './inspect/find-undecorated-properties.js';
 import { INSPECT_FORMATS, type InspectFormat } from './inspect/format-catalogue.js';
 import { inspectProject } from './inspect/inspect.js';
 import { RULES } from './inspect/lint-catalogue.js';
 import { InspectError } from './inspect/load-catalogue.js';
 import { PlanConflictError } from './util/file-plan.js';
 import { PACKAGE_MANAGERS, type PackageManager } from './util/package-manager.js';
-import { ProjectError } from './util/project.js';
+import { findProject, ProjectError } from './util/project.js';
 import { SourceEditError } from './util/source-edit.js';
 import { CancelledError, defaultUi, type Ui } from './util/ui.js';
 import { ViteNodeMissingError } from './util/vite-node.js';
@@ -26,6 +27,7 @@ Usage
   armature generate <kind> <name> [options] add code and its test; kinds: ${GENERATE_KINDS.join(', ')}
   armature inspect [entry] [options]        print and lint the tools, resources and prompts
   armature dev [entry] [options] [-- args]  run the server with vite-node, restarting on changes
+  armature check [folder]                   find DTO properties with no decorator (default src), without running them
 
 new
   --transport stdio|http     how clients connect (default stdio)
@@ -249,6 +251,20 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         });
         out(result.output);
         return values.strict && result.findings.length > 0 ? 1 : 0;
+      });
+    case 'check':
+      return guard(io, async () => {
+        const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+        if (positionals.length > 1) throw new UsageError('usage: armature check [folder]');
+        const project = findProject(io.cwd ?? process.cwd());
+        const findings = findUndecoratedProperties(project.root, positionals[0]);
+        for (const f of findings) out(`${f.rule}  ${f.where}: ${f.message}\n`);
+        out(
+          findings.length === 0
+            ? 'armature check: every DTO property has a decorator\n'
+            : `armature check: ${findings.length} finding(s)\n`,
+        );
+        return findings.length === 0 ? 0 : 1;
       });
     case 'dev':
       return guard(io, async () => {

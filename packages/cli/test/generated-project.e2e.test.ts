@@ -163,6 +163,22 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       expect(result.stdout).toContain('      city: string, 1..64 chars, required. City');
       expect(result.stdout).toContain('  tool-description     tool get_forecast: the description is missing or still a TODO');
       expect(result.stdout).toContain('  missing-description  prompt summarize: the description is missing or still a TODO');
+      expect(result.stdout).not.toContain('undecorated-property');
+
+      // A property with no decorator at all would silently vanish from the schema: lint and inspect name it.
+      const input = join(root, 'src/weather/dto/get-forecast.input.ts');
+      const before = edit(input, /\n}\n$/, '\n\n  color?: string;\n}\n');
+      try {
+        const lint = await run('npm', ['run', 'lint'], root);
+        expect(lint.code).toBe(1);
+        expect(lint.stdout).toMatch(
+          /undecorated-property {2}GetForecastInput\.color \(src\/weather\/dto\/get-forecast\.input\.ts:\d+\): no decorator, .* Fix: @IsOptional\(\) @IsString\(\)/,
+        );
+        const strict = await cli(['inspect', '--strict'], STEP);
+        expect(strict.stdout).toContain('undecorated-property  GetForecastInput.color (src/weather/dto/get-forecast.input.ts:');
+      } finally {
+        writeFileSync(input, before);
+      }
     },
     STEP,
   );

@@ -51,7 +51,7 @@ function packageJson(options: ProjectOptions): string {
       start: 'node dist/main.js',
       test: 'vitest run',
       typecheck: 'tsc -p tsconfig.json',
-      lint: 'biome check .',
+      lint: 'biome check . && armature check',
       inspect: 'armature inspect',
     },
     dependencies: {
@@ -412,7 +412,7 @@ ${markdownTable(
     [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`.'],
     [`\`${runScript(pm, 'start')}\``, `Run the compiled server (${options.transport === 'http' ? 'Streamable HTTP' : 'stdio'}).`],
     [`\`${runScript(pm, 'test')}\``, 'Run the tests with vitest.'],
-    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome.'],
+    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome, and that no DTO property lacks a decorator.'],
     [`\`${runScript(pm, 'inspect')}\``, 'Print the tools with their schemas, and lint them.'],
   ],
 )}
