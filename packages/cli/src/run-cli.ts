@@ -62,6 +62,24 @@ Every command that writes
   --force                    overwrite existing files (otherwise nothing is overwritten)
 `;
 
+const CREATE_HELP = `create-armature ${VERSION}: a new Armature MCP server project, with a tool, its DTOs and tests
+
+Usage
+  npm create armature@latest <name> [-- options]
+  pnpm create armature <name> [options]
+  create-armature <name> [options]           (also: armature new <name> [options])
+
+Options
+  --transport stdio|http     how clients connect (default stdio)
+  --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
+  --no-install               write the files only
+  --dir <path>               folder to create (default: the name without its scope)
+  -y, --yes                  take the defaults, ask nothing
+  --dry-run                  print the plan, write nothing
+  --force                    overwrite existing files (otherwise nothing is overwritten)
+  -h, --help                 this help
+`;
+
 /** What a run printed and how it ended; `main` turns it into the process's output and exit code. */
 export interface CliIo {
   ui?: Ui;
@@ -115,7 +133,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
       },
     });
     if (values.help) {
-      (io.stdout ?? print)(HELP);
+      (io.stdout ?? print)(CREATE_HELP);
       return 0;
     }
     if (positionals.length > 1) throw new UsageError(`one project name is expected, got ${positionals.join(' ')}`);
