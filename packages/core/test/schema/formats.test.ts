@@ -127,7 +127,7 @@ describe('a Date property through a real tool call', () => {
     const { client, close } = await connectInMemory(app);
     try {
       const { tools } = await client.listTools();
-      expect((tools[0]?.inputSchema.properties as Record<string, unknown>).due).toMatchObject({
+      expect((tools[0]?.inputSchema.properties as Record<string, unknown> | undefined)?.due).toMatchObject({
         type: 'string',
         format: 'date-time',
         description: 'When it is due',
