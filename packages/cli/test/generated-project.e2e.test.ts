@@ -95,6 +95,15 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
         'city:string:1..64, days?:int:1..14, units?:enum:metric|imperial, raw?:boolean',
       ],
       ['generate', 'dto', 'address', '--fields', 'street:string:1..200, zip:string:5..5, floor?:number:-2..50.5'],
+      [
+        'generate',
+        'tool',
+        'plan-trip',
+        '--server',
+        'weather',
+        '--fields',
+        'title:string:1..80, tags?:string[]:..5, due:date, kind:day|week, start:Address, stops?:Address[], pinned?:boolean',
+      ],
       ['generate', 'server', 'billing'],
       [
         'generate',
@@ -132,6 +141,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
     for (const file of [
       'test/weather/get-forecast.tool.test.ts',
       'test/dto/address.dto.test.ts',
+      'test/weather/plan-trip.tool.test.ts',
       'test/billing/billing.server.test.ts',
       'test/billing/create-invoice.tool.test.ts',
       'test/weather/settings.resource.test.ts',
@@ -159,8 +169,20 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
     async () => {
       const result = await cli(['inspect', '--strict'], STEP);
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stdout).toContain('weather-mcp 0.1.0: 3 tools, 1 resource, 1 resource template, 1 prompt');
+      expect(result.stdout).toContain('weather-mcp 0.1.0: 4 tools, 1 resource, 1 resource template, 1 prompt');
       expect(result.stdout).toContain('      city: string, 1..64 chars, required. City');
+      // Nested DTOs are printed with their own fields.
+      expect(result.stdout).toContain(
+        [
+          '      due: string (date-time), required. Due',
+          '      kind: "day" | "week", required. Kind',
+          '      start: Address, required. Start',
+          '        street: string, 1..200 chars, required. Street',
+          '        zip: string, 5..5 chars, required. Zip',
+          '        floor: number, -2..50.5, optional. Floor',
+          '      stops: Address[], optional. Stops',
+        ].join('\n'),
+      );
       expect(result.stdout).toContain('  tool-description     tool get_forecast: the description is missing or still a TODO');
       expect(result.stdout).toContain('  missing-description  prompt summarize: the description is missing or still a TODO');
       expect(result.stdout).not.toContain('undecorated-property');
