@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
-import { getMetadataStorage, MetadataStorage } from 'class-validator';
-
-const SHARED = ['typedi', 'class-transformer', 'class-validator'] as const;
+import { getMetadataStorage, IsOptional } from 'class-validator';
+import type { Constructor } from '../metadata/metadata-args.js';
 
 const FIX =
   'Load typedi, class-transformer and class-validator once, the way Node resolves them: run the sources with ' +
@@ -10,57 +8,68 @@ const FIX =
   '`module` while @armature/core gets their CommonJS builds; with two installed copies run `npm dedupe` and depend on ' +
   'one version of each (they are peer dependencies of @armature/core)';
 
-/**
- * Two copies of class-validator share one global metadata store but each makes its own metadata
- * objects, so a foreign store or more than one metadata class means a second copy is running. The
- * loader that gave the user's files that copy gave them their own typedi and class-transformer too.
- */
-function validatorCopies(): number {
-  const storage: unknown = getMetadataStorage();
-  if (!(storage instanceof MetadataStorage)) return 2;
-  const classes = new Set<unknown>();
-  for (const list of (storage as unknown as { validationMetadatas: Map<unknown, object[]> }).validationMetadatas.values()) {
-    for (const metadata of list) classes.add(Object.getPrototypeOf(metadata));
-  }
-  return Math.max(1, classes.size);
+interface ValidationStore {
+  validationMetadatas: Map<unknown, object[]>;
+  getTargetValidationMetadatas(target: Function, schema: string, always: boolean, strictGroups: boolean): object[];
 }
 
-/** Installed folders of each shared package that Node's `require` loaded (two = two installed copies). */
-function installedCopies(): Map<string, Set<string>> {
-  const found = new Map<string, Set<string>>();
-  const pattern = new RegExp(`^(.*[\\\\/]node_modules[\\\\/](${SHARED.join('|')}))[\\\\/]`);
-  for (const file of Object.keys(createRequire(import.meta.url).cache)) {
-    const match = pattern.exec(file);
-    if (!match) continue;
-    const [, folder, name] = match as unknown as [string, string, string];
-    found.set(name, (found.get(name) ?? new Set()).add(folder));
+const store = (): ValidationStore => getMetadataStorage() as unknown as ValidationStore;
+
+let ownMetadata: object | undefined;
+
+/** The prototype of the metadata records made by the class-validator copy core imports. */
+function ownMetadataPrototype(): object {
+  if (!ownMetadata) {
+    // IsOptional adds one record and no constraint class; the probe is removed at once.
+    class Probe {}
+    IsOptional()(Probe.prototype, 'probe');
+    ownMetadata = Object.getPrototypeOf(store().validationMetadatas.get(Probe)?.[0]) as object;
+    store().validationMetadatas.delete(Probe);
   }
-  return found;
+  return ownMetadata;
+}
+
+/** The classes the servers' methods take, read from their decorator metadata. */
+function parameterClasses(serverClasses: readonly Constructor[]): Set<Function> {
+  const classes = new Set<Function>();
+  for (const server of serverClasses) {
+    for (let proto = server.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const types = (Reflect.getMetadata?.('design:paramtypes', proto, name) as unknown[] | undefined) ?? [];
+        for (const type of types) if (typeof type === 'function' && type !== Object) classes.add(type);
+      }
+    }
+  }
+  return classes;
 }
 
 /**
- * Fails start-up when the user's decorators and @armature/core see different copies of typedi,
- * class-transformer or class-validator: `@Service()` classes would look unknown to the container
- * and `@Type()` records missing, with fixes that point at the wrong place.
+ * Fails start-up when the user's DTOs were decorated by another copy of class-validator than the
+ * one @armature/core imports. The loader (or install) that split class-validator split typedi and
+ * class-transformer the same way, and those do not share state between copies: `@Service()`
+ * classes would look unknown to the container and `@Type()` records missing, with fixes pointing
+ * at the wrong place. Only the app's own DTOs count, so a library bundling its own copy is no
+ * false alarm.
  */
-export function checkSingleInstance(): void {
-  const problems: string[] = [];
-  for (const [name, folders] of installedCopies()) {
-    if (folders.size > 1) problems.push(`${name}: ${folders.size} copies are loaded (${[...folders].join(', ')})`);
-  }
-  if (problems.length === 0 && validatorCopies() > 1) {
-    problems.push(
-      'class-validator: two copies are loaded (your DTOs were decorated by one, @armature/core reads the other), so ' +
-        'typedi and class-transformer are most likely split the same way and @Service() and @Type() would look missing',
-    );
-  }
-  if (problems.length > 0) throw new SplitDependencyError(problems);
+export function checkSingleInstance(serverClasses: readonly Constructor[]): void {
+  const own = ownMetadataPrototype();
+  const foreign = [...parameterClasses(serverClasses)].filter((dto) =>
+    store()
+      .getTargetValidationMetadatas(dto, '', true, false)
+      .some((metadata) => Object.getPrototypeOf(metadata) !== own),
+  );
+  if (foreign.length > 0) throw new SplitDependencyError(foreign.map((dto) => dto.name));
 }
 
 /** Thrown by the McpApp constructor when the app's runtime dependencies are loaded more than once. */
 export class SplitDependencyError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`McpApp: your classes and @armature/core see different copies of their dependencies.\n  ${problems.join('\n  ')}\nFix: ${FIX}`);
+  constructor(readonly dtos: readonly string[]) {
+    super(
+      `McpApp: your classes and @armature/core see different copies of their dependencies.\n` +
+        `  ${dtos.join(', ')} ${dtos.length === 1 ? 'was' : 'were'} decorated by another copy of class-validator than the one @armature/core reads, ` +
+        'so typedi and class-transformer are most likely split the same way and @Service() and @Type() would look missing\n' +
+        `Fix: ${FIX}`,
+    );
     this.name = 'SplitDependencyError';
   }
 }

@@ -83,7 +83,7 @@ export class McpApp {
   private shuttingDown?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
-    checkSingleInstance();
+    checkSingleInstance(serverClasses);
     this.definition = buildAppDefinition(serverClasses, options);
     const container = options.container ?? new TypediContainerAdapter();
     container.prepare?.({ servers: this.definition.serverClasses, requestScoped: this.definition.requestScoped });
