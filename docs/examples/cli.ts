@@ -61,7 +61,7 @@ export class GetForecastInput {
   @IsIn(['metric', 'imperial'])
   units?: 'metric' | 'imperial';
 }`,
-  inspect: `greeter 1.0.0: 2 tools, 0 resources, 0 resource templates, 0 prompts
+  inspect: `greeter 1.0.0: 3 tools, 0 resources, 0 resource templates, 0 prompts
 
 Tools
   greet  [read-only]
@@ -69,12 +69,19 @@ Tools
     input:
       name: string, 1..50 chars, required. Who to greet
       language: "en" | "it", default "en", optional. Language of the greeting
+  greet_person  [read-only]
+    Greet a person given by first and last name
+    input:
+      person: Person, required. Who to greet, as an object
+        first: string, 1..50 chars, required. First name
+        last: string, optional. Last name
   book_flight
     Book a seat on a flight, once the user has chosen one
     input:
       flight: string, required
 
-Lint: 2 findings
+Lint: 3 findings
+  schema-ref         tool greet_person: uses $ref/$defs (a nested DTO). Some LLM providers do not resolve references; flatten it if one of them must call this tool
   read-only-hint     tool book_flight: say whether it changes anything: annotations: { readOnlyHint: true } (or false, with destructiveHint)
   field-description  tool book_flight, argument flight: no description: the model guesses what to send. Add @Field('What it is and its format')`,
 };

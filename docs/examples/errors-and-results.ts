@@ -253,11 +253,11 @@ export const outputs: Record<string, string> = {
   'build-error': `Armature cannot start the MCP server: 4 problems in the decorated classes.
   1. ShippingServer.ship: the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . - [ARM106]
      Fix: @Tool({ name: 'ship_parcel', ... })
-  2. ShippingServer.ship: ShipInput.to has @ValidateNested() but no @Type(() => SomeDto), so its value would stay a plain object
+  2. ShippingServer.ship: ShipInput.to has @ValidateNested() but no @Type(() => SomeDto), so its value would stay a plain object [ARM209]
      Fix: add \`@Type(() => YourNestedDto)\` (from class-transformer) to ShipInput.to
   3. ShippingServer.track: the tool has no description (the model reads it to decide when to call the tool) [ARM108]
      Fix: @Tool({ description: 'What track does and when to use it' })
-  4. ShippingServer.track: DTO Untyped has no class-validator decorators, so no argument could be validated
+  4. ShippingServer.track: DTO Untyped has no class-validator decorators, so no argument could be validated [ARM205]
      Fix: decorate each property, e.g. \`@IsString() name!: string;\` (use \`@Allow()\` to accept any value)`,
 };
 outputs['conversion-table'] = CONVERSION_TABLE();

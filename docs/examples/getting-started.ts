@@ -61,7 +61,10 @@ async function inMemory(): Promise<void> {
 
   expectEqual(
     tools.map((t) => [t.name, t.description, t.annotations]),
-    [['greet', 'Greet someone by name', { readOnlyHint: true }]],
+    [
+      ['greet', 'Greet someone by name', { readOnlyHint: true }],
+      ['greet_person', 'Greet a person given by first and last name', { readOnlyHint: true }],
+    ],
     'tools/list',
   );
   expectEqual(json(app.definition.toolList[0]?.inputSchema), JSON.parse(outputs['greet-schema']), 'the schema the server sends');
@@ -72,6 +75,11 @@ async function inMemory(): Promise<void> {
     await client.callTool({ name: 'greet', arguments: { name: 'Ada' } }),
     { content: [{ type: 'text', text: 'Hello, Ada!' }] },
     'greet with the default language',
+  );
+  expectEqual(
+    await client.callTool({ name: 'greet_person', arguments: { person: { first: 'Ada', last: 'Lovelace' } } }),
+    { content: [{ type: 'text', text: 'Hello, Ada Lovelace!' }] },
+    'greet_person with a nested DTO',
   );
   await client.close();
 }

@@ -10,6 +10,7 @@ import {
   IsAlphanumeric,
   IsArray,
   IsBoolean,
+  IsDate,
   IsDateString,
   IsEmail,
   IsEnum,
@@ -75,6 +76,8 @@ export class MappingDto {
   @IsEmail() email!: string;
   @IsUrl() url!: string;
   @IsUUID() uuid!: string;
+  @IsDate() @Type(() => Date) due!: Date;
+  @IsISO8601({ strict: true }) @Matches(/^\d{4}-\d{2}-\d{2}$/) day!: string;
   @IsDateString() dateString!: string;
   @IsISO8601() iso8601!: string;
   @IsAlpha() alpha!: string;

@@ -6,13 +6,14 @@ import { startDev } from './dev/dev.js';
 import { FieldSpecError } from './generate/field-spec.js';
 import { generate } from './generate/generate.js';
 import { GENERATE_KINDS, GenerateError } from './generate/generate-context.js';
+import { findUndecoratedProperties } from './inspect/find-undecorated-properties.js';
 import { INSPECT_FORMATS, type InspectFormat } from './inspect/format-catalogue.js';
 import { inspectProject } from './inspect/inspect.js';
 import { RULES } from './inspect/lint-catalogue.js';
 import { InspectError } from './inspect/load-catalogue.js';
 import { PlanConflictError } from './util/file-plan.js';
 import { PACKAGE_MANAGERS, type PackageManager } from './util/package-manager.js';
-import { ProjectError } from './util/project.js';
+import { findProject, ProjectError } from './util/project.js';
 import { SourceEditError } from './util/source-edit.js';
 import { CancelledError, defaultUi, type Ui } from './util/ui.js';
 import { ViteNodeMissingError } from './util/vite-node.js';
@@ -25,7 +26,8 @@ Usage
   armature new <name> [options]             a new project (same as npm create armature@latest)
   armature generate <kind> <name> [options] add code and its test; kinds: ${GENERATE_KINDS.join(', ')}
   armature inspect [entry] [options]        print and lint the tools, resources and prompts
-  armature dev [entry] [options]            run the server with vite-node, restarting on changes
+  armature dev [entry] [options] [-- args]  run the server with vite-node, restarting on changes
+  armature check [folder]                   find DTO properties with no decorator (default src), without running them
 
 new
   --transport stdio|http     how clients connect (default stdio)
@@ -53,10 +55,29 @@ inspect
 dev
   entry                      module that starts the server (default src/main.ts)
   --watch <path>             what to watch (repeatable; default src, tsconfig.json, package.json, .env)
+  -- <args>                  arguments for the entry (its process.argv.slice(2)), e.g. armature dev src/main.ts -- --http
 
 Every command that writes
   --dry-run                  print the plan, write nothing
   --force                    overwrite existing files (otherwise nothing is overwritten)
+`;
+
+const CREATE_HELP = `create-armature ${VERSION}: a new Armature MCP server project, with a tool, its DTOs and tests
+
+Usage
+  npm create armature@latest <name> [-- options]
+  pnpm create armature <name> [options]
+  create-armature <name> [options]           (also: armature new <name> [options])
+
+Options
+  --transport stdio|http     how clients connect (default stdio)
+  --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
+  --no-install               write the files only
+  --dir <path>               folder to create (default: the name without its scope)
+  -y, --yes                  take the defaults, ask nothing
+  --dry-run                  print the plan, write nothing
+  --force                    overwrite existing files (otherwise nothing is overwritten)
+  -h, --help                 this help
 `;
 
 /** What a run printed and how it ended; `main` turns it into the process's output and exit code. */
@@ -112,7 +133,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
       },
     });
     if (values.help) {
-      (io.stdout ?? print)(HELP);
+      (io.stdout ?? print)(CREATE_HELP);
       return 0;
     }
     if (positionals.length > 1) throw new UsageError(`one project name is expected, got ${positionals.join(' ')}`);
@@ -152,6 +173,20 @@ async function guard(io: CliIo, work: (ui: Ui) => Promise<number>): Promise<numb
       return error instanceof CancelledError ? 130 : 1;
     }
     throw error;
+  }
+}
+
+function parseDevArgs(args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], allowPositionals: true, options: { watch: { type: 'string', multiple: true } } });
+  } catch (error) {
+    const unknown = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+    if (!unknown) throw error;
+    const at = args.findIndex((arg) => arg === unknown || arg.startsWith(`${unknown}=`));
+    const ownArgs = args.slice(0, at).some((arg) => !arg.startsWith('-')) ? args.slice(0, at) : [...args.slice(0, at), 'src/main.ts'];
+    throw new UsageError(
+      `armature dev has no option ${unknown}. Arguments for your entry go after --:\n  armature dev ${[...ownArgs, '--', ...args.slice(at)].join(' ')}`,
+    );
   }
 }
 
@@ -235,14 +270,29 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         out(result.output);
         return values.strict && result.findings.length > 0 ? 1 : 0;
       });
+    case 'check':
+      return guard(io, async () => {
+        const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+        if (positionals.length > 1) throw new UsageError('usage: armature check [folder]');
+        const project = findProject(io.cwd ?? process.cwd());
+        const findings = findUndecoratedProperties(project.root, positionals[0]);
+        for (const f of findings) out(`${f.rule}  ${f.where}: ${f.message}\n`);
+        out(
+          findings.length === 0
+            ? 'armature check: every DTO property has a decorator\n'
+            : `armature check: ${findings.length} finding(s)\n`,
+        );
+        return findings.length === 0 ? 0 : 1;
+      });
     case 'dev':
       return guard(io, async () => {
-        const { values, positionals } = parseArgs({
-          args: rest,
-          allowPositionals: true,
-          options: { watch: { type: 'string', multiple: true } },
-        });
-        const session = startDev({ entry: positionals[0], watch: values.watch, cwd: io.cwd });
+        // Everything after `--` belongs to the entry; only what comes before is armature's.
+        const end = rest.indexOf('--');
+        const own = end === -1 ? rest : rest.slice(0, end);
+        const entryArgs = end === -1 ? [] : rest.slice(end + 1);
+        const { values, positionals } = parseDevArgs(own);
+        if (positionals.length > 1) throw new UsageError('usage: armature dev [entry] [--watch <path>] [-- <arguments for the entry>]');
+        const session = startDev({ entry: positionals[0], watch: values.watch, args: entryArgs, cwd: io.cwd });
         await session.closed;
         return 0;
       });

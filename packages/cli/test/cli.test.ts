@@ -27,7 +27,7 @@ describe('armature new', () => {
       start: 'node dist/main.js',
       test: 'vitest run',
       typecheck: 'tsc -p tsconfig.json',
-      lint: 'biome check .',
+      lint: 'biome check . && armature check',
       inspect: 'armature inspect',
     });
     expect(readJson(join(root, 'tsconfig.json')).compilerOptions).toMatchObject({

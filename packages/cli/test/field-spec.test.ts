@@ -25,8 +25,27 @@ describe('parseFields', () => {
       { name: 'note', optional: false, type: 'string', description: 'Note' },
     ]);
     expect(formatFields(fields)).toBe(
-      'city:string:1..64, days?:int:1..14, ratio?:number:..0.5, units?:enum:metric|imperial, raw?:boolean, note:string',
+      'city:string:1..64, days?:int:1..14, ratio?:number:..0.5, units?:metric|imperial, raw?:boolean, note:string',
     );
+  });
+
+  it('reads string lists, dates, enums written as a|b|c and nested DTOs', () => {
+    const fields = parseFields('tags?:string[]:1..5, due:date, kind:todo|idea, address:Address, stops?:Address[]');
+    expect(fields).toEqual([
+      { name: 'tags', optional: true, type: 'string[]', min: 1, max: 5, description: 'Tags' },
+      { name: 'due', optional: false, type: 'date', description: 'Due' },
+      { name: 'kind', optional: false, type: 'enum', values: ['todo', 'idea'], description: 'Kind' },
+      { name: 'address', optional: false, type: 'dto', dto: { className: 'Address', list: false }, description: 'Address' },
+      { name: 'stops', optional: true, type: 'dto', dto: { className: 'Address', list: true }, description: 'Stops' },
+    ]);
+    expect(formatFields(fields)).toBe('tags?:string[]:1..5, due:date, kind:todo|idea, address:Address, stops?:Address[]');
+    expect(fields.map((field) => constraintsOf(field).map((c) => c.code))).toEqual([
+      ['@IsArray()', '@IsString({ each: true })', '@ArrayMinSize(1)', '@ArrayMaxSize(5)'],
+      ['@IsDate()', '@Type(() => Date)'],
+      ["@IsIn(['todo', 'idea'])"],
+      ['@ValidateNested()', '@Type(() => Address)'],
+      ['@IsArray()', '@ValidateNested({ each: true })', '@Type(() => Address)'],
+    ]);
   });
 
   it('treats a minimum length of 0 as no minimum', () => {

@@ -1,13 +1,23 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARMATURE_BIN, armature, childEnv, jsonLines, linkInstall, projectTests, run, tempDir } from './support/linked-project.js';
+import {
+  ARMATURE_BIN,
+  childEnv,
+  createArmatureBin,
+  installedArmature,
+  jsonLines,
+  packedInstall,
+  projectTests,
+  run,
+  tempDir,
+} from './support/packed-project.js';
 
-// The checks of the CLI issue, end to end, with the built `armature` bin and a real project: it is
-// generated into a temporary folder, its dependencies are linked to this workspace's packages and
-// installed offline, and then its own lint, build and test scripts run. Each step is bounded.
+// The first hour of a user, end to end: the workspace packages are packed as they would be
+// published, a project is created by the packed create-armature (npm) or armature new (pnpm), its
+// @armature dependencies are installed from those tarballs (nothing linked to this workspace), and
+// then its own scripts and the `armature` bin it installed run. Each step is bounded.
 
 const STEP = 120_000;
 
@@ -19,32 +29,36 @@ function edit(file: string, from: string | RegExp, to: string): string {
   return before;
 }
 
-describe.sequential('a project made by armature new (stdio)', () => {
+describe.sequential('a project made by npm create armature (stdio), installed with npm', () => {
   let base: string;
   let root: string;
+  const cli = (args: readonly string[], timeoutMs?: number) => installedArmature(root, args, timeoutMs);
 
   beforeAll(async () => {
     expect(existsSync(ARMATURE_BIN), 'packages/cli is built (pnpm turbo run build)').toBe(true);
     base = tempDir('armature-e2e-');
-    const created = await armature(['new', 'weather-mcp', '--yes', '--no-install'], base);
+    const create = await createArmatureBin();
+    const created = await run(process.execPath, [create, 'weather-mcp', '--yes', '--pm', 'npm', '--no-install'], base);
     expect(created.code, created.stdout + created.stderr).toBe(0);
     root = join(base, 'weather-mcp');
-    await linkInstall(root);
-  }, STEP);
+    await packedInstall(root, 'npm');
+  }, 240_000);
 
   afterAll(() => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
   it(
-    'passes its own lint, build and test (tests at three levels)',
+    'passes its own lint, typecheck, build and test (tests at three levels)',
     async () => {
-      const lint = await run('pnpm', ['run', 'lint'], root);
+      const lint = await run('npm', ['run', 'lint'], root);
       expect(lint.code, lint.stdout + lint.stderr).toBe(0);
-      const build = await run('pnpm', ['run', 'build'], root);
+      const typecheck = await run('npm', ['run', 'typecheck'], root);
+      expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
+      const build = await run('npm', ['run', 'build'], root);
       expect(build.code, build.stdout + build.stderr).toBe(0);
       expect(existsSync(join(root, 'dist/main.js'))).toBe(true);
-      const tests = await projectTests(root);
+      const tests = await projectTests(root, 'npm');
       expect(tests.code, tests.stdout + tests.stderr).toBe(0);
       expect(Object.keys(tests.statuses).sort()).toEqual(
         [
@@ -81,6 +95,15 @@ describe.sequential('a project made by armature new (stdio)', () => {
         'city:string:1..64, days?:int:1..14, units?:enum:metric|imperial, raw?:boolean',
       ],
       ['generate', 'dto', 'address', '--fields', 'street:string:1..200, zip:string:5..5, floor?:number:-2..50.5'],
+      [
+        'generate',
+        'tool',
+        'plan-trip',
+        '--server',
+        'weather',
+        '--fields',
+        'title:string:1..80, tags?:string[]:..5, due:date, kind:day|week, start:Address, stops?:Address[], pinned?:boolean',
+      ],
       ['generate', 'server', 'billing'],
       [
         'generate',
@@ -98,16 +121,16 @@ describe.sequential('a project made by armature new (stdio)', () => {
       ['generate', 'prompt', 'summarize', '--server', 'weather', '--fields', 'text:string:1..10000, tone?:enum:formal|casual'],
     ];
     for (const args of commands) {
-      const result = await armature(args, root);
+      const result = await cli(args);
       expect(result.code, `armature ${args.join(' ')}\n${result.stdout}${result.stderr}`).toBe(0);
     }
     expect(readFileSync(join(root, 'src/app.ts'), 'utf8')).toContain('export const servers = [WeatherServer, BillingServer];');
 
-    const build = await run('pnpm', ['run', 'build'], root);
-    expect(build.code, build.stdout + build.stderr).toBe(0);
-    const lint = await run('pnpm', ['run', 'lint'], root);
-    expect(lint.code, lint.stdout + lint.stderr).toBe(0);
-    const tests = await projectTests(root, [], 180_000);
+    for (const script of ['build', 'typecheck', 'lint']) {
+      const result = await run('npm', ['run', script], root);
+      expect(result.code, `npm run ${script}\n${result.stdout}${result.stderr}`).toBe(0);
+    }
+    const tests = await projectTests(root, 'npm', [], 180_000);
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
     const byFile = new Map<string, string[]>();
     for (const [name, status] of Object.entries(tests.statuses)) {
@@ -118,6 +141,7 @@ describe.sequential('a project made by armature new (stdio)', () => {
     for (const file of [
       'test/weather/get-forecast.tool.test.ts',
       'test/dto/address.dto.test.ts',
+      'test/weather/plan-trip.tool.test.ts',
       'test/billing/billing.server.test.ts',
       'test/billing/create-invoice.tool.test.ts',
       'test/weather/settings.resource.test.ts',
@@ -143,12 +167,40 @@ describe.sequential('a project made by armature new (stdio)', () => {
   it(
     'inspect prints the catalogue and lints it; --strict fails on the TODO descriptions',
     async () => {
-      const result = await armature(['inspect', '--strict'], root, STEP);
+      const result = await cli(['inspect', '--strict'], STEP);
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stdout).toContain('weather-mcp 0.1.0: 3 tools, 1 resource, 1 resource template, 1 prompt');
+      expect(result.stdout).toContain('weather-mcp 0.1.0: 4 tools, 1 resource, 1 resource template, 1 prompt');
       expect(result.stdout).toContain('      city: string, 1..64 chars, required. City');
+      // Nested DTOs are printed with their own fields.
+      expect(result.stdout).toContain(
+        [
+          '      due: string (date-time), required. Due',
+          '      kind: "day" | "week", required. Kind',
+          '      start: Address, required. Start',
+          '        street: string, 1..200 chars, required. Street',
+          '        zip: string, 5..5 chars, required. Zip',
+          '        floor: number, -2..50.5, optional. Floor',
+          '      stops: Address[], optional. Stops',
+        ].join('\n'),
+      );
       expect(result.stdout).toContain('  tool-description     tool get_forecast: the description is missing or still a TODO');
       expect(result.stdout).toContain('  missing-description  prompt summarize: the description is missing or still a TODO');
+      expect(result.stdout).not.toContain('undecorated-property');
+
+      // A property with no decorator at all would silently vanish from the schema: lint and inspect name it.
+      const input = join(root, 'src/weather/dto/get-forecast.input.ts');
+      const before = edit(input, /\n}\n$/, '\n\n  color?: string;\n}\n');
+      try {
+        const lint = await run('npm', ['run', 'lint'], root);
+        expect(lint.code).toBe(1);
+        expect(lint.stdout).toMatch(
+          /undecorated-property {2}GetForecastInput\.color \(src\/weather\/dto\/get-forecast\.input\.ts:\d+\): no decorator, .* Fix: @IsOptional\(\) @IsString\(\)/,
+        );
+        const strict = await cli(['inspect', '--strict'], STEP);
+        expect(strict.stdout).toContain('undecorated-property  GetForecastInput.color (src/weather/dto/get-forecast.input.ts:');
+      } finally {
+        writeFileSync(input, before);
+      }
     },
     STEP,
   );
@@ -161,7 +213,7 @@ describe.sequential('a project made by armature new (stdio)', () => {
       const serverBefore = edit(server, 'get_forecast received', 'get_forecast got');
       const inputBefore = edit(input, /\n\s*@Max\(14\)/, '');
       try {
-        const tests = await projectTests(root, ['test/weather/get-forecast.tool.test.ts']);
+        const tests = await projectTests(root, 'npm', ['test/weather/get-forecast.tool.test.ts']);
         expect(tests.code).not.toBe(0);
         const failed = Object.entries(tests.statuses)
           .filter(([, status]) => status === 'failed')
@@ -181,7 +233,11 @@ describe.sequential('a project made by armature new (stdio)', () => {
   it(
     'dev runs the sources with vite-node and restarts when a file changes',
     async () => {
-      const child = spawn(process.execPath, [ARMATURE_BIN, 'dev'], { cwd: root, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(join(root, 'node_modules/.bin/armature'), ['dev'], {
+        cwd: root,
+        env: childEnv(),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
@@ -221,48 +277,42 @@ describe.sequential('a project made by armature new (stdio)', () => {
     },
     STEP,
   );
-});
 
-describe('a project made by armature new --transport http', () => {
   it(
-    'builds and serves Streamable HTTP from dist/main.js',
+    'dev passes the arguments after -- to the entry, and says how when they come without --',
     async () => {
-      const base = tempDir('armature-e2e-http-');
+      const probe = join(root, 'src/print-args.ts');
+      writeFileSync(
+        probe,
+        "import { servers } from './app.js';\nconsole.log(servers.length, JSON.stringify(process.argv.slice(2)));\nprocess.exit(0);\n",
+      );
       try {
-        const created = await armature(['new', 'e2e-http', '--transport', 'http', '--yes', '--no-install'], base);
-        expect(created.code, created.stderr).toBe(0);
-        const root = join(base, 'e2e-http');
-        await linkInstall(root);
-        const build = await run('pnpm', ['run', 'build'], root);
-        expect(build.code, build.stdout + build.stderr).toBe(0);
-        const server = spawn(process.execPath, ['dist/main.js'], {
+        const child = spawn(join(root, 'node_modules/.bin/armature'), ['dev', 'src/print-args.ts', '--', '--http', '--port', '3001'], {
           cwd: root,
-          env: childEnv({ PORT: '0' }),
+          env: childEnv(),
           stdio: ['ignore', 'pipe', 'pipe'],
         });
-        try {
-          const url = await new Promise<string>((found, fail) => {
-            let text = '';
-            const timer = setTimeout(() => fail(new Error(`no endpoint printed: ${text}`)), 30_000);
-            server.stderr.on('data', (chunk) => {
-              text += chunk;
-              const match = /MCP endpoint: (\S+)/.exec(text);
-              if (match) {
-                clearTimeout(timer);
-                found(match[1] as string);
-              }
-            });
-          });
-          const client = new Client({ name: 'e2e', version: '1.0.0' });
-          await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-          const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
-          expect(result.structuredContent).toEqual({ greeting: 'Hello, Ada!' });
-          await client.close();
-        } finally {
-          server.kill('SIGTERM');
-        }
+        const closed = new Promise((done) => child.once('close', done));
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+        });
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+        });
+        const deadline = Date.now() + 30_000;
+        while (!stderr.includes('the server exited') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        child.kill('SIGTERM');
+        await closed;
+        expect(stdout.trim(), stderr).toBe('2 ["--http","--port","3001"]');
+        const wrong = await cli(['dev', 'src/print-args.ts', '--http']);
+        expect(wrong.code).toBe(1);
+        expect(wrong.stderr + wrong.stdout).toContain(
+          'armature dev has no option --http. Arguments for your entry go after --:\n  armature dev src/print-args.ts -- --http',
+        );
       } finally {
-        rmSync(base, { recursive: true, force: true });
+        rmSync(probe, { force: true });
       }
     },
     STEP,

@@ -53,8 +53,26 @@ it('refuses to overwrite the project it made, and says how to proceed', () => {
   );
 });
 
-it('prints its usage', () => {
+it('prints its own usage with --help', () => {
   const result = run('--help');
   expect(result.status).toBe(0);
   expect(result.stdout).toContain('--transport stdio|http');
+  expect(result.stdout).toMatch(/^create-armature \S+: a new Armature MCP server project/);
+  expect(result.stdout).toContain('npm create armature@latest <name>');
+  expect(result.stdout).not.toContain('armature generate');
+});
+
+it('does not call the project ready when its install failed, and exits 1', () => {
+  const result = spawnSync(process.execPath, [BIN, 'offline-server', '--yes', '--pm', 'npm'], {
+    cwd,
+    encoding: 'utf8',
+    // npm fails at once offline with an empty cache for @armature/core; nothing is fetched.
+    env: { ...process.env, CI: 'true', npm_config_offline: 'true', npm_config_cache: join(cwd, 'empty-npm-cache') },
+    timeout: 60_000,
+  });
+  expect(result.status).toBe(1);
+  expect(result.stdout + result.stderr).not.toContain('is ready');
+  expect(result.stdout + result.stderr).toContain(
+    'OfflineServer is written in offline-server but its dependencies are not installed: run npm install there first.',
+  );
 });

@@ -9,6 +9,7 @@ export {
 export {
   type CallToolOptions,
   createTestingApp,
+  type Fake,
   type ProviderOverride,
   type ProviderToken,
   type ReceivedLog,

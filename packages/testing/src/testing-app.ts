@@ -147,14 +147,21 @@ export class TestingApp {
   }
 }
 
+/**
+ * A stand-in for a provider: any of its public members, with their types. Private and protected
+ * members are left out (a class with `private readonly db` would otherwise accept only instances of
+ * itself), and so are members the test does not need: a call to a missing one fails the test.
+ */
+export type Fake<T> = Partial<T>;
+
 /** Chooses what replaces one provider; returned by `TestingAppBuilder.overrideProvider`. */
 export interface ProviderOverride<T> {
   /** Use this object wherever the provider is injected. */
-  useValue(value: T): TestingAppBuilder;
+  useValue(value: Fake<T>): TestingAppBuilder;
   /** Use what this function returns (called once, by `compile()`). */
-  useFactory(factory: () => T): TestingAppBuilder;
+  useFactory(factory: () => Fake<T>): TestingAppBuilder;
   /** Use `new Replacement()` (no constructor arguments). */
-  useClass(replacement: new () => T): TestingAppBuilder;
+  useClass(replacement: new () => Fake<T>): TestingAppBuilder;
 }
 
 /**

@@ -141,6 +141,11 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
     `${runScript(packageManager, 'inspect')}   # print and lint the tools`,
   ];
   ui.note(steps.join('\n'), 'Next steps');
-  ui.outro(`${names.serverClass} is ready in ${shown}. Add a tool with: armature generate tool <name>`);
-  return { root, options: projectOptions, written: applied.written, installed, installFailed: install && !installed };
+  const installFailed = install && !installed;
+  ui.outro(
+    installFailed
+      ? `${names.serverClass} is written in ${shown} but its dependencies are not installed: run ${installCommand(packageManager).flat().join(' ')} there first.`
+      : `${names.serverClass} is ready in ${shown}. Add a tool with: armature generate tool <name>`,
+  );
+  return { root, options: projectOptions, written: applied.written, installed, installFailed };
 }

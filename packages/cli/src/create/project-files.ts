@@ -51,7 +51,7 @@ function packageJson(options: ProjectOptions): string {
       start: 'node dist/main.js',
       test: 'vitest run',
       typecheck: 'tsc -p tsconfig.json',
-      lint: 'biome check .',
+      lint: 'biome check . && armature check',
       inspect: 'armature inspect',
     },
     dependencies: {
@@ -233,12 +233,25 @@ export class GreetOutput {
 }
 `;
 
+/**
+ * Import lines sorted by path, the order Biome's organizeImports keeps: the server file's name
+ * comes from the project's, so a fixed order fails `lint` for some names (e2e-http sorts first).
+ */
+function relativeImports(imports: ReadonlyArray<readonly [name: string, from: string]>): string {
+  return [...imports]
+    .sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, from]) => `import { ${name} } from '${from}';`)
+    .join('\n');
+}
+
 function methodTest(names: ProjectNames): string {
   return `import { createTestContext } from '@armature/testing';
 import { describe, expect, it } from 'vitest';
-import { GreetInput } from '../../src/${names.base}/dto/greet.input.js';
-import { GreetingService } from '../../src/${names.base}/greeting.service.js';
-import { ${names.serverClass} } from '../../src/${names.base}/${names.base}.server.js';
+${relativeImports([
+  ['GreetInput', `../../src/${names.base}/dto/greet.input.js`],
+  ['GreetingService', `../../src/${names.base}/greeting.service.js`],
+  [names.serverClass, `../../src/${names.base}/${names.base}.server.js`],
+])}
 
 // Level 1: the tool as a plain method call. No MCP and no validation: the fastest tests, for the
 // method's own logic. createTestContext() records what the method logs and reports.
@@ -308,8 +321,10 @@ describe('GreetInput', () => {
 function pipelineTest(names: ProjectNames): string {
   return `import { createTestingApp, type TestingApp, textOf } from '@armature/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GreetingService } from '../../src/${names.base}/greeting.service.js';
-import { ${names.serverClass} } from '../../src/${names.base}/${names.base}.server.js';
+${relativeImports([
+  ['GreetingService', `../../src/${names.base}/greeting.service.js`],
+  [names.serverClass, `../../src/${names.base}/${names.base}.server.js`],
+])}
 
 // Level 3: the whole pipeline as a client sees it (schemas, validation, dependency injection,
 // result conversion), built by the production code with one provider replaced, and called with
@@ -397,7 +412,7 @@ ${markdownTable(
     [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`.'],
     [`\`${runScript(pm, 'start')}\``, `Run the compiled server (${options.transport === 'http' ? 'Streamable HTTP' : 'stdio'}).`],
     [`\`${runScript(pm, 'test')}\``, 'Run the tests with vitest.'],
-    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome.'],
+    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome, and that no DTO property lacks a decorator.'],
     [`\`${runScript(pm, 'inspect')}\``, 'Print the tools with their schemas, and lint them.'],
   ],
 )}

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, type FSWatcher, watch } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { findProject } from '../util/project.js';
-import { resolveViteNode } from '../util/vite-node.js';
+import { viteNodeArgs } from '../util/vite-node.js';
 
 export interface DevOptions {
   /** The module that starts the server (default `src/main.ts`). */
@@ -12,6 +12,8 @@ export interface DevOptions {
   cwd?: string;
   /** How long to wait for quiet after a change before restarting. Default 150 ms. */
   debounceMs?: number;
+  /** Arguments for the entry (its `process.argv.slice(2)`), as after `armature dev <entry> --`. */
+  args?: readonly string[];
   /** Where the supervisor's own lines go. Default stderr (stdout belongs to a stdio server). */
   log?: (line: string) => void;
 }
@@ -36,7 +38,7 @@ export function startDev(options: DevOptions = {}): DevSession {
   const root = project.root;
   const entry = resolve(root, options.entry ?? 'src/main.ts');
   if (!existsSync(entry)) throw new Error(`${relative(root, entry)} does not exist. Fix: armature dev <entry that starts the server>`);
-  const viteNode = resolveViteNode(root);
+  const args = viteNodeArgs(root, entry, options.args);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const debounceMs = options.debounceMs ?? 150;
   const targets = (options.watch ?? ['src', 'tsconfig.json', 'package.json', '.env']).map((p) => join(root, p)).filter(existsSync);
@@ -52,7 +54,7 @@ export function startDev(options: DevOptions = {}): DevSession {
   });
 
   const launch = () => {
-    child = spawn(process.execPath, [viteNode, entry], { cwd: root, stdio: 'inherit', env: process.env });
+    child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
     const current = child;
     current.on('exit', (code, signal) => {
       if (current !== child || stopping) return;

@@ -1,7 +1,7 @@
 import { sentenceCase } from '../util/names.js';
 
-/** The field types `--fields` accepts. */
-export type FieldType = 'string' | 'int' | 'number' | 'boolean' | 'enum';
+/** The field types `--fields` accepts (`dto` is a PascalCase class name, with `[]` for a list). */
+export type FieldType = 'string' | 'string[]' | 'int' | 'number' | 'boolean' | 'date' | 'enum' | 'dto';
 
 /** One DTO property as asked for on the command line, e.g. `days?:int:1..14`. */
 export interface FieldSpec {
@@ -13,6 +13,8 @@ export interface FieldSpec {
   readonly max?: number;
   /** Allowed values of an `enum` field. */
   readonly values?: readonly string[];
+  /** A `dto` field: the nested class, whether it is a list, and (once resolved) its own fields. */
+  readonly dto?: { readonly className: string; readonly list: boolean; readonly fields?: readonly FieldSpec[] };
   readonly description: string;
 }
 
@@ -22,6 +24,8 @@ export interface Constraint {
   readonly decorator: string;
   /** The decorator call as written, e.g. `@Length(1, 64)`. */
   readonly code: string;
+  /** The module it comes from. Default class-validator. */
+  readonly from?: string;
 }
 
 export class FieldSpecError extends Error {
@@ -32,9 +36,11 @@ export class FieldSpecError extends Error {
 }
 
 const FIELD_SYNTAX =
-  'name[?]:type[:range], type one of string | int | number | boolean | enum; e.g. "city:string:1..64, days?:int:1..14, units?:enum:metric|imperial"';
+  'name[?]:type[:range], type one of string | string[] | int | number | boolean | date | a|b|c (enum) | a DTO class (Address, Address[]); ' +
+  'e.g. "city:string:1..64, days?:int:1..14, units?:metric|imperial, tags?:string[]:..5, due?:date, address?:Address"';
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const TYPES = new Set<FieldType>(['string', 'int', 'number', 'boolean', 'enum']);
+const TYPES = new Set<FieldType>(['string', 'string[]', 'int', 'number', 'boolean', 'date', 'enum']);
+const DTO_TYPE = /^([A-Z][A-Za-z0-9_]*)(\[\])?$/;
 
 function parseBound(text: string, field: string, integer: boolean): number | undefined {
   if (text === '') return undefined;
@@ -54,10 +60,16 @@ export function parseField(item: string): FieldSpec {
   const optional = rawName.endsWith('?');
   const name = optional ? rawName.slice(0, -1) : rawName;
   if (!IDENTIFIER.test(name)) throw new FieldSpecError(`"${item.trim()}": "${name}" is not a valid property name. Syntax: ${FIELD_SYNTAX}`);
+  const description = sentenceCase(name);
+  if (rawType.includes('|')) return parseField(`${rawName}:enum:${[rawType, ...rest].join(':')}`);
+  const nested = DTO_TYPE.exec(rawType);
+  if (nested) {
+    if (rest.length > 0) throw new FieldSpecError(`field "${name}": a DTO field takes no range`);
+    return { name, optional, type: 'dto', dto: { className: nested[1] as string, list: nested[2] !== undefined }, description };
+  }
   const type = rawType as FieldType;
   if (!TYPES.has(type)) throw new FieldSpecError(`"${item.trim()}": unknown type "${rawType}". Syntax: ${FIELD_SYNTAX}`);
   const detail = rest.join(':');
-  const description = sentenceCase(name);
 
   if (type === 'enum') {
     const values = detail
@@ -70,8 +82,8 @@ export function parseField(item: string): FieldSpec {
     }
     return { name, optional, type, values, description };
   }
-  if (type === 'boolean') {
-    if (detail !== '') throw new FieldSpecError(`field "${name}": a boolean takes no range`);
+  if (type === 'boolean' || type === 'date') {
+    if (detail !== '') throw new FieldSpecError(`field "${name}": a ${type} takes no range`);
     return { name, optional, type, description };
   }
   if (detail === '') return { name, optional, type, description };
@@ -80,7 +92,7 @@ export function parseField(item: string): FieldSpec {
   const integer = type !== 'number';
   const min = parseBound(range[1] as string, name, integer);
   const max = parseBound(range[2] as string, name, integer);
-  if (type === 'string' && ((min !== undefined && min < 0) || (max !== undefined && max < 0))) {
+  if ((type === 'string' || type === 'string[]') && ((min !== undefined && min < 0) || (max !== undefined && max < 0))) {
     throw new FieldSpecError(`field "${name}": a length cannot be negative`);
   }
   if (min !== undefined && max !== undefined && min > max)
@@ -108,8 +120,9 @@ export function parseFields(text: string): FieldSpec[] {
 export function formatFields(fields: readonly FieldSpec[]): string {
   return fields
     .map((f) => {
+      if (f.type === 'enum') return `${f.name}${f.optional ? '?' : ''}:${f.values?.join('|')}`;
+      if (f.type === 'dto') return `${f.name}${f.optional ? '?' : ''}:${f.dto?.className}${f.dto?.list ? '[]' : ''}`;
       const head = `${f.name}${f.optional ? '?' : ''}:${f.type}`;
-      if (f.type === 'enum') return `${head}:${f.values?.join('|')}`;
       if (f.min === undefined && f.max === undefined) return head;
       return `${head}:${f.min ?? ''}..${f.max ?? ''}`;
     })
@@ -143,6 +156,22 @@ export function constraintsOf(field: FieldSpec): Constraint[] {
       return [at('IsBoolean')];
     case 'enum':
       return [at('IsIn', `[${(field.values ?? []).map((v) => `'${v}'`).join(', ')}]`)];
+    case 'string[]':
+      return [
+        at('IsArray'),
+        at('IsString', '{ each: true }'),
+        ...(min !== undefined ? [at('ArrayMinSize', min)] : []),
+        ...(max !== undefined ? [at('ArrayMaxSize', max)] : []),
+      ];
+    case 'date':
+      return [at('IsDate'), { decorator: 'Type', code: '@Type(() => Date)', from: 'class-transformer' }];
+    case 'dto': {
+      const { className, list } = field.dto as NonNullable<FieldSpec['dto']>;
+      return [
+        ...(list ? [at('IsArray'), at('ValidateNested', '{ each: true }')] : [at('ValidateNested')]),
+        { decorator: 'Type', code: `@Type(() => ${className})`, from: 'class-transformer' },
+      ];
+    }
   }
 }
 
@@ -158,6 +187,12 @@ export function tsTypeOf(field: FieldSpec): string {
       return 'boolean';
     case 'enum':
       return (field.values ?? []).map((v) => `'${v}'`).join(' | ');
+    case 'string[]':
+      return 'string[]';
+    case 'date':
+      return 'Date';
+    case 'dto':
+      return `${field.dto?.className}${field.dto?.list ? '[]' : ''}`;
   }
 }
 
@@ -181,6 +216,16 @@ export function sampleValue(field: FieldSpec): unknown {
       return true;
     case 'enum':
       return field.values?.[0];
+    case 'string[]':
+      return Array.from({ length: Math.max(1, Math.min(field.min ?? 1, field.max ?? 1)) }, (_, i) => `example-${i + 1}`);
+    case 'date':
+      // On the wire a Date is an RFC 3339 string (@Type(() => Date) converts it), written as
+      // Date#toJSON writes it back, so an echo of the input reads the same.
+      return '2026-01-01T00:00:00.000Z';
+    case 'dto': {
+      const nested = validArguments(field.dto?.fields ?? []);
+      return field.dto?.list ? [nested] : nested;
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import { tsLiteral } from '../util/ts-literal.js';
 import type { Ui } from '../util/ui.js';
 import { boundaryAccepts, formatFields, invalidCases, missingCase, validArguments } from './field-spec.js';
 import { fieldsOr, GenerateError, type GenerateOptions, type GeneratePlan, resolveServer, srcPath, testPath } from './generate-context.js';
+import { resolveNestedDtos } from './read-dto-fields.js';
 import { importLine, renderCaseRows, renderDto } from './render.js';
 
 const DEFAULT_FIELDS = 'name:string:1..100';
@@ -12,10 +13,11 @@ const DEFAULT_FIELDS = 'name:string:1..100';
 export async function planDto(project: Project, name: string, options: GenerateOptions, ui: Ui): Promise<GeneratePlan> {
   const className = pascalCase(name);
   if (!/^[A-Z]/.test(className)) throw new GenerateError(`"${name}" cannot name a class: start it with a letter`);
-  const fields = fieldsOr(options.fields, DEFAULT_FIELDS);
+  const spec = fieldsOr(options.fields, DEFAULT_FIELDS);
   const dir = options.server ? `${(await resolveServer(project, options.server, ui, 'DTO')).dir}/dto` : 'dto';
   const file = srcPath(dir, `${kebabCase(name)}.dto.ts`);
   const testFile = testPath(dir, `${kebabCase(name)}.dto.test.ts`);
+  const { fields, imports: nested } = resolveNestedDtos(project, spec, file);
   const accepts = boundaryAccepts(fields);
   const acceptRows = [{ what: 'every field at a typical value', args: validArguments(fields), lines: [] }, ...accepts];
 
@@ -53,7 +55,7 @@ ${missingBlock}});
 `;
   return {
     files: [
-      { path: file, action: 'create', content: renderDto(className, `${sentenceCase(name)}.`, fields) },
+      { path: file, action: 'create', content: renderDto(className, `${sentenceCase(name)}.`, fields, nested) },
       { path: testFile, action: 'create', content: test },
     ],
     summary: `DTO ${className}`,

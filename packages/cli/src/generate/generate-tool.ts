@@ -14,6 +14,7 @@ import {
   srcPath,
   testPath,
 } from './generate-context.js';
+import { resolveNestedDtos } from './read-dto-fields.js';
 import { importLine, renderCaseRows, renderDto, testingAppSuite } from './render.js';
 
 const DEFAULT_INPUT = 'text:string:1..200';
@@ -46,8 +47,13 @@ export async function planTool(project: Project, name: string, options: Generate
   if (!/^[A-Za-z]/.test(method)) throw new GenerateError(`"${name}" cannot name a tool: start it with a letter`);
   const inputClass = `${pascalCase(name)}Input`;
   const outputClass = `${pascalCase(name)}Output`;
-  const input = fieldsOr(options.fields, DEFAULT_INPUT);
+  const inputSpec = fieldsOr(options.fields, DEFAULT_INPUT);
   const output = fieldsOr(options.output, DEFAULT_OUTPUT);
+  if (output.some((field) => field.type === 'date' || field.type === 'dto')) {
+    throw new GenerateError(
+      '--output takes string, string[], int, number, boolean and enum fields (a Date or a nested DTO is written by hand)',
+    );
+  }
   if (output.some((field) => field.optional)) {
     throw new GenerateError('output fields cannot be optional here (the generated test checks each one); write them without "?"');
   }
@@ -66,6 +72,7 @@ export async function planTool(project: Project, name: string, options: Generate
   const inputFile = srcPath(server.dir, `dto/${kebab}.input.ts`);
   const outputFile = srcPath(server.dir, `dto/${kebab}.output.ts`);
   const testFile = testPath(server.dir, `${kebab}.tool.test.ts`);
+  const { fields: input, imports: nested } = resolveNestedDtos(project, inputSpec, inputFile);
   const result = resultOf(toolName, output);
   const echoField = output.find((field) => !(field.name in result.expected));
   const valid = validArguments(input);
@@ -145,7 +152,7 @@ ${missingBlock}});
 
   return {
     files: [
-      { path: inputFile, action: 'create', content: renderDto(inputClass, `Arguments of the \`${toolName}\` tool.`, input) },
+      { path: inputFile, action: 'create', content: renderDto(inputClass, `Arguments of the \`${toolName}\` tool.`, input, nested) },
       {
         path: outputFile,
         action: 'create',

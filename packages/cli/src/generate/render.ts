@@ -9,25 +9,38 @@ export function importLine(names: Iterable<string>, from: string): string {
 
 /**
  * A DTO class: `@Field` with a description the model reads, then the class-validator decorators
- * that are both its JSON Schema and its validation.
+ * that are both its JSON Schema and its validation. `nested` maps each nested DTO class to the
+ * module it is imported from.
  */
-export function renderDto(className: string, doc: string, fields: readonly FieldSpec[]): string {
-  const validators = new Set<string>();
+export function renderDto(
+  className: string,
+  doc: string,
+  fields: readonly FieldSpec[],
+  nested: ReadonlyMap<string, string> = new Map(),
+): string {
+  const imports = new Map<string, Set<string>>([['@armature/core', new Set(['Field'])]]);
+  const use = (name: string, from: string) => imports.set(from, (imports.get(from) ?? new Set()).add(name));
   const blocks = fields.map((field) => {
     const lines = [`@Field(${tsLiteral(field.description)})`];
     if (field.optional) {
-      validators.add('IsOptional');
+      use('IsOptional', 'class-validator');
       lines.push('@IsOptional()');
     }
     for (const constraint of constraintsOf(field)) {
-      validators.add(constraint.decorator);
+      use(constraint.decorator, constraint.from ?? 'class-validator');
       lines.push(constraint.code);
+    }
+    if (field.dto) {
+      const from = nested.get(field.dto.className);
+      if (!from) throw new Error(`renderDto: no module for ${field.dto.className}`);
+      use(field.dto.className, from);
     }
     lines.push(`${field.name}${field.optional ? '?' : '!'}: ${tsTypeOf(field)};`);
     return lines.map((line) => `  ${line}`).join('\n');
   });
-  return `${importLine(['Field'], '@armature/core')}
-${importLine(validators, 'class-validator')}
+  // Biome's order: packages first (by name), then relative paths.
+  const order = [...imports.keys()].sort((a, b) => Number(a.startsWith('.')) - Number(b.startsWith('.')) || (a < b ? -1 : a > b ? 1 : 0));
+  return `${order.map((from) => importLine(imports.get(from) as Set<string>, from)).join('\n')}
 
 /** ${doc} */
 export class ${className} {

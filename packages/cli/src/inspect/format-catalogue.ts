@@ -26,22 +26,37 @@ function range(min: unknown, max: unknown, unit = ''): string | undefined {
   return `${min ?? ''}..${max ?? ''}${unit}`;
 }
 
-/** One line per property: `city: string, 1..64 chars, required. City name`. */
-function describeProperties(schema: unknown): string[] {
+/** The DTO a property holds (itself or as list items), from the document's `$defs`. */
+function nestedObject(p: Json, defs: Json): { name: string; schema: Json } | undefined {
+  const ref = typeof p.$ref === 'string' ? p.$ref : isObject(p.items) && typeof p.items.$ref === 'string' ? p.items.$ref : undefined;
+  const name = ref?.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined;
+  return name !== undefined && isObject(defs[name]) ? { name, schema: defs[name] as Json } : undefined;
+}
+
+/**
+ * One line per property: `city: string, 1..64 chars, required. City name`; a nested DTO's
+ * properties follow it, indented (a DTO met again inside itself is named, not expanded).
+ */
+function describeProperties(schema: unknown, defs: Json = {}, open: readonly string[] = []): string[] {
   if (!isObject(schema) || !isObject(schema.properties)) return [];
+  const allDefs = isObject(schema.$defs) ? { ...defs, ...schema.$defs } : defs;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  return Object.entries(schema.properties).map(([name, raw]) => {
+  return Object.entries(schema.properties).flatMap(([name, raw]) => {
     const p = isObject(raw) ? raw : {};
     const facts = [
       typeOf(p),
       range(p.minLength, p.maxLength, ' chars'),
       range(p.minimum ?? p.exclusiveMinimum, p.maximum ?? p.exclusiveMaximum),
       range(p.minItems, p.maxItems, ' items'),
-      typeof p.pattern === 'string' ? `/${p.pattern}/` : undefined,
+      // A format names what the pattern spells out (a Date's RFC 3339 form): show the format only.
+      typeof p.pattern === 'string' && p.format === undefined ? `/${p.pattern}/` : undefined,
       'default' in p ? `default ${JSON.stringify(p.default)}` : undefined,
       required.has(name) ? 'required' : 'optional',
     ].filter((f): f is string => f !== undefined);
-    return `${name}: ${facts.join(', ')}${typeof p.description === 'string' ? `. ${p.description}` : ''}`;
+    const line = `${name}: ${facts.join(', ')}${typeof p.description === 'string' ? `. ${p.description}` : ''}`;
+    const nested = nestedObject(p, allDefs);
+    if (!nested || open.includes(nested.name)) return [line];
+    return [line, ...describeProperties(nested.schema, allDefs, [...open, nested.name]).map((l) => `  ${l}`)];
   });
 }
 

@@ -1,4 +1,5 @@
 import { findProject } from '../util/project.js';
+import { findUndecoratedProperties } from './find-undecorated-properties.js';
 import { formatCatalogue, type InspectFormat } from './format-catalogue.js';
 import { type Finding, lintCatalogue } from './lint-catalogue.js';
 import { type Catalogue, loadCatalogue } from './load-catalogue.js';
@@ -21,6 +22,6 @@ export interface InspectResult {
 export async function inspectProject(options: InspectOptions = {}): Promise<InspectResult> {
   const project = findProject(options.cwd ?? process.cwd());
   const catalogue = await loadCatalogue(project.root, options.entry);
-  const findings = lintCatalogue(catalogue);
+  const findings = [...lintCatalogue(catalogue), ...findUndecoratedProperties(project.root)];
   return { catalogue, findings, output: formatCatalogue(options.format ?? 'text', catalogue, findings) };
 }

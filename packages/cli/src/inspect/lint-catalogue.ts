@@ -23,6 +23,7 @@ export const RULES: Readonly<Record<string, string>> = {
   'schema-format': 'a string format outside the widely supported ones (date-time, date, time, email, uri, uuid)',
   'schema-array-items': 'an array without an item type, which some providers reject',
   'missing-description': 'a resource or prompt description is missing or still a TODO',
+  'undecorated-property': 'a DTO property with no decorator at all, so it is left out of the schema and refused (found in the sources)',
 };
 
 const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/;

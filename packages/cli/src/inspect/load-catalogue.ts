@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { resolveViteNode } from '../util/vite-node.js';
+import { viteNodeArgs } from '../util/vite-node.js';
 
 type Json = Record<string, unknown>;
 
@@ -75,15 +75,15 @@ export async function loadCatalogue(root: string, entry = 'src/app.ts', timeoutM
         'Fix: armature inspect <entry>, where the entry exports createApp(), servers, or the @McpServer classes (not the module that starts the transport)',
     );
   }
-  const viteNode = resolveViteNode(root);
-  const outDir = mkdtempSync(join(tmpdir(), 'armature-inspect-'));
-  const out = join(outDir, 'catalogue.json');
   // Inside the project, so that bare imports resolve from its node_modules and its tsconfig applies.
   const loader = join(root, `.armature-inspect-${randomUUID().slice(0, 8)}.ts`);
+  const args = viteNodeArgs(root, loader);
+  const outDir = mkdtempSync(join(tmpdir(), 'armature-inspect-'));
+  const out = join(outDir, 'catalogue.json');
   writeFileSync(loader, loaderSource(entryPath, relative(root, entryPath), out));
   try {
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, [viteNode, loader], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk) => {
         stderr += chunk;

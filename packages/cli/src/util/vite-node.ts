@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export class ViteNodeMissingError extends Error {
   constructor(root: string) {
@@ -13,18 +14,27 @@ export class ViteNodeMissingError extends Error {
   }
 }
 
-/** The vite-node CLI script, found from the project first (its own pinned copy), then from the CLI's. */
+/** The script that runs an entry under vite-node with Node's own package resolution (see vite-node-runner.ts). */
+export const VITE_NODE_RUNNER = fileURLToPath(new URL('./vite-node-runner.js', import.meta.url));
+
+/** The folder of the vite-node package to use: the project's own pinned copy first, then the CLI's. */
 export function resolveViteNode(root: string): string {
-  const bases = [join(root, 'package.json'), import.meta.url];
+  const bases = [join(root, 'package.json'), fileURLToPath(import.meta.url)];
   for (const base of bases) {
     try {
-      const manifest = createRequire(base).resolve('vite-node/package.json');
-      const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: Record<string, string> }).bin?.['vite-node'];
-      const script = join(dirname(manifest), bin ?? 'dist/cli.mjs');
-      if (existsSync(script)) return script;
+      const dir = dirname(createRequire(base).resolve('vite-node/package.json'));
+      if (existsSync(join(dir, 'dist', 'server.mjs'))) return dir;
     } catch {
       // not resolvable from this base; try the next
     }
   }
   throw new ViteNodeMissingError(root);
+}
+
+/**
+ * `node <args>` that runs `entry` (with `args` as its process.argv) under the project's vite-node.
+ * The same runner serves `dev` and `inspect`, so both load packages exactly as `node dist/...` does.
+ */
+export function viteNodeArgs(root: string, entry: string, args: readonly string[] = []): string[] {
+  return [VITE_NODE_RUNNER, resolveViteNode(root), entry, ...args];
 }

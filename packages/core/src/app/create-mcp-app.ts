@@ -13,6 +13,7 @@ import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
+import { checkSingleInstance } from './check-single-instance.js';
 import { Registrations } from './registrations.js';
 
 export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
@@ -83,6 +84,7 @@ export class McpApp {
   private shuttingDown?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
+    checkSingleInstance(serverClasses);
     const container = options.container ?? new TypediContainerAdapter();
     // One report at start-up: the builder asks the container for its problems too.
     this.definition = buildAppDefinition(serverClasses, { ...options, container });

@@ -84,7 +84,7 @@ export class HandlerBuild<K extends HandlerKind> {
   /** The descriptor of a DTO, its problems reported against this handler. */
   describe(dto: Constructor): DtoDescriptor {
     const descriptor = describeDto(dto);
-    for (const p of descriptor.problems) this.report(p.message, p.fix);
+    for (const p of descriptor.problems) this.report(p.message, p.fix, p.code);
     return descriptor;
   }
 

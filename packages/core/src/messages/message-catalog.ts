@@ -221,6 +221,56 @@ export const MESSAGES = {
     }),
   ),
 
+  dtoWithoutValidators: define('ARM205', 'a DTO class has no class-validator decorators', ['Untyped'] as const, (dto: string) => ({
+    message: `DTO ${dto} has no class-validator decorators, so no argument could be validated`,
+    fix: 'decorate each property, e.g. `@IsString() name!: string;` (use `@Allow()` to accept any value)',
+  })),
+  fieldWithoutValidator: define(
+    'ARM206',
+    'a DTO property has @Field but no validator',
+    ['NoteDto', 'color', '@IsString()'] as const,
+    (dto: string, property: string, validator: string) => ({
+      message: `${dto}.${property} has @Field but no class-validator decorator, so it would be rejected as unknown`,
+      fix: `add \`${validator}\` to ${dto}.${property} (or \`@Allow()\` for any value)`,
+    }),
+  ),
+  initialValueWithoutValidator: define(
+    'ARM207',
+    'a DTO property has an initial value but no validator',
+    ['NoteDto', 'pinned', '@IsBoolean()'] as const,
+    (dto: string, property: string, validator: string) => ({
+      message: `${dto}.${property} has an initial value but no class-validator decorator, so every call would be refused for it`,
+      fix: `add \`@IsOptional() ${validator}\` to ${dto}.${property}, or move it out of the DTO`,
+    }),
+  ),
+  propertyTypeUnknown: define(
+    'ARM208',
+    "a DTO property's type cannot be known",
+    ['NoteDto', 'tags'] as const,
+    (dto: string, property: string) => ({
+      message: `the type of ${dto}.${property} is unknown: no type validator, and no design:type metadata (the file was compiled without emitDecoratorMetadata, e.g. by tsx/esbuild, or evaluated before reflect-metadata was loaded)`,
+      fix: "add a type validator such as @IsString(), and import 'reflect-metadata' (or @armature/core) before your DTO files",
+    }),
+  ),
+  nestedWithoutType: define(
+    'ARM209',
+    '@ValidateNested() without @Type(() => Dto)',
+    ['ShipInput', 'to'] as const,
+    (dto: string, property: string) => ({
+      message: `${dto}.${property} has @ValidateNested() but no @Type(() => SomeDto), so its value would stay a plain object`,
+      fix: `add \`@Type(() => YourNestedDto)\` (from class-transformer) to ${dto}.${property}`,
+    }),
+  ),
+  dateWithoutType: define(
+    'ARM210',
+    '@IsDate() without @Type(() => Date)',
+    ['NoteDto', 'due'] as const,
+    (dto: string, property: string) => ({
+      message: `${dto}.${property} has @IsDate() but no @Type(() => Date), so the ISO string a client sends would never become a Date`,
+      fix: `add \`@Type(() => Date)\` (from class-transformer) to ${dto}.${property}`,
+    }),
+  ),
+
   guardWithoutCanActivate: define('ARM300', 'a guard has no canActivate method', ['AdminOnly'] as const, (label: string) => ({
     message: `the guard ${label} has no canActivate method`,
     fix: 'implement Guard: `canActivate(context) { return true; }`',

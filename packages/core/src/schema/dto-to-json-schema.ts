@@ -1,15 +1,35 @@
 import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
+import { MESSAGES, type MessageDefinition } from '../messages/message-catalog.js';
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
 import { findDeclaredType } from './class-transformer-storage.js';
 
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
+// RFC 3339 calendar dates, month lengths and leap years included (what ajv-formats' `date` checks).
+const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
+const LEAP_DAY = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29';
+const CALENDAR_DATE = `(?:\\d{4}-${MONTH_DAY}|${LEAP_DAY})`;
+
+/**
+ * The date-times both ajv-formats' `date-time` and JavaScript's `Date` accept: RFC 3339 with a
+ * time zone, minus the forms `Date` refuses (leap second 60, a `+hh` offset without minutes).
+ */
+export const DATE_TIME_PATTERN = `^${CALENDAR_DATE}[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$`;
+
+/** `YYYY-MM-DD`: with `@IsISO8601({ strict: true })` a property advertises `format: date`. */
+export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
 /** A problem found while describing a DTO; the builder prefixes it with `Class.method`. */
 export interface SchemaProblem {
-  message: string;
-  fix: string;
+  readonly code: string;
+  readonly message: string;
+  readonly fix: string;
+}
+
+function schemaProblem<A extends readonly unknown[]>(definition: MessageDefinition<A>, ...args: NoInfer<A>): SchemaProblem {
+  return { code: definition.code, ...definition.render(...args) };
 }
 
 type PropertySchema = Record<string, unknown>;
@@ -76,11 +96,18 @@ const CONSTRAINTS: Record<string, ConstraintHandler> = {
   isNotEmpty: (schema) => {
     if (schema.type === 'string' || schema.type === undefined) schema.minLength = Math.max(1, Number(schema.minLength ?? 0));
   },
-  isEmail: setFormat('email'),
-  isUrl: setFormat('uri'),
+  // Only formats whose every accepted value the advertised format accepts too (a differential
+  // test checks each against Ajv + ajv-formats). class-validator's isEmail (UTF-8 local parts),
+  // isURL (no scheme needed) and isISO8601/isDateString (date-only, week dates) accept more than
+  // `email`, `uri` and `date-time`, so they advertise a plain string.
   isUuid: setFormat('uuid'),
-  isDateString: setFormat('date-time'),
-  isIso8601: setFormat('date-time'),
+  isDate: (schema) => {
+    // A Date travels as a string; `@Type(() => Date)` converts it. The pattern is checked with the
+    // shape, before the conversion, because `new Date()` also takes "Dec 24 2026" and 2026-02-30.
+    schema.type = 'string';
+    schema.format = 'date-time';
+    schema.pattern = DATE_TIME_PATTERN;
+  },
   isAlpha: (schema) => {
     schema.type ??= 'string';
     schema.pattern ??= '^[A-Za-z]+$';
@@ -196,27 +223,20 @@ export class DtoSchemaWriter {
     const defaults = readDefaults(dto);
 
     if (metadata.size === 0) {
-      this.problems.push({
-        message: `DTO ${dto.name} has no class-validator decorators, so no argument could be validated`,
-        fix: `decorate each property, e.g. \`@IsString() name!: string;\` (use \`@Allow()\` to accept any value)`,
-      });
+      this.problems.push(schemaProblem(MESSAGES.dtoWithoutValidators, dto.name));
     }
 
     for (const name of fields.fieldNamesOf(dto)) {
       if (!metadata.has(name)) {
-        this.problems.push({
-          message: `${dto.name}.${name} has @Field but no class-validator decorator, so it would be rejected as unknown`,
-          fix: `add a validator such as \`@IsString()\` to ${dto.name}.${name} (or \`@Allow()\`)`,
-        });
+        this.problems.push(
+          schemaProblem(MESSAGES.fieldWithoutValidator, dto.name, name, suggestedValidator(dto, name, defaults.get(name))),
+        );
       }
     }
 
-    for (const name of defaults.keys()) {
+    for (const [name, value] of defaults) {
       if (!metadata.has(name)) {
-        this.problems.push({
-          message: `${dto.name}.${name} has an initial value but no class-validator decorator, so every call would be refused for it`,
-          fix: `add a validator to ${dto.name}.${name} (e.g. \`@IsOptional() @IsInt()\`), or move it out of the DTO`,
-        });
+        this.problems.push(schemaProblem(MESSAGES.initialValueWithoutValidator, dto.name, name, suggestedValidator(dto, name, value)));
       }
     }
 
@@ -225,10 +245,7 @@ export class DtoSchemaWriter {
       const typed = schema.type !== undefined || schema.$ref !== undefined || schema.enum !== undefined || schema.const !== undefined;
       const allowAnything = metas.some((m) => m.type === ValidationTypes.WHITELIST);
       if (!typed && !allowAnything && !Reflect.hasMetadata('design:type', dto.prototype, name)) {
-        this.problems.push({
-          message: `the type of ${dto.name}.${name} is unknown: no type validator, and no design:type metadata (the file was compiled without emitDecoratorMetadata, e.g. by tsx/esbuild, or evaluated before reflect-metadata was loaded)`,
-          fix: `add a type validator such as @IsString(), and import 'reflect-metadata' (or @armature/core) before your DTO files`,
-        });
+        this.problems.push(schemaProblem(MESSAGES.propertyTypeUnknown, dto.name, name));
       }
       const field = fields.fieldOf(dto, name)?.options;
       if (field?.title) schema.title = field.title;
@@ -276,10 +293,7 @@ export class DtoSchemaWriter {
       // which class-validator cannot check: require it rather than guess from design:type.
       const target = declared as Constructor | undefined;
       if (typeof target !== 'function') {
-        this.problems.push({
-          message: `${dto.name}.${name} has @ValidateNested() but no @Type(() => SomeDto), so its value would stay a plain object`,
-          fix: `add \`@Type(() => YourNestedDto)\` (from class-transformer) to ${dto.name}.${name}`,
-        });
+        this.problems.push(schemaProblem(MESSAGES.nestedWithoutType, dto.name, name));
       } else if (designType === Array || schema.type === 'array') {
         schema.type = 'array';
         schema.items = this.refFor(target);
@@ -288,6 +302,12 @@ export class DtoSchemaWriter {
       }
       return { schema, optional };
     }
+
+    if (schema.format === 'date-time' && schema.pattern === DATE_TIME_PATTERN && declared !== Date) {
+      this.problems.push(schemaProblem(MESSAGES.dateWithoutType, dto.name, name));
+    }
+    const strictIso = metas.some((m) => m.name === 'isIso8601' && (m.constraints?.[0] as { strict?: boolean } | undefined)?.strict);
+    if (strictIso && schema.pattern === DATE_PATTERN) schema.format = 'date';
 
     if (schema.type === undefined && Array.isArray(schema.enum)) {
       const type = typeOfValues(schema.enum);
@@ -307,6 +327,27 @@ export class DtoSchemaWriter {
     }
     return { schema, optional };
   }
+}
+
+/**
+ * The validator a property without one needs, named after what it holds: its initial value,
+ * then its `@Type(() => X)`, then its TypeScript type (design:type).
+ */
+function suggestedValidator(dto: Constructor, name: string, initial: unknown): string {
+  if (typeof initial === 'boolean') return '@IsBoolean()';
+  if (typeof initial === 'number') return Number.isInteger(initial) ? '@IsInt()' : '@IsNumber()';
+  if (typeof initial === 'string') return '@IsString()';
+  if (initial instanceof Date) return '@IsDate()';
+  const declared = findDeclaredType(dto, name);
+  const designType = Reflect.getMetadata?.('design:type', dto.prototype, name);
+  if (declared === Date || designType === Date) return '@IsDate()';
+  if (typeof declared === 'function' && !BUILTIN_TYPES.has(declared)) {
+    return designType === Array || Array.isArray(initial) ? '@ValidateNested({ each: true })' : '@ValidateNested()';
+  }
+  if (Array.isArray(initial) || designType === Array) return '@IsArray()';
+  if (designType === Boolean) return '@IsBoolean()';
+  if (designType === Number) return '@IsNumber()';
+  return '@IsString()';
 }
 
 /** Property initialisers of `dto`, read once by constructing it without arguments. */
@@ -342,6 +383,8 @@ const STRUCTURAL_KEYS = new Set(['type', 'properties', 'required', 'additionalPr
 export function structuralSchema(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
+    // A Date's string form is part of its shape: it is checked before `new Date()` sees it.
+    if (key === 'pattern' && value === DATE_TIME_PATTERN) out.pattern = value;
     if (!STRUCTURAL_KEYS.has(key)) continue;
     if (key === 'properties' || key === '$defs') {
       out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, structuralSchema(v)]));

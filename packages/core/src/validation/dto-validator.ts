@@ -71,5 +71,6 @@ function stripProperty(message: string, property: string): string {
   if (message.startsWith(`each value in ${property} `)) return `each value ${message.slice(`each value in ${property} `.length)}`;
   if (message.startsWith(`${property} `)) return message.slice(property.length + 1);
   if (message.startsWith(`nested property ${property} `)) return message.slice(`nested property ${property} `.length);
+  if (message.endsWith(`All ${property}'s elements must be unique`)) return 'must not contain the same element twice';
   return message;
 }

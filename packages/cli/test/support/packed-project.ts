@@ -56,23 +56,81 @@ export const armature = (args: readonly string[], cwd: string, timeoutMs?: numbe
 /** A fresh temporary folder. */
 export const tempDir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 
+/** The packages a user's project installs, as `pnpm pack` publishes them (workspace ranges resolved). */
+const PACKED = ['core', 'testing', 'cli', 'create-armature'] as const;
+export type PackedName = (typeof PACKED)[number];
+
+let packed: Promise<Record<PackedName, string>> | undefined;
+
+/** Packs the built workspace packages once per test run, into a folder removed when the process exits. */
+export function packWorkspace(): Promise<Record<PackedName, string>> {
+  packed ??= (async () => {
+    const dir = tempDir('armature-packed-');
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const tarballs = {} as Record<PackedName, string>;
+    for (const name of PACKED) {
+      const folder = join(CLI_ROOT, '..', name);
+      const result = await run('pnpm', ['pack', '--pack-destination', dir], folder, 60_000);
+      const tarball = result.stdout.trim().split('\n').pop() ?? '';
+      if (result.code !== 0 || !tarball.endsWith('.tgz'))
+        throw new Error(`pnpm pack in ${folder} failed:\n${result.stdout}\n${result.stderr}`);
+      tarballs[name] = tarball.startsWith('/') ? tarball : join(dir, tarball);
+    }
+    return tarballs;
+  })();
+  return packed;
+}
+
+/** A scaffold's `create-armature` bin, installed from its tarball as `npm create armature` would. */
+export async function createArmatureBin(): Promise<string> {
+  const tarballs = await packWorkspace();
+  const dir = tempDir('armature-create-');
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const manifest = {
+    private: true,
+    dependencies: { 'create-armature': `file:${tarballs['create-armature']}` },
+    overrides: { '@armature/cli': `file:${tarballs.cli}` },
+  };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  await installOrThrow('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
+  return join(dir, 'node_modules', 'create-armature', 'dist', 'create-armature.js');
+}
+
+async function installOrThrow(pm: string, args: string[], cwd: string): Promise<RunResult> {
+  const result = await run(pm, args, cwd, 180_000);
+  if (result.code !== 0) throw new Error(`${pm} ${args.join(' ')} failed in ${cwd}:\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
 /**
- * Points every dependency of a generated project at the copy this workspace installed (the
- * `@armature/*` packages at their workspace folders), as `link:` specifiers, then installs with
- * `pnpm install --offline`: no registry, no store, no network, well under a second.
+ * Installs a generated project the way a user's install from the registry goes: the @armature
+ * packages from their packed tarballs (nothing linked to this workspace), everything else from
+ * the registry (npm's cache or pnpm's store first).
  */
-export async function linkInstall(root: string): Promise<void> {
+export async function packedInstall(root: string, pm: 'npm' | 'pnpm'): Promise<RunResult> {
+  const tarballs = await packWorkspace();
   const file = join(root, 'package.json');
   const pkg = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>>;
+  const local: Record<string, string> = {
+    '@armature/core': `file:${tarballs.core}`,
+    '@armature/testing': `file:${tarballs.testing}`,
+    '@armature/cli': `file:${tarballs.cli}`,
+  };
   for (const field of ['dependencies', 'devDependencies']) {
     for (const name of Object.keys(pkg[field] ?? {})) {
-      const target = name === '@armature/cli' ? CLI_ROOT : realpathSync(join(CLI_ROOT, 'node_modules', name));
-      (pkg[field] as Record<string, string>)[name] = `link:${target}`;
+      if (local[name]) (pkg[field] as Record<string, string>)[name] = local[name];
     }
   }
+  // The packages' own dependencies on each other (testing's peer on core) point at the tarballs
+  // too: they are not on the registry.
+  if (pm === 'npm') {
+    pkg.overrides = { '@armature/core': local['@armature/core'] as string };
+    writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
+    return installOrThrow('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], root);
+  }
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
-  const install = await run('pnpm', ['install', '--offline', '--ignore-workspace'], root, 60_000);
-  if (install.code !== 0) throw new Error(`pnpm install --offline failed:\n${install.stdout}\n${install.stderr}`);
+  writeFileSync(join(root, 'pnpm-workspace.yaml'), `overrides:\n  "@armature/core": "${local['@armature/core']}"\n`);
+  return installOrThrow('pnpm', ['install', '--prefer-offline'], root);
 }
 
 /** Per-file results of a vitest JSON report: `file > test name` -> status. */
@@ -89,15 +147,11 @@ export function testStatuses(reportFile: string, root: string): Record<string, s
 }
 
 /** Runs the project's own `test` script with a JSON report, returning the run and every test's status. */
-export async function projectTests(root: string, files: readonly string[] = [], timeoutMs = 180_000) {
+export async function projectTests(root: string, pm: 'npm' | 'pnpm', files: readonly string[] = [], timeoutMs = 180_000) {
   const reportDir = tempDir('armature-report-');
   const report = join(reportDir, 'report.json');
-  const result = await run(
-    'pnpm',
-    ['run', 'test', ...files, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
-    root,
-    timeoutMs,
-  );
+  const args = [...files, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+  const result = await run(pm, ['run', 'test', ...(pm === 'npm' ? ['--'] : []), ...args], root, timeoutMs);
   let statuses: Record<string, string> = {};
   try {
     statuses = testStatuses(report, root);
@@ -108,6 +162,10 @@ export async function projectTests(root: string, files: readonly string[] = [], 
   }
   return { ...result, statuses };
 }
+
+/** The `armature` bin the project installed (from the packed CLI), run inside the project. */
+export const installedArmature = (root: string, args: readonly string[], timeoutMs?: number) =>
+  run(join(root, 'node_modules', '.bin', 'armature'), args, root, timeoutMs);
 
 /** Reads JSON-RPC lines from a child's stdout. */
 export function jsonLines(child: ChildProcess): {
