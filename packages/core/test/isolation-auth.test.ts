@@ -1,8 +1,8 @@
 import { request } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { IsString } from 'class-validator';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { createMcpApp, type HttpListener, JwtVerifier, type ListenHttpOptions, McpServer, type TokenVerifier, Tool } from '../src/index.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
@@ -48,7 +48,11 @@ function customVerifier(principals: Record<string, Omit<AuthInfo, 'token'>>): To
 }
 
 const bearer = (token: string) => ({ ...JSON_HEADERS, authorization: `Bearer ${token}` });
-const inSession = (token: string, session: string) => ({ ...bearer(token), 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+const inSession = (token: string, session: string) => ({
+  ...bearer(token),
+  'mcp-session-id': session,
+  'mcp-protocol-version': '2025-11-25',
+});
 
 async function openSession(url: string, token: string): Promise<string> {
   const init = await rawHttp(url, { headers: bearer(token), body: INITIALIZE });
@@ -140,7 +144,11 @@ describe('checks no other test guards', () => {
     const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k', alg: 'ES256' };
     const listener = await listen(new JwtVerifier({ issuer: 'https://auth.example.com', audience: RESOURCE, jwks: { keys: [jwk] } }));
     const sign = (issuer: string, sub?: string) => {
-      const jwt = new SignJWT({ client_id: 'cli' }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer(issuer).setAudience(RESOURCE).setExpirationTime('5m');
+      const jwt = new SignJWT({ client_id: 'cli' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+        .setIssuer(issuer)
+        .setAudience(RESOURCE)
+        .setExpirationTime('5m');
       return (sub ? jwt.setSubject(sub) : jwt).sign(keys.privateKey);
     };
     const good = await rawHttp(listener.url, { headers: bearer(await sign('https://auth.example.com', 'u1')), body: INITIALIZE });

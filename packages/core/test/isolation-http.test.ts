@@ -95,18 +95,31 @@ describe('event streams belong to their session', () => {
 
     const bob = await openSession(listener.url);
     const replay = await peek(listener.url, {
-      headers: { accept: 'text/event-stream', 'mcp-session-id': bob, 'mcp-protocol-version': '2025-11-25', 'last-event-id': firstEvent as string },
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': bob,
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': firstEvent as string,
+      },
     });
     expect(replay.text).not.toContain('alice-private-result');
     expect(replay.status).toBe(404);
     expect(JSON.parse(replay.text)).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32001, message: 'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it' },
+      error: {
+        code: -32001,
+        message: 'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it',
+      },
     });
     // An invented id gets exactly the same answer: nothing tells a foreign id from a missing one.
     const invented = await peek(listener.url, {
-      headers: { accept: 'text/event-stream', 'mcp-session-id': bob, 'mcp-protocol-version': '2025-11-25', 'last-event-id': 'no-such-event' },
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': bob,
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': 'no-such-event',
+      },
     });
     expect(invented).toEqual(replay);
   });
@@ -115,7 +128,10 @@ describe('event streams belong to their session', () => {
     const store = new InMemoryEventStore();
     const listener = await listen({ eventStore: store, sessionIdleTimeoutMs: 400 });
     const session = await openSession(listener.url);
-    await rawHttp(listener.url, { headers: { ...LEGACY, 'mcp-session-id': session }, body: call(2, 'echo', { text: 'x'.repeat(100_000) }) });
+    await rawHttp(listener.url, {
+      headers: { ...LEGACY, 'mcp-session-id': session },
+      body: call(2, 'echo', { text: 'x'.repeat(100_000) }),
+    });
     expect(store.size.bytes).toBeGreaterThan(100_000);
     const deleted = await rawHttp(listener.url, { method: 'DELETE', headers: { ...LEGACY, 'mcp-session-id': session } });
     expect(deleted.status).toBe(200);
@@ -154,7 +170,10 @@ describe('duplicate in-flight request ids (2025-11-25 session)', () => {
     expect(JSON.parse(second.body)).toEqual({
       jsonrpc: '2.0',
       id: 5,
-      error: { code: -32600, message: 'Invalid Request: a request with id 5 is still in flight in this session; use a new id for each request' },
+      error: {
+        code: -32600,
+        message: 'Invalid Request: a request with id 5 is still in flight in this session; use a new id for each request',
+      },
     });
     const answered = await first;
     expect(answered.body).toContain('waited 400');
@@ -225,7 +244,10 @@ describe('resources/subscribe caps per session', () => {
     expect(JSON.parse(third.body).error.message).toBe(
       'Too Many Requests: this session already subscribes to 2 resources (maxSubscriptionsPerSession); unsubscribe from one first',
     );
-    await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/unsubscribe', params: { uri: 'docs://a' } }) });
+    await rawHttp(listener.url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/unsubscribe', params: { uri: 'docs://a' } }),
+    });
     expect((await subscribe(8, 'docs://c')).status).not.toBe(429);
   });
 });

@@ -25,7 +25,9 @@ describe('stdio: odd input is answered, never guessed at', () => {
   it('answers a line that is not valid UTF-8 with -32700 instead of replacing the bytes', async () => {
     const { toServer, transport, received, lines } = await openTransport();
     // "\xff" is never valid UTF-8; decoding it leniently would turn it into U+FFFD and run the call.
-    toServer.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}\n')]));
+    toServer.write(
+      Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}\n')]),
+    );
     toServer.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
     await tick();
     expect(lines()).toEqual([

@@ -7,8 +7,8 @@ import {
   hostHeaderValidationResponse,
   isInitializeRequest,
   isJsonContentType,
-  type JSONRPCMessage,
   isLegacyRequest,
+  type JSONRPCMessage,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
@@ -514,8 +514,10 @@ export class HttpEndpoint {
     for (const message of messages) {
       if (message.method === 'notifications/initialized') session.initialized = true;
       if (message.method === 'notifications/cancelled') session.transport.inFlight.delete(idKey(message.params?.requestId));
-      if (message.method === 'resources/unsubscribe' && typeof message.params?.uri === 'string') session.subscriptions.delete(message.params.uri);
-      if (message.method === 'resources/subscribe' && typeof message.params?.uri === 'string') session.subscriptions.add(message.params.uri);
+      if (message.method === 'resources/unsubscribe' && typeof message.params?.uri === 'string')
+        session.subscriptions.delete(message.params.uri);
+      if (message.method === 'resources/subscribe' && typeof message.params?.uri === 'string')
+        session.subscriptions.add(message.params.uri);
     }
     for (const key of fresh) session.transport.inFlight.add(key);
     return undefined;
@@ -527,7 +529,12 @@ export class HttpEndpoint {
     if (typeof uri !== 'string') return undefined;
     const { maxSubscriptionUriLength: maxLength, maxSubscriptionsPerSession: maxCount } = this.limits;
     if (uri.length > maxLength) {
-      return jsonError(400, -32602, `Invalid params: the resource URI is longer than ${maxLength} characters (maxSubscriptionUriLength)`, message.id);
+      return jsonError(
+        400,
+        -32602,
+        `Invalid params: the resource URI is longer than ${maxLength} characters (maxSubscriptionUriLength)`,
+        message.id,
+      );
     }
     if (!session.subscriptions.has(uri) && session.subscriptions.size >= maxCount) {
       return jsonError(
