@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import type { HttpEndpoint } from './http-endpoint.js';
 
 /**
@@ -52,16 +53,19 @@ function headOf(req: IncomingMessage, url: string): Request | undefined {
   }
 }
 
-/** Writes a small, fully built response, then drains whatever body the client is still sending. */
-async function refuse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  const text = await response.text();
-  res.writeHead(response.status, headers);
+/** Writes a refusal, then drains whatever body the client is still sending. */
+function writeRefusal(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
+  res.writeHead(status, headers);
   res.write(text);
   // Ending only once the body is drained: Node tears the socket down when a response ends before
   // its request was read, and a client still writing would see EPIPE instead of the status.
   discardBody(req, () => res.end());
+}
+
+async function refuse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  writeRefusal(req, res, response.status, headers, await response.text());
 }
 
 function badRequest(message: string): Response {
@@ -74,7 +78,20 @@ function badRequest(message: string): Response {
  * per-client caps. Responses are written by the SDK's `toNodeHandler` (backpressure on SSE).
  */
 export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxRequestBodySize?: number }) {
+  const maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
   return async (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> => {
+    // Refused in the same tick, before anything else: the client is still sending the body.
+    if (Number(req.headers['content-length'] ?? 0) > maxBody) {
+      const message = `Payload Too Large: Request body must not exceed ${maxBody} bytes`;
+      writeRefusal(
+        req,
+        res,
+        413,
+        { 'content-type': 'application/json' },
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
+      );
+      return;
+    }
     const url = urlOf(req);
     if (!url) {
       const host = String(req.headers.host).slice(0, 100);
