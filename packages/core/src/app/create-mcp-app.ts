@@ -51,7 +51,8 @@ export interface HttpListener {
 /** A handler to mount in an existing node:http or Express server, and its web-standard face. */
 export interface McpHttpHandler {
   (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
-  fetch(request: Request): Promise<Response>;
+  /** `remoteAddress` (the peer's IP) lets per-client caps count unauthenticated clients. */
+  fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
   close(): Promise<void>;
 }
 
