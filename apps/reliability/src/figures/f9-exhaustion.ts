@@ -148,45 +148,74 @@ export async function figure9(mode: Mode): Promise<Checks & { measured?: string 
     measured.push(`sessions: ${count(answers, 200)}/${n(floodSize)} kept per client`);
   });
 
-  // Half-open sessions closed, then sessions in all: maxSessions from several addresses.
+  // One server for the rest: the event store first (1 MB results, more than the 32 MiB budget;
+  // memory given back on DELETE), then half-open sessions, then sessions in all at maxSessions.
   const total = mode.quick ? 120 : 500;
-  await withServer({ transport: 'http', httpOptions: { maxSessions: total, sessionInitializeTimeoutMs: 500 } }, async (server) => {
-    const url = server.url as string;
-    const halfOpen = await flood(20, () => openSession(url, '127.0.0.2', false));
-    // None of them sends notifications/initialized: all are closed after sessionInitializeTimeoutMs.
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-    const probe = await Promise.all(
-      halfOpen.map((a) =>
-        send(
-          url,
-          '127.0.0.2',
-          { jsonrpc: '2.0', id: 2, method: 'ping' },
-          { 'mcp-session-id': a.session ?? '', 'mcp-protocol-version': PROTOCOL_2025 },
-        ),
-      ),
-    );
-    checks.line(
-      `20 sessions without notifications/initialized: ${count(probe, 404)}/20 gone (404) after 1.2 s (sessionInitializeTimeoutMs 500)`,
-    );
-    checks.expect(
-      count(halfOpen, 200) === 20 && count(probe, 404) === 20,
-      'half-open sessions are closed after sessionInitializeTimeoutMs',
-    );
+  const results = mode.quick ? 36 : 100;
+  await withServer(
+    { transport: 'http', httpOptions: { maxSessions: total, sessionInitializeTimeoutMs: 500, eventStore: true } },
+    async (server) => {
+      const url = server.url as string;
+      const storeBaseline = await heap(server);
+      const storeSession = (await openSession(url, '127.0.0.1')).session as string;
+      const storeHeaders = { 'mcp-session-id': storeSession, 'mcp-protocol-version': PROTOCOL_2025 };
+      const token = 'z'.repeat(MB);
+      let answered = 0;
+      for (let i = 0; i < results; i++) {
+        const answer = await send(url, '127.0.0.1', callRequest(i + 10, 'echo', { token }), storeHeaders);
+        if (answer.status === 200 && answer.text.includes('zzzz')) answered++;
+      }
+      const full = await heap(server);
+      await send(url, '127.0.0.1', undefined, storeHeaders, 'DELETE');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const afterDelete = await heap(server);
+      checks.line(
+        `${results} results of 1 MB kept for resuming: heap after GC ${mb(full - storeBaseline)} (budget 32 MiB); after DELETE ${mb(afterDelete - storeBaseline)}`,
+      );
+      checks.expect(answered === results, `${answered}/${results} calls answered`);
+      checks.expect(full - storeBaseline < 40 * MB, `the event store holds ${mb(full - storeBaseline)} (limit: 32 MiB budget + 8 MB)`);
+      checks.expect(
+        afterDelete - storeBaseline < 8 * MB,
+        `after DELETE ${mb(afterDelete - storeBaseline)} remain (limit 8 MB: the session's events are purged)`,
+      );
+      measured.push(`event store ${mb(full - storeBaseline, 1).slice(1)} -> ${mb(afterDelete - storeBaseline, 1).slice(1)} after DELETE`);
 
-    const addresses = Math.ceil(total / 100) + 1;
-    const answers = await flood(addresses * 100, (i) => openSession(url, `127.0.0.${Math.floor(i / 100) + 3}`));
-    const refused = answers.filter((a) => a.status === 503);
-    checks.line(
-      `${addresses} clients sent ${n(answers.length)} initialize against maxSessions ${total}: ${count(answers, 200)} sessions, ` +
-        `${refused.length} refused 503 (Retry-After ${refused[0]?.retryAfter ?? 'missing'})`,
-    );
-    checks.expect(count(answers, 200) === total, `${count(answers, 200)} sessions open (limit: maxSessions ${total})`);
-    checks.expect(
-      refused.length > 0 && refused.every((a) => a.retryAfter === '30'),
-      'initialize beyond maxSessions is 503 with Retry-After',
-    );
-    measured.push(`${count(answers, 200)}/${n(answers.length)} kept in all`);
-  });
+      const halfOpen = await flood(20, () => openSession(url, '127.0.0.2', false));
+      // None of them sends notifications/initialized: all are closed after sessionInitializeTimeoutMs.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const probe = await Promise.all(
+        halfOpen.map((a) =>
+          send(
+            url,
+            '127.0.0.2',
+            { jsonrpc: '2.0', id: 2, method: 'ping' },
+            { 'mcp-session-id': a.session ?? '', 'mcp-protocol-version': PROTOCOL_2025 },
+          ),
+        ),
+      );
+      checks.line(
+        `20 sessions without notifications/initialized: ${count(probe, 404)}/20 gone (404) after 1.2 s (sessionInitializeTimeoutMs 500)`,
+      );
+      checks.expect(
+        count(halfOpen, 200) === 20 && count(probe, 404) === 20,
+        'half-open sessions are closed after sessionInitializeTimeoutMs',
+      );
+
+      const addresses = Math.ceil(total / 100) + 1;
+      const answers = await flood(addresses * 100, (i) => openSession(url, `127.0.0.${Math.floor(i / 100) + 3}`));
+      const refused = answers.filter((a) => a.status === 503);
+      checks.line(
+        `${addresses} clients sent ${n(answers.length)} initialize against maxSessions ${total}: ${count(answers, 200)} sessions, ` +
+          `${refused.length} refused 503 (Retry-After ${refused[0]?.retryAfter ?? 'missing'})`,
+      );
+      checks.expect(count(answers, 200) === total, `${count(answers, 200)} sessions open (limit: maxSessions ${total})`);
+      checks.expect(
+        refused.length > 0 && refused.every((a) => a.retryAfter === '30'),
+        'initialize beyond maxSessions is 503 with Retry-After',
+      );
+      measured.push(`${count(answers, 200)}/${n(answers.length)} kept in all`);
+    },
+  );
 
   // subscriptions/listen: 16 per client by default; another client still gets one.
   const tries = 24;
@@ -211,32 +240,6 @@ export async function figure9(mode: Mode): Promise<Checks & { measured?: string 
     } finally {
       for (const a of answers) a.stream?.req.destroy();
     }
-  });
-
-  // Event store: 1 MB results, more than the 32 MiB budget; memory given back on DELETE.
-  const results = mode.quick ? 36 : 100;
-  await withServer({ transport: 'http', httpOptions: { eventStore: true } }, async (server) => {
-    const url = server.url as string;
-    const before = await heap(server);
-    const session = (await openSession(url, '127.0.0.1')).session as string;
-    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL_2025 };
-    const token = 'z'.repeat(MB);
-    let answered = 0;
-    for (let i = 0; i < results; i++) {
-      const answer = await send(url, '127.0.0.1', callRequest(i + 10, 'echo', { token }), headers);
-      if (answer.status === 200 && answer.text.includes('zzzz')) answered++;
-    }
-    const full = await heap(server);
-    await send(url, '127.0.0.1', undefined, headers, 'DELETE');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const after = await heap(server);
-    checks.line(
-      `${results} results of 1 MB kept for resuming: heap after GC ${mb(full - before)} (budget 32 MiB); after DELETE ${mb(after - before)}`,
-    );
-    checks.expect(answered === results, `${answered}/${results} calls answered`);
-    checks.expect(full - before < 40 * MB, `the event store holds ${mb(full - before)} (limit: 32 MiB budget + 8 MB)`);
-    checks.expect(after - before < 8 * MB, `after DELETE ${mb(after - before)} remain (limit 8 MB: the session's events are purged)`);
-    measured.push(`event store ${mb(full - before, 1).slice(1)} -> ${mb(after - before, 1).slice(1)} after DELETE`);
   });
 
   for (const agent of agents.values()) agent.destroy();
