@@ -271,6 +271,22 @@ describe('subscriptions/listen streams per client (2026-07-28)', () => {
       await client.close();
     }
   });
+
+  it('refuses a listen filter naming too many resources or an over-long URI with -32602', async () => {
+    const listener = await listen({ maxSubscriptionsPerSession: 2, maxSubscriptionUriLength: 100 });
+    const client = new Client({ name: 'wide', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    try {
+      await expect(client.listen({ resourceSubscriptions: ['a://1', 'a://2', 'a://3'] })).rejects.toThrow(
+        'Invalid params: a listen stream may name at most 2 resources in resourceSubscriptions (maxSubscriptionsPerSession)',
+      );
+      await expect(client.listen({ resourceSubscriptions: [`a://${'x'.repeat(200)}`] })).rejects.toThrow(
+        'Invalid params: a resource URI in resourceSubscriptions is longer than 100 characters (maxSubscriptionUriLength)',
+      );
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 /** A raw TCP connection to the listener, for slow or piled-up clients. */

@@ -51,9 +51,9 @@ export interface HttpEndpointOptions {
   maxListenStreams?: number;
   /** Most open `subscriptions/listen` streams per client (subject or peer IP). Default 16. */
   maxListenStreamsPerClient?: number;
-  /** Most distinct URIs one 2025-11-25 session may `resources/subscribe` to. Default 128. */
+  /** Most distinct URIs one 2025-11-25 session may `resources/subscribe` to, and one listen stream may name. Default 128. */
   maxSubscriptionsPerSession?: number;
-  /** Longest URI accepted by `resources/subscribe`. Default 4,096 characters. */
+  /** Longest URI accepted by `resources/subscribe` and in a listen stream's `resourceSubscriptions`. Default 4,096 characters. */
   maxSubscriptionUriLength?: number;
   /**
    * Resumable SSE streams for 2025-11-25 sessions (clients reconnect with `Last-Event-ID`):
@@ -335,6 +335,8 @@ export class HttpEndpoint {
     };
     const message = body && !Array.isArray(body.value) ? (body.value as Message | null) : undefined;
     if (message?.method !== 'subscriptions/listen') return this.modern.fetch(request, options);
+    const filterProblem = this.checkListenFilter(message);
+    if (filterProblem) return jsonError(200, -32602, filterProblem, message.id ?? null);
     if (!this.listensPerClient.tryAcquire(caller.client)) {
       // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
       return jsonError(
@@ -351,6 +353,20 @@ export class HttpEndpoint {
       return response;
     }
     return whenBodyEnds(response, () => this.listensPerClient.release(caller.client));
+  }
+
+  /** A listen stream's resource URIs obey the same caps as a session's `resources/subscribe`. */
+  private checkListenFilter(message: Message): string | undefined {
+    const uris = (message.params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+    if (!Array.isArray(uris)) return undefined;
+    const { maxSubscriptionUriLength: maxLength, maxSubscriptionsPerSession: maxCount } = this.limits;
+    if (uris.length > maxCount) {
+      return `Invalid params: a listen stream may name at most ${maxCount} resources in resourceSubscriptions (maxSubscriptionsPerSession)`;
+    }
+    if (uris.some((uri) => typeof uri === 'string' && uri.length > maxLength)) {
+      return `Invalid params: a resource URI in resourceSubscriptions is longer than ${maxLength} characters (maxSubscriptionUriLength)`;
+    }
+    return undefined;
   }
 
   /** The scopes a POSTed call needs when the token lacks some of them (403 insufficient_scope). */
