@@ -145,6 +145,13 @@ describe('event streams belong to their session', () => {
     expect(store.size).toEqual({ events: 0, bytes: 0 });
   });
 
+  it('refuses at start-up a custom event store that cannot say which stream an event belongs to', () => {
+    const store = { storeEvent: async () => 'e', replayEventsAfter: async () => 's' };
+    expect(() => createMcpApp(IsolationServer).httpHandler({ eventStore: store })).toThrow(
+      'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
+    );
+  });
+
   it('keeps the in-memory store within its byte budget, oldest events dropped first', async () => {
     const store = new InMemoryEventStore({ maxBytes: 50_000 });
     const ids: string[] = [];

@@ -26,7 +26,7 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
 }
 
 export interface ListenHttpOptions extends HttpEndpointOptions {
-  /** Most open TCP connections; more are refused by the kernel accept and dropped. Default 1,024. */
+  /** Most open TCP connections; further ones are closed as soon as they are accepted. Default 1,024. */
   maxConnections?: number;
   /** Time a client has to send the request headers (slow-loris guard, Node's `headersTimeout`). Default 10 s. */
   headersTimeoutMs?: number;

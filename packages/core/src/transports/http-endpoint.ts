@@ -241,7 +241,7 @@ export class HttpEndpoint {
     this.eventStore = options.eventStore === true ? new InMemoryEventStore() : options.eventStore || undefined;
     if (this.eventStore && !this.eventStore.getStreamIdForEventId) {
       throw new TypeError(
-        'HttpEndpoint: a custom eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it',
+        'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
       );
     }
     this.retryInterval = options.retryIntervalMs;
