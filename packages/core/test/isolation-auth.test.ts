@@ -164,6 +164,20 @@ describe('checks no other test guards', () => {
   });
 });
 
+describe('a verifier that breaks the AuthInfo contract', () => {
+  it('gets 500 instead of a request left unanswered (no scopes array from a JavaScript verifier)', async () => {
+    const broken = { verify: async (token: string) => ({ token, clientId: 'app', extra: { sub: 'u' } }) as unknown as AuthInfo };
+    const listener = await createMcpApp(EchoServer).listenHttp({
+      port: 0,
+      auth: { verifier: broken, resource: RESOURCE, authorizationServers: ['http://127.0.0.1/issuer'], requiredScopes: ['notes:read'] },
+    });
+    open.push(listener);
+    const res = await rawHttp(listener.url, { headers: bearer('any'), body: INITIALIZE });
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body)).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
+  });
+});
+
 describe('authentication before the body', () => {
   it('answers 401 from the headers while a large unauthenticated body is still being sent', async () => {
     const listener = await listen(customVerifier({}));

@@ -103,7 +103,15 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxReq
       await refuse(req, res, badRequest(`Bad Request: method ${req.method} is not supported`));
       return;
     }
-    const admitted = await endpoint.admit(head, req.socket.remoteAddress);
+    let admitted: Awaited<ReturnType<HttpEndpoint['admit']>>;
+    try {
+      admitted = await endpoint.admit(head, req.socket.remoteAddress);
+    } catch {
+      // Nothing a client sends should get here; if it does, it gets an answer, not a dropped request.
+      const error = { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null };
+      await refuse(req, res, Response.json(error, { status: 500 }));
+      return;
+    }
     if ('response' in admitted) {
       await refuse(req, res, admitted.response);
       return;
