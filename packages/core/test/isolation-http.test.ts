@@ -190,6 +190,32 @@ describe('duplicate in-flight request ids (2025-11-25 session)', () => {
   });
 });
 
+describe('request ids JavaScript numbers cannot hold (HTTP)', () => {
+  it('refuses them -32600 with the id exactly as written, on both revisions', async () => {
+    const listener = await listen();
+    const session = await openSession(listener.url);
+    const modernMeta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const cases = [
+      { headers: { ...LEGACY, 'mcp-session-id': session }, body: '{"jsonrpc":"2.0","id":1152921504606846977,"method":"ping"}' },
+      {
+        headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'ping' },
+        body: `{"jsonrpc":"2.0","id":1152921504606846977,"method":"ping","params":{"_meta":${JSON.stringify(modernMeta)}}}`,
+      },
+    ];
+    for (const { headers, body } of cases) {
+      const res = await rawHttp(listener.url, { headers, body });
+      expect(res.status).toBe(400);
+      expect(res.body).toBe(
+        '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: the id 1152921504606846977 is not an integer between -(2^53-1) and 2^53-1; use a smaller integer or a string id"},"id":1152921504606846977}',
+      );
+    }
+  });
+});
+
 describe('session caps', () => {
   it('refuses initialize beyond maxSessions with 503 and Retry-After', async () => {
     const listener = await listen({ maxSessions: 3, maxSessionsPerClient: 10 });
