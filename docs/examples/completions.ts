@@ -61,7 +61,7 @@ export class WeatherServer {
 
 export const outputs: Record<string, string> = {
   'missing-method': `Armature cannot start the MCP server: 1 problem in the decorated classes.
-  1. TypoServer.forecast: @Complete('suggestUnit') on TypoArgs.units names no method of TypoServer
+  1. TypoServer.forecast: @Complete('suggestUnit') on TypoArgs.units names no method of TypoServer [ARM119]
      Fix: add \`suggestUnit(value: string, context: CompletionRequestContext) { return [...] }\` to TypoServer`,
 };
 

@@ -107,9 +107,9 @@ export function manualWiring(pool: ConnectionPool): ContainerAdapter {
 
 export const outputs: Record<string, string> = {
   'di-errors': `Armature cannot start the MCP server: 2 problems in the decorated classes.
-  1. Session: Session (parameter 0 of ProfileServer) injects the request's Context but is a singleton
+  1. Session: Session (parameter 0 of ProfileServer) injects the request's Context but is a singleton [ARM402]
      Fix: mark Session @RequestScoped() so each call gets its own instance
-  2. Mailer: Mailer (parameter 1 of ProfileServer) is not known to the container, so it cannot be injected
+  2. Mailer: Mailer (parameter 1 of ProfileServer) is not known to the container, so it cannot be injected [ARM401]
      Fix: decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)`,
 };
 

@@ -133,8 +133,9 @@ export const outputs: Record<string, string> = {
 }`,
   'invalid-answer': `The answer to "Delete acme/old-site (12 stars)? Type its name to confirm." is invalid:
 repository: must match /^[\\w.-]+\\/[\\w.-]+$/ regular expression`,
-  'not-a-form': `Nested cannot be used for elicitation:
-  - Nested.address is a nested DTO; a form can only ask for strings, numbers, booleans and enums`,
+  'not-a-form': `Nested cannot be used for elicitation: 1 problem in the DTO.
+  1. Nested.address: Nested.address is a nested DTO; a form can only ask for strings, numbers, booleans and enums [ARM204]
+     Fix: ask for Nested.address with a separate elicitation, or make it a string, number, boolean or enum property`,
   'missing-2025': 'This tool needs form elicitation, which the client did not declare in its capabilities',
   'resource-asks': 'LimitsServer.asks asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that',
 };
@@ -422,9 +423,11 @@ async function twoInstances(): Promise<void> {
     process.env.REQUEST_STATE_KEY = randomBytes(32).toString('base64');
     expectEqual(await call([instance(), instance()]), 'Deleted acme/old-site.', 'same key: the other instance accepts the state');
     expectEqual(await call([instance()], true), '-32602 Invalid or expired requestState', 'a tampered state is refused');
-    // Signed, not encrypted: the client can read the state (the answers of earlier rounds; none here).
+    // Signed, not encrypted: the client can read the state (the answers of earlier rounds, none
+    // here; the question it may answer next; a hash binding it to this caller, tool and arguments).
     const body = Buffer.from((states[0] as string).split('.')[1] as string, 'base64url').toString('utf8');
-    expectEqual(JSON.parse(body).p, { answers: {} }, 'the state is readable');
+    const payload = JSON.parse(body).p as { answers: unknown; asked: unknown; bind: unknown };
+    expectEqual([payload.answers, payload.asked, typeof payload.bind], [{}, 'armature_0', 'string'], 'the state is readable');
     // An answer later than requestStateTtlSeconds is refused.
     const shortLived = () => createMcpApp(ReposServer, { requestStateKey: process.env.REQUEST_STATE_KEY, requestStateTtlSeconds: 1 });
     expectEqual(await call([shortLived()], false, yes, 2_100), '-32602 Invalid or expired requestState', 'an expired state');

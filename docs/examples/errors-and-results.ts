@@ -251,11 +251,11 @@ export const outputs: Record<string, string> = {
 }`,
   'middleware-error': 'every call must carry _meta.tenant',
   'build-error': `Armature cannot start the MCP server: 4 problems in the decorated classes.
-  1. ShippingServer.ship: the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -
+  1. ShippingServer.ship: the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . - [ARM106]
      Fix: @Tool({ name: 'ship_parcel', ... })
   2. ShippingServer.ship: ShipInput.to has @ValidateNested() but no @Type(() => SomeDto), so its value would stay a plain object
      Fix: add \`@Type(() => YourNestedDto)\` (from class-transformer) to ShipInput.to
-  3. ShippingServer.track: the tool has no description (the model reads it to decide when to call the tool)
+  3. ShippingServer.track: the tool has no description (the model reads it to decide when to call the tool) [ARM108]
      Fix: @Tool({ description: 'What track does and when to use it' })
   4. ShippingServer.track: DTO Untyped has no class-validator decorators, so no argument could be validated
      Fix: decorate each property, e.g. \`@IsString() name!: string;\` (use \`@Allow()\` to accept any value)`,
@@ -403,7 +403,11 @@ async function oddThrows(): Promise<void> {
     }
     expectEqual(
       texts,
-      ['true:disk full', 'true:the tool failed (it threw null)', 'true:the tool failed: {"code":"E42"}'],
+      [
+        'true:disk full',
+        'true:the tool failed (it threw null)',
+        'true:the tool failed: it threw an object, not an Error; throw an Error or a ToolError with a message',
+      ],
       'non-Error throws',
     );
   } finally {
@@ -497,6 +501,7 @@ function buildError(): void {
     expectEqual(
       error.problems[0],
       {
+        code: 'ARM106',
         where: 'ShippingServer.ship',
         message: 'the tool name "ship parcel" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -',
         fix: "@Tool({ name: 'ship_parcel', ... })",

@@ -155,7 +155,7 @@ timing: before tool quote
 timing: after quote
 middleware: tools/call answered`,
   'tool-timeout': 'Tool "yearly" did not finish within 200 ms and was stopped',
-  'resource-timeout': 'ReportsServer.latest did not finish within 200 ms',
+  'resource-timeout': 'Resource "reports://latest" did not finish within 200 ms and was stopped',
 };
 
 async function pipeline(): Promise<void> {
@@ -360,15 +360,15 @@ async function details(): Promise<void> {
         const late = await client.callTool({ name: 'late', arguments: {} });
         expectEqual((late.content as Array<{ text: string }>)[0]?.text, 'in time', 'middleware time does not count');
         const prompt = await client.getPrompt({ name: 'slowPrompt' }).catch((e: ProtocolError) => e.message);
-        expectEqual(prompt, 'DetailsServer.slowPrompt did not finish within 200 ms', 'a prompt times out');
+        expectEqual(prompt, 'Prompt "slowPrompt" did not finish within 200 ms and was stopped', 'a prompt times out');
         expectEqual(seen, [], 'the filter saw no McpError, timeout or middleware error');
       } else {
         const prompt = await client.getPrompt({ name: 'failing' }).catch((e: ProtocolError) => e.message);
         const template = await client.readResource({ uri: 'details://7' }).catch((e: ProtocolError) => e.message);
         expectEqual(
           [
-            /^failing failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(String(prompt)),
-            /^detail failed unexpectedly; /.test(String(template)),
+            /^Prompt "failing" failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(String(prompt)),
+            /^Resource template "detail" failed unexpectedly; /.test(String(template)),
           ],
           [true, true],
           `production texts: ${prompt} / ${template}`,

@@ -140,7 +140,7 @@ strictness: must be a number string`,
   'unknown-prompt': 'Unknown prompt: "code_reveiw". Available prompts: code_review',
   'return-table': '',
   'not-a-string': `Armature cannot start the MCP server: 1 problem in the decorated classes.
-  1. BatchServer.plan: BatchArgs.count is an integer, but prompt arguments are strings
+  1. BatchServer.plan: BatchArgs.count is an integer, but prompt arguments are strings [ARM118]
      Fix: declare it \`@IsString() count!: string;\` and convert inside the prompt (e.g. Number(args.count))`,
 };
 

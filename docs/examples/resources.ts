@@ -164,7 +164,7 @@ export const outputs: Record<string, string> = {
   'template-invalid': `Invalid arguments for resource template "user-profile":
 id: must be a number string`,
   'template-error': `Armature cannot start the MCP server: 1 problem in the decorated classes.
-  1. ReportsServer.report: the URI template variable {quarter} has no property in ReportParams
+  1. ReportsServer.report: the URI template variable {quarter} has no property in ReportParams [ARM116]
      Fix: add \`@IsString() quarter!: string;\` to ReportParams (template variables arrive as strings)`,
   'bad-cursor': 'Invalid cursor: pass back the nextCursor of a previous page unchanged',
 };
@@ -291,7 +291,9 @@ async function returnTypes(): Promise<void> {
         expectEqual(
           [
             broken.code,
-            /^demo:\/\/broken failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(String(broken.message)),
+            /^Resource "demo:\/\/broken" failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(
+              String(broken.message),
+            ),
           ],
           [-32603, true],
           `production masks the message: ${broken.message}`,

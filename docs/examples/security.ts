@@ -1,4 +1,12 @@
-import { createMcpApp, InMemoryEventStore, type ListenHttpOptions, McpServer, type TokenVerifier, Tool } from '@armature/core';
+import {
+  type CreateMcpAppOptions,
+  createMcpApp,
+  InMemoryEventStore,
+  type ListenHttpOptions,
+  McpServer,
+  type TokenVerifier,
+  Tool,
+} from '@armature/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { IsInt, IsString } from 'class-validator';
 import { expectEqual } from './support/check.js';
@@ -36,13 +44,19 @@ const limits: ListenHttpOptions = {
   sessionIdleTimeoutMs: 30 * 60_000, // closed after this long unused
   maxListenStreams: 1_024, // 2026-07-28 subscriptions/listen streams in all
   maxListenStreamsPerClient: 16, // per subject or peer IP: -32603 "Subscription limit reached: …"
-  maxSubscriptionsPerSession: 128, // distinct resources/subscribe URIs per session: 429
-  maxSubscriptionUriLength: 4_096, // longer URIs: -32602
   maxRequestBodySize: 4 * 1024 * 1024, // 413
   // listenHttp's own node:http server
   maxConnections: 1_024, // further TCP connections are dropped
   headersTimeoutMs: 10_000, // slow-loris: headers must arrive within this
   requestTimeoutMs: 30_000, // the whole request, body included
+};
+// #endregion
+
+// #region app-limits
+// Caps the runtime applies on both transports (createMcpApp options), at their defaults.
+const appLimits: CreateMcpAppOptions = {
+  maxSubscriptionsPerSession: 1_000, // resources/subscribe per connection, and URIs per listen filter
+  maxUriLength: 8_192, // checked before any URI template is matched: -32602
 };
 // #endregion
 
@@ -107,7 +121,7 @@ async function resume(url: string, session: Record<string, string>, lastEventId:
 }
 
 export async function main(): Promise<void> {
-  const app = createMcpApp(NotesServer);
+  const app = createMcpApp(NotesServer, appLimits);
   // The defaults above, with two sessions per client so the cap shows quickly.
   const listener = await app.listenHttp({ ...limits, port: 0, maxSessionsPerClient: 2, eventStore, auth: undefined });
   try {

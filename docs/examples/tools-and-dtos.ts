@@ -329,9 +329,9 @@ expected an object matching the output schema, got nothing (undefined)`,
   'limits-error': `Invalid arguments for tool "tag":
 tags: array has more than the limit of 3 items`,
   'naming-errors': `Armature cannot start the MCP server: 2 problems in the decorated classes.
-  1. SearchServer.searchIssues: the tool name "search issues" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -
+  1. SearchServer.searchIssues: the tool name "search issues" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . - [ARM106]
      Fix: @Tool({ name: 'search_issues', ... })
-  2. LookupServer.lookup: the tool name "lookup" is already used by SearchServer.lookup
+  2. LookupServer.lookup: the tool name "lookup" is already used by SearchServer.lookup [ARM107]
      Fix: give one of them another name: @Tool({ name: 'lookup_2', ... })`,
   'mapping-table': mappingTable(),
 };

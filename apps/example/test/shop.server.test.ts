@@ -214,7 +214,13 @@ describe('ShopServer, level 2: DTOs', () => {
             { sku: 'TEA-001', colour: 'red' },
           ],
         },
-        ['lines.1.colour: unknown property; remove it'],
+        // Every problem in one answer: the unknown property first, then the bad values.
+        [
+          'lines.1.colour: unknown property; remove it',
+          'shipTo.country: must be a two-letter country code such as FR',
+          'shipTo.postcode: must be longer than or equal to 1 characters',
+          'lines.0.quantity: must not be greater than 100',
+        ],
       ],
     ])('rejects %s', async (_what, values, lines) => {
       await expectDtoRejects(QuoteInput, values, lines);

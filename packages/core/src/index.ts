@@ -15,9 +15,9 @@ export { JwtVerifier, type JwtVerifierOptions } from './auth/jwt-verifier.js';
 export { InvalidTokenError, type TokenVerifier } from './auth/token-verifier.js';
 export type { BuildOptions } from './builder/build-app-definition.js';
 export { buildAppDefinition } from './builder/build-app-definition.js';
-export { ArmatureBuildError, type BuildProblem } from './builder/build-error.js';
 export type {
   AppDefinition,
+  CallPlan,
   CompletionDefinition,
   InputDefinition,
   OutputDefinition,
@@ -26,6 +26,18 @@ export type {
   ResourceTemplateDefinition,
   ToolDefinition,
 } from './builder/definitions.js';
+export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
+export { McpError, ToolError } from './context/errors.js';
+export type {
+  ErrorFilter,
+  ExecutionContext,
+  Guard,
+  Interceptor,
+  McpRequestInfo,
+  Middleware,
+  Provided,
+} from './context/execution-context.js';
+export { Principal } from './context/principal.js';
 export { Field } from './decorators/field.decorator.js';
 export { McpServer } from './decorators/mcp-server.decorator.js';
 export { RequireScopes, UseGuards, UseInterceptors } from './decorators/pipeline.decorators.js';
@@ -35,6 +47,9 @@ export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
 export { Tool } from './decorators/tool.decorator.js';
 export type { ContainerAdapter, RequestScope } from './di/container-adapter.js';
 export { TypediContainerAdapter } from './di/typedi-adapter.js';
+export { ArmatureBuildError, type BuildProblem, formatProblems } from './messages/build-error.js';
+export { type ErrorCodeInfo, errorCodes } from './messages/message-catalog.js';
+export { formatIssues, type ValidationIssue } from './messages/validation-issue.js';
 export type {
   ArgumentLimits,
   CompletionRequestContext,
@@ -49,14 +64,11 @@ export type {
   ToolOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
-export type { ErrorFilter, ExecutionContext, Guard, Interceptor, McpRequestInfo, Middleware, Provided } from './pipeline/pipeline-types.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';
-export type { ElicitationSchema, ElicitOutcome } from './runtime/client-requests.js';
-export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/content.js';
-export { Context, type ContextLogger, type LogLevel, Principal, sdkContextOf } from './runtime/context.js';
-export { McpError, ToolError } from './runtime/errors.js';
-export type { RuntimeStats, ToolErrorReporter } from './runtime/invoke-tool.js';
-export { toCallToolResult } from './runtime/to-call-tool-result.js';
+export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js';
+export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/results/content.js';
+export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
+export { sdkContextOf } from './runtime/sdk-context.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export { InMemoryEventStore } from './transports/in-memory-event-store.js';
@@ -65,4 +77,3 @@ export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
 export type { ValidationOutcome } from './validation/dto-validator.js';
 export { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './validation/json-prescan.js';
 export { validateDto } from './validation/validate-dto.js';
-export { formatIssues, type ValidationIssue } from './validation/validation-issue.js';

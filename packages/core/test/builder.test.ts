@@ -32,12 +32,15 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     const error = buildError(() => createMcpApp(BadNames));
     expect(error.problems.map((p) => p.where)).toEqual(['BadNames.forecast', 'BadNames.long', 'BadNames.empty']);
     expect(error.problems[0]).toEqual({
+      code: 'ARM106',
       where: 'BadNames.forecast',
       message: 'the tool name "get forecast" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -',
       fix: "@Tool({ name: 'get_forecast', ... })",
     });
     expect(error.message).toContain('Armature cannot start the MCP server: 3 problems in the decorated classes.');
-    expect(error.message).toContain('  1. BadNames.forecast: the tool name "get forecast" is invalid');
+    expect(error.message).toContain(
+      '  1. BadNames.forecast: the tool name "get forecast" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . - [ARM106]',
+    );
     expect(error.message).toContain("     Fix: @Tool({ name: 'get_forecast', ... })");
   });
 
@@ -66,6 +69,7 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     const error = buildError(() => createMcpApp([First, Second]));
     expect(error.problems).toEqual([
       {
+        code: 'ARM107',
         where: 'Second.search',
         message: 'the tool name "search" is already used by First.find',
         fix: "give one of them another name: @Tool({ name: 'search_2', ... })",
@@ -100,7 +104,8 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
       }
     }
     // What @Tool records when the compiler emitted no design:paramtypes (tsx, esbuild).
-    getMetadataStorage().collectTool({
+    getMetadataStorage().collectHandler({
+      kind: 'tool',
       target: NoMetadata,
       methodName: 'greet',
       options: { description: 'd' },
@@ -169,6 +174,7 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     expect(error.problems[1]?.message).toContain('the tool has no description');
     expect(error.problems[2]?.message).toBe('@Tool is on a static method');
     expect(error.problems[3]).toEqual({
+      code: 'ARM103',
       where: 'Plain',
       message: 'the class is not decorated with @McpServer',
       fix: "@McpServer({ name: 'plain', version: '1.0.0' }) class Plain { ... }",

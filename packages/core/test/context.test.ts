@@ -1,3 +1,4 @@
+import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { IsInt, Max, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,14 +80,29 @@ describe('Context.progress', () => {
   });
 
   it('is a no-op without a progress token', async () => {
-    connection = await connectInMemory(createMcpApp(ContextServer));
-    const stray: unknown[] = [];
-    connection.client.fallbackNotificationHandler = async (n) => {
-      stray.push(n);
+    // Watched on the wire: the client itself drops a progress notification it has no handler for.
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const server = createMcpApp(ContextServer).createServer();
+    await server.connect(serverTransport);
+    const client = new Client({ name: 'armature-test', version: '1.0.0' });
+    await client.connect(clientTransport);
+    const progress: JSONRPCMessage[] = [];
+    const deliver = clientTransport.onmessage;
+    clientTransport.onmessage = (message, extra) => {
+      if ('method' in message && message.method === 'notifications/progress') progress.push(message);
+      deliver?.(message, extra);
     };
-    const result = await connection.client.callTool({ name: 'work', arguments: { steps: 3 } });
-    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
-    expect(stray).toEqual([]);
+    try {
+      const result = await client.callTool({ name: 'work', arguments: { steps: 3 } });
+      expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+      expect(progress).toEqual([]);
+      // The same watch sees them when a token is sent, so it can tell.
+      await client.callTool({ name: 'work', arguments: { steps: 2 } }, { onprogress: () => undefined });
+      expect(progress).toHaveLength(2);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
 

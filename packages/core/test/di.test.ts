@@ -135,16 +135,19 @@ describe('dependency injection per request', () => {
     }
     expect(problems).toEqual([
       {
+        code: 'ARM402',
         where: 'Leaky',
         message: "Leaky (parameter 0 of LeakyServer) injects the request's Context but is a singleton",
         fix: 'mark Leaky @RequestScoped() so each call gets its own instance',
       },
       {
+        code: 'ARM401',
         where: 'NotAService',
         message: 'NotAService (parameter 1 of LeakyServer) is not known to the container, so it cannot be injected',
         fix: 'decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)',
       },
       {
+        code: 'ARM402',
         where: 'Mid',
         message: 'Mid (parameter 2 of LeakyServer) injects the request-scoped PerCall but is a singleton',
         fix: 'mark Mid @RequestScoped() so each call gets its own instance',

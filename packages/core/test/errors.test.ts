@@ -78,7 +78,10 @@ describe('errors thrown by tools', () => {
     expect(textOf(await fail('string'))).toBe('plain string');
     expect(textOf(await fail('null'))).toBe('the tool failed (it threw null)');
     expect(textOf(await fail('undefined'))).toBe('the tool failed (it threw undefined)');
-    expect(textOf(await fail('object'))).toBe('the tool failed: {"code":42}');
+    // A thrown object's contents stay on the server (onError gets it whole).
+    expect(textOf(await fail('object'))).toBe(
+      'the tool failed: it threw an object, not an Error; throw an Error or a ToolError with a message',
+    );
     expect(reported.map((r) => [r.tool, typeof r.requestId, r.error])).toEqual([
       ['fail', 'number', 'plain string'],
       ['fail', 'number', null],

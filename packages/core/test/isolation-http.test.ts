@@ -2,7 +2,15 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { IsInt, IsString } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpApp, type HttpListener, InMemoryEventStore, type ListenHttpOptions, McpServer, Tool } from '../src/index.js';
+import {
+  type CreateMcpAppOptions,
+  createMcpApp,
+  type HttpListener,
+  InMemoryEventStore,
+  type ListenHttpOptions,
+  McpServer,
+  Tool,
+} from '../src/index.js';
 import { exposureWarning } from '../src/transports/network-exposure.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
@@ -35,8 +43,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((l) => l.close()));
 });
 
-async function listen(options: ListenHttpOptions = {}): Promise<HttpListener> {
-  const listener = await createMcpApp(IsolationServer).listenHttp({ port: 0, ...options });
+async function listen(options: ListenHttpOptions = {}, appOptions: CreateMcpAppOptions = {}): Promise<HttpListener> {
+  const listener = await createMcpApp(IsolationServer, appOptions).listenHttp({ port: 0, ...options });
   open.push(listener);
   return listener;
 }
@@ -256,35 +264,6 @@ describe('session caps', () => {
   });
 });
 
-describe('resources/subscribe caps per session', () => {
-  it('refuses an over-long URI -32602 and a subscription beyond maxSubscriptionsPerSession 429', async () => {
-    const listener = await listen({ maxSubscriptionsPerSession: 2, maxSubscriptionUriLength: 100 });
-    const session = await openSession(listener.url);
-    const headers = { ...LEGACY, 'mcp-session-id': session };
-    const subscribe = (id: number, uri: string) =>
-      rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } }) });
-    const long = await subscribe(2, `docs://${'a'.repeat(200)}`);
-    expect(long.status).toBe(400);
-    expect(JSON.parse(long.body).error).toEqual({
-      code: -32602,
-      message: 'Invalid params: the resource URI is longer than 100 characters (maxSubscriptionUriLength)',
-    });
-    await subscribe(3, 'docs://a');
-    await subscribe(4, 'docs://b');
-    await subscribe(5, 'docs://a'); // the same URI again takes no new slot
-    const third = await subscribe(6, 'docs://c');
-    expect(third.status).toBe(429);
-    expect(JSON.parse(third.body).error.message).toBe(
-      'Too Many Requests: this session already subscribes to 2 resources (maxSubscriptionsPerSession); unsubscribe from one first',
-    );
-    await rawHttp(listener.url, {
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/unsubscribe', params: { uri: 'docs://a' } }),
-    });
-    expect((await subscribe(8, 'docs://c')).status).not.toBe(429);
-  });
-});
-
 describe('subscriptions/listen streams per client (2026-07-28)', () => {
   it('refuses one client beyond maxListenStreamsPerClient, leaving the pool to others, and frees the slot on close', async () => {
     const listener = await listen({ maxListenStreamsPerClient: 2 });
@@ -306,7 +285,8 @@ describe('subscriptions/listen streams per client (2026-07-28)', () => {
   });
 
   it('refuses a listen filter naming too many resources or an over-long URI with -32602', async () => {
-    const listener = await listen({ maxSubscriptionsPerSession: 2, maxSubscriptionUriLength: 100 });
+    // The app's caps on resources/subscribe hold for listen filters too.
+    const listener = await listen({}, { maxSubscriptionsPerSession: 2, maxUriLength: 100 });
     const client = new Client({ name: 'wide', version: '1' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
     try {
@@ -314,7 +294,7 @@ describe('subscriptions/listen streams per client (2026-07-28)', () => {
         'Invalid params: a listen stream may name at most 2 resources in resourceSubscriptions (maxSubscriptionsPerSession)',
       );
       await expect(client.listen({ resourceSubscriptions: [`a://${'x'.repeat(200)}`] })).rejects.toThrow(
-        'Invalid params: a resource URI in resourceSubscriptions is longer than 100 characters (maxSubscriptionUriLength)',
+        'Invalid params: a resource URI in resourceSubscriptions is longer than 100 characters (maxUriLength)',
       );
     } finally {
       await client.close();

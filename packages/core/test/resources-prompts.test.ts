@@ -232,7 +232,7 @@ describe('prompts', () => {
     await expect(c.client.getPrompt({ name: 'forecast', arguments: { units: 'kelvin' } })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining(
-        'Invalid arguments for prompt "forecast":\ncity: must be a string\nunits: must be one of the following values: celsius, fahrenheit',
+        'Invalid arguments for prompt "forecast":\ncity: is required\nunits: must be one of the following values: celsius, fahrenheit',
       ),
     });
     await expect(c.client.getPrompt({ name: 'nope' })).rejects.toMatchObject({ code: -32602 });

@@ -22,6 +22,7 @@ import {
   validateDto,
 } from '../src/index.js';
 import { checkArgumentLimits } from '../src/validation/argument-limits.js';
+import { validateInput } from '../src/validation/dto-validator.js';
 import { type Connected, connectInMemory } from './support/clients.js';
 
 class Owner {
@@ -128,6 +129,28 @@ describe('arguments are validated before the handler runs', () => {
       'Invalid arguments for tool "search_issues":\nsort: unknown property; remove it\nowners.0.admin: unknown property; remove it',
     );
     expect(calls).toEqual([]);
+  });
+
+  it('names every problem at once: an unknown property and two bound violations give three lines', async () => {
+    const result = await call('search_issues', { repo: 'a/b', query: 'ab', limit: 99, extra: true });
+    expect(textOf(result)).toBe(
+      'Invalid arguments for tool "search_issues":\n' +
+        'extra: unknown property; remove it\n' +
+        'query: must be longer than or equal to 3 characters\n' +
+        'limit: must not be greater than 50',
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('reports a missing field, a wrong type and a constraint failure together, one line each', async () => {
+    const result = await call('search_issues', { query: 'ab', limit: 'many', owners: [{ login: 'x' }] });
+    expect(textOf(result)).toBe(
+      'Invalid arguments for tool "search_issues":\n' +
+        'repo: is required\n' +
+        'limit: must be integer\n' +
+        'query: must be longer than or equal to 3 characters\n' +
+        'owners.0.login: must be longer than or equal to 2 characters',
+    );
   });
 
   it('does no implicit type conversion', async () => {
@@ -319,12 +342,28 @@ describe('validation agrees with the advertised schema (shape checked first)', (
   });
 });
 
+describe('class-validator behind the shape check', () => {
+  // The shape check refuses most of these first in a real call; these pin the class-validator
+  // options themselves, which would otherwise be masked.
+  it('forbids unknown properties and converts nothing implicitly', async () => {
+    const unknown = await validateInput(SearchIssues, { repo: 'a/b', query: 'bug', sort: 'asc' }, false);
+    expect(unknown.ok ? [] : unknown.issues).toEqual([{ path: 'sort', message: 'unknown property; remove it' }]);
+    const stringly = await validateInput(SearchIssues, { repo: 'a/b', query: 'bug', limit: '5' }, false);
+    expect(stringly.ok ? [] : stringly.issues).toEqual([
+      { path: 'limit', message: 'must not be greater than 50' },
+      { path: 'limit', message: 'must be an integer number' },
+    ]);
+  });
+});
+
 describe('validateDto: the same checks as a tool call, outside one', () => {
   it('returns the instance or the path: message issues', async () => {
     const ok = await validateDto(SearchIssues, { repo: 'a/b', query: 'bug' });
     expect(ok.ok && ok.value instanceof SearchIssues && ok.value.limit).toBe(10);
     const bad = await validateDto(SearchIssues, { repo: 'a/b', query: 'x', extra: 1 });
-    expect(bad.ok ? [] : formatIssues('Invalid:', bad.issues)).toBe('Invalid:\nextra: unknown property; remove it');
+    expect(bad.ok ? [] : formatIssues('Invalid:', bad.issues)).toBe(
+      'Invalid:\nextra: unknown property; remove it\nquery: must be longer than or equal to 3 characters',
+    );
     const shape = await validateDto(SearchIssues, { repo: ['a'], query: 'bug' });
     expect(shape.ok ? [] : shape.issues).toEqual([{ path: 'repo', message: 'must be string' }]);
   });

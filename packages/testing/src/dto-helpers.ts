@@ -1,5 +1,14 @@
 import { AssertionError } from 'node:assert';
-import { ArmatureBuildError, type Constructor, type ContainerAdapter, type Context, createMcpApp, McpServer, Tool } from '@armature/core';
+import {
+  ArmatureBuildError,
+  type Constructor,
+  type ContainerAdapter,
+  type Context,
+  createMcpApp,
+  formatProblems,
+  McpServer,
+  Tool,
+} from '@armature/core';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { textOf } from './text-of.js';
 
@@ -47,8 +56,9 @@ async function createProbe(dto: Constructor): Promise<Probe> {
     app = createMcpApp(DtoProbe, { container });
   } catch (error) {
     if (!(error instanceof ArmatureBuildError)) throw error;
-    const lines = error.problems.map((p) => `  - ${p.message}\n    Fix: ${p.fix}`);
-    throw new Error(`${dto.name} cannot be used as a tool input:\n${lines.join('\n')}`);
+    // The probe is ours, not the user's: its problems are the DTO's.
+    const problems = error.problems.map((p) => (p.where === 'DtoProbe.receive' ? { ...p, where: dto.name } : p));
+    throw new Error(formatProblems(`${dto.name} cannot be used as a tool input`, 'in the DTO', problems));
   }
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await app.createServer().connect(serverTransport);

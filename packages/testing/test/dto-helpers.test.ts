@@ -70,8 +70,9 @@ describe('dtoIssues', () => {
       name!: string;
     }
     await expect(dtoIssues(NotADto, {})).rejects.toThrow(
-      'NotADto cannot be used as a tool input:\n  - DTO NotADto has no class-validator decorators, so no argument could be validated\n' +
-        '    Fix: decorate each property, e.g. `@IsString() name!: string;` (use `@Allow()` to accept any value)',
+      'NotADto cannot be used as a tool input: 1 problem in the DTO.\n' +
+        '  1. NotADto: DTO NotADto has no class-validator decorators, so no argument could be validated\n' +
+        '     Fix: decorate each property, e.g. `@IsString() name!: string;` (use `@Allow()` to accept any value)',
     );
   });
 });

@@ -6,9 +6,10 @@ import { type BuildOptions, buildAppDefinition } from '../builder/build-app-defi
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
+import { messageOf } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
-import { messageOf, type RuntimeStats, type ToolErrorReporter } from '../runtime/invoke-tool.js';
+import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
 import { exposureWarning } from '../transports/network-exposure.js';
 import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
@@ -73,14 +74,15 @@ export class McpApp {
   private shuttingDown?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
-    this.definition = buildAppDefinition(serverClasses, options);
     const container = options.container ?? new TypediContainerAdapter();
-    container.prepare?.({ servers: this.definition.serverClasses, requestScoped: this.definition.requestScoped });
+    // One report at start-up: the builder asks the container for its problems too.
+    this.definition = buildAppDefinition(serverClasses, { ...options, container });
     this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, options);
-    this.tools = new Registrations(this.runtime.tools, () => this.runtime.toolsChanged());
-    this.resources = new Registrations(this.runtime.resources, () => this.runtime.resourcesChanged());
-    this.resourceTemplates = new Registrations(this.runtime.resourceTemplates, () => this.runtime.resourcesChanged());
-    this.prompts = new Registrations(this.runtime.prompts, () => this.runtime.promptsChanged());
+    const changes = this.runtime.broadcaster;
+    this.tools = new Registrations(this.runtime.tools, () => changes.toolsChanged());
+    this.resources = new Registrations(this.runtime.resources, () => changes.resourcesChanged());
+    this.resourceTemplates = new Registrations(this.runtime.resourceTemplates, () => changes.resourcesChanged());
+    this.prompts = new Registrations(this.runtime.prompts, () => changes.promptsChanged());
   }
 
   /** Enable, disable or remove tools at run time (by name); clients get `notifications/tools/list_changed`. */
@@ -103,12 +105,12 @@ export class McpApp {
    * ```
    */
   notifyResourceUpdated(uri: string): void {
-    this.runtime.resourceUpdated(uri);
+    this.runtime.broadcaster.resourceUpdated(uri);
   }
 
   /** Announces that the list of resources changed (for resources your methods list dynamically). */
   notifyResourceListChanged(): void {
-    this.runtime.resourcesChanged();
+    this.runtime.broadcaster.resourcesChanged();
   }
 
   /** Live DI scopes (0 when idle) and calls served. */
@@ -140,9 +142,10 @@ export class McpApp {
       (track) => this.runtime.createServer(track),
       options,
       (method, params) => this.runtime.requiredScopes(method, params),
+      { maxSubscriptionsPerSession: this.runtime.maxSubscriptionsPerSession, maxUriLength: this.runtime.maxUriLength },
     );
     this.endpoints.add(endpoint);
-    const unregister = this.runtime.addNotifier(endpoint.notifier);
+    const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
     const node = toAdmittingNodeHandler(endpoint, { maxRequestBodySize: options.maxRequestBodySize });
     const close = () => {
       unregister();

@@ -1,4 +1,11 @@
-import type { Catalog } from '../runtime/catalog.js';
+/** The run-time switches of one catalog (tools, resources, templates or prompts). */
+interface Switches {
+  keys(): string[];
+  get(key: string): unknown;
+  has(key: string): boolean;
+  setEnabled(key: string, enabled: boolean): boolean;
+  remove(key: string): boolean;
+}
 
 /**
  * Run-time control over one kind of definition (tools, resources, resource templates, prompts).
@@ -13,7 +20,7 @@ import type { Catalog } from '../runtime/catalog.js';
  */
 export class Registrations {
   constructor(
-    private readonly catalog: Catalog<unknown, unknown>,
+    private readonly catalog: Switches,
     private readonly announce: () => void,
   ) {}
 

@@ -1,13 +1,43 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
-import type { ArgumentLimits, CompletionSource, Constructor, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
-import type { HandlerPipeline } from '../pipeline/call-pipeline.js';
+import type { Context } from '../context/context.js';
+import type { Guard, Interceptor } from '../context/execution-context.js';
+import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
+import type { InputPlan } from '../validation/prepare-arguments.js';
 
-/** How a tool's arguments are turned into what the method receives. */
-export type InputDefinition =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'dto'; readonly dto: Constructor; readonly shape: JsonValidator }
-  | { readonly kind: 'schema'; readonly validate: JsonValidator };
+/**
+ * How a guard or interceptor is obtained per call, decided at start-up: from the call's DI scope
+ * (a registered or request-scoped service), or the one instance made at start-up.
+ */
+export type ProviderPlan<T> =
+  | { readonly from: 'scope'; readonly token: Constructor<T>; readonly label: string }
+  | { readonly from: 'instance'; readonly instance: T; readonly label: string };
+
+/**
+ * Everything the executor needs to run one handler, built and frozen at start-up: who may call it
+ * (app, class and method guards merged, app-level first; OAuth scopes), how its arguments are
+ * checked, which interceptors wrap it, and how the method is invoked. The executor reads only this.
+ */
+export interface CallPlan {
+  readonly kind: HandlerKind;
+  /** The tool or prompt name, the resource URI, or the template name. */
+  readonly name: string;
+  /** `Class.method`, for messages. */
+  readonly where: string;
+  readonly serverClass: Constructor;
+  readonly methodName: string;
+  readonly guards: readonly ProviderPlan<Guard>[];
+  readonly interceptors: readonly ProviderPlan<Interceptor>[];
+  /** OAuth scopes the caller's token must carry. */
+  readonly scopes: readonly string[];
+  /** True when guards or scopes apply (a list or call must ask them). */
+  readonly guarded: boolean;
+  readonly input: InputPlan;
+  /** False when the handler needs no server instance (a completion function). */
+  readonly needsInstance: boolean;
+  /** Calls the method with the prepared input (or none) and the Context. */
+  readonly invoke: (instance: unknown, input: unknown, ctx: Context) => unknown;
+}
 
 /** How a tool's return value is checked before it is sent as `structuredContent`. */
 export type OutputDefinition =
@@ -15,13 +45,15 @@ export type OutputDefinition =
   | { readonly kind: 'dto'; readonly dto: Constructor }
   | { readonly kind: 'schema'; readonly validate: JsonValidator };
 
+/** How a tool's arguments are turned into what the method receives. */
+export type InputDefinition = InputPlan;
+
 /** A tool, built and frozen at start-up. The runtime reads only these. */
 export interface ToolDefinition {
   readonly name: string;
   /** `Class.method`, for messages. */
   readonly where: string;
   readonly serverClass: Constructor;
-  readonly method: (...args: unknown[]) => unknown;
   /** What `tools/list` advertises for this tool. */
   readonly descriptor: Readonly<Tool>;
   readonly inputSchema: JsonSchema;
@@ -30,24 +62,20 @@ export interface ToolDefinition {
   readonly output: OutputDefinition;
   readonly limits: Readonly<Required<ArgumentLimits>>;
   readonly methodName: string;
-  /** Guards, interceptors and required scopes declared on the class and the method. */
-  readonly pipeline: HandlerPipeline;
+  readonly plan: CallPlan;
 }
 
-/** Where completions for one argument come from, resolved at start-up. */
-export type CompletionDefinition =
-  | { readonly kind: 'function'; readonly fn: Extract<CompletionSource, Function> }
-  | { readonly kind: 'method'; readonly serverClass: Constructor; readonly method: (...args: unknown[]) => unknown };
+/** A completion source as a plan: run by the same executor, guarded by its prompt or template. */
+export type CompletionDefinition = CallPlan;
 
 /** A resource with a fixed URI. */
 export interface ResourceDefinition {
   readonly uri: string;
   readonly where: string;
   readonly serverClass: Constructor;
-  readonly method: (...args: unknown[]) => unknown;
   readonly descriptor: Readonly<Resource>;
   readonly methodName: string;
-  readonly pipeline: HandlerPipeline;
+  readonly plan: CallPlan;
 }
 
 /** Resources addressed by a URI template; variables validated into `params`. */
@@ -55,13 +83,12 @@ export interface ResourceTemplateDefinition {
   readonly name: string;
   readonly where: string;
   readonly serverClass: Constructor;
-  readonly method: (...args: unknown[]) => unknown;
   readonly descriptor: Readonly<ResourceTemplateDescriptor>;
   readonly template: UriTemplate;
   readonly params?: Constructor;
   readonly completions: ReadonlyMap<string, CompletionDefinition>;
   readonly methodName: string;
-  readonly pipeline: HandlerPipeline;
+  readonly plan: CallPlan;
 }
 
 /** A prompt; arguments validated into `args`. */
@@ -69,12 +96,11 @@ export interface PromptDefinition {
   readonly name: string;
   readonly where: string;
   readonly serverClass: Constructor;
-  readonly method: (...args: unknown[]) => unknown;
   readonly descriptor: Readonly<Prompt>;
   readonly args?: Constructor;
   readonly completions: ReadonlyMap<string, CompletionDefinition>;
   readonly methodName: string;
-  readonly pipeline: HandlerPipeline;
+  readonly plan: CallPlan;
 }
 
 /** Everything one app serves, built and frozen at start-up. */

@@ -21,7 +21,6 @@ export function Field(options: FieldOptions | string): PropertyDecorator {
       target: target.constructor as Constructor,
       propertyName: String(propertyKey),
       options: normalized,
-      designType: Reflect.getMetadata?.('design:type', target, propertyKey),
     });
   };
 }

@@ -1,6 +1,6 @@
+import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
-import type { Guard, Interceptor, Provided } from '../pipeline/pipeline-types.js';
 
 function ownerOf(target: object): Constructor {
   return (typeof target === 'function' ? target : target.constructor) as Constructor;

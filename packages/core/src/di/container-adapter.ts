@@ -1,7 +1,11 @@
+import type { Context } from '../context/context.js';
+import type { BuildProblem } from '../messages/build-error.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import type { Context } from '../runtime/context.js';
 
-/** One tool call's dependency scope: resolves the server class and its dependencies for that call. */
+/**
+ * One request's dependency scope: resolves the server class, guards, interceptors and their
+ * dependencies for that request (middleware, guards, interceptors and the handler share it).
+ */
 export interface RequestScope {
   /** May be async (NestJS resolves request-scoped providers with `moduleRef.resolve()`). */
   get<T>(token: Constructor<T>): T | Promise<T>;
@@ -29,9 +33,18 @@ export interface RequestScope {
 export interface ContainerAdapter {
   /**
    * Called once at start-up with the server classes and the `@RequestScoped` services, before any
-   * request. Do reflection and checks here; throw to refuse start-up (name the class and the fix).
+   * request. Do reflection and checks here, and return what is wrong (each naming the class and
+   * the fix): the problems are reported together with the builder's, in one `ArmatureBuildError`.
    */
-  prepare?(classes: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): void;
-  /** Opens the scope of one tool call, with `ctx` bound to the `Context` token. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an adapter with nothing to report may return nothing
+  prepare?(classes: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): void | readonly BuildProblem[];
+  /**
+   * Whether the container provides `token`. Asked once per guard or interceptor class at start-up:
+   * a provided class is resolved from each request's scope, any other is constructed once with
+   * `new`. Without this method, classes whose constructor takes parameters are resolved from the
+   * scope and the others are constructed once.
+   */
+  has?(token: Constructor): boolean;
+  /** Opens the scope of one request, with `ctx` bound to the `Context` token. */
   createScope(ctx: Context): RequestScope;
 }

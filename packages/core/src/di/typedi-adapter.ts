@@ -1,7 +1,10 @@
 import { Container, type ContainerInstance } from 'typedi';
-import { ArmatureBuildError, type BuildProblem } from '../builder/build-error.js';
+import { Context } from '../context/context.js';
+import { Principal } from '../context/principal.js';
+import type { BuildProblem } from '../messages/build-error.js';
+import { callMessages } from '../messages/call-messages.js';
+import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import { Context, Principal } from '../runtime/context.js';
 import type { ContainerAdapter, RequestScope } from './container-adapter.js';
 
 interface TypediHandler {
@@ -56,11 +59,15 @@ export class TypediContainerAdapter implements ContainerAdapter {
     return this.overrides.get(token);
   }
 
-  prepare({ servers, requestScoped }: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): void {
+  prepare({ servers, requestScoped }: { servers: readonly Constructor[]; requestScoped: readonly Constructor[] }): BuildProblem[] {
     const scoped = new Set([...servers, ...requestScoped]);
     const problems: BuildProblem[] = [];
     for (const target of scoped) this.plans.set(target, this.plan(target, scoped, problems));
-    if (problems.length > 0) throw new ArmatureBuildError(problems);
+    return problems;
+  }
+
+  has(token: Constructor): boolean {
+    return this.overrides.has(token) || this.plans.has(token) || Container.has(token as never) || this.root.has(token as never);
   }
 
   createScope(ctx: Context): RequestScope {
@@ -75,11 +82,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
   private plan(target: Constructor, scoped: Set<Constructor>, problems: BuildProblem[]): ConstructionPlan {
     const reflected = Reflect.getMetadata?.('design:paramtypes', target) as unknown[] | undefined;
     if (reflected === undefined && target.length > 0) {
-      problems.push({
-        where: target.name,
-        message: `the constructor takes ${target.length} parameter(s) but no decorator metadata was emitted for it (tsx and esbuild emit none), so nothing could be injected`,
-        fix: 'compile with tsc or vite-node and "emitDecoratorMetadata": true',
-      });
+      problems.push(problem(MESSAGES.noConstructorMetadata, target.name, target.length));
     }
     const paramTypes = reflected ?? [];
     const handlers = handlersOf();
@@ -104,7 +107,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
   /**
    * Checks, once at start-up, what a call would otherwise find out the hard way: a dependency
    * typedi does not know, or a singleton that needs something that only exists per request (the
-   * Context, the Principal, a @RequestScoped service): it would be built once with none to give it.
+   * Context, the Principal, a `@RequestScoped` service): it would be built once with none to give it.
    */
   private checkDependency(
     type: Constructor,
@@ -117,11 +120,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
     seen.add(type);
     if (this.overrides.has(type)) return;
     if (!Container.has(type as never) && !this.root.has(type as never)) {
-      problems.push({
-        where: type.name,
-        message: `${type.name} (${usedBy}) is not known to the container, so it cannot be injected`,
-        fix: `decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)`,
-      });
+      problems.push(problem(MESSAGES.unknownService, type.name, type.name, usedBy));
       return;
     }
     const deps = (Reflect.getMetadata?.('design:paramtypes', type) as unknown[] | undefined) ?? [];
@@ -133,11 +132,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
             : dep === Principal
               ? "the request's Principal"
               : `the request-scoped ${(dep as Function).name}`;
-        problems.push({
-          where: type.name,
-          message: `${type.name} (${usedBy}) injects ${what} but is a singleton`,
-          fix: `mark ${type.name} @RequestScoped() so each call gets its own instance`,
-        });
+        problems.push(problem(MESSAGES.singletonNeedsRequest, type.name, type.name, usedBy, what));
         return;
       }
       if (typeof dep === 'function' && !PRIMITIVES.has(dep)) {
@@ -158,7 +153,7 @@ export class TypediRequestScope implements RequestScope {
   ) {}
 
   get<T>(token: Constructor<T>): T {
-    if (this.disposed) throw new Error(`This request's DI scope is already disposed; cannot resolve ${token?.name}`);
+    if (this.disposed) throw new Error(callMessages.scopeDisposed(String(token?.name)));
     if (token === (Context as unknown)) return this.ctx as T;
     if (token === (Principal as unknown)) return this.ctx.principal as T;
     const replaced = this.adapter.overrideFor(token);

@@ -183,8 +183,6 @@ export interface FieldMetadataArgs {
   readonly target: Constructor;
   readonly propertyName: string;
   readonly options: Readonly<FieldOptions>;
-  /** `design:type` of the property, or `undefined`. */
-  readonly designType: unknown;
 }
 
 /** `@UseGuards` / `@UseInterceptors` / `@RequireScopes` on a class (`methodName` undefined) or a method. */

@@ -6,8 +6,8 @@ import type {
   HandlerMetadataArgs,
   PipelineMetadataArgs,
   ServerMetadataArgs,
-  ToolMetadataArgs,
 } from './metadata-args.js';
+import { prototypeChain } from './prototype-chain.js';
 
 /**
  * The one place decorators write to. Decorators only record; the builder reads a snapshot of this
@@ -23,10 +23,6 @@ export class MetadataStorage {
 
   collectServer(args: ServerMetadataArgs): void {
     this.servers.set(args.target, Object.freeze(args));
-  }
-
-  collectTool(args: Omit<ToolMetadataArgs, 'kind'> & { kind?: 'tool' }): void {
-    this.handlers.push(Object.freeze({ ...args, kind: 'tool' as const }));
   }
 
   collectHandler(args: HandlerMetadataArgs): void {
@@ -60,11 +56,7 @@ export class MetadataStorage {
    * classes first), then those on the method, in the order decorators ran.
    */
   pipelineOf(target: Constructor, methodName: string): { guards: unknown[]; interceptors: unknown[]; scopes: string[] } {
-    const chain: unknown[] = [];
-    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
-      chain.unshift(current);
-      current = Object.getPrototypeOf(current);
-    }
+    const chain: unknown[] = prototypeChain(target).reverse();
     const out = { guards: [] as unknown[], interceptors: [] as unknown[], scopes: [] as string[] };
     const add = (args: PipelineMetadataArgs) => {
       out.guards.push(...(args.guards ?? []));
@@ -95,20 +87,18 @@ export class MetadataStorage {
 
   /** The `@Complete` source of `target.propertyName` (or of an ancestor's). */
   completionOf(target: Constructor, propertyName: string): CompletionMetadataArgs | undefined {
-    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
-      const found = this.completions.get(current as Constructor)?.get(propertyName);
+    for (const current of prototypeChain(target)) {
+      const found = this.completions.get(current)?.get(propertyName);
       if (found) return found;
-      current = Object.getPrototypeOf(current);
     }
     return undefined;
   }
 
   /** Field options of `target` and of its ancestors, nearest first. */
   fieldOf(target: Constructor, propertyName: string): FieldMetadataArgs | undefined {
-    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
-      const found = this.fields.get(current as Constructor)?.get(propertyName);
+    for (const current of prototypeChain(target)) {
+      const found = this.fields.get(current)?.get(propertyName);
       if (found) return found;
-      current = Object.getPrototypeOf(current);
     }
     return undefined;
   }
@@ -116,25 +106,14 @@ export class MetadataStorage {
   /** Every property named by `@Field` on `target` or its ancestors. */
   fieldNamesOf(target: Constructor): string[] {
     const names = new Set<string>();
-    for (let current: unknown = target; typeof current === 'function' && current !== Function.prototype; ) {
-      for (const name of this.fields.get(current as Constructor)?.keys() ?? []) names.add(name);
-      current = Object.getPrototypeOf(current);
+    for (const current of prototypeChain(target)) {
+      for (const name of this.fields.get(current)?.keys() ?? []) names.add(name);
     }
     return [...names];
   }
 
   requestScopedClasses(): Constructor[] {
     return [...this.requestScoped];
-  }
-
-  /** Forgets everything recorded. For tests that declare classes inside each case. */
-  reset(): void {
-    this.servers.clear();
-    this.handlers = [];
-    this.completions.clear();
-    this.fields.clear();
-    this.requestScoped.clear();
-    this.pipeline = [];
   }
 }
 

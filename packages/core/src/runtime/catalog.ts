@@ -11,10 +11,11 @@ interface Entry<D, V> {
  * The run-time state over frozen definitions: which entries are enabled (or removed), and the list
  * payload, rebuilt only when something changes, so a list request does no per-request work.
  */
-export class Catalog<D, V> {
+export class Catalog<D extends { readonly plan: { readonly guarded: boolean } }, V> {
   private readonly entries = new Map<string, Entry<D, V>>();
   private cached: readonly V[] | undefined;
-  private changes = 0;
+  private cachedDefinitions: readonly D[] | undefined;
+  private anyGuarded: boolean | undefined;
 
   constructor(items: Iterable<readonly [string, D, V]>) {
     for (const [key, definition, view] of items) this.entries.set(key, { definition, view, enabled: true });
@@ -34,9 +35,22 @@ export class Catalog<D, V> {
     return [...this.entries.keys()];
   }
 
-  /** The enabled definitions, in declaration order. */
-  enabledDefinitions(): D[] {
-    return [...this.entries.values()].filter((e) => e.enabled).map((e) => e.definition);
+  /** The enabled definitions, in declaration order (built once per change). */
+  enabledDefinitions(): readonly D[] {
+    this.cachedDefinitions ??= Object.freeze([...this.entries.values()].filter((e) => e.enabled).map((e) => e.definition));
+    return this.cachedDefinitions;
+  }
+
+  /** Whether any enabled entry has guards or scopes (worked out once per change). */
+  guarded(): boolean {
+    this.anyGuarded ??= this.enabledDefinitions().some((d) => d.plan.guarded);
+    return this.anyGuarded;
+  }
+
+  private changed(): void {
+    this.cached = undefined;
+    this.cachedDefinitions = undefined;
+    this.anyGuarded = undefined;
   }
 
   /** Sets whether `key` is served; returns true when that changed anything. */
@@ -45,24 +59,15 @@ export class Catalog<D, V> {
     if (!entry) throw new Error(`nothing named "${key}" is registered`);
     if (entry.enabled === enabled) return false;
     entry.enabled = enabled;
-    this.cached = undefined;
-    this.changes++;
+    this.changed();
     return true;
   }
 
   /** Forgets `key` for good; returns true when it was there. */
   remove(key: string): boolean {
     const removed = this.entries.delete(key);
-    if (removed) {
-      this.cached = undefined;
-      this.changes++;
-    }
+    if (removed) this.changed();
     return removed;
-  }
-
-  /** Counts changes (enable, disable, remove), so derived facts can be cached between them. */
-  get revision(): number {
-    return this.changes;
   }
 
   /** The enabled views, built once per change. */

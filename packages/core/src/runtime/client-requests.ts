@@ -1,17 +1,34 @@
-import type { ElicitRequestFormParams, InputRequest } from '@modelcontextprotocol/server';
-import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
-import { DtoSchemaWriter } from '../schema/dto-to-json-schema.js';
-
-/** The client's answer to an elicitation: accepted with content, declined, or cancelled (dismissed). */
-export type ElicitOutcome<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
-
-/** The restricted schema of a form elicitation (flat object of primitive properties). */
-export type ElicitationSchema = ElicitRequestFormParams['requestedSchema'];
+import { createHash } from 'node:crypto';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type InputRequest,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestStateCodec,
+  type Root,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ElicitationSchema } from '../context/context.js';
+import { ToolError } from '../context/errors.js';
+import { ArmatureBuildError } from '../messages/build-error.js';
+import { callMessages } from '../messages/call-messages.js';
+import type { Constructor } from '../metadata/metadata-args.js';
+import { toElicitationSchema } from '../schema/elicitation-schema.js';
+import { describeDto } from '../validation/dto-descriptor.js';
 
 /**
  * Thrown by a `Context` client request on 2026-07-28 when the answer is not known yet: the call
  * ends with an `input_required` result, and the client retries with the answer (multi-round-trip).
- * It is an implementation detail of `ctx.elicit/sample/roots`: do not catch it.
+ * An implementation detail of `ctx.elicit/sample/roots`: do not catch it.
  */
 export class InputRequiredSignal extends Error {
   constructor(
@@ -23,62 +40,188 @@ export class InputRequiredSignal extends Error {
   }
 }
 
-// Keys a property of the restricted elicitation schema may carry (spec 2025-11-25, elicitation).
-const PRIMITIVE_KEYS = new Set([
-  'type',
-  'title',
-  'description',
-  'minLength',
-  'maxLength',
-  'format',
-  'minimum',
-  'maximum',
-  'enum',
-  'enumNames',
-  'oneOf',
-  'anyOf',
-  'default',
-  'items',
-  'minItems',
-  'maxItems',
-]);
-const FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
+/** What the signed `requestState` of a 2026-07-28 round carries. */
+export interface RoundState {
+  /** Answers of earlier rounds, by question key. */
+  readonly answers: Record<string, unknown>;
+  /** The one question this round asked: the only key the client may answer next. */
+  readonly asked: string;
+  /** Hash of who called, which handler, and with which arguments: the state is valid for that call only. */
+  readonly bind: string;
+}
 
-const cache = new WeakMap<Constructor, ElicitationSchema>();
+export type RequestStateCodecOf = RequestStateCodec<RoundState>;
 
 /**
- * The restricted elicitation schema of a DTO (computed once per class): its properties must be
- * strings, numbers, integers, booleans, enums or multi-select enum arrays; nested DTOs cannot be
- * asked for in a form.
+ * How one request reaches its client for elicitation, sampling and roots. 2025-11-25 sessions send
+ * server-to-client requests and wait; 2026-07-28 answers from the signed state of earlier rounds
+ * or ends the round with `input_required`. The Context asks; the channel knows the revision.
  */
-export function elicitationSchemaOf(dto: Constructor): ElicitationSchema {
-  const known = cache.get(dto);
+export interface ClientChannel {
+  capabilities(): ClientCapabilities | undefined;
+  /** Throws the revision's error for a capability the client did not declare. */
+  missing(feature: string, required: ClientCapabilities): never;
+  elicitForm(message: string, requestedSchema: ElicitationSchema): Promise<{ action: string; content?: Record<string, unknown> }>;
+  elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
+  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  roots(): Promise<Root[]>;
+}
+
+/** 2025-11-25: real server-to-client requests over the session. */
+export class SessionChannel implements ClientChannel {
+  private nextId = 0;
+  constructor(
+    private readonly sdk: ServerContext,
+    private readonly server: Server | undefined,
+  ) {}
+
+  capabilities(): ClientCapabilities | undefined {
+    return this.server?.getClientCapabilities();
+  }
+  missing(feature: string): never {
+    // A tool error the model can read: 2025-11-25 has no error code for this.
+    throw new ToolError(callMessages.missingClientCapability(feature));
+  }
+  async elicitForm(message: string, requestedSchema: ElicitationSchema) {
+    // A raw request rather than elicitInput(): the SDK would check the answer against the schema
+    // itself and fail with a JSON-RPC error; validating in the Context gives one answer on both revisions.
+    return (await this.sdk.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } })) as {
+      action: string;
+      content?: Record<string, unknown>;
+    };
+  }
+  async elicitUrl(message: string, url: string) {
+    const elicitationId = `${String(this.sdk.mcpReq.id)}-${this.nextId++}`;
+    const result = await this.sdk.mcpReq.elicitInput({ mode: 'url', message, url, elicitationId });
+    return { action: result.action };
+  }
+  async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    return (await this.sdk.mcpReq.requestSampling(params)) as CreateMessageResult;
+  }
+  async roots(): Promise<Root[]> {
+    return ((await this.sdk.mcpReq.send({ method: 'roots/list' })) as { roots: Root[] }).roots;
+  }
+}
+
+/**
+ * 2026-07-28: the handler runs again from the top each round. Each client request takes the next
+ * key; answered keys come from the signed state (or, for the one question asked last round, from
+ * the client's `inputResponses`); the first unanswered one ends the round.
+ */
+export class RoundTripChannel implements ClientChannel {
+  private answers: Record<string, unknown> | undefined;
+  private bind = '';
+  private nextKey = 0;
+  /** Set when a client request could not be answered in this round (survives a user catch-all). */
+  pending?: InputRequiredSignal;
+
+  constructor(
+    private readonly sdk: ServerContext,
+    private readonly codec: RequestStateCodecOf | undefined,
+  ) {}
+
+  /**
+   * Binds the round to one call (the caller, the handler and its arguments) and checks what the
+   * client sent back: state issued for another call, answers to questions never asked, and answers
+   * without a state are refused (-32602) before the handler runs.
+   */
+  open(caller: AuthInfo | undefined, session: string | undefined, handler: string, args: unknown): void {
+    this.bind = createHash('sha256')
+      .update(
+        `${caller?.clientId ?? ''}\u0000${String((caller?.extra as { sub?: unknown } | undefined)?.sub ?? '')}\u0000${session ?? ''}\u0000`,
+      )
+      .update(`${handler}\u0000${canonicalJson(args)}`)
+      .digest('base64url');
+    const state = this.sdk.mcpReq.requestState<Partial<RoundState>>();
+    const responses = this.sdk.mcpReq.inputResponses ?? {};
+    const answered = Object.keys(responses);
+    if (state === undefined || state === null) {
+      if (answered.length > 0) throw invalidState('inputResponses came without the requestState of the round that asked');
+      this.answers = {};
+      return;
+    }
+    if (typeof state !== 'object' || state.bind !== this.bind || typeof state.asked !== 'string') {
+      throw invalidState('it was issued for another call (caller, tool or arguments differ)');
+    }
+    const unasked = answered.find((key) => key !== state.asked);
+    if (unasked !== undefined) throw invalidState(`inputResponses answers "${unasked}", which this call did not ask`);
+    this.answers = { ...state.answers, ...responses };
+  }
+
+  capabilities(): ClientCapabilities | undefined {
+    return (this.sdk.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
+  }
+  missing(feature: string, required: ClientCapabilities): never {
+    // 2026-07-28 defines -32021 for this.
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: required }, callMessages.missingClientCapability(feature));
+  }
+
+  private answerOf(request: InputRequest): ReturnType<typeof inputResponse> {
+    const answers = this.answers ?? {};
+    const key = `armature_${this.nextKey++}`;
+    if (!(key in answers)) {
+      this.pending = new InputRequiredSignal(key, request);
+      throw this.pending;
+    }
+    return inputResponse(answers, key);
+  }
+
+  async elicitForm(message: string, requestedSchema: ElicitationSchema) {
+    const view = this.answerOf(inputRequired.elicit({ mode: 'form', message, requestedSchema }));
+    if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('elicitation', view.kind));
+    return { action: view.action as string, content: view.content as Record<string, unknown> | undefined };
+  }
+  async elicitUrl(message: string, url: string) {
+    const view = this.answerOf(inputRequired.elicitUrl({ message, url }));
+    if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('URL elicitation', view.kind));
+    return { action: view.action };
+  }
+  async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    const view = this.answerOf(inputRequired.createMessage(params));
+    if (view.kind !== 'sampling') throw new ToolError(callMessages.wrongAnswerKind('sampling request', view.kind));
+    return view.result as CreateMessageResult;
+  }
+  async roots(): Promise<Root[]> {
+    const view = this.answerOf(inputRequired.listRoots());
+    if (view.kind !== 'roots') throw new ToolError(callMessages.wrongAnswerKind('roots request', view.kind));
+    return view.roots;
+  }
+
+  /** The `input_required` result for the pending question, carrying the answers so far (signed). */
+  async toInputRequiredResult(signal: InputRequiredSignal): Promise<InputRequiredResult> {
+    const state: RoundState = { answers: this.answers ?? {}, asked: signal.key, bind: this.bind };
+    const requestState = this.codec ? await this.codec.mint(state, this.sdk) : undefined;
+    return inputRequired({ inputRequests: { [signal.key]: signal.request }, ...(requestState ? { requestState } : {}) });
+  }
+}
+
+function invalidState(why: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState: ${why}. Start the call again without requestState.`);
+}
+
+/** JSON with object keys sorted, so equal arguments hash equally whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+const forms = new WeakMap<Constructor, ElicitationSchema>();
+
+/**
+ * The form a DTO asks for in `ctx.elicit(message, Dto)`, described once per class. A DTO that
+ * cannot be a form (nested DTOs, unsupported types, no validators) fails the call with an
+ * `ArmatureBuildError` naming the class, every problem and its fix.
+ */
+export function elicitationFormOf(dto: Constructor): ElicitationSchema {
+  const known = forms.get(dto);
   if (known) return known;
-  const writer = new DtoSchemaWriter();
-  const schema = writer.write(dto);
-  const problems = writer.problems.map((p) => `${p.message} (fix: ${p.fix})`);
-  const properties: Record<string, JsonSchema> = {};
-  for (const [name, property] of Object.entries((schema.properties as Record<string, JsonSchema>) ?? {})) {
-    const type = property.type;
-    const isEnumArray = type === 'array' && typeof property.items === 'object' && Array.isArray((property.items as JsonSchema).enum);
-    if (!['string', 'number', 'integer', 'boolean'].includes(String(type)) && !isEnumArray) {
-      problems.push(
-        `${dto.name}.${name} is ${property.$ref ? 'a nested DTO' : `of type ${String(type)}`}; a form can only ask for strings, numbers, booleans and enums`,
-      );
-      continue;
-    }
-    const kept: JsonSchema = {};
-    for (const [key, value] of Object.entries(property)) {
-      if (!PRIMITIVE_KEYS.has(key)) continue;
-      if (key === 'format' && !FORMATS.has(String(value))) continue;
-      kept[key] = value;
-    }
-    properties[name] = kept;
-  }
-  if (problems.length > 0) {
-    throw new TypeError(`${dto.name} cannot be used for elicitation:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
-  const result = { type: 'object', properties, ...(schema.required ? { required: schema.required } : {}) } as ElicitationSchema;
-  cache.set(dto, result);
-  return result;
+  const descriptor = describeDto(dto);
+  const { schema, problems } = toElicitationSchema(dto, descriptor.schema);
+  const all = [...descriptor.problems.map((p) => ({ where: dto.name, ...p })), ...problems];
+  // A programming error, not the model's: reported to onError like any unexpected one.
+  if (all.length > 0) throw new ArmatureBuildError(all, `${dto.name} cannot be used for elicitation`, 'in the DTO');
+  forms.set(dto, schema);
+  return schema;
 }

@@ -52,10 +52,6 @@ export interface HttpEndpointOptions {
   maxListenStreams?: number;
   /** Most open `subscriptions/listen` streams per client (subject or peer IP). Default 16. */
   maxListenStreamsPerClient?: number;
-  /** Most distinct URIs one 2025-11-25 session may `resources/subscribe` to, and one listen stream may name. Default 128. */
-  maxSubscriptionsPerSession?: number;
-  /** Longest URI accepted by `resources/subscribe` and in a listen stream's `resourceSubscriptions`. Default 4,096 characters. */
-  maxSubscriptionUriLength?: number;
   /**
    * Resumable SSE streams for 2025-11-25 sessions (clients reconnect with `Last-Event-ID`):
    * `true` keeps events in memory (`InMemoryEventStore`, 10,000 events and 32 MiB at most), or
@@ -79,9 +75,17 @@ export const DEFAULT_HTTP_LIMITS = Object.freeze({
   sessionInitializeTimeoutMs: 30_000,
   maxListenStreams: 1_024,
   maxListenStreamsPerClient: 16,
-  maxSubscriptionsPerSession: 128,
-  maxSubscriptionUriLength: 4_096,
 });
+
+/**
+ * The app's resource-URI caps (`createMcpApp` options `maxSubscriptionsPerSession`, `maxUriLength`),
+ * which `resources/subscribe` obeys in the runtime: a `subscriptions/listen` filter, served by the
+ * SDK, is held to them here.
+ */
+export interface UriLimits {
+  readonly maxSubscriptionsPerSession: number;
+  readonly maxUriLength: number;
+}
 
 /** Scopes one JSON-RPC request needs (from `@RequireScopes`), given by the app. */
 export type ScopeRequirement = (method: string, params: Record<string, unknown> | undefined) => readonly string[];
@@ -118,8 +122,6 @@ interface Session {
   readonly client?: string;
   readonly events?: SessionEventStore;
   readonly opened: number;
-  /** Distinct URIs asked for with `resources/subscribe` and not unsubscribed. */
-  readonly subscriptions: Set<string>;
   initialized: boolean;
   lastSeen: number;
 }
@@ -242,6 +244,7 @@ export class HttpEndpoint {
     private readonly factory: (track: boolean) => SdkMcpServer,
     options: HttpEndpointOptions = {},
     private readonly scopesFor?: ScopeRequirement,
+    private readonly uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
@@ -375,12 +378,12 @@ export class HttpEndpoint {
   private checkListenFilter(message: Message): string | undefined {
     const uris = (message.params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
     if (!Array.isArray(uris)) return undefined;
-    const { maxSubscriptionUriLength: maxLength, maxSubscriptionsPerSession: maxCount } = this.limits;
-    if (uris.length > maxCount) {
-      return `Invalid params: a listen stream may name at most ${maxCount} resources in resourceSubscriptions (maxSubscriptionsPerSession)`;
+    const { maxUriLength, maxSubscriptionsPerSession } = this.uriLimits;
+    if (uris.length > maxSubscriptionsPerSession) {
+      return `Invalid params: a listen stream may name at most ${maxSubscriptionsPerSession} resources in resourceSubscriptions (maxSubscriptionsPerSession)`;
     }
-    if (uris.some((uri) => typeof uri === 'string' && uri.length > maxLength)) {
-      return `Invalid params: a resource URI in resourceSubscriptions is longer than ${maxLength} characters (maxSubscriptionUriLength)`;
+    if (uris.some((uri) => typeof uri === 'string' && uri.length > maxUriLength)) {
+      return `Invalid params: a resource URI in resourceSubscriptions is longer than ${maxUriLength} characters (maxUriLength)`;
     }
     return undefined;
   }
@@ -498,7 +501,6 @@ export class HttpEndpoint {
       client: caller.client,
       events,
       opened: now,
-      subscriptions: new Set(),
       initialized: false,
       lastSeen: now,
     });
@@ -522,8 +524,8 @@ export class HttpEndpoint {
 
   /**
    * Per-message checks inside a session: duplicate in-flight request ids (JSON-RPC ids must be
-   * unique among a session's pending requests, or the first caller never gets its answer), the
-   * subscription caps, and `notifications/initialized`.
+   * unique among a session's pending requests, or the first caller never gets its answer), and
+   * `notifications/initialized`.
    */
   private admitMessages(session: Session, parsed: ParsedBody | undefined): Response | undefined {
     const messages = messagesOf(parsed);
@@ -540,43 +542,12 @@ export class HttpEndpoint {
         );
       }
       fresh.push(key);
-      const refused = this.checkSubscription(session, message);
-      if (refused) return refused;
     }
     for (const message of messages) {
       if (message.method === 'notifications/initialized') session.initialized = true;
       if (message.method === 'notifications/cancelled') session.transport.inFlight.delete(idKey(message.params?.requestId));
-      if (message.method === 'resources/unsubscribe' && typeof message.params?.uri === 'string')
-        session.subscriptions.delete(message.params.uri);
-      if (message.method === 'resources/subscribe' && typeof message.params?.uri === 'string')
-        session.subscriptions.add(message.params.uri);
     }
     for (const key of fresh) session.transport.inFlight.add(key);
-    return undefined;
-  }
-
-  private checkSubscription(session: Session, message: Message): Response | undefined {
-    if (message.method !== 'resources/subscribe') return undefined;
-    const uri = message.params?.uri;
-    if (typeof uri !== 'string') return undefined;
-    const { maxSubscriptionUriLength: maxLength, maxSubscriptionsPerSession: maxCount } = this.limits;
-    if (uri.length > maxLength) {
-      return jsonError(
-        400,
-        -32602,
-        `Invalid params: the resource URI is longer than ${maxLength} characters (maxSubscriptionUriLength)`,
-        message.id,
-      );
-    }
-    if (!session.subscriptions.has(uri) && session.subscriptions.size >= maxCount) {
-      return jsonError(
-        429,
-        -32000,
-        `Too Many Requests: this session already subscribes to ${maxCount} resources (maxSubscriptionsPerSession); unsubscribe from one first`,
-        message.id,
-        { 'retry-after': '5' },
-      );
-    }
     return undefined;
   }
 

@@ -1,5 +1,5 @@
+import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { ArgumentLimits } from '../metadata/metadata-args.js';
-import type { ValidationIssue } from './validation-issue.js';
 
 export const DEFAULT_ARGUMENT_LIMITS: Readonly<Required<ArgumentLimits>> = Object.freeze({
   maxDepth: 32,

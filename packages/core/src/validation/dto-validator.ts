@@ -1,15 +1,7 @@
 import { plainToInstance } from 'class-transformer';
-import {
-  getMetadataStorage as getValidationStorage,
-  type ValidationError,
-  ValidationTypes,
-  type ValidatorOptions,
-  validate,
-  validateSync,
-} from 'class-validator';
+import { type ValidationError, type ValidatorOptions, validate, validateSync } from 'class-validator';
+import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import { findDeclaredType } from '../schema/class-transformer-storage.js';
-import type { ValidationIssue } from './validation-issue.js';
 
 export type ValidationOutcome<T = unknown> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
@@ -31,41 +23,14 @@ const OUTPUT_OPTIONS: ValidatorOptions = Object.freeze({
 
 const TRANSFORM_OPTIONS = Object.freeze({ enableImplicitConversion: false, exposeDefaultValues: true });
 
-const asyncDtos = new WeakMap<Function, boolean>();
-
 /**
- * Whether checking `dto` (or a DTO nested in it) needs class-validator's asynchronous path: an
- * `async: true` custom constraint or a promise validation. Worked out once per class; the others
- * use validateSync, which skips a promise per constraint.
+ * Builds a DTO instance from untrusted plain JSON with class-transformer and checks it with
+ * class-validator. `async` (worked out at start-up) picks class-validator's asynchronous path only
+ * for DTOs that need it; the others use validateSync, which skips a promise per constraint.
  */
-function needsAsyncValidation(dto: Function, seen = new Set<Function>()): boolean {
-  const known = asyncDtos.get(dto);
-  if (known !== undefined) return known;
-  if (seen.has(dto)) return false;
-  seen.add(dto);
-  const storage = getValidationStorage();
-  let result = false;
-  for (const meta of storage.getTargetValidationMetadatas(dto, '', true, false)) {
-    if (meta.type === ValidationTypes.PROMISE_VALIDATION) result = true;
-    else if (meta.type === ValidationTypes.CUSTOM_VALIDATION && meta.constraintCls) {
-      if (storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async)) result = true;
-    } else if (meta.type === ValidationTypes.NESTED_VALIDATION) {
-      const nested = findDeclaredType(dto, meta.propertyName);
-      if (typeof nested === 'function' && needsAsyncValidation(nested, seen)) result = true;
-    }
-    if (result) break;
-  }
-  asyncDtos.set(dto, result);
-  return result;
-}
-
-/** Builds a DTO instance from untrusted plain JSON with class-transformer and checks it with class-validator. */
-export async function validateInput<T>(dto: Constructor<T>, plain: unknown): Promise<ValidationOutcome<T>> {
-  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
-    return { ok: false, issues: [{ path: '', message: 'arguments must be a JSON object' }] };
-  }
+export async function validateInput<T>(dto: Constructor<T>, plain: object, async: boolean): Promise<ValidationOutcome<T>> {
   const instance = plainToInstance(dto as new () => T, plain, TRANSFORM_OPTIONS) as object;
-  const errors = needsAsyncValidation(dto) ? await validate(instance, INPUT_OPTIONS) : validateSync(instance, INPUT_OPTIONS);
+  const errors = async ? await validate(instance, INPUT_OPTIONS) : validateSync(instance, INPUT_OPTIONS);
   return errors.length === 0 ? { ok: true, value: instance as T } : { ok: false, issues: flattenErrors(errors) };
 }
 

@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { JsonSchema } from '../metadata/metadata-args.js';
 import type { ValidationOutcome } from './dto-validator.js';
-import type { ValidationIssue } from './validation-issue.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -37,16 +37,6 @@ export function compileJsonSchema(schema: JsonSchema): JsonValidator {
     const copy = structuredClone(value);
     return check(copy) ? { ok: true, value: copy } : { ok: false, issues: (check.errors ?? []).map(toIssue) };
   };
-}
-
-/** Throws the Ajv message when a schema cannot be compiled; used by the builder to report it. */
-export function jsonSchemaProblem(schema: JsonSchema): string | undefined {
-  try {
-    compileJsonSchema(schema);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
 }
 
 function toIssue(error: ErrorObject): ValidationIssue {

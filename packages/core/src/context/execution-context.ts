@@ -1,6 +1,6 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Constructor } from '../metadata/metadata-args.js';
-import type { Context } from '../runtime/context.js';
+import type { Context } from './context.js';
 
 /** What a guard, interceptor or error filter learns about the call it is looking at. */
 export interface ExecutionContext {

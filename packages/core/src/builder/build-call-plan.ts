@@ -1,0 +1,122 @@
+import type { Context } from '../context/context.js';
+import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
+import type { ContainerAdapter } from '../di/container-adapter.js';
+import type { BuildProblem } from '../messages/build-error.js';
+import { MESSAGES, problem } from '../messages/message-catalog.js';
+import type { Constructor, HandlerKind } from '../metadata/metadata-args.js';
+import type { MetadataStorage } from '../metadata/metadata-storage.js';
+import type { InputPlan } from '../validation/prepare-arguments.js';
+import type { CallPlan, ProviderPlan } from './definitions.js';
+
+type Method = (...args: unknown[]) => unknown;
+
+/** What every plan of one build shares: app-level guards and interceptors, and how providers resolve. */
+export class PlanContext {
+  private readonly providers = new Map<unknown, ProviderPlan<unknown>>();
+  readonly appGuards: readonly ProviderPlan<Guard>[];
+  readonly appInterceptors: readonly ProviderPlan<Interceptor>[];
+
+  constructor(
+    readonly storage: MetadataStorage,
+    private readonly container: ContainerAdapter | undefined,
+    readonly problems: BuildProblem[],
+    app: { guards?: readonly Provided<Guard>[]; interceptors?: readonly Provided<Interceptor>[] },
+  ) {
+    this.appGuards = this.providersOf('guard', app.guards ?? [], 'createMcpApp');
+    this.appInterceptors = this.providersOf('interceptor', app.interceptors ?? [], 'createMcpApp');
+  }
+
+  /**
+   * Checks each guard or interceptor and decides once how a call obtains it: from the request's
+   * DI scope when the container provides the class, else one instance constructed now (shared by
+   * every handler that names the class).
+   */
+  providersOf<T>(role: 'guard' | 'interceptor', provided: readonly unknown[], where: string): ProviderPlan<T>[] {
+    const method = role === 'guard' ? 'canActivate' : 'intercept';
+    const plans: ProviderPlan<T>[] = [];
+    for (const item of provided) {
+      const label = typeof item === 'function' ? item.name || 'an anonymous class' : String(item);
+      const implemented =
+        typeof item === 'function'
+          ? typeof (item.prototype as Record<string, unknown>)?.[method] === 'function'
+          : typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>)[method] === 'function';
+      if (!implemented) {
+        this.problems.push(
+          role === 'guard'
+            ? problem(MESSAGES.guardWithoutCanActivate, where, label)
+            : problem(MESSAGES.interceptorWithoutIntercept, where, label),
+        );
+        continue;
+      }
+      const plan = this.providerPlan(role, item, label, where);
+      if (plan) plans.push(plan as ProviderPlan<T>);
+    }
+    return plans;
+  }
+
+  private providerPlan(role: 'guard' | 'interceptor', item: unknown, label: string, where: string): ProviderPlan<unknown> | undefined {
+    if (typeof item !== 'function') return { from: 'instance', instance: item, label };
+    const known = this.providers.get(item);
+    if (known) return known;
+    const token = item as Constructor;
+    const fromScope = this.container?.has ? this.container.has(token) : token.length > 0;
+    let plan: ProviderPlan<unknown>;
+    if (fromScope) plan = Object.freeze({ from: 'scope', token, label });
+    else {
+      try {
+        plan = Object.freeze({ from: 'instance', instance: new (token as unknown as new () => unknown)(), label });
+      } catch (error) {
+        this.problems.push(
+          problem(MESSAGES.providerConstructionFailed, where, role, label, error instanceof Error ? error.message : String(error)),
+        );
+        return undefined;
+      }
+    }
+    this.providers.set(item, plan);
+    return plan;
+  }
+}
+
+/** Arguments of `buildCallPlan`: what the handler is and how it is called. */
+export interface PlanSource {
+  readonly kind: HandlerKind;
+  readonly name: string;
+  readonly serverClass: Constructor;
+  readonly methodName: string;
+  readonly method: Method;
+  readonly input: InputPlan;
+  /** True when the method takes the input before the Context (`(input, ctx)`); false for `(ctx)`. */
+  readonly takesInput: boolean;
+}
+
+/**
+ * The frozen plan of one handler: its guards and interceptors (app-level first, then the class
+ * chain's, then the method's), required scopes, input plan and invocation.
+ */
+export function buildCallPlan(planning: PlanContext, source: PlanSource): CallPlan {
+  const where = `${source.serverClass.name}.${source.methodName}`;
+  const found = planning.storage.pipelineOf(source.serverClass, source.methodName);
+  const guards = [...planning.appGuards, ...planning.providersOf<Guard>('guard', found.guards, where)];
+  const interceptors = [...planning.appInterceptors, ...planning.providersOf<Interceptor>('interceptor', found.interceptors, where)];
+  for (const scope of found.scopes) {
+    if (typeof scope !== 'string' || scope === '' || /\s/.test(scope))
+      planning.problems.push(problem(MESSAGES.invalidScope, where, String(scope)));
+  }
+  const { method } = source;
+  return Object.freeze({
+    kind: source.kind,
+    name: source.name,
+    where,
+    serverClass: source.serverClass,
+    methodName: source.methodName,
+    guards: Object.freeze(guards),
+    interceptors: Object.freeze(interceptors),
+    scopes: Object.freeze([...found.scopes]),
+    guarded: guards.length > 0 || found.scopes.length > 0,
+    input: source.input,
+    needsInstance: true,
+    invoke: source.takesInput
+      ? (instance: unknown, input: unknown, ctx: Context) => method.call(instance, input, ctx)
+      : (instance: unknown, _input: unknown, ctx: Context) => method.call(instance, ctx),
+  });
+}

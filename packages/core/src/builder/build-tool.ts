@@ -1,0 +1,99 @@
+import type { Tool } from '@modelcontextprotocol/server';
+import { MESSAGES } from '../messages/message-catalog.js';
+import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
+import { JSON_SCHEMA_DIALECT } from '../schema/dto-to-json-schema.js';
+import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
+import { compileJsonSchema, type JsonValidator } from '../validation/json-schema-validator.js';
+import type { InputPlan } from '../validation/prepare-arguments.js';
+import type { PlanContext } from './build-call-plan.js';
+import type { OutputDefinition, ToolDefinition } from './definitions.js';
+import { deepFreeze, dtoInput, EMPTY_INPUT_SCHEMA, HandlerBuild, type Method } from './handler-build.js';
+import { explicitDto } from './infer-dto-parameter.js';
+
+/** A hand-written schema (`inputSchema`/`outputSchema`), checked and compiled, or undefined after reporting. */
+function rawSchema(build: HandlerBuild<'tool'>, option: 'inputSchema' | 'outputSchema', schema: JsonSchema) {
+  if (schema.type !== 'object') build.add(MESSAGES.rawSchemaNotObject, option);
+  try {
+    return { validate: compileJsonSchema(schema), schema: { $schema: JSON_SCHEMA_DIALECT, ...schema } };
+  } catch (error) {
+    build.add(MESSAGES.rawSchemaInvalid, option, (error as Error).message);
+    return undefined;
+  }
+}
+
+/** A `@Tool` method as a frozen definition, or undefined after reporting its problems. */
+export function buildTool(
+  planning: PlanContext,
+  serverClass: Constructor,
+  args: HandlerMetadataArgs<'tool'>,
+  appLimits: ArgumentLimits | undefined,
+): ToolDefinition | undefined {
+  const build = new HandlerBuild(planning, serverClass, args);
+  const { options } = args;
+  const name = options.name ?? args.methodName;
+  if (args.isStatic) build.add(MESSAGES.staticHandler, 'tool', args.methodName);
+  build.checkName('tool', name);
+  if (typeof options.description !== 'string' || options.description.trim() === '') build.add(MESSAGES.toolDescriptionMissing, name);
+  const method = (serverClass.prototype as Record<string, unknown>)[args.methodName];
+  if (typeof method !== 'function' && !args.isStatic) build.add(MESSAGES.notAMethod, 'tool');
+
+  const limits = Object.freeze({ ...DEFAULT_ARGUMENT_LIMITS, ...appLimits, ...options.limits });
+  let input: InputPlan = { kind: 'none' };
+  let inputSchema = EMPTY_INPUT_SCHEMA;
+  if (options.inputSchema && options.input) build.add(MESSAGES.bothInputs, 'input');
+  if (options.inputSchema) {
+    const raw = rawSchema(build, 'inputSchema', options.inputSchema);
+    if (raw) {
+      input = Object.freeze({ kind: 'schema', validate: raw.validate, limits });
+      inputSchema = raw.schema;
+    }
+  } else {
+    const dto = build.dto('input');
+    if (dto) {
+      const descriptor = build.describe(dto);
+      input = dtoInput(descriptor, limits);
+      inputSchema = descriptor.schema;
+    }
+  }
+
+  let output: OutputDefinition = { kind: 'none' };
+  let outputSchema: JsonSchema | undefined;
+  if (options.output && options.outputSchema) build.add(MESSAGES.bothInputs, 'output');
+  if (options.outputSchema) {
+    const raw = rawSchema(build, 'outputSchema', options.outputSchema);
+    if (raw) {
+      output = Object.freeze({ kind: 'schema', validate: raw.validate as JsonValidator });
+      outputSchema = raw.schema;
+    }
+  } else if (options.output) {
+    const dto = explicitDto(options.output, 'output', build.report);
+    if (dto) {
+      output = Object.freeze({ kind: 'dto', dto });
+      outputSchema = build.describe(dto).schema;
+    }
+  }
+
+  const plan = build.plan(name, method as Method, input, input.kind !== 'none');
+  if (!build.sound) return undefined;
+
+  const descriptor: Tool = { name, description: options.description, inputSchema: inputSchema as Tool['inputSchema'] };
+  if (options.title) descriptor.title = options.title;
+  if (outputSchema) descriptor.outputSchema = outputSchema as Tool['outputSchema'];
+  if (options.annotations) descriptor.annotations = { ...options.annotations };
+  if (options.icons) descriptor.icons = [...options.icons];
+  if (options._meta) descriptor._meta = { ...options._meta };
+
+  return Object.freeze({
+    name,
+    where: build.where,
+    serverClass,
+    descriptor: deepFreeze(descriptor),
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    input,
+    output,
+    limits,
+    methodName: args.methodName,
+    plan,
+  });
+}

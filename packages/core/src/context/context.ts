@@ -1,0 +1,102 @@
+// Type-only imports: this module is what handlers, guards and request-scoped services see, and it
+// must load without the SDK (the builder and the DI seam import it too).
+import type {
+  AuthInfo,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  LoggingLevel,
+  RequestId,
+  Root,
+} from '@modelcontextprotocol/server';
+import type { Constructor } from '../metadata/metadata-args.js';
+
+/** The eight syslog levels of MCP logging, lowest first. */
+export type LogLevel = LoggingLevel;
+
+/** The client's answer to an elicitation: accepted with content, declined, or cancelled (dismissed). */
+export type ElicitOutcome<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
+
+/** The restricted schema of a form elicitation (flat object of primitive properties). */
+export type ElicitationSchema = ElicitRequestFormParams['requestedSchema'];
+
+/** Sends log notifications to the client, filtered by the level the client asked for. */
+export interface ContextLogger {
+  debug(message: string, data?: unknown): Promise<void>;
+  info(message: string, data?: unknown): Promise<void>;
+  notice(message: string, data?: unknown): Promise<void>;
+  warning(message: string, data?: unknown): Promise<void>;
+  error(message: string, data?: unknown): Promise<void>;
+  critical(message: string, data?: unknown): Promise<void>;
+  alert(message: string, data?: unknown): Promise<void>;
+  emergency(message: string, data?: unknown): Promise<void>;
+}
+
+/**
+ * What a call (tool, resource, prompt) knows about its request. The method receives it as its last
+ * argument, and request-scoped services can inject it by type.
+ *
+ * - `log.*` sends `notifications/message` when the client's level allows it (2025-11-25:
+ *   `logging/setLevel`; 2026-07-28: the request's `_meta` level, silent when absent).
+ * - `progress()` sends `notifications/progress`; a no-op when the request carries no progress token.
+ * - `signal` aborts when the client cancels (or the HTTP stream closes): pass it to `fetch` and friends.
+ * - `meta` is the request's `_meta`; `requestId` its JSON-RPC id.
+ *
+ * @example
+ * ```ts
+ * @Tool({ description: 'Index a repository' })
+ * async index(input: IndexInput, ctx: Context) {
+ *   for (let i = 0; i < input.files.length; i++) {
+ *     ctx.signal.throwIfAborted();
+ *     await ctx.progress(i, input.files.length, `indexing ${input.files[i]}`);
+ *   }
+ *   await ctx.log.info('indexed', { files: input.files.length });
+ * }
+ * ```
+ */
+export abstract class Context {
+  abstract readonly log: ContextLogger;
+  abstract readonly signal: AbortSignal;
+  abstract readonly meta: Readonly<Record<string, unknown>>;
+  abstract readonly requestId: RequestId;
+  /** The authenticated caller (a verified bearer token over HTTP), or undefined. */
+  abstract readonly principal: AuthInfo | undefined;
+  abstract progress(progress: number, total?: number, message?: string): Promise<void>;
+
+  /**
+   * Asks the user for structured input through the client (form elicitation). With a DTO class
+   * the form is the DTO's schema and an accepted answer comes back validated as an instance.
+   * Works on both revisions: a server-to-client request on 2025-11-25; an `input_required` result
+   * and a retry on 2026-07-28, where the method runs again from the top with the answers so far
+   * (keep the work before the question repeatable). On 2026-07-28 only tools can ask: a resource
+   * or prompt that does gets a -32603 error saying so.
+   *
+   * @example
+   * ```ts
+   * const answer = await ctx.elicit('Which account should be charged?', AccountChoice);
+   * if (answer.action !== 'accept') return 'Nothing charged.';
+   * return charge(answer.content.account);
+   * ```
+   */
+  abstract elicit<T extends object>(message: string, dto: Constructor<T>): Promise<ElicitOutcome<T>>;
+  abstract elicit(message: string, requestedSchema: ElicitationSchema): Promise<ElicitOutcome<Record<string, unknown>>>;
+
+  /** Asks the user to complete an interaction at `url` (URL-mode elicitation, e.g. an OAuth consent page). */
+  abstract elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
+
+  /**
+   * Asks the client's model for a completion (sampling). A string becomes one user message.
+   *
+   * @example
+   * ```ts
+   * const reply = await ctx.sample('Summarise in one line: ' + text, { maxTokens: 100 });
+   * ```
+   */
+  abstract sample(
+    request: string | CreateMessageRequestParams,
+    options?: { maxTokens?: number; systemPrompt?: string },
+  ): Promise<CreateMessageResult>;
+
+  /** The client's roots (the folders or files it exposes to this server). */
+  abstract roots(): Promise<Root[]>;
+}

@@ -1,0 +1,41 @@
+/** One thing wrong with the decorated classes, found at start-up. */
+export interface BuildProblem {
+  /** Stable code of the message (`ARM101`), listed with its fix in docs/error-codes.md. */
+  readonly code?: string;
+  /** `Class.method` (or `Class`, or `Dto.property`). */
+  readonly where: string;
+  /** What was found. */
+  readonly message: string;
+  /** How to fix it, as code where possible. */
+  readonly fix: string;
+}
+
+/**
+ * Thrown by `createMcpApp` before the first request when the decorated classes cannot be served.
+ * It lists every problem at once (builder and DI alike), each naming `Class.method` and the fix.
+ */
+export class ArmatureBuildError extends Error {
+  constructor(
+    readonly problems: readonly BuildProblem[],
+    heading = 'Armature cannot start the MCP server',
+    scope = 'in the decorated classes',
+  ) {
+    super(formatProblems(heading, scope, problems));
+    this.name = 'ArmatureBuildError';
+  }
+}
+
+/**
+ * The one way a list of problems is written: a heading with the count, then each problem numbered
+ * with where it is, what was found, its code, and the fix on the next line.
+ *
+ * @example
+ * ```ts
+ * formatProblems('SearchInput cannot be used as a tool input', 'in the DTO', error.problems);
+ * ```
+ */
+export function formatProblems(heading: string, scope: string, problems: readonly BuildProblem[]): string {
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  const lines = problems.map((p, i) => `  ${i + 1}. ${p.where}: ${p.message}${p.code ? ` [${p.code}]` : ''}\n     Fix: ${p.fix}`);
+  return `${heading}: ${count} ${scope}.\n${lines.join('\n')}`;
+}

@@ -1,0 +1,81 @@
+import type { ValidationIssue } from './validation-issue.js';
+import { formatIssues } from './validation-issue.js';
+
+/**
+ * The text a client reads when Armature itself answers a call (rather than the user's method):
+ * unknown names, argument and result problems, timeouts, masked failures. Written here once;
+ * the runtime, `validateDto` and `@armature/testing` use these.
+ */
+export const callMessages = {
+  unknownTool(name: string, visible: readonly string[]): string {
+    const hint =
+      visible.length <= 20
+        ? `Available tools: ${visible.join(', ') || 'none'}`
+        : `Call tools/list to see the ${visible.length} available tools`;
+    return `Unknown tool: "${name}". ${hint}`;
+  },
+  unknownPrompt(name: string, visible?: readonly string[]): string {
+    return visible ? `Unknown prompt: "${name}". Available prompts: ${visible.join(', ') || 'none'}` : `Unknown prompt: "${name}"`;
+  },
+  invalidArguments(label: string, issues: readonly ValidationIssue[]): string {
+    return formatIssues(`Invalid arguments for ${label}:`, issues);
+  },
+  invalidResult(tool: string, issues: readonly ValidationIssue[]): string {
+    return formatIssues(`Invalid result from tool "${tool}" (it does not match its output schema):`, issues);
+  },
+  invalidAnswer(question: string, issues: readonly ValidationIssue[]): string {
+    return formatIssues(`The answer to "${question}" is invalid:`, issues);
+  },
+  notJson(tool: string, reason: string): string {
+    return `Tool "${tool}" returned a value that cannot be sent as JSON: ${reason}`;
+  },
+  timedOut(label: string, timeoutMs: number): string {
+    return `${label} did not finish within ${timeoutMs} ms and was stopped`;
+  },
+  cancelled(): string {
+    return 'the request was cancelled';
+  },
+  /** The text a caller gets for an unexpected failure in production mode. */
+  masked(label: string, requestId: unknown): string {
+    return `${label} failed unexpectedly; the error was logged on the server (request ${String(requestId)})`;
+  },
+  inputFromNonTool(where: string): string {
+    return `${where} asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that`;
+  },
+  completionNotStrings(argument: string): string {
+    return `Completion for "${argument}" did not return an array of strings`;
+  },
+  missingClientCapability(feature: string): string {
+    return `This tool needs ${feature}, which the client did not declare in its capabilities`;
+  },
+  wrongAnswerKind(what: string, kind: string): string {
+    return `The client answered the ${what} with a ${kind} response`;
+  },
+  scopeDisposed(token: string): string {
+    return `This request's DI scope is already disposed; cannot resolve ${token}`;
+  },
+  uriTooLong(length: number, limit: number): string {
+    return `Invalid params: the URI is ${length} characters long, over the limit of ${limit}`;
+  },
+  tooManySubscriptions(limit: number): string {
+    return `This session already holds ${limit} resource subscriptions (the limit); unsubscribe from one before subscribing to another`;
+  },
+  noArgumentsTaken(): string {
+    return 'unknown property; this tool takes no arguments';
+  },
+};
+
+/**
+ * The message of anything thrown, including `null`, `undefined` and other non-Error values. A
+ * thrown object's contents are never sent (they may hold credentials or internals): only that it
+ * was one, and the fix.
+ */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  if (error === null || error === undefined) return `the tool failed (it threw ${String(error)})`;
+  if (typeof error === 'object' || typeof error === 'function') {
+    return `the tool failed: it threw ${Array.isArray(error) ? 'an array' : 'an object'}, not an Error; throw an Error or a ToolError with a message`;
+  }
+  return `the tool failed (it threw ${String(error)})`;
+}

@@ -1,0 +1,309 @@
+import type { BuildProblem } from './build-error.js';
+
+/** One message of the catalog: a stable code, what it is about, and how its text is made. */
+export interface MessageDefinition<A extends readonly unknown[] = readonly never[]> {
+  readonly code: string;
+  /** One line for the error-code reference. */
+  readonly title: string;
+  readonly render: (...args: A) => { readonly message: string; readonly fix: string };
+  /** Arguments that render a typical instance, for the generated reference page. */
+  readonly example: A;
+}
+
+function define<A extends readonly unknown[]>(
+  code: string,
+  title: string,
+  example: A,
+  render: (...args: A) => { message: string; fix: string },
+): MessageDefinition<A> {
+  return Object.freeze({ code, title, render, example });
+}
+
+const DECORATOR = { tool: '@Tool', resource: '@Resource', resourceTemplate: '@ResourceTemplate', prompt: '@Prompt' } as const;
+type Kind = keyof typeof DECORATOR;
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
+}
+
+/**
+ * Every problem Armature reports at start-up, and the errors a call can get from Armature itself:
+ * the one place their text is written. Codes: ARM1xx app and handlers, ARM2xx DTO parameters,
+ * ARM3xx guards and interceptors, ARM4xx dependency injection, ARM5xx errors at call time.
+ */
+export const MESSAGES = {
+  noServerClass: define('ARM100', 'createMcpApp was given no server class', [] as const, () => ({
+    message: 'no server class was given',
+    fix: 'createMcpApp(MyServer) or createMcpApp([A, B])',
+  })),
+  notAClass: define('ARM101', 'createMcpApp was given something that is not a class', ['undefined'] as const, (found: string) => ({
+    message: `expected a class, got ${found}`,
+    fix: 'pass the @McpServer class itself',
+  })),
+  listedTwice: define('ARM102', 'a server class is listed twice', [] as const, () => ({
+    message: 'this class is listed twice',
+    fix: 'list each server class once',
+  })),
+  notDecorated: define('ARM103', 'a server class has no @McpServer', ['WeatherServer'] as const, (name: string) => ({
+    message: 'the class is not decorated with @McpServer',
+    fix: `@McpServer({ name: '${name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}', version: '1.0.0' }) class ${name} { ... }`,
+  })),
+  staticHandler: define(
+    'ARM104',
+    'a handler decorator is on a static method',
+    ['tool', 'forecast'] as const,
+    (kind: Kind, method: string) => ({
+      message: `${DECORATOR[kind]} is on a static method`,
+      fix: `make ${method} an instance method (remove \`static\`)`,
+    }),
+  ),
+  notAMethod: define('ARM105', 'a handler decorator is not on a method', ['tool'] as const, (kind: Kind) => ({
+    message: `${DECORATOR[kind]} is not on a method`,
+    fix: `put ${DECORATOR[kind]} on a method of the class`,
+  })),
+  invalidName: define(
+    'ARM106',
+    'a tool or prompt name is not 1-128 characters of A-Z a-z 0-9 _ . -',
+    ['tool', 'get forecast', 'get_forecast'] as const,
+    (kind: 'tool' | 'prompt', name: string, suggestion: string) => ({
+      message: `the ${kind} name "${name}" is invalid: a name is 1-128 characters of A-Z a-z 0-9 _ . -`,
+      fix: `${DECORATOR[kind]}({ name: '${suggestion}', ... })`,
+    }),
+  ),
+  duplicateName: define(
+    'ARM107',
+    'two handlers share a tool name, prompt name, resource URI or URI template',
+    ['tool', 'forecast', 'OtherServer.forecast'] as const,
+    (kind: Kind, key: string, clash: string) => {
+      switch (kind) {
+        case 'resource':
+          return { message: `the resource URI "${key}" is already served by ${clash}`, fix: 'give each resource its own URI' };
+        case 'resourceTemplate':
+          return { message: `the URI template "${key}" is already served by ${clash}`, fix: 'give each template its own pattern' };
+        default:
+          return {
+            message: `the ${kind} name "${key}" is already used by ${clash}`,
+            fix: `give one of them another name: ${DECORATOR[kind]}({ name: '${key}_2', ... })`,
+          };
+      }
+    },
+  ),
+  toolDescriptionMissing: define('ARM108', 'a tool has no description', ['forecast'] as const, (name: string) => ({
+    message: 'the tool has no description (the model reads it to decide when to call the tool)',
+    fix: `@Tool({ description: 'What ${name} does and when to use it' })`,
+  })),
+  promptDescriptionMissing: define('ARM109', 'a prompt has no description', ['plan'] as const, (name: string) => ({
+    message: 'the prompt has no description',
+    fix: `@Prompt({ description: 'What ${name} is for' })`,
+  })),
+  bothInputs: define(
+    'ARM110',
+    'a tool names both `input` and `inputSchema` (or `output` and `outputSchema`)',
+    ['input'] as const,
+    (which: 'input' | 'output') =>
+      which === 'input'
+        ? {
+            message: 'both `input` and `inputSchema` are given',
+            fix: 'keep one: `input: () => Dto` (validated DTO) or `inputSchema` (raw JSON)',
+          }
+        : { message: 'both `output` and `outputSchema` are given', fix: 'keep one: `output: () => Dto` or `outputSchema` (raw JSON)' },
+  ),
+  rawSchemaNotObject: define(
+    'ARM111',
+    'a raw input or output schema does not describe an object',
+    ['inputSchema'] as const,
+    (option: string) => ({
+      message: `\`${option}\` must describe an object (\`type: "object"\` at the root)`,
+      fix: `${option}: { type: 'object', properties: { ... } }`,
+    }),
+  ),
+  rawSchemaInvalid: define(
+    'ARM112',
+    'a raw input or output schema is not valid JSON Schema',
+    ['inputSchema', 'schema is invalid: data/properties must be object'] as const,
+    (option: string, reason: string) => ({
+      message: `\`${option}\` is not a valid JSON Schema: ${reason}`,
+      fix: 'correct the schema (JSON Schema 2020-12)',
+    }),
+  ),
+  resourceUriInvalid: define('ARM113', 'a resource URI is not absolute', ['config.json'] as const, (uri: string) => ({
+    message: `the resource URI "${uri}" is not an absolute URI (scheme:rest)`,
+    fix: "@Resource({ uri: 'file:///path/to/thing', ... })",
+  })),
+  nameMissing: define(
+    'ARM114',
+    'a resource or resource template has no name',
+    ['resource'] as const,
+    (kind: 'resource' | 'resourceTemplate') =>
+      kind === 'resource'
+        ? { message: 'the resource has no name', fix: "@Resource({ uri, name: 'short-name', ... })" }
+        : { message: 'the resource template has no name', fix: "@ResourceTemplate({ uriTemplate, name: 'short-name', ... })" },
+  ),
+  uriTemplateInvalid: define(
+    'ARM115',
+    'a URI template cannot be parsed',
+    ['users://{id', 'Unclosed template expression'] as const,
+    (template: string, reason: string) => ({
+      message: `the URI template "${template}" is invalid: ${reason}`,
+      fix: "@ResourceTemplate({ uriTemplate: 'users://{id}/profile', ... })",
+    }),
+  ),
+  templateVariableUnbound: define(
+    'ARM116',
+    'a URI template variable has no property in the params DTO',
+    ['quarter', 'ReportParams'] as const,
+    (variable: string, dto: string) => ({
+      message: `the URI template variable {${variable}} has no property in ${dto}`,
+      fix: `add \`@IsString() ${variable}!: string;\` to ${dto} (template variables arrive as strings)`,
+    }),
+  ),
+  templateWithoutParams: define(
+    'ARM117',
+    'a URI template has variables but the method takes no params DTO',
+    [['id']] as const,
+    (variables: readonly string[]) => ({
+      message: `the URI template has variables (${variables.map((v) => `{${v}}`).join(', ')}) but the method takes no params DTO`,
+      fix: `take them as a DTO: \`read(params: MyParams, ctx: Context)\` with \`class MyParams { @IsString() ${variables[0]}!: string }\``,
+    }),
+  ),
+  promptArgumentNotString: define(
+    'ARM118',
+    'a prompt argument is not a string',
+    ['BatchArgs', 'count', 'integer'] as const,
+    (dto: string, property: string, type: string) => ({
+      message: `${dto}.${property} is ${article(type)} ${type}, but prompt arguments are strings`,
+      fix: `declare it \`@IsString() ${property}!: string;\` and convert inside the prompt (e.g. Number(args.${property}))`,
+    }),
+  ),
+  completionMethodMissing: define(
+    'ARM119',
+    '@Complete names a method the server class does not have',
+    ['suggestUnit', 'TypoArgs', 'units', 'TypoServer'] as const,
+    (method: string, dto: string, property: string, server: string) => ({
+      message: `@Complete('${method}') on ${dto}.${property} names no method of ${server}`,
+      fix: `add \`${method}(value: string, context: CompletionRequestContext) { return [...] }\` to ${server}`,
+    }),
+  ),
+
+  noParamMetadata: define(
+    'ARM200',
+    'no decorator metadata was emitted for a handler method',
+    ['tool', 'input'] as const,
+    (kind: Kind, option: string) => ({
+      message: 'no decorator metadata was emitted for this method, so its DTO parameter type is unknown (tsx and esbuild emit none)',
+      fix: `compile with tsc or vite-node and \`"emitDecoratorMetadata": true\`, or name the DTO: ${DECORATOR[kind]}({ ${option}: () => MyDto, ... })`,
+    }),
+  ),
+  paramNotReflected: define(
+    'ARM201',
+    "the DTO parameter's type did not reflect (interface, type alias or `import type`)",
+    ['tool', 'input'] as const,
+    (kind: Kind, option: string) => ({
+      message: "the first parameter's type did not reflect (it is an interface, a type alias, or imported with `import type`)",
+      fix: `declare the DTO as a class and import it as a value (\`import { MyDto }\`, not \`import type\`), or ${DECORATOR[kind]}({ ${option}: () => MyDto, ... }). If the parameter is the Context, import Context as a value too`,
+    }),
+  ),
+  paramPrimitive: define('ARM202', 'the first parameter is a primitive, not a DTO class', ['string'] as const, (type: string) => ({
+    message: `the first parameter is a ${type}, but arguments are an object`,
+    fix: 'wrap the arguments in a DTO class: `class MyInput { @IsString() value!: string }` and take `(input: MyInput, ctx: Context)`',
+  })),
+  dtoThunkInvalid: define('ARM203', 'a DTO option is not a function returning a class', ['input'] as const, (option: string) => ({
+    message: `\`${option}\` must be a function returning the DTO class`,
+    fix: `${option}: () => MyDto`,
+  })),
+  elicitationDtoUnsupported: define(
+    'ARM204',
+    'a DTO given to ctx.elicit has a property a form cannot ask for',
+    ['Address', 'street', 'a nested DTO'] as const,
+    (dto: string, property: string, what: string) => ({
+      message: `${dto}.${property} is ${what}; a form can only ask for strings, numbers, booleans and enums`,
+      fix: `ask for ${dto}.${property} with a separate elicitation, or make it a string, number, boolean or enum property`,
+    }),
+  ),
+
+  guardWithoutCanActivate: define('ARM300', 'a guard has no canActivate method', ['AdminOnly'] as const, (label: string) => ({
+    message: `the guard ${label} has no canActivate method`,
+    fix: 'implement Guard: `canActivate(context) { return true; }`',
+  })),
+  interceptorWithoutIntercept: define('ARM301', 'an interceptor has no intercept method', ['Timing'] as const, (label: string) => ({
+    message: `the interceptor ${label} has no intercept method`,
+    fix: 'implement Interceptor: `intercept(context, next) { return next(); }`',
+  })),
+  invalidScope: define(
+    'ARM302',
+    '@RequireScopes was given something that is not an OAuth scope',
+    ['repo write'] as const,
+    (scope: string) => ({
+      message: `"${scope}" is not an OAuth scope (one word, no spaces)`,
+      fix: "@RequireScopes('repo:write')",
+    }),
+  ),
+  providerConstructionFailed: define(
+    'ARM303',
+    'a guard or interceptor class the container does not provide could not be constructed',
+    ['guard', 'AuditGuard', 'missing API key'] as const,
+    (role: 'guard' | 'interceptor', label: string, reason: string) => ({
+      message: `the ${role} ${label} is not provided by the container and constructing it with \`new ${label}()\` failed: ${reason}`,
+      fix: `register ${label} with the container (@Service() or @RequestScoped() with typedi), or pass an instance: @Use${role === 'guard' ? 'Guards' : 'Interceptors'}(new ${label}(...))`,
+    }),
+  ),
+
+  noConstructorMetadata: define('ARM400', 'no decorator metadata for an injected constructor', [2] as const, (count: number) => ({
+    message: `the constructor takes ${count} parameter(s) but no decorator metadata was emitted for it (tsx and esbuild emit none), so nothing could be injected`,
+    fix: 'compile with tsc or vite-node and "emitDecoratorMetadata": true',
+  })),
+  unknownService: define(
+    'ARM401',
+    'an injected class is not known to the container',
+    ['WeatherApi', 'parameter 0 of WeatherServer'] as const,
+    (name: string, usedBy: string) => ({
+      message: `${name} (${usedBy}) is not known to the container, so it cannot be injected`,
+      fix: 'decorate it with @Service() (one instance for the app) or @RequestScoped() (one per call)',
+    }),
+  ),
+  singletonNeedsRequest: define(
+    'ARM402',
+    'a singleton injects something that exists only per request',
+    ['Session', 'parameter 0 of ProfileServer', "the request's Context"] as const,
+    (name: string, usedBy: string, what: string) => ({
+      message: `${name} (${usedBy}) injects ${what} but is a singleton`,
+      fix: `mark ${name} @RequestScoped() so each call gets its own instance`,
+    }),
+  ),
+  containerPrepareFailed: define('ARM403', "the DI container's prepare() failed", ['boom'] as const, (reason: string) => ({
+    message: `the DI container refused to start: ${reason}`,
+    fix: 'see the container adapter named in the message; prepare() should return or throw ArmatureBuildError problems',
+  })),
+} as const;
+
+/** A start-up problem at `where`, from the catalog. */
+export function problem<A extends readonly unknown[]>(definition: MessageDefinition<A>, where: string, ...args: NoInfer<A>): BuildProblem {
+  const { message, fix } = definition.render(...args);
+  return { code: definition.code, where, message, fix };
+}
+
+/** One entry of the error-code reference. */
+export interface ErrorCodeInfo {
+  readonly code: string;
+  /** What the code is about. */
+  readonly title: string;
+  /** A typical message with this code, and its fix. */
+  readonly example: { readonly message: string; readonly fix: string };
+}
+
+/**
+ * Every code Armature's start-up problems carry, with a typical message and fix: what
+ * docs/error-codes.md lists, for tools that want to link a problem to its explanation.
+ *
+ * @example
+ * ```ts
+ * const known = new Map(errorCodes().map((entry) => [entry.code, entry.title]));
+ * ```
+ */
+export function errorCodes(): ErrorCodeInfo[] {
+  return Object.values(MESSAGES).map((definition) => ({
+    code: definition.code,
+    title: definition.title,
+    example: (definition.render as (...args: readonly unknown[]) => { message: string; fix: string })(...definition.example),
+  }));
+}

@@ -1,0 +1,57 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { CallPlan, ProviderPlan } from '../builder/definitions.js';
+import type { ExecutionContext } from '../context/execution-context.js';
+import type { CallRequest } from './call-request.js';
+import type { Catalog } from './catalog.js';
+
+/** True when the principal holds every scope in `required` (the one OAuth scope check). */
+export function hasScopes(principal: AuthInfo | undefined, required: readonly string[]): boolean {
+  if (required.length === 0) return true;
+  if (!principal) return false;
+  return required.every((scope) => principal.scopes.includes(scope));
+}
+
+/** A guard or interceptor for this request: from its DI scope, or the instance made at start-up. */
+export function provide<T>(plan: ProviderPlan<T>, request: CallRequest): T | Promise<T> {
+  return plan.from === 'instance' ? plan.instance : request.scopeOf().get(plan.token);
+}
+
+/**
+ * Whether the caller may use (`call`) or see (`list`) a handler: its OAuth scopes, then its guards
+ * in order, false at the first that says no. Guards come from the request's one DI scope.
+ */
+export async function isAllowed(plan: CallPlan, phase: 'list' | 'call', request: CallRequest): Promise<boolean> {
+  if (!plan.guarded) return true;
+  const ctx = request.ctx;
+  if (!hasScopes(ctx.principal, plan.scopes)) return false;
+  if (plan.guards.length === 0) return true;
+  const execution: ExecutionContext = {
+    kind: plan.kind,
+    name: plan.name,
+    phase,
+    serverClass: plan.serverClass,
+    methodName: plan.methodName,
+    context: ctx,
+    principal: ctx.principal,
+  };
+  for (const provided of plan.guards) {
+    const guard = await provide(provided, request);
+    if (!(await guard.canActivate(execution))) return false;
+  }
+  return true;
+}
+
+/**
+ * The entries a caller sees: the cached list when nothing enabled is guarded, else the entries
+ * whose guards allow them, all asked within the request's one scope.
+ */
+export async function visibleEntries<D extends { plan: CallPlan }, V>(catalog: Catalog<D, V>, request: CallRequest): Promise<readonly V[]> {
+  if (!catalog.guarded()) return catalog.list();
+  const definitions = catalog.enabledDefinitions();
+  const views = catalog.list();
+  const out: V[] = [];
+  for (let i = 0; i < definitions.length; i++) {
+    if (await isAllowed((definitions[i] as D).plan, 'list', request)) out.push(views[i] as V);
+  }
+  return out;
+}

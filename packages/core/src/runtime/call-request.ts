@@ -1,0 +1,64 @@
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ContainerAdapter, RequestScope } from '../di/container-adapter.js';
+import type { RequestStateCodecOf } from './client-requests.js';
+import { SdkRequestContext } from './sdk-context.js';
+
+/** Reports errors Armature caught and answered for (not `ToolError`s, which are expected). */
+export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown }) => void;
+
+/** Counters the runtime keeps; `liveScopes` returns to 0 when no request is running. */
+export interface RuntimeStats {
+  liveScopes: number;
+  calls: number;
+}
+
+/** What every request of an app shares. */
+export interface RequestEnvironment {
+  readonly container: ContainerAdapter;
+  readonly stats: RuntimeStats;
+  readonly reportError: ToolErrorReporter;
+  readonly codec: RequestStateCodecOf;
+}
+
+/**
+ * One JSON-RPC request Armature handles: its Context (made once, seen by middleware, guards,
+ * interceptors and the handler alike) and its one DI scope, opened when first needed and disposed
+ * when the request ends, whatever happened.
+ */
+export class CallRequest {
+  readonly ctx: SdkRequestContext;
+  private scope?: RequestScope;
+  /** What the request ran (a tool name, a URI), for reports. */
+  label?: string;
+
+  constructor(
+    private readonly env: RequestEnvironment,
+    readonly method: string,
+    sdk: ServerContext,
+    server: Server | undefined,
+  ) {
+    this.ctx = new SdkRequestContext(sdk, server, env.codec);
+  }
+
+  /** The request's DI scope, bound to its Context. */
+  scopeOf(): RequestScope {
+    if (!this.scope) {
+      this.scope = this.env.container.createScope(this.ctx);
+      this.env.stats.liveScopes++;
+    }
+    return this.scope;
+  }
+
+  /** Disposes the scope, if one was opened; a failing dispose is reported, never sent to the caller. */
+  async end(): Promise<void> {
+    const scope = this.scope;
+    if (!scope) return;
+    try {
+      await scope.dispose();
+    } catch (error) {
+      this.env.reportError(error, { tool: this.label ?? this.method, requestId: this.ctx.requestId });
+    } finally {
+      this.env.stats.liveScopes--;
+    }
+  }
+}

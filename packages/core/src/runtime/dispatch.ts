@@ -1,0 +1,234 @@
+import {
+  type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Resource,
+  ResourceNotFoundError,
+  type ResourceTemplateType,
+  McpServer as SdkMcpServer,
+  type ServerCapabilities,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type {
+  AppDefinition,
+  CallPlan,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from '../builder/definitions.js';
+import type { Middleware } from '../context/execution-context.js';
+import { callMessages } from '../messages/call-messages.js';
+import { isAllowed, visibleEntries } from './access.js';
+import { completionKind, promptKind, resourceKind, toolKind, unknownPrompt, unknownTool } from './call-kinds.js';
+import { CallRequest, type RequestEnvironment } from './call-request.js';
+import type { Catalog } from './catalog.js';
+import { paginate } from './catalog.js';
+import type { ChangeBroadcaster, LiveConnection } from './change-notifier.js';
+import { type CallKind, type ExecutorSettings, executeCall } from './execute-call.js';
+import { withMiddleware } from './middleware.js';
+
+/** What serving needs from the app: its definitions, run-time catalogs and settings. */
+export interface ServedApp extends RequestEnvironment, ExecutorSettings {
+  readonly definition: AppDefinition;
+  readonly capabilities: ServerCapabilities;
+  readonly tools: Catalog<ToolDefinition, Tool>;
+  readonly resources: Catalog<ResourceDefinition, Resource>;
+  readonly resourceTemplates: Catalog<ResourceTemplateDefinition, ResourceTemplateType>;
+  readonly prompts: Catalog<PromptDefinition, Prompt>;
+  readonly middleware: readonly Middleware[];
+  readonly pageSize: number;
+  readonly maxUriLength: number;
+  readonly maxSubscriptionsPerSession: number;
+  readonly broadcaster: ChangeBroadcaster;
+  /** The tool and prompt kinds, made once: they name the entries a caller may see. */
+  readonly kinds: {
+    readonly tools: CallKind<CallToolResult, ToolDefinition>;
+    readonly prompts: CallKind<GetPromptResult, PromptDefinition>;
+  };
+}
+
+/** The kinds that answer an unknown or hidden name with the names this caller may see. */
+export function callKindsOf(app: Pick<ServedApp, 'tools' | 'prompts'>): ServedApp['kinds'] {
+  return {
+    tools: toolKind(async (call) => (await visibleEntries(app.tools, call)).map((t) => t.name)),
+    prompts: promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name)),
+  };
+}
+
+type Params = Record<string, unknown> | undefined;
+type Handler = (params: Params, request: CallRequest) => unknown;
+
+/**
+ * The `uri` a request names, refused (-32602) past the length limit: template matching costs grow
+ * faster than the URI, so an over-long one is never matched.
+ */
+function uriOf(app: ServedApp, params: Params): string {
+  const uri = String(params?.uri);
+  if (uri.length > app.maxUriLength) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.uriTooLong(uri.length, app.maxUriLength));
+  }
+  return uri;
+}
+
+/** The template serving `uri`: the first enabled one whose pattern matches, with its variables. */
+function matchTemplate(
+  app: ServedApp,
+  uri: string,
+): { template: ResourceTemplateDefinition; variables: Record<string, unknown> } | undefined {
+  for (const template of app.resourceTemplates.enabledDefinitions()) {
+    const variables = template.template.match(uri);
+    if (variables) return { template, variables };
+  }
+  return undefined;
+}
+
+/** The plan that answers for `uri` (a resource, else the first matching template), if any. */
+function planOfUri(app: ServedApp, uri: string): CallPlan | undefined {
+  return app.resources.get(uri)?.plan ?? matchTemplate(app, uri)?.template.plan;
+}
+
+/**
+ * A fresh SDK server for one connection (or one 2026-07-28 request), serving the app's shared,
+ * prebuilt catalogs: a handful of request handlers, none per tool, so the cost does not grow with
+ * the number of tools. `track` keeps it informed of changes until it closes.
+ */
+export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
+  const { info, instructions } = app.definition;
+  const mcp = new SdkMcpServer(
+    { ...info },
+    {
+      capabilities: app.capabilities,
+      ...(instructions ? { instructions } : {}),
+      requestState: { verify: (state, ctx) => app.codec.verify(state, ctx) },
+    },
+  );
+  const connection: LiveConnection = { mcp, subscriptions: new Set() };
+  const server = mcp.server;
+  const on = (method: string, handler: Handler) =>
+    server.setRequestHandler(
+      method as never,
+      (async (request: { params?: Params }, sdk: ServerContext) => {
+        const call = new CallRequest(app, method, sdk, server);
+        try {
+          if (app.middleware.length === 0) return await handler(request.params, call);
+          return await withMiddleware(app.middleware, call, request.params, app, async () => handler(request.params, call));
+        } finally {
+          await call.end();
+        }
+      }) as never,
+    );
+
+  const { tools, prompts } = app.kinds;
+  const page = async <D extends { plan: CallPlan }, V>(catalog: Catalog<D, V>, params: Params, call: CallRequest) =>
+    paginate(await visibleEntries(catalog, call), params?.cursor as string | undefined, app.pageSize);
+
+  on('tools/list', async (params, call) => {
+    const { items, nextCursor } = await page(app.tools, params, call);
+    return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
+  });
+  on('tools/call', async (params, call) => {
+    const name = String(params?.name);
+    const tool = app.tools.get(name);
+    if (!tool)
+      return unknownTool(
+        name,
+        (await visibleEntries(app.tools, call)).map((t) => t.name),
+      );
+    return executeCall(app, tool.plan, tools, tool, call, params?.arguments);
+  });
+
+  if (app.capabilities.resources) {
+    on('resources/list', async (params, call) => {
+      const { items, nextCursor } = await page(app.resources, params, call);
+      return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
+    });
+    on('resources/templates/list', async (params, call) => {
+      const { items, nextCursor } = await page(app.resourceTemplates, params, call);
+      return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
+    });
+    on('resources/read', async (params, call) => {
+      const uri = uriOf(app, params);
+      const resource = app.resources.get(uri);
+      if (resource) return executeCall(app, resource.plan, resourceKind, { uri, mimeType: resource.descriptor.mimeType }, call, undefined);
+      const match = matchTemplate(app, uri);
+      if (!match) throw new ResourceNotFoundError(uri);
+      const { template, variables } = match;
+      return executeCall(app, template.plan, resourceKind, { uri, mimeType: template.descriptor.mimeType }, call, variables);
+    });
+    // resources/subscribe is a 2025-11-25 method the SDK does not implement (2026-07-28 uses
+    // subscriptions/listen, served by the SDK's entry points). It asks the same guards and scopes
+    // as a read: a hidden resource answers exactly like a missing one.
+    on('resources/subscribe', async (params, call) => {
+      const uri = uriOf(app, params);
+      const plan = planOfUri(app, uri);
+      if (!plan || !(await isAllowed(plan, 'call', call))) throw new ResourceNotFoundError(uri);
+      const { subscriptions } = connection;
+      if (!subscriptions.has(uri) && subscriptions.size >= app.maxSubscriptionsPerSession) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, callMessages.tooManySubscriptions(app.maxSubscriptionsPerSession));
+      }
+      subscriptions.add(uri);
+      return {};
+    });
+    on('resources/unsubscribe', async (params) => {
+      connection.subscriptions.delete(String(params?.uri));
+      return {};
+    });
+  }
+  if (app.capabilities.prompts) {
+    on('prompts/list', async (params, call) => {
+      const { items, nextCursor } = await page(app.prompts, params, call);
+      return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
+    });
+    on('prompts/get', async (params, call) => {
+      const name = String(params?.name);
+      const prompt = app.prompts.get(name);
+      if (!prompt)
+        return unknownPrompt(
+          name,
+          (await visibleEntries(app.prompts, call)).map((p) => p.name),
+        );
+      return executeCall(app, prompt.plan, prompts, prompt, call, params?.arguments ?? {});
+    });
+  }
+  if (app.capabilities.completions) {
+    on('completion/complete', async (params, call) => complete(app, params, call));
+  }
+  if (track) app.broadcaster.track(connection);
+  return mcp;
+}
+
+interface CompleteParams {
+  ref?: { type?: string; name?: string; uri?: string };
+  argument?: { name?: string; value?: string };
+  context?: { arguments?: Record<string, string> };
+}
+
+/**
+ * `completion/complete`: the prompt's or template's guards first (completing a hidden prompt
+ * would reveal it), then its completion source through the executor.
+ */
+async function complete(app: ServedApp, raw: Params, call: CallRequest) {
+  const params = (raw ?? {}) as CompleteParams;
+  const argument = String(params.argument?.name);
+  let owner: PromptDefinition | ResourceTemplateDefinition | undefined;
+  if (params.ref?.type === 'ref/prompt') {
+    owner = app.prompts.get(String(params.ref.name));
+    if (!owner || !(await isAllowed(owner.plan, 'call', call))) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.unknownPrompt(String(params.ref.name)));
+    }
+  } else if (params.ref?.type === 'ref/resource') {
+    const uri = uriOf(app, params.ref);
+    owner = app.resourceTemplates.enabledDefinitions().find((t) => t.descriptor.uriTemplate === uri);
+    const plan = owner?.plan ?? app.resources.get(uri)?.plan;
+    // A fixed resource URI has nothing to complete.
+    if (!plan || !(await isAllowed(plan, 'call', call))) throw new ResourceNotFoundError(uri);
+  }
+  const source = owner?.completions.get(argument);
+  if (!source) return { completion: { values: [] } };
+  const input = { value: String(params.argument?.value ?? ''), context: { argument, arguments: params.context?.arguments ?? {} } };
+  return executeCall(app, source, completionKind, argument, call, input);
+}

@@ -1,0 +1,191 @@
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type { CallPlan } from '../builder/definitions.js';
+import { ToolError } from '../context/errors.js';
+import type { ErrorFilter, ExecutionContext, Interceptor } from '../context/execution-context.js';
+import { callMessages, messageOf } from '../messages/call-messages.js';
+import type { ValidationIssue } from '../messages/validation-issue.js';
+import { prepareArguments } from '../validation/prepare-arguments.js';
+import { isAllowed, provide } from './access.js';
+import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
+import { InputRequiredSignal, RoundTripChannel } from './client-requests.js';
+
+/** What differs between handler kinds: how they answer. Everything else is the executor's. */
+export interface CallKind<R, S = unknown> {
+  /** How the kind names a handler in messages (`tool "x"`, `prompt "x"`). */
+  label(plan: CallPlan): string;
+  /** What `onError` is told failed: the tool name, or `Class.method` for the others. */
+  reportAs(plan: CallPlan): string;
+  /** The answer to a caller who may not use the handler: exactly that of one that does not exist. */
+  denied(plan: CallPlan, subject: S, request: CallRequest): Promise<never>;
+  /** The answer to invalid arguments (a tool error result, or a -32602 error). */
+  invalidArguments(plan: CallPlan, issues: readonly ValidationIssue[]): R;
+  /** The method's return value as the kind's result; `subject` is what the call was about (a tool, a URI). */
+  convert(subject: S, value: unknown): R | Promise<R>;
+  /** What the caller reads when `convert` threw (the value cannot be sent); default: the error's message, masked in production. */
+  unconvertible?(plan: CallPlan, error: unknown): string;
+  /** A failure as the kind's answer: a tool error result, or a JSON-RPC error (thrown). */
+  fail(message: string, details?: Record<string, unknown>): R;
+  /** Tools only: the handler asked the client a question it has no answer to yet (2026-07-28). */
+  inputRequired?(channel: RoundTripChannel, signal: InputRequiredSignal): Promise<R>;
+}
+
+/** The settings every call runs under. */
+export interface ExecutorSettings {
+  /** Calls running longer are stopped (their signal aborted) and answered with an error. 0 = no limit. */
+  readonly timeoutMs: number;
+  /** Mask unexpected error messages (ToolError and McpError messages are kept). */
+  readonly production: boolean;
+  readonly errorFilter?: ErrorFilter;
+  readonly reportError: ToolErrorReporter;
+  readonly stats: RuntimeStats;
+}
+
+/** Thrown (internally) when a call outlives `timeoutMs`. */
+class CallTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`did not finish within ${timeoutMs} ms`);
+    this.name = 'CallTimeoutError';
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * Runs one handler the same way whatever its kind: guards, arguments, the server instance from the
+ * request's one DI scope, interceptors, timeout, conversion, error mapping. The request disposes
+ * the scope when it ends. `McpError` (any ProtocolError) always becomes a JSON-RPC error.
+ */
+export async function executeCall<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  subject: S,
+  request: CallRequest,
+  args: unknown,
+): Promise<R> {
+  if (plan.guarded && !(await isAllowed(plan, 'call', request))) return kind.denied(plan, subject, request);
+  const input = await prepareArguments(plan.input, args);
+  if (!input.ok) return kind.invalidArguments(plan, input.issues);
+
+  const ctx = request.ctx;
+  const channel = ctx.roundTrip;
+  // The signed state of a multi-round-trip call is only valid for this caller, handler and arguments.
+  if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.raw.sessionId, `${plan.kind}:${plan.name}`, args);
+  settings.stats.calls++;
+  request.label = plan.name;
+  const execution: ExecutionContext = {
+    kind: plan.kind,
+    name: plan.name,
+    phase: 'call',
+    serverClass: plan.serverClass,
+    methodName: plan.methodName,
+    context: ctx,
+    principal: ctx.principal,
+    args: input.value,
+  };
+  try {
+    const instance = plan.needsInstance ? await request.scopeOf().get(plan.serverClass) : undefined;
+    let value =
+      plan.interceptors.length === 0
+        ? plan.invoke(instance, input.value, ctx)
+        : intercepted(plan, execution, request, async () => plan.invoke(instance, input.value, ctx));
+    // A method that returned a plain value has already finished: only a pending one needs the timer.
+    if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
+    // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
+    // Resources and prompts that caught it go on without the answer (they cannot ask on 2026-07-28).
+    if (channel?.pending && kind.inputRequired) return kind.inputRequired(channel, channel.pending);
+    return await convert(settings, plan, kind, subject, value, request);
+  } catch (thrown) {
+    if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel, thrown);
+    const error = filterError(settings.errorFilter, thrown, execution);
+    if (error instanceof ProtocolError) throw error;
+    if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
+    if (error instanceof ToolError) return kind.fail(error.message, error.details);
+    // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
+    // the SDK sends no response for a cancelled request anyway. Nothing to report.
+    if (ctx.aborted) return kind.fail(callMessages.cancelled());
+    settings.reportError(error, { tool: kind.reportAs(plan), requestId: ctx.requestId });
+    return kind.fail(settings.production ? callMessages.masked(capitalized(kind.label(plan)), ctx.requestId) : messageOf(error));
+  }
+}
+
+/** The kind's result for `value`; a value that cannot be sent is reported and answered as a failure. */
+async function convert<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  subject: S,
+  value: unknown,
+  request: CallRequest,
+) {
+  try {
+    return await kind.convert(subject, value);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    settings.reportError(error, { tool: kind.reportAs(plan), requestId: request.ctx.requestId });
+    const message = kind.unconvertible
+      ? kind.unconvertible(plan, error)
+      : settings.production
+        ? callMessages.masked(capitalized(kind.label(plan)), request.ctx.requestId)
+        : messageOf(error);
+    return kind.fail(message);
+  }
+}
+
+function answerInputRequired<R, S>(
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  channel: RoundTripChannel,
+  signal: InputRequiredSignal,
+): Promise<R> {
+  // Multi-round-trip requests are answered for tools; resources and prompts cannot ask.
+  if (!kind.inputRequired) return Promise.resolve(kind.fail(callMessages.inputFromNonTool(plan.where)));
+  return kind.inputRequired(channel, signal);
+}
+
+function capitalized(label: string): string {
+  return label.charAt(0).toUpperCase() + label.slice(1);
+}
+
+/** Calls `target` inside the plan's interceptors, the first one outermost. */
+async function intercepted(
+  plan: CallPlan,
+  execution: ExecutionContext,
+  request: CallRequest,
+  target: () => Promise<unknown>,
+): Promise<unknown> {
+  let next = target;
+  for (let i = plan.interceptors.length - 1; i >= 0; i--) {
+    const interceptor: Interceptor = await provide(plan.interceptors[i] as CallPlan['interceptors'][number], request);
+    const inner = next;
+    next = () => interceptor.intercept(execution, inner);
+  }
+  return next();
+}
+
+/** Races `work` against `timeoutMs`, aborting the call's own signal when time is up. */
+function withTimeout<T>(work: Promise<T>, timeoutMs: number, abort: (reason: unknown) => void): Promise<T> {
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const error = new CallTimeoutError(timeoutMs);
+      abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Applies the app's error filter: whatever it returns or throws replaces the error. */
+function filterError(filter: ErrorFilter | undefined, error: unknown, context: ExecutionContext): unknown {
+  if (!filter || error instanceof ProtocolError || error instanceof CallTimeoutError) return error;
+  try {
+    const mapped = filter(error, context);
+    return mapped === undefined ? error : mapped;
+  } catch (thrown) {
+    return thrown;
+  }
+}

@@ -1,0 +1,182 @@
+import {
+  type AuthInfo,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  PROTOCOL_VERSION_META_KEY,
+  type RequestId,
+  type Root,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from '../context/context.js';
+import { ToolError } from '../context/errors.js';
+import { callMessages } from '../messages/call-messages.js';
+import type { Constructor } from '../metadata/metadata-args.js';
+import { validateDto } from '../validation/validate-dto.js';
+import { type ClientChannel, elicitationFormOf, type RequestStateCodecOf, RoundTripChannel, SessionChannel } from './client-requests.js';
+
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
+
+class SdkContextLogger implements ContextLogger {
+  constructor(private readonly sdk: ServerContext) {}
+  private send(level: LogLevel, message: string, data: unknown): Promise<void> {
+    // A closed connection must not turn a log line into a failed tool call.
+    return this.sdk.mcpReq.log(level, data === undefined ? message : { message, data }).catch(() => undefined);
+  }
+  debug(message: string, data?: unknown) {
+    return this.send('debug', message, data);
+  }
+  info(message: string, data?: unknown) {
+    return this.send('info', message, data);
+  }
+  notice(message: string, data?: unknown) {
+    return this.send('notice', message, data);
+  }
+  warning(message: string, data?: unknown) {
+    return this.send('warning', message, data);
+  }
+  error(message: string, data?: unknown) {
+    return this.send('error', message, data);
+  }
+  critical(message: string, data?: unknown) {
+    return this.send('critical', message, data);
+  }
+  alert(message: string, data?: unknown) {
+    return this.send('alert', message, data);
+  }
+  emergency(message: string, data?: unknown) {
+    return this.send('emergency', message, data);
+  }
+}
+
+/**
+ * The SDK's own per-request context behind an Armature `Context`, for what Armature does not wrap
+ * (e.g. `http.closeSSE()` on a resumable stream). Undefined for contexts not made by the SDK (tests).
+ */
+export function sdkContextOf(ctx: Context): ServerContext | undefined {
+  return ctx instanceof SdkRequestContext ? ctx.raw : undefined;
+}
+
+/**
+ * The Context of a request served through the SDK. Elicitation, sampling and roots go through the
+ * request's `ClientChannel`, which knows the protocol revision; the Context only checks
+ * capabilities and validates answers.
+ */
+export class SdkRequestContext extends Context {
+  private logger?: ContextLogger;
+  /** Aborted by Armature itself (handler timeout); made only when needed. */
+  private own?: AbortController;
+  private combined?: AbortSignal;
+  private clientChannel?: ClientChannel;
+  /** The request's 2026-07-28 round (made only for requests of that revision), else undefined. */
+  readonly roundTrip: RoundTripChannel | undefined;
+
+  constructor(
+    private readonly sdk: ServerContext,
+    private readonly server: Server | undefined,
+    codec: RequestStateCodecOf | undefined,
+  ) {
+    super();
+    const envelope = sdk.mcpReq.envelope as Record<string, unknown> | undefined;
+    this.roundTrip = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string' ? new RoundTripChannel(sdk, codec) : undefined;
+  }
+
+  /** How this request reaches its client: the 2026-07-28 round, or the 2025-11-25 session. */
+  get channel(): ClientChannel {
+    this.clientChannel ??= this.roundTrip ?? new SessionChannel(this.sdk, this.server);
+    return this.clientChannel;
+  }
+  get log(): ContextLogger {
+    this.logger ??= new SdkContextLogger(this.sdk);
+    return this.logger;
+  }
+  get signal(): AbortSignal {
+    if (!this.combined) {
+      this.own ??= new AbortController();
+      this.combined = AbortSignal.any([this.sdk.mcpReq.signal, this.own.signal]);
+    }
+    return this.combined;
+  }
+
+  /** Whether the call was cancelled or stopped, without making the combined signal. */
+  get aborted(): boolean {
+    return this.sdk.mcpReq.signal.aborted || this.own?.signal.aborted === true;
+  }
+
+  /** Aborts this call's signal from the server side (the handler timeout). */
+  abort(reason: unknown): void {
+    this.own ??= new AbortController();
+    this.own.abort(reason);
+  }
+
+  get principal(): AuthInfo | undefined {
+    return this.sdk.http?.authInfo;
+  }
+  get meta(): Readonly<Record<string, unknown>> {
+    return (this.sdk.mcpReq._meta as Record<string, unknown> | undefined) ?? NO_META;
+  }
+  get requestId(): RequestId {
+    return this.sdk.mcpReq.id;
+  }
+  /** The SDK's own context, for what Armature does not wrap (yet). */
+  get raw(): ServerContext {
+    return this.sdk;
+  }
+
+  private require(feature: string, has: boolean, required: Parameters<ClientChannel['missing']>[1]): void {
+    if (!has) this.channel.missing(feature, required);
+  }
+
+  async elicit<T extends object>(message: string, dtoOrSchema: Constructor<T> | ElicitationSchema): Promise<ElicitOutcome<T>> {
+    const dto = typeof dtoOrSchema === 'function' ? dtoOrSchema : undefined;
+    const requestedSchema = dto ? elicitationFormOf(dto) : (dtoOrSchema as ElicitationSchema);
+    const caps = this.channel.capabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    // An empty `elicitation: {}` means form support (spec 2025-11-25, backwards compatibility).
+    this.require('form elicitation', caps !== undefined && (caps.form !== undefined || caps.url === undefined), {
+      elicitation: { form: {} },
+    });
+    const { action, content } = await this.channel.elicitForm(message, requestedSchema);
+    if (action !== 'accept') return { action: action === 'decline' ? 'decline' : 'cancel' };
+    if (!dto) return { action: 'accept', content: (content ?? {}) as T };
+    const outcome = await validateDto(dto, content ?? {});
+    if (!outcome.ok) throw new ToolError(callMessages.invalidAnswer(message, outcome.issues));
+    return { action: 'accept', content: outcome.value };
+  }
+
+  async elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+    const caps = this.channel.capabilities()?.elicitation as { url?: object } | undefined;
+    this.require('URL elicitation', caps?.url !== undefined, { elicitation: { url: {} } });
+    return this.channel.elicitUrl(message, url);
+  }
+
+  async sample(
+    request: string | CreateMessageRequestParams,
+    options: { maxTokens?: number; systemPrompt?: string } = {},
+  ): Promise<CreateMessageResult> {
+    this.require('sampling', this.channel.capabilities()?.sampling !== undefined, { sampling: {} });
+    const params: CreateMessageRequestParams =
+      typeof request === 'string'
+        ? {
+            messages: [{ role: 'user', content: { type: 'text', text: request } }],
+            maxTokens: options.maxTokens ?? 1000,
+            ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+          }
+        : request;
+    return this.channel.sample(params);
+  }
+
+  async roots(): Promise<Root[]> {
+    this.require('roots', this.channel.capabilities()?.roots !== undefined, { roots: {} });
+    return this.channel.roots();
+  }
+
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = this.sdk.mcpReq._meta?.progressToken;
+    // No token: the client did not ask for progress. Aborted: the spec says to stop sending.
+    if (progressToken === undefined || this.aborted) return;
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    await this.sdk.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+  }
+}

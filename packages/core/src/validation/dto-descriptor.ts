@@ -1,0 +1,61 @@
+import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'class-validator';
+import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
+import { findDeclaredType } from '../schema/class-transformer-storage.js';
+import { DtoSchemaWriter, type SchemaProblem, structuralSchema } from '../schema/dto-to-json-schema.js';
+import { compileShapeCheck, type JsonValidator } from './json-schema-validator.js';
+
+/**
+ * Everything the runtime needs to know about one DTO class, worked out once: the schema it
+ * advertises, the compiled shape check of that schema, whether class-validator must take its
+ * asynchronous path, the order of its properties (for stable error lists), and what is wrong
+ * with it. Nothing here reads metadata again per request.
+ */
+export interface DtoDescriptor {
+  readonly dto: Constructor;
+  /** The self-contained JSON Schema 2020-12 advertised for it. */
+  readonly schema: JsonSchema;
+  /** Types, nesting, required and unknown properties of `schema`, compiled. */
+  readonly shape: JsonValidator;
+  /** True when a custom constraint is `async: true` (or a promise validation is declared), here or nested. */
+  readonly async: boolean;
+  /** Declaration index of each top-level property. */
+  readonly order: ReadonlyMap<string, number>;
+  readonly problems: readonly SchemaProblem[];
+}
+
+const described = new WeakMap<Constructor, DtoDescriptor>();
+
+/** The descriptor of `dto`, made on first use and kept for the life of the class. */
+export function describeDto(dto: Constructor): DtoDescriptor {
+  let descriptor = described.get(dto);
+  if (!descriptor) {
+    const writer = new DtoSchemaWriter();
+    const schema = writer.write(dto);
+    descriptor = Object.freeze({
+      dto,
+      schema,
+      shape: compileShapeCheck(structuralSchema(schema)),
+      async: needsAsyncValidation(dto, new Set()),
+      order: new Map(Object.keys((schema.properties as object | undefined) ?? {}).map((name, index) => [name, index])),
+      problems: Object.freeze([...writer.problems]),
+    });
+    described.set(dto, descriptor);
+  }
+  return descriptor;
+}
+
+function needsAsyncValidation(dto: Function, seen: Set<Function>): boolean {
+  if (seen.has(dto)) return false;
+  seen.add(dto);
+  const storage = getValidationStorage();
+  for (const meta of storage.getTargetValidationMetadatas(dto, '', true, false)) {
+    if (meta.type === ValidationTypes.PROMISE_VALIDATION) return true;
+    if (meta.type === ValidationTypes.CUSTOM_VALIDATION && meta.constraintCls) {
+      if (storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async)) return true;
+    } else if (meta.type === ValidationTypes.NESTED_VALIDATION) {
+      const nested = findDeclaredType(dto, meta.propertyName);
+      if (typeof nested === 'function' && needsAsyncValidation(nested, seen)) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,79 @@
+import { callMessages } from '../messages/call-messages.js';
+import type { ValidationIssue } from '../messages/validation-issue.js';
+import type { ArgumentLimits } from '../metadata/metadata-args.js';
+import { checkArgumentLimits } from './argument-limits.js';
+import type { DtoDescriptor } from './dto-descriptor.js';
+import { type ValidationOutcome, validateInput } from './dto-validator.js';
+import type { JsonValidator } from './json-schema-validator.js';
+
+/** How a call's untrusted arguments become what the method receives; decided at start-up. */
+export type InputPlan =
+  /** The method takes no arguments: any property sent is reported. */
+  | { readonly kind: 'none' }
+  /** A DTO class: limits, the advertised shape, then class-transformer and class-validator. */
+  | { readonly kind: 'dto'; readonly dto: DtoDescriptor; readonly limits: Readonly<Required<ArgumentLimits>> }
+  /** A hand-written JSON Schema (the raw escape hatch): limits, then the compiled schema. */
+  | { readonly kind: 'schema'; readonly validate: JsonValidator; readonly limits: Readonly<Required<ArgumentLimits>> }
+  /** Values Armature made itself (a completion's argument): passed on as they are. */
+  | { readonly kind: 'raw' };
+
+/**
+ * Checks untrusted arguments against `plan`. Limits come first (before anything converts the
+ * value); then every problem is reported at once: unknown and missing properties and wrong types
+ * from the shape check first, then the constraint failures class-validator finds on the other
+ * properties (in declaration order), nested paths dotted.
+ */
+export async function prepareArguments(plan: InputPlan, args: unknown): Promise<ValidationOutcome> {
+  switch (plan.kind) {
+    case 'raw':
+      return { ok: true, value: args };
+    case 'none': {
+      const keys = args !== null && typeof args === 'object' ? Object.keys(args) : [];
+      if (keys.length === 0) return { ok: true, value: undefined };
+      return { ok: false, issues: keys.map((key) => ({ path: key, message: callMessages.noArgumentsTaken() })) };
+    }
+    case 'schema': {
+      const raw = args ?? {};
+      const limit = checkArgumentLimits(raw, plan.limits);
+      return limit ? { ok: false, issues: [limit] } : plan.validate(raw);
+    }
+    case 'dto': {
+      const raw = args ?? {};
+      const limit = checkArgumentLimits(raw, plan.limits);
+      if (limit) return { ok: false, issues: [limit] };
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+        return { ok: false, issues: [{ path: '', message: 'arguments must be a JSON object' }] };
+      }
+      const shape = plan.dto.shape(raw);
+      if (shape.ok) return validateInput(plan.dto.dto, raw, plan.dto.async);
+      return { ok: false, issues: [...shape.issues, ...(await constraintIssues(plan.dto, raw, shape.issues))] };
+    }
+  }
+}
+
+/**
+ * class-validator's findings on a payload whose shape is already known to be wrong, minus those at
+ * (or under) a path the shape check reported, and `each value` findings over an item it reported:
+ * one message per problem, the shape's first.
+ */
+async function constraintIssues(dto: DtoDescriptor, raw: object, shapeIssues: readonly ValidationIssue[]): Promise<ValidationIssue[]> {
+  let outcome: ValidationOutcome;
+  try {
+    outcome = await validateInput(dto.dto, raw, dto.async);
+  } catch {
+    // A transform that cannot cope with the wrong shape: the shape's issues already say what to fix.
+    return [];
+  }
+  if (outcome.ok) return [];
+  const covered = shapeIssues.map((issue) => issue.path);
+  return outcome.issues.filter(
+    (issue) =>
+      !covered.some(
+        (path) =>
+          path === '' ||
+          issue.path === path ||
+          issue.path.startsWith(`${path}.`) ||
+          (issue.message.startsWith('each value') && path.startsWith(`${issue.path}.`)),
+      ),
+  );
+}
