@@ -209,7 +209,8 @@ async function verifierDetails(): Promise<void> {
   class ApiKeys implements TokenVerifier {
     async verify(key: string): Promise<AuthInfo> {
       if (key !== 'key-123') throw new InvalidTokenError('unknown API key');
-      return { token: key, clientId: 'batch-job', scopes: ['reports'] };
+      // extra.sub names who is calling: sessions and per-client caps are bound to it.
+      return { token: key, clientId: 'batch-job', scopes: ['reports'], extra: { sub: 'batch-job' } };
     }
   }
   @McpServer({ name: 'reports', version: '1.0.0' })

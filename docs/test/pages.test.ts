@@ -19,6 +19,7 @@ const GUIDES = [
   'guards.md',
   'auth.md',
   'deployment.md',
+  'security.md',
 ];
 
 it('docs/ holds every guide page', () => {

@@ -14,6 +14,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** maxRequestBodySize (HTTP) or maxMessageBytes (stdio). */
   maxBody?: number;
+  /** More listenHttp options (caps, `eventStore: true`), as JSON (figure 9). */
+  httpOptions?: Record<string, unknown>;
 }
 
 export class ServerProcess {
@@ -35,6 +37,7 @@ export class ServerProcess {
     const args = ['--expose-gc', SERVER, '--transport', options.transport];
     if (options.timeoutMs !== undefined) args.push('--timeout-ms', String(options.timeoutMs));
     if (options.maxBody !== undefined) args.push('--max-body', String(options.maxBody));
+    if (options.httpOptions !== undefined) args.push('--http-options', JSON.stringify(options.httpOptions));
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe', 'ipc'] });
     let stderr = '';
     const onStderr = (chunk: Buffer) => {
@@ -141,7 +144,7 @@ export async function sharingServers<T>(work: () => Promise<T>): Promise<T> {
 /** Starts a server (or reuses the shared one), runs `work` with it, and kills what it started. */
 export async function withServer<T>(options: StartOptions, work: (server: ServerProcess) => Promise<T>): Promise<T> {
   if (shared) {
-    const key = JSON.stringify({ timeoutMs: options.timeoutMs, maxBody: options.maxBody });
+    const key = JSON.stringify({ timeoutMs: options.timeoutMs, maxBody: options.maxBody, httpOptions: options.httpOptions });
     let server = shared.get(key);
     if (!server?.alive) {
       server = await ServerProcess.start({ ...options, transport: 'both' });

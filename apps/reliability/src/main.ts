@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The reliability figures of issue 5, measured against the built @armature/core and printed with
+// The reliability figures of issues 5 and 9, measured against the built @armature/core and printed with
 // their targets and a PASS/FAIL verdict each.
 //
 //   node dist/main.js            full form (by hand, a few minutes)
@@ -23,6 +23,7 @@ import { figure5 } from './figures/f5-cancellation.js';
 import { figure6 } from './figures/f6-heap.js';
 import { figure7 } from './figures/f7-event-loop.js';
 import { figure8 } from './figures/f8-malformed.js';
+import { figure9 } from './figures/f9-exhaustion.js';
 import { type Checks, type FigureResult, type Mode, markdownTable, printFigure, printSummary, type Verdict } from './report.js';
 
 interface Figure {
@@ -88,6 +89,14 @@ const FIGURES: Figure[] = [
     target: () =>
       "every answer carries the spec's HTTP status and JSON-RPC error code, none carries a stack trace or file path, and a valid call after each case succeeds",
     run: figure8,
+  },
+  {
+    n: 9,
+    title: 'Resource exhaustion: session floods, listen streams, event-store bytes (issue 9)',
+    target: (m) =>
+      `one client keeps at most 100 sessions (429 + Retry-After) while another is served; ${m.quick ? '120' : '500'} sessions in all at maxSessions (503 + Retry-After); ` +
+      'half-open sessions closed; 16 listen streams per client (-32603) while another client listens; 1 MB results kept within 32 MiB and purged on DELETE',
+    run: figure9,
   },
 ];
 

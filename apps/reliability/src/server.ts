@@ -1,7 +1,7 @@
 // The server child process: an Armature app served over HTTP or stdio, with an IPC channel the
 // script uses to read what only the server can see (memory after GC, event-loop delay, counters,
 // unhandled rejections). Run by the script as
-//   node --expose-gc dist/server.js --transport http|stdio|both [--timeout-ms N] [--max-body N]
+//   node --expose-gc dist/server.js --transport http|stdio|both [--timeout-ms N] [--max-body N] [--http-options JSON]
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type CreateMcpAppOptions, createMcpApp } from '@armature/core';
 import { counters, ReliabilityServer, resetCounters } from './server/fixture.js';
@@ -28,6 +28,8 @@ process.on('unhandledRejection', (reason) => {
 const transport = option('transport') ?? 'http';
 const timeoutMs = option('timeout-ms');
 const maxBody = option('max-body');
+// listenHttp options of a figure (caps, eventStore), as JSON.
+const httpOptions = JSON.parse(option('http-options') ?? '{}') as Record<string, unknown>;
 
 // `timeoutMs` is the handler-timeout option of createMcpApp (issue 5). It is passed through an
 // untyped object so this file compiles against a core that does not have it yet.
@@ -132,6 +134,7 @@ if (transport === 'http' || transport === 'both') {
   const listener = await app.listenHttp({
     port: 0,
     ...(maxBody ? { maxRequestBodySize: Number(maxBody) } : {}),
+    ...httpOptions,
   });
   url = listener.url;
 }

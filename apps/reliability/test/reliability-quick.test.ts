@@ -4,7 +4,8 @@
 // memory targets (ms to a 413, ms of event-loop delay): on a shared 2-core machine they are
 // figures to read, not assertions (the brief keeps speed targets out of tests), so the test
 // requires them to be measured and printed with their target; docs/reliability.md holds the full
-// run. The script kills its own server processes; the spawn itself is bounded by a timeout.
+// run. The script kills its own server processes; the spawn itself is bounded by a timeout (the
+// quick form takes about a minute alone, and over two and a half on a shared, loaded 2-core machine).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,13 +14,13 @@ import { describe, expect, it } from 'vitest';
 const script = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 describe('reliability --quick', () => {
-  it('measures all eight figures; every correctness figure passes', () => {
+  it('measures all nine figures; every correctness figure passes', () => {
     expect(existsSync(script), `${script} is missing: build first (pnpm build)`).toBe(true);
-    const run = spawnSync(process.execPath, [script, '--quick'], { encoding: 'utf8', timeout: 110_000, killSignal: 'SIGKILL' });
+    const run = spawnSync(process.execPath, [script, '--quick'], { encoding: 'utf8', timeout: 240_000, killSignal: 'SIGKILL' });
     const output = `${run.stdout}\n${run.stderr}`;
-    expect(run.signal, `the quick run was killed (over 110 s?):\n${output}`).toBeNull();
+    expect(run.signal, `the quick run was killed (over 240 s?):\n${output}`).toBeNull();
     const verdicts = [...run.stdout.matchAll(/^\[(\d)\] .*$[\s\S]*?^ {4}verdict: {2}(\w+)/gm)].map((m) => [Number(m[1]), m[2]]);
-    expect(verdicts.map(([figure]) => figure)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(verdicts.map(([figure]) => figure)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const TIMING_FIGURES = new Set([3, 7]);
     const failed = verdicts.filter(([figure, verdict]) => verdict !== 'PASS' && !TIMING_FIGURES.has(figure as number));
     expect(failed, `correctness figures not passing:\n${output}`).toEqual([]);

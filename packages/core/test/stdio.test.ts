@@ -65,7 +65,7 @@ describe('stdio line transport', () => {
     await handle.close();
   });
 
-  it('answers an over-long line -32600 without buffering it, then goes on', async () => {
+  it('answers an over-long line -32600 (with the id read from its head) without buffering it, then goes on', async () => {
     const toServer = new PassThrough();
     const fromServer = new PassThrough();
     const out: string[] = [];
@@ -79,7 +79,7 @@ describe('stdio line transport', () => {
     toServer.write(`${'y'.repeat(800)}"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
     await tick();
     expect(out.join('')).toBe(
-      `${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a message must not exceed 1024 bytes' } })}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Invalid Request: a message must not exceed 1024 bytes' } })}\n`,
     );
     expect(received).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
     await transport.close();

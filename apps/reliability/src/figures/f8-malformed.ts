@@ -361,6 +361,16 @@ function stdioCases(): StdioCase[] {
       bytes: Buffer.from([0xff, 0xfe, 0x7b, 0x22, 0xc3, 0x28, 0x0a]),
       expect: { code: -32700, id: null },
     },
+    {
+      name: 'invalid UTF-8 inside a valid request',
+      basis: `${rpc} parse error: the bytes are not JSON text (RFC 8259 §8.1), never decoded leniently (issue 9)`,
+      bytes: Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":15,"method":"ping","params":{"x":"'),
+        Buffer.from([0xff]),
+        Buffer.from('"}}\n'),
+      ]),
+      expect: { code: -32700, id: null },
+    },
     { name: 'empty object', basis: `${rpc} invalid request`, bytes: '{}\n', expect: { code: -32600, id: null } },
     { name: 'the number 42', basis: `${rpc} invalid request`, bytes: '42\n', expect: { code: -32600, id: null } },
     { name: 'a string', basis: `${rpc} invalid request`, bytes: '"hello"\n', expect: { code: -32600, id: null } },
@@ -432,9 +442,9 @@ function stdioCases(): StdioCase[] {
     },
     {
       name: '5 MiB line',
-      basis: 'over the 4 MiB message limit: invalid request, id unknown (null)',
+      basis: "over the 4 MiB message limit: invalid request, answered to the id read from the line's head (issue 9)",
       bytes: `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"echo","arguments":{"token":"${'x'.repeat(FIVE_MIB)}"}}}\n`,
-      expect: { code: -32600, id: null },
+      expect: { code: -32600, id: 14 },
     },
     {
       name: 'a response to an id never sent',

@@ -1,7 +1,6 @@
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../auth/bearer-auth.js';
 import { type BuildOptions, buildAppDefinition } from '../builder/build-app-definition.js';
 import type { AppDefinition } from '../builder/definitions.js';
@@ -12,6 +11,8 @@ import type { Constructor } from '../metadata/metadata-args.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
+import { exposureWarning } from '../transports/network-exposure.js';
+import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
 import { checkSingleInstance } from './check-single-instance.js';
 import { Registrations } from './registrations.js';
@@ -27,6 +28,12 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
 }
 
 export interface ListenHttpOptions extends HttpEndpointOptions {
+  /** Most open TCP connections; further ones are closed as soon as they are accepted. Default 1,024. */
+  maxConnections?: number;
+  /** Time a client has to send the request headers (slow-loris guard, Node's `headersTimeout`). Default 10 s. */
+  headersTimeoutMs?: number;
+  /** Time a client has to send a whole request, body included (Node's `requestTimeout`). Default 30 s. */
+  requestTimeoutMs?: number;
   /** Path answering `200 {"status":"ok"}` (503 while shutting down), for load balancers. Default `/health`; `false` turns it off. */
   healthPath?: string | false;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
@@ -46,28 +53,12 @@ export interface HttpListener {
 /** A handler to mount in an existing node:http or Express server, and its web-standard face. */
 export interface McpHttpHandler {
   (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
-  fetch(request: Request): Promise<Response>;
+  /** `remoteAddress` (the peer's IP) lets per-client caps count unauthenticated clients. */
+  fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
   close(): Promise<void>;
 }
 
-/**
- * Reads and drops the rest of a refused body (nothing is kept), then calls `done`: closing in
- * stages, RFC 9112 §9.6. Bounded: past 256 MiB or 5 s the connection is closed anyway.
- */
-function discardBody(req: IncomingMessage, done: () => void): void {
-  let seen = 0;
-  const timer = setTimeout(() => req.socket.destroy(), 5_000);
-  timer.unref();
-  req.on('data', (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > 256 * 1024 * 1024) req.socket.destroy();
-  });
-  req.once('end', () => {
-    clearTimeout(timer);
-    done();
-  });
-  req.once('close', () => clearTimeout(timer));
-}
+let warnedExposure = false;
 
 function defaultReporter(error: unknown, info: { tool: string; requestId: unknown }): void {
   const detail = error instanceof Error && error.stack ? error.stack : messageOf(error);
@@ -153,10 +144,11 @@ export class McpApp {
       (track) => this.runtime.createServer(track),
       options,
       (method, params) => this.runtime.requiredScopes(method, params),
+      { maxSubscriptionsPerSession: this.runtime.maxSubscriptionsPerSession, maxUriLength: this.runtime.maxUriLength },
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
-    const node = toNodeHandler({ fetch: endpoint.fetch }, { maxRequestBodySize: options.maxRequestBodySize });
+    const node = toAdmittingNodeHandler(endpoint, { maxRequestBodySize: options.maxRequestBodySize });
     const close = () => {
       unregister();
       this.endpoints.delete(endpoint);
@@ -182,8 +174,14 @@ export class McpApp {
     const path = options.path ?? '/mcp';
     const handler = this.httpHandler(options);
     const healthPath = options.healthPath === undefined ? '/health' : options.healthPath;
-    const maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
-    const server = createNodeServer((req, res) => {
+    const warning = exposureWarning({ host, auth: options.auth, allowedHosts: options.allowedHosts });
+    if (warning && !warnedExposure) {
+      warnedExposure = true;
+      process.stderr.write(`[armature] WARNING ${warning}\n`);
+    }
+    const headersTimeout = options.headersTimeoutMs ?? 10_000;
+    // Node checks these timeouts on an interval (30 s by default): check often enough to honour them.
+    const server = createNodeServer({ connectionsCheckingInterval: Math.max(100, Math.min(5_000, headersTimeout / 4)) }, (req, res) => {
       const pathname = (req.url ?? '/').split('?')[0] ?? '/';
       if (healthPath && pathname === healthPath) {
         const up = !this.shuttingDown;
@@ -194,26 +192,11 @@ export class McpApp {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found: the MCP endpoint is ${path}` }));
         return;
       }
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > maxBody) {
-        // Answer before reading anything, then discard what the client still sends (nothing is
-        // buffered) so it can finish writing and read the 413 instead of failing with EPIPE.
-        res.writeHead(413, { 'content-type': 'application/json' });
-        res.write(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${maxBody} bytes` },
-            id: null,
-          }),
-        );
-        // The status goes out now; the response ends once the refused body is drained, because
-        // Node tears the socket down when a response ends before its request was read, and a
-        // client still writing then sees EPIPE instead of the 413.
-        discardBody(req, () => res.end());
-        return;
-      }
       void handler(req, res);
     });
+    server.headersTimeout = headersTimeout;
+    server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000);
+    server.maxConnections = options.maxConnections ?? 1_024;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 3000, host, () => {

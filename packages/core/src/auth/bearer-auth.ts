@@ -1,5 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { InvalidTokenError, type TokenVerifier } from './token-verifier.js';
+import { InvalidTokenError, subjectOf, type TokenVerifier } from './token-verifier.js';
 
 /** OAuth 2.1 resource-server settings of an HTTP endpoint (MCP authorization, RFC 9728, RFC 6750). */
 export interface AuthOptions {
@@ -18,6 +18,13 @@ export interface AuthOptions {
 }
 
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** Who owns a session or stream: the client and the subject (the verifier guarantees one). */
+export function ownerOf(principal: AuthInfo): string {
+  return `${principal.clientId}\u0000${subjectOf(principal) ?? ''}`;
+}
+
+let warnedNoSubject = false;
 
 function quote(value: string): string {
   return `"${value.replace(/["\\]/g, '')}"`;
@@ -103,6 +110,20 @@ export class BearerAuth {
           { error: 'invalid_token', error_description: 'the token has expired' },
           'Unauthorized: the token has expired',
         ),
+      };
+    }
+    if (subjectOf(principal) === undefined) {
+      const message =
+        'Internal Server Error: the TokenVerifier returned a principal without a subject; return `extra: { sub: <user id> }` from verify() so each user gets their own sessions';
+      if (!warnedNoSubject) {
+        warnedNoSubject = true;
+        process.stderr.write(`[armature] BearerAuth.authenticate: ${message}\n`);
+      }
+      return {
+        response: new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message }, id: null }), {
+          status: 500,
+          headers: { 'content-type': 'application/json' },
+        }),
       };
     }
     const missing = required.filter((scope) => !principal.scopes.includes(scope));

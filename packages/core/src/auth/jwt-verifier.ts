@@ -29,7 +29,7 @@ function scopesOf(payload: JWTPayload): string[] {
 
 /**
  * Verifies JWT access tokens (RFC 9068) against the issuer's JWKS with jose: signature, issuer,
- * audience, expiry (required) and not-before.
+ * audience, expiry and subject (required) and not-before.
  *
  * @example
  * ```ts
@@ -57,7 +57,8 @@ export class JwtVerifier implements TokenVerifier {
         audience: this.options.audience,
         algorithms: this.options.algorithms ?? ['RS256', 'ES256', 'PS256', 'EdDSA'],
         clockTolerance: this.options.clockToleranceSeconds ?? 30,
-        requiredClaims: ['exp'],
+        // RFC 9068 §2.2: access tokens carry `sub`; sessions are bound to it.
+        requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new InvalidTokenError('the token has expired');

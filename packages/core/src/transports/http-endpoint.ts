@@ -8,6 +8,7 @@ import {
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
+  type JSONRPCMessage,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
@@ -15,9 +16,12 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { type AuthOptions, BearerAuth } from '../auth/bearer-auth.js';
+import { type AuthOptions, BearerAuth, ownerOf } from '../auth/bearer-auth.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
+import { PerClientCounter } from './per-client-counter.js';
+import { rawIdToken } from './raw-id.js';
+import { SessionEventStore } from './session-event-store.js';
 
 export interface HttpEndpointOptions {
   /**
@@ -35,9 +39,24 @@ export interface HttpEndpointOptions {
   maxRequestBodySize?: number;
   /** A 2025-11-25 session idle for this long is closed. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
+  /** A 2025-11-25 session that has not sent `notifications/initialized` this long after `initialize` is closed. Default 30 s. */
+  sessionInitializeTimeoutMs?: number;
+  /** Most open 2025-11-25 sessions; `initialize` beyond gets 503 with `Retry-After`. Default 5,000. */
+  maxSessions?: number;
+  /**
+   * Most open 2025-11-25 sessions per client (the authenticated subject with auth on, else the
+   * peer IP address); `initialize` beyond gets 429 with `Retry-After`. Default 100.
+   */
+  maxSessionsPerClient?: number;
+  /** Most open 2026-07-28 `subscriptions/listen` streams in all (the SDK's `maxSubscriptions`). Default 1,024. */
+  maxListenStreams?: number;
+  /** Most open `subscriptions/listen` streams per client (subject or peer IP). Default 16. */
+  maxListenStreamsPerClient?: number;
   /**
    * Resumable SSE streams for 2025-11-25 sessions (clients reconnect with `Last-Event-ID`):
-   * `true` keeps events in memory (`InMemoryEventStore`), or pass your own store. Default off.
+   * `true` keeps events in memory (`InMemoryEventStore`, 10,000 events and 32 MiB at most), or
+   * pass your own store (it must implement `getStreamIdForEventId`; with `purge(prefix)` a
+   * session's events are dropped when it ends). Each session replays only its own events. Default off.
    */
   eventStore?: EventStore | boolean;
   /** The `retry` hint (ms) sent on resumable SSE streams. */
@@ -48,25 +67,83 @@ export interface HttpEndpointOptions {
   messageLimits?: MessageLimits;
 }
 
+/** The defaults of the caps above, in one place (docs/security.md lists them). */
+export const DEFAULT_HTTP_LIMITS = Object.freeze({
+  maxSessions: 5_000,
+  maxSessionsPerClient: 100,
+  sessionIdleTimeoutMs: 30 * 60_000,
+  sessionInitializeTimeoutMs: 30_000,
+  maxListenStreams: 1_024,
+  maxListenStreamsPerClient: 16,
+});
+
+/**
+ * The app's resource-URI caps (`createMcpApp` options `maxSubscriptionsPerSession`, `maxUriLength`),
+ * which `resources/subscribe` obeys in the runtime: a `subscriptions/listen` filter, served by the
+ * SDK, is held to them here.
+ */
+export interface UriLimits {
+  readonly maxSubscriptionsPerSession: number;
+  readonly maxUriLength: number;
+}
+
 /** Scopes one JSON-RPC request needs (from `@RequireScopes`), given by the app. */
 export type ScopeRequirement = (method: string, params: Record<string, unknown> | undefined) => readonly string[];
 
+/** Who is calling, decided from the request's headers before its body is read. */
+export interface Caller {
+  /** The verified principal (with auth on), its token redacted. */
+  readonly principal?: AuthInfo;
+  /** The session owner key: client id and subject (with auth on). */
+  readonly owner?: string;
+  /** The key per-client caps count against: the owner with auth on, else the peer address. */
+  readonly client?: string;
+}
+
+/** A session's transport that knows which of the client's request ids are still unanswered. */
+class SessionTransport extends WebStandardStreamableHTTPServerTransport {
+  readonly inFlight = new Set<string>();
+
+  override async send(message: JSONRPCMessage, options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1]) {
+    try {
+      await super.send(message, options);
+    } finally {
+      // Forgotten only once the response is on its stream, so a reused id cannot take the stream over first.
+      if (!('method' in message) && 'id' in message) this.inFlight.delete(idKey(message.id));
+    }
+  }
+}
+
 interface Session {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: SessionTransport;
   readonly server: SdkMcpServer;
   /** Who opened the session (with auth on): another caller may not use it. */
   readonly owner?: string;
+  readonly client?: string;
+  readonly events?: SessionEventStore;
+  readonly opened: number;
+  initialized: boolean;
   lastSeen: number;
 }
 
-function ownerOf(principal: AuthInfo | undefined): string | undefined {
-  if (!principal) return undefined;
-  return `${principal.clientId}\u0000${String((principal.extra as { sub?: unknown } | undefined)?.sub ?? '')}`;
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
 }
 
 /** A request body already parsed by the endpoint (wrapped, since `null` is a valid JSON body). */
 interface ParsedBody {
   readonly value: unknown;
+}
+
+interface Message {
+  readonly method?: unknown;
+  readonly id?: unknown;
+  readonly params?: Record<string, unknown>;
+}
+
+function messagesOf(body: ParsedBody | undefined): Message[] {
+  if (!body) return [];
+  return (Array.isArray(body.value) ? body.value : [body.value]).filter((m): m is Message => typeof m === 'object' && m !== null);
 }
 
 /** True when a POST body is a JSON array (a batch), read from a clone so the body stays readable. */
@@ -80,17 +157,67 @@ async function isBatch(request: Request): Promise<boolean> {
   return false;
 }
 
-function jsonError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+function jsonError(status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
     status,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
   });
 }
 
 /**
+ * A number id beyond ±(2^53-1) has already been rounded by JSON.parse: it is refused, and echoed
+ * exactly as the client wrote it, so the answer can never carry another request's id.
+ */
+function unsafeIdResponse(text: string): Response {
+  const raw = rawIdToken(text) ?? 'null';
+  const message = `Invalid Request: the id ${raw} is not an integer between -(2^53-1) and 2^53-1; use a smaller integer or a string id`;
+  return new Response(`{"jsonrpc":"2.0","error":${JSON.stringify({ code: -32600, message })},"id":${raw}}`, {
+    status: 400,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+/** Calls `done` once when the response body has been read to its end or cancelled (the client went away). */
+function whenBodyEnds(response: Response, done: () => void): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    done();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: finished, value } = await reader.read();
+        if (finished) {
+          end();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+const SESSION_NOT_FOUND = 'Session not found';
+
+/**
  * One MCP endpoint serving both protocol revisions: 2026-07-28 requests go to the SDK's stateless
- * per-request handler, 2025-11-25 traffic to sessions kept here (the SDK keeps none). Host and
- * Origin are checked in front of both, before any server or session is created.
+ * per-request handler, 2025-11-25 traffic to sessions kept here (the SDK keeps none). Host,
+ * Origin and the bearer token are checked from the headers alone (`admit`), before the body is
+ * read and before any server or session is created; then `serve` reads the body.
  */
 export class HttpEndpoint {
   private readonly sessions = new Map<string, Session>();
@@ -98,10 +225,12 @@ export class HttpEndpoint {
   private readonly maxBody: number;
   private readonly allowedHosts: string[] | false;
   private readonly allowedOrigins: string[] | false;
-  private readonly idleMs: number;
+  private readonly limits: typeof DEFAULT_HTTP_LIMITS;
   private readonly eventStore?: EventStore;
   private readonly retryInterval?: number;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly sessionsPerClient: PerClientCounter;
+  private readonly listensPerClient: PerClientCounter;
   private closed = false;
   private sweeperStopped = false;
   private readonly auth?: BearerAuth;
@@ -115,17 +244,31 @@ export class HttpEndpoint {
     private readonly factory: (track: boolean) => SdkMcpServer,
     options: HttpEndpointOptions = {},
     private readonly scopesFor?: ScopeRequirement,
+    private readonly uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
     this.maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
     this.allowedHosts = options.allowedHosts ?? localhostAllowedHostnames();
     this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
-    this.idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
+    const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
+    this.limits = { ...DEFAULT_HTTP_LIMITS, ...given };
+    this.sessionsPerClient = new PerClientCounter(this.limits.maxSessionsPerClient);
+    this.listensPerClient = new PerClientCounter(this.limits.maxListenStreamsPerClient);
     this.eventStore = options.eventStore === true ? new InMemoryEventStore() : options.eventStore || undefined;
+    if (this.eventStore && !this.eventStore.getStreamIdForEventId) {
+      throw new TypeError(
+        'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
+      );
+    }
     this.retryInterval = options.retryIntervalMs;
-    this.modern = createMcpHandler(() => factory(false), { legacy: 'reject', maxRequestBodySize: this.maxBody });
-    this.sweeper = setInterval(() => this.evictIdle(), Math.min(60_000, Math.max(1_000, this.idleMs / 2)));
+    this.modern = createMcpHandler(() => factory(false), {
+      legacy: 'reject',
+      maxRequestBodySize: this.maxBody,
+      maxSubscriptions: this.limits.maxListenStreams,
+    });
+    const { sessionIdleTimeoutMs: idle, sessionInitializeTimeoutMs: init } = this.limits;
+    this.sweeper = setInterval(() => this.evictIdle(), Math.max(100, Math.min(60_000, idle / 2, init / 2)));
     this.sweeper.unref();
   }
 
@@ -139,19 +282,43 @@ export class HttpEndpoint {
     return this.sessions.size;
   }
 
-  /** Web-standard face: one HTTP request in, one response out. */
-  readonly fetch = async (request: Request): Promise<Response> => {
-    if (this.closed) return jsonError(503, -32000, 'Service Unavailable: the server is shutting down');
+  /**
+   * Web-standard face: one HTTP request in, one response out. `remoteAddress` (the peer's IP)
+   * lets per-client caps count unauthenticated clients; without it only authenticated ones are counted.
+   */
+  readonly fetch = async (request: Request, info: { remoteAddress?: string } = {}): Promise<Response> => {
+    const admitted = await this.admit(request, info.remoteAddress);
+    if ('response' in admitted) return admitted.response;
+    return this.serve(request, admitted.caller);
+  };
+
+  /**
+   * Everything decided from the request line and headers: shutdown, Host/Origin, metadata,
+   * declared size and the bearer token. The body is not read, so an unauthenticated client
+   * cannot make the server read and parse megabytes before its 401.
+   */
+  async admit(request: Request, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
+    if (this.closed) return { response: jsonError(503, -32000, 'Service Unavailable: the server is shutting down') };
     const rejected =
       (this.allowedHosts && hostHeaderValidationResponse(request, this.allowedHosts)) ||
       (this.allowedOrigins && originValidationResponse(request, this.allowedOrigins));
-    if (rejected) return rejected;
+    if (rejected) return { response: rejected };
     const metadata = this.auth?.serveMetadata(request);
-    if (metadata) return metadata;
+    if (metadata) return { response: metadata };
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > this.maxBody) {
-      return jsonError(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`);
+      return { response: jsonError(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`) };
     }
+    if (!this.auth) return { caller: remoteAddress ? { client: `ip:${remoteAddress}` } : {} };
+    const outcome = await this.auth.authenticate(request);
+    if ('response' in outcome) return outcome;
+    const owner = ownerOf(outcome.principal);
+    // MCP authorization forbids passing the token through: handlers see who, not the token.
+    return { caller: { principal: { ...outcome.principal, token: 'redacted' }, owner, client: `sub:${owner}` } };
+  }
+
+  /** Reads and routes an admitted request. */
+  async serve(request: Request, caller: Caller): Promise<Response> {
     // A JSON POST body is read and parsed here once and handed on as `parsedBody`: the SDK's era
     // classifier and transports would otherwise each parse it again. A nesting or size bomb is
     // refused before anything parses it.
@@ -159,15 +326,7 @@ export class HttpEndpoint {
     if (request.method === 'POST') {
       const text = await request.clone().text();
       const scan = prescanJson(text, this.messageLimits);
-      if (scan.problem) {
-        return new Response(
-          JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${scan.problem}` }, id: scan.id ?? null }),
-          {
-            status: 400,
-            headers: { 'content-type': 'application/json' },
-          },
-        );
-      }
+      if (scan.problem) return jsonError(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null);
       // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
       if (isJsonContentType(request.headers.get('content-type') ?? '')) {
         try {
@@ -175,31 +334,64 @@ export class HttpEndpoint {
         } catch {
           body = undefined;
         }
+        const id = (body?.value as Message | null | undefined)?.id;
+        if (typeof id === 'number' && !Number.isSafeInteger(id)) return unsafeIdResponse(text);
       }
     }
-    let principal: AuthInfo | undefined;
-    if (this.auth) {
-      // Before anything else is allocated: a refused request creates no session and no server.
-      const outcome = await this.auth.authenticate(request);
-      if ('response' in outcome) return outcome.response;
-      // MCP authorization forbids passing the token through: handlers see who, not the token.
-      principal = { ...outcome.principal, token: 'redacted' };
-      const stepUp = this.missingScopes(body, outcome.principal);
+    if (this.auth && caller.principal) {
+      const stepUp = this.missingScopes(body, caller.principal);
       if (stepUp) return this.auth.insufficientScope(stepUp);
     }
-    if (await isLegacyRequest(request, body?.value, { maxRequestBodySize: this.maxBody }))
-      return this.serveLegacy(request, principal, body);
-    return this.modern.fetch(request, {
-      ...(principal ? { authInfo: principal } : {}),
+    if (await isLegacyRequest(request, body?.value, { maxRequestBodySize: this.maxBody })) return this.serveLegacy(request, caller, body);
+    return this.serveModern(request, caller, body);
+  }
+
+  /** 2026-07-28: the SDK's stateless handler, with `subscriptions/listen` streams counted per client. */
+  private async serveModern(request: Request, caller: Caller, body: ParsedBody | undefined): Promise<Response> {
+    const options = {
+      ...(caller.principal ? { authInfo: caller.principal } : {}),
       ...(body ? { parsedBody: body.value } : {}),
-    });
-  };
+    };
+    const message = body && !Array.isArray(body.value) ? (body.value as Message | null) : undefined;
+    if (message?.method !== 'subscriptions/listen') return this.modern.fetch(request, options);
+    const filterProblem = this.checkListenFilter(message);
+    if (filterProblem) return jsonError(200, -32602, filterProblem, message.id ?? null);
+    if (!this.listensPerClient.tryAcquire(caller.client)) {
+      // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
+      return jsonError(
+        200,
+        -32603,
+        `Subscription limit reached: this client already holds ${this.listensPerClient.max} subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another`,
+        message.id ?? null,
+      );
+    }
+    const response = await this.modern.fetch(request, options);
+    const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+    if (!streaming) {
+      this.listensPerClient.release(caller.client);
+      return response;
+    }
+    return whenBodyEnds(response, () => this.listensPerClient.release(caller.client));
+  }
+
+  /** A listen stream's resource URIs obey the same caps as a session's `resources/subscribe`. */
+  private checkListenFilter(message: Message): string | undefined {
+    const uris = (message.params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+    if (!Array.isArray(uris)) return undefined;
+    const { maxUriLength, maxSubscriptionsPerSession } = this.uriLimits;
+    if (uris.length > maxSubscriptionsPerSession) {
+      return `Invalid params: a listen stream may name at most ${maxSubscriptionsPerSession} resources in resourceSubscriptions (maxSubscriptionsPerSession)`;
+    }
+    if (uris.some((uri) => typeof uri === 'string' && uri.length > maxUriLength)) {
+      return `Invalid params: a resource URI in resourceSubscriptions is longer than ${maxUriLength} characters (maxUriLength)`;
+    }
+    return undefined;
+  }
 
   /** The scopes a POSTed call needs when the token lacks some of them (403 insufficient_scope). */
   private missingScopes(body: ParsedBody | undefined, principal: AuthInfo): readonly string[] | undefined {
-    if (!this.scopesFor || !body) return undefined;
-    for (const message of Array.isArray(body.value) ? body.value : [body.value]) {
-      const { method, params } = (message ?? {}) as { method?: unknown; params?: Record<string, unknown> };
+    if (!this.scopesFor) return undefined;
+    for (const { method, params } of messagesOf(body)) {
       if (typeof method !== 'string') continue;
       const needed = this.scopesFor(method, params);
       if (needed.some((scope) => !principal.scopes.includes(scope))) return needed;
@@ -224,13 +416,13 @@ export class HttpEndpoint {
   }
 
   /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
-  private async serveLegacy(request: Request, principal: AuthInfo | undefined, parsed: ParsedBody | undefined): Promise<Response> {
+  private async serveLegacy(request: Request, caller: Caller, parsed: ParsedBody | undefined): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
-    const options = { ...(principal ? { authInfo: principal } : {}), ...(parsed ? { parsedBody: parsed.value } : {}) };
+    const options = { ...(caller.principal ? { authInfo: caller.principal } : {}), ...(parsed ? { parsedBody: parsed.value } : {}) };
     if (sessionId) {
       const session = this.sessions.get(sessionId);
       // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
-      if (!session || session.owner !== ownerOf(principal)) return jsonError(404, -32001, 'Session not found');
+      if (!session || session.owner !== caller.owner) return jsonError(404, -32001, SESSION_NOT_FOUND);
       session.lastSeen = Date.now();
       if (request.method === 'POST' && (parsed ? Array.isArray(parsed.value) : await isBatch(request))) {
         const version = request.headers.get('mcp-protocol-version') ?? session.server.server.getNegotiatedProtocolVersion() ?? '';
@@ -243,6 +435,12 @@ export class HttpEndpoint {
           );
         }
       }
+      if (request.method === 'GET') {
+        const replay = await this.refusedReplay(request, session);
+        if (replay) return replay;
+      }
+      const refused = this.admitMessages(session, parsed);
+      if (refused) return refused;
       return session.transport.handleRequest(this.withSessionVersion(request, session), options);
     }
     if (request.method !== 'POST') {
@@ -261,33 +459,114 @@ export class HttpEndpoint {
     const initializing = isInitializeRequest(body);
     if (!initializing)
       return jsonError(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
+    return this.openSession(request, caller, body, options);
+  }
 
+  /** A new 2025-11-25 session, within the total and per-client caps. */
+  private async openSession(request: Request, caller: Caller, body: unknown, options: Record<string, unknown>): Promise<Response> {
+    const id = (body as { id?: unknown }).id ?? null;
+    if (this.sessions.size >= this.limits.maxSessions) {
+      return jsonError(
+        503,
+        -32000,
+        `Service Unavailable: the server holds its maximum of ${this.limits.maxSessions} sessions (maxSessions); retry later`,
+        id,
+        { 'retry-after': '30' },
+      );
+    }
+    if (!this.sessionsPerClient.tryAcquire(caller.client)) {
+      return jsonError(
+        429,
+        -32000,
+        `Too Many Requests: this client already holds ${this.limits.maxSessionsPerClient} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,
+        id,
+        { 'retry-after': '5' },
+      );
+    }
+    const sessionId = randomUUID();
     const server = this.factory(true);
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      ...(this.eventStore ? { eventStore: this.eventStore } : {}),
+    const events = this.eventStore ? new SessionEventStore(this.eventStore, sessionId) : undefined;
+    const transport = new SessionTransport({
+      sessionIdGenerator: () => sessionId,
+      ...(events ? { eventStore: events } : {}),
       ...(this.retryInterval !== undefined ? { retryInterval: this.retryInterval } : {}),
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server, owner: ownerOf(principal), lastSeen: Date.now() });
-      },
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-      },
+      onsessionclosed: (closedId) => this.endSession(closedId),
     });
-    transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
-    };
+    // Registered before the initialize is handled so that concurrent initializes count against the caps.
+    const now = Date.now();
+    this.sessions.set(sessionId, {
+      transport,
+      server,
+      owner: caller.owner,
+      client: caller.client,
+      events,
+      opened: now,
+      initialized: false,
+      lastSeen: now,
+    });
+    transport.onclose = () => this.endSession(sessionId);
     await server.connect(transport);
-    return transport.handleRequest(request, { ...options, parsedBody: body });
+    const response = await transport.handleRequest(request, { ...options, parsedBody: body });
+    if (transport.sessionId === undefined) this.endSession(sessionId, true);
+    return response;
+  }
+
+  /**
+   * A `Last-Event-ID` that is not one of this session's events (another session's, another
+   * user's, expired, invented) is answered like an unknown session: nothing about it is revealed.
+   */
+  private async refusedReplay(request: Request, session: Session): Promise<Response | undefined> {
+    const lastEventId = request.headers.get('last-event-id');
+    if (!lastEventId || !session.events) return undefined;
+    if (await session.events.owns(lastEventId)) return undefined;
+    return jsonError(404, -32001, 'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it');
+  }
+
+  /**
+   * Per-message checks inside a session: duplicate in-flight request ids (JSON-RPC ids must be
+   * unique among a session's pending requests, or the first caller never gets its answer), and
+   * `notifications/initialized`.
+   */
+  private admitMessages(session: Session, parsed: ParsedBody | undefined): Response | undefined {
+    const messages = messagesOf(parsed);
+    const fresh: string[] = [];
+    for (const message of messages) {
+      if (typeof message.method !== 'string' || message.id === undefined) continue;
+      const key = idKey(message.id);
+      if (session.transport.inFlight.has(key) || fresh.includes(key)) {
+        return jsonError(
+          400,
+          -32600,
+          `Invalid Request: a request with id ${JSON.stringify(message.id)} is still in flight in this session; use a new id for each request`,
+          message.id,
+        );
+      }
+      fresh.push(key);
+    }
+    for (const message of messages) {
+      if (message.method === 'notifications/initialized') session.initialized = true;
+      if (message.method === 'notifications/cancelled') session.transport.inFlight.delete(idKey(message.params?.requestId));
+    }
+    for (const key of fresh) session.transport.inFlight.add(key);
+    return undefined;
+  }
+
+  /** Forgets a session and what it held (its client's slot, its events); closes its server when asked. */
+  private endSession(id: string, closeServer = false): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    this.sessionsPerClient.release(session.client);
+    void session.events?.purge().catch(() => undefined);
+    if (closeServer) void session.server.close().catch(() => undefined);
   }
 
   private evictIdle(): void {
-    const cutoff = Date.now() - this.idleMs;
+    const now = Date.now();
+    const idleCutoff = now - this.limits.sessionIdleTimeoutMs;
+    const initCutoff = now - this.limits.sessionInitializeTimeoutMs;
     for (const [id, session] of this.sessions) {
-      if (session.lastSeen < cutoff) {
-        this.sessions.delete(id);
-        void session.server.close().catch(() => undefined);
-      }
+      if (session.lastSeen < idleCutoff || (!session.initialized && session.opened < initCutoff)) this.endSession(id, true);
     }
   }
 
@@ -307,7 +586,7 @@ export class HttpEndpoint {
     this.closed = true;
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
-    this.sessions.clear();
+    for (const id of [...this.sessions.keys()]) this.endSession(id);
     await Promise.allSettled(sessions.map((s) => s.server.close()));
     await this.modern.close();
   }

@@ -1,6 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
+import { rawIdToken } from './raw-id.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
@@ -16,12 +18,33 @@ export interface LineTransportOptions {
 }
 
 const NEWLINE = 0x0a;
+/** How much of an over-long line is kept to read its id from (ids come first in practice). */
+const HEAD_BYTES = 4_096;
+
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+/** The first `max` bytes of a line split over several buffers. */
+function headOf(buffers: readonly Buffer[], max: number): Buffer {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for (const buffer of buffers) {
+    if (size >= max) break;
+    parts.push(buffer.subarray(0, max - size));
+    size += parts[parts.length - 1]?.length ?? 0;
+  }
+  return Buffer.concat(parts);
+}
 
 /**
  * Newline-delimited JSON-RPC over a pair of streams. Unlike the SDK's stdio transport it answers
  * what it cannot read instead of dropping it: bad JSON gets `-32700`, a non-JSON-RPC value or a
- * batch gets `-32600` (echoing the id when there is one), an over-long line gets `-32600` and is
- * skipped without buffering it. Lines are split in linear time whatever their size.
+ * batch gets `-32600` (echoing the id when there is one), an over-long line gets `-32600` with the
+ * id read from its head and is skipped without buffering it, invalid UTF-8 gets `-32700` (never
+ * silently replaced), a number id beyond the safe integer range gets `-32600` echoing the id as
+ * written, and a request reusing the id of one still in flight gets `-32600`. Lines are split in
+ * linear time whatever their size.
  */
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -31,6 +54,8 @@ export class LineTransport implements Transport {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
+  /** Ids of the peer's requests not answered yet (JSON-RPC: unique among pending requests). */
+  private readonly inFlight = new Set<string>();
   private closed = false;
   private readonly maxBytes: number;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
@@ -59,6 +84,7 @@ export class LineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
+    if (!('method' in message) && 'id' in message) this.inFlight.delete(idKey(message.id));
     const line = `${JSON.stringify(message)}\n`;
     if (this.writeLine(line)) return Promise.resolve();
     return new Promise((resolve) => this.output.once('drain', () => resolve()));
@@ -104,27 +130,37 @@ export class LineTransport implements Transport {
       const line = this.pending.length === 0 ? head : Buffer.concat([...this.pending, head]);
       this.pending = [];
       this.pendingBytes = 0;
-      if (line.length > this.maxBytes) this.reject(null, -32600, this.tooLarge());
+      if (line.length > this.maxBytes) this.reject(this.idFromHead([line]), -32600, this.tooLarge());
       else this.handleLine(line);
     }
     if (data.length === 0 || this.discarding) return;
     this.pendingBytes += data.length;
     if (this.pendingBytes > this.maxBytes) {
       // Answer now and drop the rest of this line as it arrives: nothing large is ever buffered.
+      const id = this.idFromHead([...this.pending, data]);
       this.pending = [];
       this.pendingBytes = 0;
       this.discarding = true;
-      this.reject(null, -32600, this.tooLarge());
+      this.reject(id, -32600, this.tooLarge());
       return;
     }
     this.pending.push(Buffer.from(data));
   };
+
+  /** The id of an over-long message, read from its first bytes, so its caller gets the answer. */
+  private idFromHead(buffers: readonly Buffer[]): string | number | null {
+    return prescanJson(headOf(buffers, HEAD_BYTES).toString('utf8'), this.messageLimits).id ?? null;
+  }
 
   private tooLarge(): string {
     return `Invalid Request: a message must not exceed ${this.maxBytes} bytes`;
   }
 
   private handleLine(line: Buffer): void {
+    if (!isUtf8(line)) {
+      this.reject(null, -32700, 'Parse error: the line is not valid UTF-8; send JSON text encoded as UTF-8');
+      return;
+    }
     const textLine = line.toString('utf8').trim();
     if (textLine === '') return;
     const scan = prescanJson(textLine, this.messageLimits);
@@ -143,6 +179,17 @@ export class LineTransport implements Transport {
       this.reject(null, -32600, 'Invalid Request: batches are not supported; send one JSON-RPC message per line');
       return;
     }
+    const rawId = (value as { id?: unknown } | null)?.id;
+    if (typeof rawId === 'number' && !Number.isSafeInteger(rawId)) {
+      // JSON.parse has already rounded it: answer with the id exactly as written, never a neighbour's.
+      const raw = rawIdToken(textLine) ?? 'null';
+      this.writeRaw(
+        raw,
+        -32600,
+        `Invalid Request: the id ${raw} is not an integer between -(2^53-1) and 2^53-1; use a smaller integer or a string id`,
+      );
+      return;
+    }
     let message: JSONRPCMessage;
     try {
       message = parseJSONRPCMessage(value);
@@ -154,11 +201,31 @@ export class LineTransport implements Transport {
       this.reject(validId, -32600, 'Invalid Request: not a JSON-RPC 2.0 request or notification');
       return;
     }
+    if ('method' in message && 'id' in message) {
+      const key = idKey(message.id);
+      if (this.inFlight.has(key)) {
+        this.reject(
+          message.id,
+          -32600,
+          `Invalid Request: a request with id ${JSON.stringify(message.id)} is still in flight; use a new id for each request`,
+        );
+        return;
+      }
+      this.inFlight.add(key);
+    }
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      this.inFlight.delete(idKey((message.params as { requestId?: unknown } | undefined)?.requestId));
+    }
     this.onmessage?.(message);
   }
 
   private reject(id: string | number | null, code: number, message: string): void {
+    this.writeRaw(JSON.stringify(id), code, message);
+  }
+
+  /** An error response whose id is JSON text written as is (a token JSON numbers cannot hold). */
+  private writeRaw(idJson: string, code: number, message: string): void {
     if (this.closed) return;
-    this.writeLine(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
+    this.writeLine(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}\n`);
   }
 }

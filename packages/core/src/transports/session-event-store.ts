@@ -1,0 +1,56 @@
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+
+/** A store that can forget a finished session's events (`InMemoryEventStore` can). */
+interface PurgeableEventStore extends EventStore {
+  purge(streamPrefix: string): Promise<void>;
+}
+
+function isPurgeable(store: EventStore): store is PurgeableEventStore {
+  return typeof (store as Partial<PurgeableEventStore>).purge === 'function';
+}
+
+/**
+ * One session's view of the endpoint's shared event store. Stream ids are stored under the
+ * session's id, so a `Last-Event-ID` from another session (or another user) is not this session's
+ * and is refused before anything is replayed, and the session's events can be purged when it ends.
+ */
+export class SessionEventStore implements EventStore {
+  private readonly prefix: string;
+
+  /** @param shared must implement `getStreamIdForEventId` (the endpoint checks it at start-up). */
+  constructor(
+    private readonly shared: EventStore,
+    sessionId: string,
+  ) {
+    this.prefix = `${sessionId}/`;
+  }
+
+  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return this.shared.storeEvent(this.prefix + streamId, message);
+  }
+
+  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    const streamId = await this.shared.getStreamIdForEventId?.(eventId);
+    return streamId?.startsWith(this.prefix) ? streamId.slice(this.prefix.length) : undefined;
+  }
+
+  /** True when `eventId` is one of this session's events (still held). */
+  async owns(eventId: string): Promise<boolean> {
+    return (await this.getStreamIdForEventId(eventId)) !== undefined;
+  }
+
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
+    // Checked again here, not only by the endpoint: the transport calls this directly.
+    if (!(await this.owns(lastEventId))) return '';
+    const streamId = await this.shared.replayEventsAfter(lastEventId, { send });
+    return streamId.startsWith(this.prefix) ? streamId.slice(this.prefix.length) : '';
+  }
+
+  /** Forgets the session's events, when the shared store can (a custom store without `purge` keeps them until it evicts them). */
+  async purge(): Promise<void> {
+    if (isPurgeable(this.shared)) await this.shared.purge(this.prefix);
+  }
+}
