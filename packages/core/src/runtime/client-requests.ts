@@ -110,7 +110,7 @@ export class SessionChannel implements ClientChannel {
  */
 export class RoundTripChannel implements ClientChannel {
   private answers: Record<string, unknown> | undefined;
-  private bind = '';
+  private call?: { caller: AuthInfo | undefined; session: string | undefined; handler: string; args: unknown };
   private nextKey = 0;
   /** Set when a client request could not be answered in this round (survives a user catch-all). */
   pending?: InputRequiredSignal;
@@ -126,26 +126,31 @@ export class RoundTripChannel implements ClientChannel {
    * without a state are refused (-32602) before the handler runs.
    */
   open(caller: AuthInfo | undefined, session: string | undefined, handler: string, args: unknown): void {
-    this.bind = createHash('sha256')
-      .update(
-        `${caller?.clientId ?? ''}\u0000${String((caller?.extra as { sub?: unknown } | undefined)?.sub ?? '')}\u0000${session ?? ''}\u0000`,
-      )
-      .update(`${handler}\u0000${canonicalJson(args)}`)
-      .digest('base64url');
+    this.call = { caller, session, handler, args };
     const state = this.sdk.mcpReq.requestState<Partial<RoundState>>();
     const responses = this.sdk.mcpReq.inputResponses ?? {};
     const answered = Object.keys(responses);
     if (state === undefined || state === null) {
       if (answered.length > 0) throw invalidState('inputResponses came without the requestState of the round that asked');
+      // A first round: nothing to check, and the binding is only worked out if a question is asked.
       this.answers = {};
       return;
     }
-    if (typeof state !== 'object' || state.bind !== this.bind || typeof state.asked !== 'string') {
+    if (typeof state !== 'object' || state.bind !== this.binding() || typeof state.asked !== 'string') {
       throw invalidState('it was issued for another call (caller, tool or arguments differ)');
     }
     const unasked = answered.find((key) => key !== state.asked);
     if (unasked !== undefined) throw invalidState(`inputResponses answers "${unasked}", which this call did not ask`);
     this.answers = { ...state.answers, ...responses };
+  }
+
+  /** Hash of the caller, the handler and its arguments (key order ignored). */
+  private binding(): string {
+    const { caller, session, handler, args } = this.call ?? {};
+    const sub = String((caller?.extra as { sub?: unknown } | undefined)?.sub ?? '');
+    return createHash('sha256')
+      .update(`${caller?.clientId ?? ''}\u0000${sub}\u0000${session ?? ''}\u0000${handler ?? ''}\u0000${canonicalJson(args)}`)
+      .digest('base64url');
   }
 
   capabilities(): ClientCapabilities | undefined {
@@ -189,7 +194,7 @@ export class RoundTripChannel implements ClientChannel {
 
   /** The `input_required` result for the pending question, carrying the answers so far (signed). */
   async toInputRequiredResult(signal: InputRequiredSignal): Promise<InputRequiredResult> {
-    const state: RoundState = { answers: this.answers ?? {}, asked: signal.key, bind: this.bind };
+    const state: RoundState = { answers: this.answers ?? {}, asked: signal.key, bind: this.binding() };
     const requestState = this.codec ? await this.codec.mint(state, this.sdk) : undefined;
     return inputRequired({ inputRequests: { [signal.key]: signal.request }, ...(requestState ? { requestState } : {}) });
   }
