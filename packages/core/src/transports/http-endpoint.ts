@@ -277,11 +277,6 @@ export class HttpEndpoint {
     return this.modern.notify;
   }
 
-  /** Number of open 2025-11-25 sessions. */
-  get sessionCount(): number {
-    return this.sessions.size;
-  }
-
   /**
    * Web-standard face: one HTTP request in, one response out. `remoteAddress` (the peer's IP)
    * lets per-client caps count unauthenticated clients; without it only authenticated ones are counted.
@@ -573,10 +568,6 @@ export class HttpEndpoint {
   /** New requests get 503 from now on; open sessions keep their in-flight calls. */
   stopAccepting(): void {
     this.closed = true;
-  }
-
-  get accepting(): boolean {
-    return !this.closed;
   }
 
   /** Closes every session and the stateless handler. */
