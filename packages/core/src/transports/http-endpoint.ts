@@ -20,7 +20,6 @@ import { type AuthOptions, BearerAuth, ownerOf } from '../auth/bearer-auth.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { PerClientCounter } from './per-client-counter.js';
-import { rawIdToken } from './raw-id.js';
 import { SessionEventStore } from './session-event-store.js';
 
 export interface HttpEndpointOptions {
@@ -168,8 +167,8 @@ function jsonError(status: number, code: number, message: string, id: unknown = 
  * A number id beyond ±(2^53-1) has already been rounded by JSON.parse: it is refused, and echoed
  * exactly as the client wrote it, so the answer can never carry another request's id.
  */
-function unsafeIdResponse(text: string): Response {
-  const raw = rawIdToken(text) ?? 'null';
+function unsafeIdResponse(rawId: string | undefined): Response {
+  const raw = rawId ?? 'null';
   const message = `Invalid Request: the id ${raw} is not an integer between -(2^53-1) and 2^53-1; use a smaller integer or a string id`;
   return new Response(`{"jsonrpc":"2.0","error":${JSON.stringify({ code: -32600, message })},"id":${raw}}`, {
     status: 400,
@@ -330,7 +329,7 @@ export class HttpEndpoint {
           body = undefined;
         }
         const id = (body?.value as Message | null | undefined)?.id;
-        if (typeof id === 'number' && !Number.isSafeInteger(id)) return unsafeIdResponse(text);
+        if (typeof id === 'number' && !Number.isSafeInteger(id)) return unsafeIdResponse(scan.rawId);
       }
     }
     if (this.auth && caller.principal) {

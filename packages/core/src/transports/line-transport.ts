@@ -2,7 +2,6 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
-import { rawIdToken } from './raw-id.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
@@ -182,7 +181,7 @@ export class LineTransport implements Transport {
     const rawId = (value as { id?: unknown } | null)?.id;
     if (typeof rawId === 'number' && !Number.isSafeInteger(rawId)) {
       // JSON.parse has already rounded it: answer with the id exactly as written, never a neighbour's.
-      const raw = rawIdToken(textLine) ?? 'null';
+      const raw = scan.rawId ?? 'null';
       this.writeRaw(
         raw,
         -32600,

@@ -13,6 +13,11 @@ export interface PrescanResult {
   problem?: string;
   /** The top-level `id` when it could be read (a number or a string), to answer the right caller. */
   id?: string | number;
+  /**
+   * The top-level `id` exactly as written (e.g. `1152921504606846977`, which `JSON.parse` would
+   * round), to answer with it unchanged.
+   */
+  rawId?: string;
 }
 
 const QUOTE = 0x22;
@@ -28,6 +33,7 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
   let depth = 0;
   let values = 0;
   let id: string | number | undefined;
+  let rawId: string | undefined;
   let keyStart = -1;
   let lastKeyAtTop: string | undefined;
   for (let i = 0; i < text.length; i++) {
@@ -46,7 +52,7 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
       case 0x7b: // {
       case 0x5b: // [
         depth++;
-        if (depth > limits.maxDepth) return { problem: `the message is nested deeper than ${limits.maxDepth} levels`, id };
+        if (depth > limits.maxDepth) return { problem: `the message is nested deeper than ${limits.maxDepth} levels`, id, rawId };
         break;
       case 0x7d: // }
       case 0x5d: // ]
@@ -55,24 +61,26 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
       case 0x3a: // :
         if (depth === 1 && keyStart >= 0) {
           lastKeyAtTop = text.slice(keyStart, text.indexOf('"', keyStart));
-          if (lastKeyAtTop === 'id' && id === undefined) id = readId(text, i + 1);
+          if (lastKeyAtTop === 'id' && rawId === undefined) ({ id, rawId } = readId(text, i + 1));
         }
         break;
       case 0x2c: // ,
         values++;
         break;
     }
-    if (values > limits.maxValues) return { problem: `the message holds more than ${limits.maxValues} values`, id };
+    if (values > limits.maxValues) return { problem: `the message holds more than ${limits.maxValues} values`, id, rawId };
   }
-  return { id };
+  return { id, rawId };
 }
 
-function readId(text: string, from: number): string | number | undefined {
-  const match = /^\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")/.exec(text.slice(from, from + 220));
-  if (!match?.[1]) return undefined;
+/** The id token at `from` as written, and its value when it is a string or a number of at most 16 digits. */
+function readId(text: string, from: number): { id?: string | number; rawId?: string } {
+  const token = /^\s*(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.){0,200}"|true|false|null)/.exec(text.slice(from, from + 400))?.[1];
+  if (token === undefined) return {};
+  if (!/^(-?\d{1,16}|".*")$/s.test(token)) return { rawId: token };
   try {
-    return JSON.parse(match[1]) as string | number;
+    return { id: JSON.parse(token) as string | number, rawId: token };
   } catch {
-    return undefined;
+    return { rawId: token };
   }
 }
