@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { IsString } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpApp, type ExecutionContext, type Guard, McpServer, Resource, ResourceTemplate, UseGuards } from '../src/index.js';
@@ -69,6 +70,33 @@ describe('resource subscriptions ask the same guards as reads', () => {
     });
     await connection.client.unsubscribeResource({ uri: 'docs://x/y' });
     expect(await connection.client.subscribeResource({ uri: 'docs://x/z' })).toEqual({});
+  });
+});
+
+describe('2026-07-28 listen streams ask the same guards as reads', () => {
+  it('refuses a listen filter naming a hidden resource exactly like one naming a missing resource', async () => {
+    const listener = await createMcpApp(Docs).listenHttp({ port: 0 });
+    const client = new Client({ name: 'listener', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const refusal = (uri: string) =>
+        client.listen({ resourceSubscriptions: [uri] }).then(
+          async (stream) => {
+            await stream.close();
+            return 'listening';
+          },
+          (e: Error) => e.message.replace(uri, '<uri>'),
+        );
+      const hidden = await refusal('secret://admin');
+      expect(hidden).toContain('Resource not found: <uri>');
+      expect(await refusal('secret://nothing')).toBe(hidden);
+      expect(await refusal('public://readme')).toBe('listening');
+      expect(await refusal('docs://a/b')).toBe('listening');
+    } finally {
+      await client.close();
+      await listener.close();
+    }
   });
 });
 

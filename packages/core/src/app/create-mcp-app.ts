@@ -144,7 +144,11 @@ export class McpApp {
       (track) => this.runtime.createServer(track),
       options,
       (method, params) => this.runtime.requiredScopes(method, params),
-      { maxSubscriptionsPerSession: this.runtime.maxSubscriptionsPerSession, maxUriLength: this.runtime.maxUriLength },
+      {
+        maxSubscriptionsPerSession: this.runtime.maxSubscriptionsPerSession,
+        maxUriLength: this.runtime.maxUriLength,
+        unreadable: (uris, principal, meta) => this.runtime.unreadable(uris, principal, meta),
+      },
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type AuthInfo,
   createRequestStateCodec,
   type Prompt,
   type Resource,
   type ResourceTemplateType,
   type McpServer as SdkMcpServer,
   type ServerCapabilities,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type {
@@ -18,11 +20,13 @@ import type {
 } from '../builder/definitions.js';
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
+import { isAllowed } from './access.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
+import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
-import { callKindsOf, createSdkServer, type ServedApp } from './dispatch.js';
+import { callKindsOf, createSdkServer, planOfUri, type ServedApp } from './dispatch.js';
 
 export interface RuntimeOptions {
   /** Items per page of every list (`tools/list`, `resources/list`, ...). Default 100. */
@@ -144,6 +148,28 @@ export class AppRuntime implements ServedApp {
       plan = this.resources.get(uri)?.plan ?? this.resourceTemplates.enabledDefinitions().find((t) => t.template.match(uri))?.plan;
     }
     return plan?.scopes ?? [];
+  }
+
+  /**
+   * The first of `uris` a 2026-07-28 `subscriptions/listen` caller may not read, missing or hidden
+   * alike (its guards and scopes asked as for `resources/read`, with the listen request's `_meta`
+   * and principal), or undefined when it may follow them all.
+   */
+  async unreadable(uris: readonly string[], principal: AuthInfo | undefined, meta: Record<string, unknown> | undefined) {
+    const sdk = {
+      mcpReq: { id: 'subscriptions/listen', method: 'subscriptions/listen', _meta: meta, signal: new AbortController().signal },
+      ...(principal ? { http: { authInfo: principal } } : {}),
+    } as unknown as ServerContext;
+    const call = new CallRequest(this, 'subscriptions/listen', sdk, undefined);
+    try {
+      for (const uri of uris) {
+        const plan = planOfUri(this, uri);
+        if (!plan || !(await isAllowed(plan, 'call', call))) return uri;
+      }
+      return undefined;
+    } finally {
+      await call.end();
+    }
   }
 
   /** True while any request holds a DI scope (graceful shutdown waits for this to turn false). */

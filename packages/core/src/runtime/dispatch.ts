@@ -76,7 +76,7 @@ function uriOf(app: ServedApp, params: Params): string {
 
 /** The template serving `uri`: the first enabled one whose pattern matches, with its variables. */
 function matchTemplate(
-  app: ServedApp,
+  app: Pick<ServedApp, 'resourceTemplates'>,
   uri: string,
 ): { template: ResourceTemplateDefinition; variables: Record<string, unknown> } | undefined {
   for (const template of app.resourceTemplates.enabledDefinitions()) {
@@ -87,7 +87,7 @@ function matchTemplate(
 }
 
 /** The plan that answers for `uri` (a resource, else the first matching template), if any. */
-function planOfUri(app: ServedApp, uri: string): CallPlan | undefined {
+export function planOfUri(app: Pick<ServedApp, 'resources' | 'resourceTemplates'>, uri: string): CallPlan | undefined {
   return app.resources.get(uri)?.plan ?? matchTemplate(app, uri)?.template.plan;
 }
 

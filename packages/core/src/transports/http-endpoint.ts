@@ -84,6 +84,15 @@ export const DEFAULT_HTTP_LIMITS = Object.freeze({
 export interface UriLimits {
   readonly maxSubscriptionsPerSession: number;
   readonly maxUriLength: number;
+  /**
+   * The first of `uris` the caller may not read (missing or hidden by guards and scopes alike), or
+   * undefined: a listen stream asks the same as `resources/read` and `resources/subscribe`.
+   */
+  readonly unreadable?: (
+    uris: readonly string[],
+    principal: AuthInfo | undefined,
+    meta: Record<string, unknown> | undefined,
+  ) => Promise<string | undefined>;
 }
 
 /** Scopes one JSON-RPC request needs (from `@RequireScopes`), given by the app. */
@@ -350,6 +359,11 @@ export class HttpEndpoint {
     if (message?.method !== 'subscriptions/listen') return this.modern.fetch(request, options);
     const filterProblem = this.checkListenFilter(message);
     if (filterProblem) return jsonError(200, -32602, filterProblem, message.id ?? null);
+    const uris = (message.params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+    const meta = message.params?._meta as Record<string, unknown> | undefined;
+    const refused = Array.isArray(uris) ? await this.uriLimits.unreadable?.(uris.map(String), caller.principal, meta) : undefined;
+    // Answered exactly like resources/read of a URI that does not exist.
+    if (refused !== undefined) return jsonError(200, -32602, `Resource not found: ${refused}`, message.id ?? null);
     if (!this.listensPerClient.tryAcquire(caller.client)) {
       // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
       return jsonError(
