@@ -8,19 +8,20 @@ import {
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
-  type JSONRPCMessage,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
-  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf } from '../auth/bearer-auth.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
+import { isBatch, type Message, messagesOf, type ParsedBody, whenBodyEnds } from './http-messages.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
+import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
+import { idKey, type Session, SessionTransport } from './session-transport.js';
 
 export interface HttpEndpointOptions {
   /**
@@ -108,117 +109,6 @@ export interface Caller {
   readonly client?: string;
 }
 
-/** A session's transport that knows which of the client's request ids are still unanswered. */
-class SessionTransport extends WebStandardStreamableHTTPServerTransport {
-  readonly inFlight = new Set<string>();
-
-  override async send(message: JSONRPCMessage, options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1]) {
-    try {
-      await super.send(message, options);
-    } finally {
-      // Forgotten only once the response is on its stream, so a reused id cannot take the stream over first.
-      if (!('method' in message) && 'id' in message) this.inFlight.delete(idKey(message.id));
-    }
-  }
-}
-
-interface Session {
-  readonly transport: SessionTransport;
-  readonly server: SdkMcpServer;
-  /** Who opened the session (with auth on): another caller may not use it. */
-  readonly owner?: string;
-  readonly client?: string;
-  readonly events?: SessionEventStore;
-  readonly opened: number;
-  initialized: boolean;
-  lastSeen: number;
-}
-
-function idKey(id: unknown): string {
-  return `${typeof id}:${String(id)}`;
-}
-
-/** A request body already parsed by the endpoint (wrapped, since `null` is a valid JSON body). */
-interface ParsedBody {
-  readonly value: unknown;
-}
-
-interface Message {
-  readonly method?: unknown;
-  readonly id?: unknown;
-  readonly params?: Record<string, unknown>;
-}
-
-function messagesOf(body: ParsedBody | undefined): Message[] {
-  if (!body) return [];
-  return (Array.isArray(body.value) ? body.value : [body.value]).filter((m): m is Message => typeof m === 'object' && m !== null);
-}
-
-/** True when a POST body is a JSON array (a batch), read from a clone so the body stays readable. */
-async function isBatch(request: Request): Promise<boolean> {
-  const text = await request.clone().text();
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    return c === 0x5b; // '['
-  }
-  return false;
-}
-
-function jsonError(status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-}
-
-/**
- * A number id beyond ±(2^53-1) has already been rounded by JSON.parse: it is refused, and echoed
- * exactly as the client wrote it, so the answer can never carry another request's id.
- */
-function unsafeIdResponse(rawId: string | undefined): Response {
-  const raw = rawId ?? 'null';
-  const message = `Invalid Request: the id ${raw} is not an integer between -(2^53-1) and 2^53-1; use a smaller integer or a string id`;
-  return new Response(`{"jsonrpc":"2.0","error":${JSON.stringify({ code: -32600, message })},"id":${raw}}`, {
-    status: 400,
-    headers: { 'content-type': 'application/json' },
-  });
-}
-
-/** Calls `done` once when the response body has been read to its end or cancelled (the client went away). */
-function whenBodyEnds(response: Response, done: () => void): Response {
-  if (!response.body) {
-    done();
-    return response;
-  }
-  const reader = response.body.getReader();
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    done();
-  };
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: finished, value } = await reader.read();
-        if (finished) {
-          end();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (error) {
-        end();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      end();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
 const SESSION_NOT_FOUND = 'Session not found';
 
 /**
@@ -301,7 +191,7 @@ export class HttpEndpoint {
    * cannot make the server read and parse megabytes before its 401.
    */
   async admit(request: Request, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
-    if (this.closed) return { response: jsonError(503, -32000, 'Service Unavailable: the server is shutting down') };
+    if (this.closed) return { response: jsonRpcErrorResponse(503, -32000, 'Service Unavailable: the server is shutting down') };
     const rejected =
       (this.allowedHosts && hostHeaderValidationResponse(request, this.allowedHosts)) ||
       (this.allowedOrigins && originValidationResponse(request, this.allowedOrigins));
@@ -310,7 +200,7 @@ export class HttpEndpoint {
     if (metadata) return { response: metadata };
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > this.maxBody) {
-      return { response: jsonError(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`) };
+      return { response: jsonRpcErrorResponse(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`) };
     }
     if (!this.auth) return { caller: remoteAddress ? { client: `ip:${remoteAddress}` } : {} };
     const outcome = await this.auth.authenticate(request);
@@ -329,7 +219,7 @@ export class HttpEndpoint {
     if (request.method === 'POST') {
       const text = await request.clone().text();
       const scan = prescanJson(text, this.messageLimits);
-      if (scan.problem) return jsonError(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null);
+      if (scan.problem) return jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null);
       // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
       if (isJsonContentType(request.headers.get('content-type') ?? '')) {
         try {
@@ -358,15 +248,15 @@ export class HttpEndpoint {
     const message = body && !Array.isArray(body.value) ? (body.value as Message | null) : undefined;
     if (message?.method !== 'subscriptions/listen') return this.modern.fetch(request, options);
     const filterProblem = this.checkListenFilter(message);
-    if (filterProblem) return jsonError(200, -32602, filterProblem, message.id ?? null);
+    if (filterProblem) return jsonRpcErrorResponse(200, -32602, filterProblem, message.id ?? null);
     const uris = (message.params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     const refused = Array.isArray(uris) ? await this.uriLimits.unreadable?.(uris.map(String), caller.principal, meta) : undefined;
     // Answered exactly like resources/read of a URI that does not exist.
-    if (refused !== undefined) return jsonError(200, -32602, `Resource not found: ${refused}`, message.id ?? null);
+    if (refused !== undefined) return jsonRpcErrorResponse(200, -32602, `Resource not found: ${refused}`, message.id ?? null);
     if (!this.listensPerClient.tryAcquire(caller.client)) {
       // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
-      return jsonError(
+      return jsonRpcErrorResponse(
         200,
         -32603,
         `Subscription limit reached: this client already holds ${this.listensPerClient.max} subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another`,
@@ -430,13 +320,13 @@ export class HttpEndpoint {
     if (sessionId) {
       const session = this.sessions.get(sessionId);
       // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
-      if (!session || session.owner !== caller.owner) return jsonError(404, -32001, SESSION_NOT_FOUND);
+      if (!session || session.owner !== caller.owner) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
       session.lastSeen = Date.now();
       if (request.method === 'POST' && (parsed ? Array.isArray(parsed.value) : await isBatch(request))) {
         const version = request.headers.get('mcp-protocol-version') ?? session.server.server.getNegotiatedProtocolVersion() ?? '';
         // JSON-RPC batches were part of 2025-03-26 only; 2025-06-18 and later removed them.
         if (version >= '2025-06-18') {
-          return jsonError(
+          return jsonRpcErrorResponse(
             400,
             -32600,
             `Invalid Request: JSON-RPC batches are not supported on protocol revision ${version}; send one message per request`,
@@ -452,7 +342,7 @@ export class HttpEndpoint {
       return session.transport.handleRequest(this.withSessionVersion(request, session), options);
     }
     if (request.method !== 'POST') {
-      return jsonError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return jsonRpcErrorResponse(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
     let body: unknown;
     if (parsed) body = parsed.value;
@@ -460,13 +350,13 @@ export class HttpEndpoint {
       try {
         body = await request.clone().json();
       } catch {
-        return jsonError(400, -32700, 'Parse error: Invalid JSON');
+        return jsonRpcErrorResponse(400, -32700, 'Parse error: Invalid JSON');
       }
     }
-    if (Array.isArray(body)) return jsonError(400, -32600, 'Invalid Request: initialize must not be part of a JSON-RPC batch');
+    if (Array.isArray(body)) return jsonRpcErrorResponse(400, -32600, 'Invalid Request: initialize must not be part of a JSON-RPC batch');
     const initializing = isInitializeRequest(body);
     if (!initializing)
-      return jsonError(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
+      return jsonRpcErrorResponse(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
     return this.openSession(request, caller, body, options);
   }
 
@@ -474,7 +364,7 @@ export class HttpEndpoint {
   private async openSession(request: Request, caller: Caller, body: unknown, options: Record<string, unknown>): Promise<Response> {
     const id = (body as { id?: unknown }).id ?? null;
     if (this.sessions.size >= this.limits.maxSessions) {
-      return jsonError(
+      return jsonRpcErrorResponse(
         503,
         -32000,
         `Service Unavailable: the server holds its maximum of ${this.limits.maxSessions} sessions (maxSessions); retry later`,
@@ -483,7 +373,7 @@ export class HttpEndpoint {
       );
     }
     if (!this.sessionsPerClient.tryAcquire(caller.client)) {
-      return jsonError(
+      return jsonRpcErrorResponse(
         429,
         -32000,
         `Too Many Requests: this client already holds ${this.limits.maxSessionsPerClient} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,
@@ -527,7 +417,11 @@ export class HttpEndpoint {
     const lastEventId = request.headers.get('last-event-id');
     if (!lastEventId || !session.events) return undefined;
     if (await session.events.owns(lastEventId)) return undefined;
-    return jsonError(404, -32001, 'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it');
+    return jsonRpcErrorResponse(
+      404,
+      -32001,
+      'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it',
+    );
   }
 
   /**
@@ -542,7 +436,7 @@ export class HttpEndpoint {
       if (typeof message.method !== 'string' || message.id === undefined) continue;
       const key = idKey(message.id);
       if (session.transport.inFlight.has(key) || fresh.includes(key)) {
-        return jsonError(
+        return jsonRpcErrorResponse(
           400,
           -32600,
           `Invalid Request: a request with id ${JSON.stringify(message.id)} is still in flight in this session; use a new id for each request`,

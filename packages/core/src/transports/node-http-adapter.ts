@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import type { HttpEndpoint } from './http-endpoint.js';
+import { jsonRpcErrorBody, jsonRpcErrorResponse } from './json-rpc-error-response.js';
 
 /**
  * Reads and drops the rest of a refused body (nothing is kept), then calls `done`: closing in
@@ -69,7 +70,7 @@ async function refuse(req: IncomingMessage, res: ServerResponse, response: Respo
 }
 
 function badRequest(message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code: -32600, message }, id: null }, { status: 400 });
+  return jsonRpcErrorResponse(400, -32600, message);
 }
 
 /**
@@ -83,13 +84,7 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxReq
     // Refused in the same tick, before anything else: the client is still sending the body.
     if (Number(req.headers['content-length'] ?? 0) > maxBody) {
       const message = `Payload Too Large: Request body must not exceed ${maxBody} bytes`;
-      writeRefusal(
-        req,
-        res,
-        413,
-        { 'content-type': 'application/json' },
-        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
-      );
+      writeRefusal(req, res, 413, { 'content-type': 'application/json' }, jsonRpcErrorBody(-32000, message));
       return;
     }
     const url = urlOf(req);
@@ -108,8 +103,7 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxReq
       admitted = await endpoint.admit(head, req.socket.remoteAddress);
     } catch {
       // Nothing a client sends should get here; if it does, it gets an answer, not a dropped request.
-      const error = { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null };
-      await refuse(req, res, Response.json(error, { status: 500 }));
+      await refuse(req, res, jsonRpcErrorResponse(500, -32603, 'Internal server error'));
       return;
     }
     if ('response' in admitted) {
