@@ -6,6 +6,7 @@ import {
   ARMATURE_BIN,
   childEnv,
   createArmatureBin,
+  devUntilEntryExits,
   installedArmature,
   jsonLines,
   packedInstall,
@@ -287,24 +288,11 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
         "import { servers } from './app.js';\nconsole.log(servers.length, JSON.stringify(process.argv.slice(2)));\nprocess.exit(0);\n",
       );
       try {
-        const child = spawn(join(root, 'node_modules/.bin/armature'), ['dev', 'src/print-args.ts', '--', '--http', '--port', '3001'], {
-          cwd: root,
-          env: childEnv(),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        const closed = new Promise((done) => child.once('close', done));
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk) => {
-          stdout += chunk;
-        });
-        child.stderr.on('data', (chunk) => {
-          stderr += chunk;
-        });
-        const deadline = Date.now() + 30_000;
-        while (!stderr.includes('the server exited') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-        child.kill('SIGTERM');
-        await closed;
+        const { stdout, stderr } = await devUntilEntryExits(
+          join(root, 'node_modules/.bin/armature'),
+          ['dev', 'src/print-args.ts', '--', '--http', '--port', '3001'],
+          root,
+        );
         expect(stdout.trim(), stderr).toBe('2 ["--http","--port","3001"]');
         const wrong = await cli(['dev', 'src/print-args.ts', '--http']);
         expect(wrong.code).toBe(1);

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARMATURE_BIN, armature, CLI_ROOT, run, tempDir } from './support/packed-project.js';
+import { ARMATURE_BIN, armature, CLI_ROOT, devUntilEntryExits, run, tempDir } from './support/packed-project.js';
 
 // The dual-instance setup of a project installed from the registry: @armature/core is a real
 // package under node_modules (so vite-node leaves it to Node, which loads the CommonJS builds of
@@ -121,23 +120,12 @@ describe('a project whose @armature/core is installed as a package', () => {
       join(root, 'start.ts'),
       "import { createApp } from './src/app.js';\nconst app = createApp();\nconsole.log(JSON.stringify(process.argv.slice(2)));\nawait app.close();\nprocess.exit(0);\n",
     );
-    const child = spawn(process.execPath, [ARMATURE_BIN, 'dev', 'start.ts', '--', '--http', '--port', '3001'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const closed = new Promise((r) => child.once('close', r));
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const deadline = Date.now() + 30_000;
-    while (!stderr.includes('the server exited') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    child.kill('SIGTERM');
-    await closed;
+    const { stdout, stderr } = await devUntilEntryExits(
+      process.execPath,
+      [ARMATURE_BIN, 'dev', 'start.ts', '--', '--http', '--port', '3001'],
+      root,
+      process.env,
+    );
     expect(stderr).toContain('the server exited (code 0)');
     expect(stdout.trim()).toBe('["--http","--port","3001"]');
   }, 60_000);

@@ -167,6 +167,34 @@ export async function projectTests(root: string, pm: 'npm' | 'pnpm', files: read
 export const installedArmature = (root: string, args: readonly string[], timeoutMs?: number) =>
   run(join(root, 'node_modules', '.bin', 'armature'), args, root, timeoutMs);
 
+/**
+ * Runs `armature dev` (or any watcher) until it reports that the served entry exited, then stops it:
+ * the entry's own output and the watcher's lines, for checks of what the entry was given.
+ */
+export async function devUntilEntryExits(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env = childEnv(),
+  timeoutMs = 30_000,
+): Promise<{ stdout: string; stderr: string }> {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const closed = new Promise((done) => child.once('close', done));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (!stderr.includes('the server exited') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  child.kill('SIGTERM');
+  await closed;
+  return { stdout, stderr };
+}
+
 /** Reads JSON-RPC lines from a child's stdout. */
 export function jsonLines(child: ChildProcess): {
   next(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;

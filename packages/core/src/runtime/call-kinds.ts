@@ -84,12 +84,15 @@ export function promptKind(
   };
 }
 
-/** Completion sources: their prompt's or template's access was checked before; values capped at 100. */
+/**
+ * Completion sources: their prompt's or template's access is asked before (their plans carry no
+ * guards of their own) and their input is Armature's; values capped at 100.
+ */
 export const completionKind: CallKind<CompleteResult, string> = {
   label: (plan: CallPlan) => `completion of "${plan.name}"`,
   reportAs: (plan) => plan.where,
-  denied: async (plan) => internalError(callMessages.completionNotStrings(plan.name)),
-  invalidArguments: (plan) => internalError(callMessages.completionNotStrings(plan.name)),
+  denied: async (plan) => internalError(`${completionKind.label(plan)} is not available to this caller`),
+  invalidArguments: (plan, issues) => internalError(callMessages.invalidArguments(completionKind.label(plan), issues)),
   fail: internalError,
   convert(argument, values) {
     if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) internalError(callMessages.completionNotStrings(argument));
