@@ -28,6 +28,7 @@ import { CallRequest, type RequestEnvironment } from './call-request.js';
 import type { Catalog } from './catalog.js';
 import { paginate } from './catalog.js';
 import type { ChangeBroadcaster, LiveConnection } from './change-notifier.js';
+import { DirectDispatcher } from './direct-dispatch.js';
 import { type CallKind, type ExecutorSettings, executeCall } from './execute-call.js';
 import { withMiddleware } from './middleware.js';
 
@@ -91,12 +92,24 @@ export function planOfUri(app: Pick<ServedApp, 'resources' | 'resourceTemplates'
   return app.resources.get(uri)?.plan ?? matchTemplate(app, uri)?.template.plan;
 }
 
+const directDispatchers = new WeakMap<SdkMcpServer, DirectDispatcher>();
+
+/**
+ * The direct path of a server made by `createSdkServer`, for a transport that wants it in front of
+ * its own wire (stdio: ahead of the SDK's per-connection entry).
+ */
+export function directDispatcherOf(mcp: SdkMcpServer): DirectDispatcher | undefined {
+  return directDispatchers.get(mcp);
+}
+
 /**
  * A fresh SDK server for one connection (or one 2026-07-28 request), serving the app's shared,
  * prebuilt catalogs: a handful of request handlers, none per tool, so the cost does not grow with
- * the number of tools. `track` keeps it informed of changes until it closes.
+ * the number of tools. `track` keeps it informed of changes until it closes. `direct` puts the
+ * direct path in front of the SDK on 2025-11-25 connections; false leaves every request to the SDK
+ * (the byte-equality tests compare the two).
  */
-export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
+export function createSdkServer(app: ServedApp, track: boolean, direct = true): SdkMcpServer {
   const { info, instructions } = app.definition;
   const mcp = new SdkMcpServer(
     { ...info },
@@ -108,19 +121,32 @@ export function createSdkServer(app: ServedApp, track: boolean): SdkMcpServer {
   );
   const connection: LiveConnection = { mcp, subscriptions: new Set() };
   const server = mcp.server;
-  const on = (method: string, handler: Handler) =>
-    server.setRequestHandler(
-      method as never,
-      (async (request: { params?: Params }, sdk: ServerContext) => {
-        const call = new CallRequest(app, method, sdk, server);
-        try {
-          if (app.middleware.length === 0) return await handler(request.params, call);
-          return await withMiddleware(app.middleware, call, request.params, app, async () => handler(request.params, call));
-        } finally {
-          await call.end();
-        }
-      }) as never,
-    );
+  const directPath = new DirectDispatcher(server);
+  const on = (method: string, handler: Handler) => {
+    const serve = async (params: Params, sdk: ServerContext) => {
+      const call = new CallRequest(app, method, sdk, server);
+      try {
+        if (app.middleware.length === 0) return await handler(params, call);
+        return await withMiddleware(app.middleware, call, params, app, async () => handler(params, call));
+      } finally {
+        await call.end();
+      }
+    };
+    server.setRequestHandler(method as never, ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never);
+    directPath.handle(method, serve);
+  };
+  // The SDK answers ping itself; the direct path answers it the same way.
+  directPath.handle('ping', async () => ({}));
+  // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the direct path in
+  // front of the SDK once it is connected; 2026-07-28 requests always go through the SDK.
+  if (direct) {
+    const connect = mcp.connect.bind(mcp);
+    mcp.connect = async (transport) => {
+      await connect(transport);
+      directPath.interpose(transport);
+    };
+    directDispatchers.set(mcp, directPath);
+  }
 
   const { tools, prompts } = app.kinds;
   const page = async <D extends { plan: CallPlan }, V>(catalog: Catalog<D, V>, params: Params, call: CallRequest) =>

@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
+import { asPlainJsonRpcCall } from './json-rpc-shape.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
@@ -191,7 +192,7 @@ export class LineTransport implements Transport {
     }
     let message: JSONRPCMessage;
     try {
-      message = parseJSONRPCMessage(value);
+      message = asPlainJsonRpcCall(value) ?? parseJSONRPCMessage(value);
     } catch {
       const id = (value as { id?: unknown } | null)?.id;
       const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;

@@ -1,5 +1,6 @@
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { directDispatcherOf } from '../runtime/dispatch.js';
 import type { MessageLimits } from '../validation/json-prescan.js';
 import { LineTransport } from './line-transport.js';
 
@@ -68,9 +69,17 @@ export function serveOverStdio(factory: () => SdkMcpServer, options: StdioOption
     write,
     onClosed: exitOnClose ? () => setTimeout(() => process.exit(0), options.exitGraceMs ?? 300).unref() : undefined,
   });
-  const handle = serveStdio(() => factory(), {
-    transport,
-    onerror: (error) => process.stderr.write(`[armature] stdio: ${error.message}\n`),
-  });
+  const handle = serveStdio(
+    () => {
+      const mcp = factory();
+      // The frequent requests of the pinned connection are answered straight from the wire.
+      directDispatcherOf(mcp)?.interpose(transport);
+      return mcp;
+    },
+    {
+      transport,
+      onerror: (error) => process.stderr.write(`[armature] stdio: ${error.message}\n`),
+    },
+  );
   return handle;
 }

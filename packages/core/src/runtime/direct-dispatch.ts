@@ -1,0 +1,269 @@
+import {
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestId,
+  type Server,
+  type ServerContext,
+  type Transport,
+} from '@modelcontextprotocol/server';
+
+type Params = Record<string, unknown> | undefined;
+
+/** A request handler as both paths run it: after the SDK's parsing, or straight from the wire. */
+export type RequestHandler = (params: Params, sdk: ServerContext) => Promise<unknown>;
+
+/**
+ * The part of the SDK's era codec the direct path uses so its answers stay those of the SDK:
+ * `Server._wireCodec()` in `@modelcontextprotocol/server` 2.4.0 (pinned; the byte-equality tests
+ * fail if it changes).
+ */
+interface WireCodec {
+  readonly era: string;
+  encodeResult(method: string, result: unknown, serverInfo?: unknown): unknown;
+  encodeErrorCode(code: number): number;
+  validateResult(method: string, result: unknown): { ok: true; value: unknown } | { ok: false; reason: string; message?: string };
+}
+
+/** `Server.buildContext` (protected in the typings): the SDK's own per-request context, for its log filter. */
+interface SdkContextBuilder {
+  buildContext(base: ServerContext, extra: undefined): { mcpReq: { log(level: string, data: unknown, logger?: string): Promise<void> } };
+}
+
+const LEGACY_ERA = '2025-11-25';
+/** `_meta` keys and params the SDK lifts out of a request before its handler sees it (2026-07-28 material). */
+const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
+const WIRE_ONLY_PARAMS = ['inputResponses', 'requestState', 'task', 'inputRequests'];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isProgressToken(value: unknown): boolean {
+  return value === undefined || typeof value === 'string' || Number.isSafeInteger(value);
+}
+
+/** `_meta` as the SDK's request schemas accept it unchanged: an object with a valid progress token and no envelope keys. */
+function plainMeta(meta: unknown): boolean {
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta) || !isProgressToken(meta.progressToken)) return false;
+  for (const key in meta) if (key.startsWith(ENVELOPE_PREFIX)) return false;
+  return true;
+}
+
+/**
+ * Which params each direct method takes; anything else (a wrong type, an unknown member, 2026-07-28
+ * material) goes to the SDK, whose schemas answer it as they always did.
+ */
+const ACCEPTS: Readonly<Record<string, (params: Record<string, unknown>) => boolean>> = {
+  'tools/call': (p) =>
+    typeof p.name === 'string' &&
+    (p.arguments === undefined || isPlainObject(p.arguments)) &&
+    Object.keys(p).every((key) => key === 'name' || key === 'arguments' || key === '_meta'),
+  'tools/list': (p) =>
+    (p.cursor === undefined || typeof p.cursor === 'string') && Object.keys(p).every((key) => key === 'cursor' || key === '_meta'),
+  ping: (p) => Object.keys(p).every((key) => key === '_meta'),
+};
+
+/**
+ * A tool result made only of members the SDK's result schema passes through unchanged: text
+ * blocks, `structuredContent`, `isError`. Anything else (a block the tool returned as is, `_meta`)
+ * is checked by the SDK's own result schema, as on the SDK path.
+ */
+function isPlainToolResult(result: unknown): boolean {
+  if (!isPlainObject(result) || !Array.isArray(result.content)) return false;
+  // The schema writes its members in its own order: only a result already in that order is unchanged.
+  let order = 0;
+  for (const key in result) {
+    const rank = RESULT_ORDER.indexOf(key);
+    if (rank < order) return false;
+    order = rank + 1;
+  }
+  if (result.isError !== undefined && typeof result.isError !== 'boolean') return false;
+  if (result.structuredContent !== undefined && !isPlainObject(result.structuredContent)) return false;
+  for (const block of result.content as unknown[]) {
+    if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+    let keys = 0;
+    for (const key in block) if (++keys > 2 || (keys === 1 && key !== 'type')) return false;
+  }
+  return true;
+}
+
+const RESULT_ORDER = ['content', 'structuredContent', 'isError'];
+
+const NO_REQUEST_STATE = () => undefined;
+
+/**
+ * `ctx.mcpReq` of a request the direct path serves: what the SDK's would hold for a 2025-11-25
+ * request, with the abort signal made only when someone reads it.
+ */
+class DirectRequestContext {
+  readonly requestState = NO_REQUEST_STATE;
+  private controller?: AbortController;
+  private cancelled = false;
+
+  constructor(
+    private readonly server: Server,
+    readonly id: RequestId,
+    readonly method: string,
+    readonly _meta: Record<string, unknown> | undefined,
+    private readonly base: () => ServerContext,
+  ) {}
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.cancelled;
+  }
+
+  abort(reason: unknown): void {
+    this.cancelled = true;
+    this.controller ??= new AbortController();
+    this.controller.abort(reason);
+  }
+
+  notify = (notification: { method: string; params?: Record<string, unknown> }) =>
+    this.server.notification(notification as never, { relatedRequestId: this.id });
+
+  send = (request: { method: string; params?: Record<string, unknown> }, options?: Record<string, unknown>) =>
+    this.server.request(request as never, { ...options, relatedRequestId: this.id } as never);
+
+  // The SDK's own context, built only when the handler logs: its log filter (capability, level) applies as is.
+  log = (level: string, data: unknown, logger?: string) =>
+    (this.server as unknown as SdkContextBuilder).buildContext(this.base(), undefined).mcpReq.log(level, data, logger);
+
+  elicitInput = (params: unknown, options?: unknown) => this.server.elicitInput(params as never, options as never);
+
+  requestSampling = (params: unknown, options?: unknown) => this.server.createMessage(params as never, options as never);
+}
+
+/**
+ * Answers the frequent requests of an established 2025-11-25 connection (`tools/call`,
+ * `tools/list`, `ping`) with the same handlers the SDK runs, without the SDK's per-message schema
+ * parsing and context building. The answers are those of the SDK path, byte for byte: the results
+ * go through the SDK's era codec, and a request the SDK would parse differently (or reject) is
+ * left to the SDK. Everything else passes straight through.
+ */
+export class DirectDispatcher {
+  private readonly handlers = new Map<string, RequestHandler>();
+  private readonly running = new Map<RequestId, DirectRequestContext>();
+
+  constructor(private readonly server: Server) {}
+
+  /** Serves `method` directly with `handler` (the one the SDK path runs), if it is a direct method. */
+  handle(method: string, handler: RequestHandler): void {
+    if (ACCEPTS[method]) this.handlers.set(method, handler);
+  }
+
+  /** Puts the direct path in front of the SDK on `transport`, after the SDK connected to it. */
+  interpose(transport: Transport): void {
+    const toSdk = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (!this.offer(transport, message, extra)) toSdk?.(message, extra);
+    };
+  }
+
+  private codec(): WireCodec {
+    return (this.server as unknown as { _wireCodec(): WireCodec })._wireCodec();
+  }
+
+  /** Serves `message` and returns true, or returns false to hand it to the SDK. */
+  private offer(transport: Transport, message: JSONRPCMessage, extra: MessageExtraInfo | undefined): boolean {
+    const { method, params } = message as { method?: unknown; params?: unknown };
+    if (typeof method !== 'string') return false;
+    if (!('id' in message)) {
+      // A cancellation of a request served here aborts it; the SDK is told too (it ignores ids it does not know).
+      if (method === 'notifications/cancelled' && isPlainObject(params)) {
+        this.running.get(params.requestId as RequestId)?.abort(params.reason);
+      }
+      return false;
+    }
+    const handler = this.handlers.get(method);
+    if (!handler || (extra as { classification?: unknown } | undefined)?.classification !== undefined) return false;
+    if (params !== undefined && !(isPlainObject(params) && plainMeta(params._meta) && ACCEPTS[method]?.(params))) return false;
+    if (params !== undefined && WIRE_ONLY_PARAMS.some((key) => key in params)) return false;
+    if (this.server.getNegotiatedProtocolVersion() === undefined) return false;
+    const codec = this.codec();
+    if (codec.era !== LEGACY_ERA) return false;
+    this.run(transport, codec, message.id as RequestId, method, params as Params, handler, extra);
+    return true;
+  }
+
+  private run(
+    transport: Transport,
+    codec: WireCodec,
+    id: RequestId,
+    method: string,
+    params: Params,
+    handler: RequestHandler,
+    extra: MessageExtraInfo | undefined,
+  ): void {
+    const sessionId = transport.sessionId;
+    const http = httpOf(extra);
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    let ctx: ServerContext;
+    const mcpReq = new DirectRequestContext(this.server, id, method, meta, () => ctx);
+    ctx = { sessionId, mcpReq, http } as unknown as ServerContext;
+    this.running.set(id, mcpReq);
+    Promise.resolve()
+      .then(() => handler(params, ctx))
+      .then((result) => this.encode(codec, method, result))
+      .then(
+        async (result) => {
+          if (mcpReq.aborted) return;
+          await transport.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
+        },
+        async (error) => {
+          if (mcpReq.aborted) return;
+          await transport.send(errorResponse(codec, id, error));
+        },
+      )
+      .catch((error) => this.server.onerror?.(new Error(`Failed to send response: ${error}`)))
+      .finally(() => {
+        if (this.running.get(id) === mcpReq) this.running.delete(id);
+      });
+  }
+
+  /** The result as the SDK sends it: tool results through its result schema unless plainly valid, then its era encoding. */
+  private encode(codec: WireCodec, method: string, result: unknown): unknown {
+    let value = result;
+    if (method === 'tools/call' && !isPlainToolResult(result)) {
+      const checked = codec.validateResult(method, result);
+      if (!checked.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tools/call result: ${checked.message}`);
+      value = checked.value;
+    }
+    return codec.encodeResult(method, value, undefined);
+  }
+}
+
+/** `ctx.http` as the SDK builds it from what the transport passed with the message. */
+function httpOf(extra: MessageExtraInfo | undefined): ServerContext['http'] {
+  if (!extra) return undefined;
+  const { authInfo, request, closeSSEStream, closeStandaloneSSEStream } = extra as MessageExtraInfo & {
+    closeSSEStream?: () => void;
+    closeStandaloneSSEStream?: () => void;
+  };
+  const base = authInfo ? { authInfo } : undefined;
+  if (!request && !closeSSEStream && !closeStandaloneSSEStream) return base as ServerContext['http'];
+  return { ...base, req: request, closeSSE: closeSSEStream, closeStandaloneSSE: closeStandaloneSSEStream } as ServerContext['http'];
+}
+
+/** A thrown error as the SDK answers it. */
+function errorResponse(codec: WireCodec, id: RequestId, error: unknown): JSONRPCMessage {
+  const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: codec.encodeErrorCode(Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError),
+      message: message ?? 'Internal error',
+      ...(data !== undefined ? { data } : {}),
+    },
+  } as JSONRPCMessage;
+}

@@ -1,0 +1,199 @@
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { IsInt, IsString, MinLength } from 'class-validator';
+import { describe, expect, it } from 'vitest';
+import { Context, createMcpApp, McpServer, Tool, ToolError } from '../src/index.js';
+import type { AppRuntime } from '../src/runtime/app-runtime.js';
+import { createSdkServer } from '../src/runtime/dispatch.js';
+import { serveOverStdio } from '../src/transports/stdio.js';
+
+// The direct path (tools/call, tools/list, ping on 2025-11-25 connections) must answer exactly
+// what the SDK path answers: the same lines, byte for byte, in the same order.
+
+class Pair {
+  @IsInt()
+  a!: number;
+
+  @IsInt()
+  b!: number;
+}
+
+class Query {
+  @IsString()
+  @MinLength(3)
+  query!: string;
+}
+
+class Report {
+  constructor(
+    readonly total: number,
+    readonly items: string[],
+  ) {}
+}
+
+@McpServer({ name: 'direct', version: '1.0.0' })
+class DirectServer {
+  @Tool({ description: 'adds' })
+  add(input: Pair) {
+    return input.a + input.b;
+  }
+
+  @Tool({ description: 'a structured answer' })
+  search(input: Query) {
+    return new Report(2, [input.query, `${input.query}!`]);
+  }
+
+  @Tool({ description: 'a block returned as is, with annotations' })
+  annotated() {
+    return { type: 'text', text: 'hi', annotations: { audience: ['user'], priority: 0.5 } };
+  }
+
+  @Tool({ description: 'a whole result with _meta' })
+  whole() {
+    return { content: [{ type: 'text', text: 'x' }], _meta: { 'example.com/trace': 'abc' }, isError: false };
+  }
+
+  @Tool({ description: 'a result the SDK schema refuses' })
+  invalid() {
+    return { content: [{ type: 'text', text: 'x', annotations: { priority: 'high' } }] };
+  }
+
+  @Tool({ description: 'an expected failure' })
+  refuse() {
+    throw new ToolError('No stock left', { sku: 'A1' });
+  }
+
+  @Tool({ description: 'an unexpected failure' })
+  crash(): string {
+    throw new Error('disk on fire');
+  }
+
+  @Tool({ description: 'logs and reports progress' })
+  async chatty(ctx: Context) {
+    await ctx.log.info('starting', { step: 1 });
+    await ctx.progress(1, 2, 'half');
+    await ctx.log.debug('filtered out by the level');
+    await ctx.progress(2, 2);
+    return 'done';
+  }
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/** The requests both servers get, one at a time, each answered before the next is sent. */
+const requests: object[] = [
+  { jsonrpc: '2.0', id: 2, method: 'ping' },
+  { jsonrpc: '2.0', id: 'p', method: 'ping', params: { _meta: { note: 1 } } },
+  { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+  { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 'bogus' } },
+  { jsonrpc: '2.0', id: 5, method: 'logging/setLevel', params: { level: 'info' } },
+  { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+  { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'add', arguments: { a: 'two', b: 3, c: 1 } } },
+  { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'add' } },
+  { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'search', arguments: { query: 'lamp' } } },
+  { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'annotated', arguments: {} } },
+  { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'whole', arguments: {} } },
+  { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'invalid', arguments: {} } },
+  { jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'refuse', arguments: {} } },
+  { jsonrpc: '2.0', id: 14, method: 'tools/call', params: { name: 'crash', arguments: {} } },
+  { jsonrpc: '2.0', id: 15, method: 'tools/call', params: { name: 'nope', arguments: {} } },
+  { jsonrpc: '2.0', id: 16, method: 'tools/call', params: { name: 'chatty', arguments: {}, _meta: { progressToken: 'tok' } } },
+  { jsonrpc: '2.0', id: 17, method: 'tools/call', params: { name: 'chatty', arguments: {} } },
+  // Shapes the direct path leaves to the SDK: its schema decides, on both servers alike.
+  { jsonrpc: '2.0', id: 18, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 }, extra: true } },
+  { jsonrpc: '2.0', id: 19, method: 'tools/call', params: { name: 42 } },
+  { jsonrpc: '2.0', id: 20, method: 'tools/call', params: { name: 'add', arguments: [1, 2] } },
+  { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 }, _meta: { progressToken: 1.5 } } },
+  { jsonrpc: '2.0', id: 22, method: 'tools/list', params: { cursor: 7 } },
+];
+
+/** Every line one server writes for the conversation, as written. */
+async function conversation(direct: boolean): Promise<string[]> {
+  const app = createMcpApp(DirectServer, { onError: () => undefined });
+  const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const handle = serveOverStdio(() => createSdkServer(runtime, true, direct), { stdin, stdout });
+  const lines: string[] = [];
+  let buffer = '';
+  let waiting: { id: unknown; done: () => void } | undefined;
+  stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let i = buffer.indexOf('\n'); i !== -1; i = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      lines.push(line);
+      if (waiting && (JSON.parse(line) as { id?: unknown }).id === waiting.id) waiting.done();
+    }
+  });
+  const send = (message: object) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(message)}`)), 5_000);
+      waiting = {
+        id: (message as { id: unknown }).id,
+        done: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      stdin.write(`${JSON.stringify(message)}\n`);
+    });
+  await send(initialize);
+  stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  for (const request of requests) await send(request);
+  await handle.close();
+  await app.close();
+  return lines;
+}
+
+describe('the direct path', () => {
+  it('answers every request over stdio exactly as the SDK path does, byte for byte', async () => {
+    const viaSdk = await conversation(false);
+    const direct = await conversation(true);
+    expect(direct).toEqual(viaSdk);
+    // The conversation covers what it claims: results, tool errors, JSON-RPC errors, notifications.
+    const text = viaSdk.join('\n');
+    expect(viaSdk).toContain('{"result":{"content":[{"type":"text","text":"5"}]},"jsonrpc":"2.0","id":6}');
+    expect(text).toContain('"method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":2,"message":"half"}');
+    expect(text).toContain('"method":"notifications/message","params":{"level":"info","data":{"message":"starting","data":{"step":1}}}');
+    expect(text).not.toContain('filtered out by the level');
+    expect(text).toContain('"id":12,"error":{"code":-32602,"message":"Invalid tools/call result:');
+    expect(text).toContain('"isError":true');
+  });
+
+  it('stops a cancelled call: its signal aborts and no answer is sent', async () => {
+    let aborted: unknown;
+    @McpServer({ name: 'slow', version: '1.0.0' })
+    class SlowServer {
+      @Tool({ description: 'waits until cancelled' })
+      wait(ctx: Context) {
+        return new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = ctx.signal.reason;
+            resolve('too late');
+          });
+        });
+      }
+    }
+    const app = createMcpApp(SlowServer);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await app.createServer().connect(serverSide);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientSide);
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'wait', arguments: {} }, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(aborted).toBe('changed my mind');
+    await client.close();
+    await app.close();
+  });
+});
