@@ -133,7 +133,7 @@ export class McpApp {
    * stderr so that stdout carries protocol messages only.
    */
   listenStdio(options: StdioOptions = {}): StdioHandle {
-    const handle = serveOverStdio(() => this.runtime.createServer(), options);
+    const handle = serveOverStdio((wire) => this.runtime.createServer(true, wire), options);
     this.track(() => handle.close());
     return handle;
   }

@@ -9,6 +9,7 @@ import {
   type ServerCapabilities,
   type ServerContext,
   type Tool,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import type {
   AppDefinition,
@@ -132,8 +133,8 @@ export class AppRuntime implements ServedApp {
    * A fresh SDK server. `track` keeps it informed of changes until it closes: true for long-lived
    * connections, false for the one-request instances of 2026-07-28 HTTP.
    */
-  createServer(track = true): SdkMcpServer {
-    return createSdkServer(this, track);
+  createServer(track = true, wire?: Transport): SdkMcpServer {
+    return createSdkServer(this, track, { wire });
   }
 
   /** The OAuth scopes a JSON-RPC request needs (`@RequireScopes` of what it calls), for HTTP step-up. */

@@ -11,6 +11,7 @@ import {
   type ServerCapabilities,
   type ServerContext,
   type Tool,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import type {
   AppDefinition,
@@ -92,24 +93,19 @@ export function planOfUri(app: Pick<ServedApp, 'resources' | 'resourceTemplates'
   return app.resources.get(uri)?.plan ?? matchTemplate(app, uri)?.template.plan;
 }
 
-const directDispatchers = new WeakMap<SdkMcpServer, DirectDispatcher>();
-
-/**
- * The direct path of a server made by `createSdkServer`, for a transport that wants it in front of
- * its own wire (stdio: ahead of the SDK's per-connection entry).
- */
-export function directDispatcherOf(mcp: SdkMcpServer): DirectDispatcher | undefined {
-  return directDispatchers.get(mcp);
-}
-
 /**
  * A fresh SDK server for one connection (or one 2026-07-28 request), serving the app's shared,
  * prebuilt catalogs: a handful of request handlers, none per tool, so the cost does not grow with
- * the number of tools. `track` keeps it informed of changes until it closes. `direct` puts the
- * direct path in front of the SDK on 2025-11-25 connections; false leaves every request to the SDK
- * (the byte-equality tests compare the two).
+ * the number of tools. `track` keeps it informed of changes until it closes. The direct path sits in
+ * front of the SDK on 2025-11-25 connections, on the transport the SDK connects to or, given a
+ * `wire`, on that one (stdio: ahead of the SDK's per-connection entry); `direct: false` leaves
+ * every request to the SDK (the byte-equality tests compare the two).
  */
-export function createSdkServer(app: ServedApp, track: boolean, direct = true): SdkMcpServer {
+export function createSdkServer(
+  app: ServedApp,
+  track: boolean,
+  { direct = true, wire }: { direct?: boolean; wire?: Transport } = {},
+): SdkMcpServer {
   const { info, instructions } = app.definition;
   const mcp = new SdkMcpServer(
     { ...info },
@@ -139,13 +135,13 @@ export function createSdkServer(app: ServedApp, track: boolean, direct = true): 
   directPath.handle('ping', async () => ({}));
   // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the direct path in
   // front of the SDK once it is connected; 2026-07-28 requests always go through the SDK.
-  if (direct) {
+  if (direct && wire) directPath.interpose(wire);
+  else if (direct) {
     const connect = mcp.connect.bind(mcp);
     mcp.connect = async (transport) => {
       await connect(transport);
       directPath.interpose(transport);
     };
-    directDispatchers.set(mcp, directPath);
   }
 
   const { tools, prompts } = app.kinds;

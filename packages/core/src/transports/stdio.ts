@@ -1,6 +1,5 @@
-import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import type { McpServer as SdkMcpServer, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { directDispatcherOf } from '../runtime/dispatch.js';
 import type { MessageLimits } from '../validation/json-prescan.js';
 import { LineTransport } from './line-transport.js';
 
@@ -57,7 +56,7 @@ function inspectValue(value: unknown): string {
 }
 
 /** Serves both protocol revisions over stdio with one SDK server pinned to the connection. */
-export function serveOverStdio(factory: () => SdkMcpServer, options: StdioOptions = {}): StdioHandle {
+export function serveOverStdio(factory: (wire: Transport) => SdkMcpServer, options: StdioOptions = {}): StdioHandle {
   const custom = options.stdin !== undefined || options.stdout !== undefined;
   const input = (options.stdin ?? process.stdin) as import('node:stream').Readable;
   const output = (options.stdout ?? process.stdout) as import('node:stream').Writable;
@@ -69,17 +68,10 @@ export function serveOverStdio(factory: () => SdkMcpServer, options: StdioOption
     write,
     onClosed: exitOnClose ? () => setTimeout(() => process.exit(0), options.exitGraceMs ?? 300).unref() : undefined,
   });
-  const handle = serveStdio(
-    () => {
-      const mcp = factory();
-      // The frequent requests of the pinned connection are answered straight from the wire.
-      directDispatcherOf(mcp)?.interpose(transport);
-      return mcp;
-    },
-    {
-      transport,
-      onerror: (error) => process.stderr.write(`[armature] stdio: ${error.message}\n`),
-    },
-  );
+  // The factory gets the wire: the frequent requests of the pinned connection may be answered straight from it.
+  const handle = serveStdio(() => factory(transport), {
+    transport,
+    onerror: (error) => process.stderr.write(`[armature] stdio: ${error.message}\n`),
+  });
   return handle;
 }
