@@ -1,5 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
+import type { createLocalJWKSet, createRemoteJWKSet, JSONWebKeySet, JWTPayload } from 'jose';
 import { InvalidTokenError, type TokenVerifier } from './token-verifier.js';
 
 export interface JwtVerifierOptions {
@@ -19,6 +19,8 @@ export interface JwtVerifierOptions {
   /** Seconds of clock skew tolerated on `exp`/`nbf`. Default 30. */
   clockToleranceSeconds?: number;
 }
+
+type KeySet = ReturnType<typeof createRemoteJWKSet> | ReturnType<typeof createLocalJWKSet>;
 
 function scopesOf(payload: JWTPayload): string[] {
   if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
@@ -41,18 +43,28 @@ function scopesOf(payload: JWTPayload): string[] {
  * ```
  */
 export class JwtVerifier implements TokenVerifier {
-  private readonly keys: ReturnType<typeof createRemoteJWKSet> | ReturnType<typeof createLocalJWKSet>;
+  /** jose and the key set, loaded when the verifier is made: apps without JWTs never load jose. */
+  private readonly ready: Promise<{ jose: typeof import('jose'); keys: KeySet }>;
 
   constructor(private readonly options: JwtVerifierOptions) {
-    if (options.jwks) this.keys = createLocalJWKSet(options.jwks);
-    else if (options.jwksUri) this.keys = createRemoteJWKSet(new URL(options.jwksUri));
-    else throw new TypeError('JwtVerifier needs `jwksUri` or `jwks`');
+    if (!options.jwks && !options.jwksUri) throw new TypeError('JwtVerifier needs `jwksUri` or `jwks`');
+    if (options.jwks && !Array.isArray(options.jwks.keys))
+      throw new TypeError('JwtVerifier: `jwks` must be a JSON Web Key Set ({ keys: [...] })');
+    const jwksUri = options.jwksUri === undefined ? undefined : new URL(options.jwksUri);
+    this.ready = import('jose').then((jose) => ({
+      jose,
+      keys: options.jwks ? jose.createLocalJWKSet(options.jwks) : jose.createRemoteJWKSet(jwksUri as URL),
+    }));
+    // A failure is reported by the first verify(), not as an unhandled rejection.
+    this.ready.catch(() => undefined);
   }
 
   async verify(token: string): Promise<AuthInfo> {
+    const { jose, keys } = await this.ready;
+    const { errors, jwtVerify } = jose;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.keys, {
+      ({ payload } = await jwtVerify(token, keys, {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: this.options.algorithms ?? ['RS256', 'ES256', 'PS256', 'EdDSA'],

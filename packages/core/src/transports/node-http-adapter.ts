@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import type { HttpEndpoint } from './http-endpoint.js';
 import { jsonRpcErrorBody, jsonRpcErrorResponse } from './json-rpc-error-response.js';
@@ -80,6 +79,8 @@ function badRequest(message: string): Response {
  */
 export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxRequestBodySize?: number }) {
   const maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
+  // The SDK's Node adapter is loaded with the first HTTP handler: a stdio server never loads it.
+  const nodeAdapter = import('@modelcontextprotocol/node');
   return async (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> => {
     // Refused in the same tick, before anything else: the client is still sending the body.
     if (Number(req.headers['content-length'] ?? 0) > maxBody) {
@@ -110,6 +111,7 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxReq
       await refuse(req, res, admitted.response);
       return;
     }
+    const { toNodeHandler } = await nodeAdapter;
     const serve = toNodeHandler({ fetch: (request: Request) => endpoint.serve(request, admitted.caller) }, options);
     await serve(req, res, typeof parsedBody === 'function' ? undefined : parsedBody);
   };
