@@ -128,19 +128,26 @@ class DirectRequestContext {
     this.controller.abort(reason);
   }
 
-  notify = (notification: { method: string; params?: Record<string, unknown> }) =>
-    this.server.notification(notification as never, { relatedRequestId: this.id });
+  notify(notification: { method: string; params?: Record<string, unknown> }) {
+    return this.server.notification(notification as never, { relatedRequestId: this.id });
+  }
 
-  send = (request: { method: string; params?: Record<string, unknown> }, options?: Record<string, unknown>) =>
-    this.server.request(request as never, { ...options, relatedRequestId: this.id } as never);
+  send(request: { method: string; params?: Record<string, unknown> }, options?: Record<string, unknown>) {
+    return this.server.request(request as never, { ...options, relatedRequestId: this.id } as never);
+  }
 
-  // The SDK's own context, built only when the handler logs: its log filter (capability, level) applies as is.
-  log = (level: string, data: unknown, logger?: string) =>
-    (this.server as unknown as SdkContextBuilder).buildContext(this.base(), undefined).mcpReq.log(level, data, logger);
+  /** Through the SDK's own context, built only when the handler logs: its log filter (capability, level) applies as is. */
+  log(level: string, data: unknown, logger?: string) {
+    return (this.server as unknown as SdkContextBuilder).buildContext(this.base(), undefined).mcpReq.log(level, data, logger);
+  }
 
-  elicitInput = (params: unknown, options?: unknown) => this.server.elicitInput(params as never, options as never);
+  elicitInput(params: unknown, options?: unknown) {
+    return this.server.elicitInput(params as never, options as never);
+  }
 
-  requestSampling = (params: unknown, options?: unknown) => this.server.createMessage(params as never, options as never);
+  requestSampling(params: unknown, options?: unknown) {
+    return this.server.createMessage(params as never, options as never);
+  }
 }
 
 /**

@@ -75,22 +75,12 @@ export async function executeCall<R, S>(
   if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.raw.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;
   request.label = plan.name;
-  const execution: ExecutionContext = {
-    kind: plan.kind,
-    name: plan.name,
-    phase: 'call',
-    serverClass: plan.serverClass,
-    methodName: plan.methodName,
-    context: ctx,
-    principal: ctx.principal,
-    args: input.value,
-  };
   try {
     const instance = plan.needsInstance ? await request.scopeOf().get(plan.serverClass) : undefined;
     let value =
       plan.interceptors.length === 0
         ? plan.invoke(instance, input.value, ctx)
-        : intercepted(plan, execution, request, async () => plan.invoke(instance, input.value, ctx));
+        : intercepted(plan, executionOf(plan, request, input.value), request, async () => plan.invoke(instance, input.value, ctx));
     // A method that returned a plain value has already finished: only a pending one needs the timer.
     if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
     // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
@@ -99,7 +89,7 @@ export async function executeCall<R, S>(
     return await convert(settings, plan, kind, subject, value, request);
   } catch (thrown) {
     if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel, thrown);
-    const error = filterError(settings.errorFilter, thrown, execution);
+    const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, input.value)) : thrown;
     if (error instanceof ProtocolError) throw error;
     if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
     if (error instanceof ToolError) return kind.fail(error.message, error.details);
@@ -109,6 +99,21 @@ export async function executeCall<R, S>(
     settings.reportError(error, { tool: kind.reportAs(plan), requestId: ctx.requestId });
     return kind.fail(settings.production ? callMessages.masked(capitalized(kind.label(plan)), ctx.requestId) : messageOf(error));
   }
+}
+
+/** What interceptors and the error filter see; most calls have neither, so it is made only for them. */
+function executionOf(plan: CallPlan, request: CallRequest, args: unknown): ExecutionContext {
+  const ctx = request.ctx;
+  return {
+    kind: plan.kind,
+    name: plan.name,
+    phase: 'call',
+    serverClass: plan.serverClass,
+    methodName: plan.methodName,
+    context: ctx,
+    principal: ctx.principal,
+    args,
+  };
 }
 
 /** The kind's result for `value`; a value that cannot be sent is reported and answered as a failure. */
