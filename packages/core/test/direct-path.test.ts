@@ -196,4 +196,40 @@ describe('the direct path', () => {
     await client.close();
     await app.close();
   });
+
+  it('aborts the calls still running when the connection closes, as the SDK does for its own', async () => {
+    let reason: unknown;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    @McpServer({ name: 'closing', version: '1.0.0' })
+    class ClosingServer {
+      @Tool({ description: 'waits for its signal' })
+      wait(ctx: Context) {
+        started();
+        return new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            reason = ctx.signal.reason;
+            resolve('stopped');
+          });
+        });
+      }
+    }
+    const app = createMcpApp(ClosingServer);
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    app.listenStdio({ stdin, stdout });
+    const initialized = new Promise((resolve) => stdout.once('data', resolve));
+    stdin.write(`${JSON.stringify(initialize)}\n`);
+    // The call goes out once the connection is established, as a client sends it (the direct path serves it).
+    await initialized;
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wait', arguments: {} } })}\n`);
+    await running;
+    stdin.end();
+    for (let i = 0; i < 50 && reason === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((reason as Error).message).toBe('Connection closed');
+    await app.close();
+  });
 });

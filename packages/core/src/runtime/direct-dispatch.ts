@@ -4,6 +4,8 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type RequestId,
+  SdkError,
+  SdkErrorCode,
   type Server,
   type ServerContext,
   type Transport,
@@ -173,6 +175,17 @@ export class DirectDispatcher {
     const toSdk = transport.onmessage;
     transport.onmessage = (message, extra) => {
       if (!this.offer(transport, message, extra)) toSdk?.(message, extra);
+    };
+    // As the SDK does for its own requests: a closed connection aborts the calls still running.
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      try {
+        closed?.();
+      } finally {
+        const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+        for (const request of this.running.values()) request.abort(error);
+        this.running.clear();
+      }
     };
   }
 

@@ -6,11 +6,10 @@ import { describe, validateOutput } from '../../validation/dto-validator.js';
 import { text } from './content.js';
 import { isCallToolResultShape, toCallToolResult, toPlainObject } from './to-call-tool-result.js';
 
-/** An `isError` result with `message` as its text. */
+/** An `isError` result with `message` as its text (members in the order the SDK writes them). */
 export function errorResult(message: string, structured?: Record<string, unknown>): CallToolResult {
-  const result: CallToolResult = { content: [text(message)], isError: true };
-  if (structured) result.structuredContent = structured;
-  return result;
+  if (structured) return { content: [text(message)], structuredContent: structured, isError: true };
+  return { content: [text(message)], isError: true };
 }
 
 function invalidResult(tool: ToolDefinition, issues: readonly ValidationIssue[]): CallToolResult {
