@@ -118,7 +118,10 @@ export function svgChart(rows: readonly Row[]): string {
   for (const row of rows) {
     const sides = SIDES.filter((side) => row.medians[side] !== undefined);
     const height = sides.length * (BAR + 2);
-    parts.push(`<text x="${LABEL - 8}" y="${y + height / 2 + 4}" text-anchor="end" font-size="12">${escapeXml(row.scenario.id)}</text>`);
+    parts.push(
+      `<text x="${LABEL - 8}" y="${y + height / 2}" text-anchor="end" font-size="12">${escapeXml(row.scenario.id)}</text>`,
+      `<text x="${LABEL - 8}" y="${y + height / 2 + 13}" text-anchor="end" font-size="10" fill="#6b7280">vs ${SIDE_TITLES[row.scenario.anchor]}</text>`,
+    );
     sides.forEach((side, i) => {
       const value = better(row, side) as number;
       const top = y + i * (BAR + 2);
@@ -128,6 +131,13 @@ export function svgChart(rows: readonly Row[]): string {
           `${SIDE_TITLES[side]}: ${fmtValue(row.scenario.unit, row.medians[side])} (${value.toFixed(2)}x the anchor, higher is better)`,
         )}</title></rect>`,
       );
+      const clamped = value > HIGH || value < LOW;
+      if (side === 'armature' || clamped) {
+        const after = value >= 1 ? Math.min(to + 4, RIGHT - 30) : Math.max(from - 4, LABEL + 30);
+        parts.push(
+          `<text x="${after.toFixed(1)}" y="${top + BAR - 2}" text-anchor="${value >= 1 ? 'start' : 'end'}" font-size="10">${value.toFixed(2)}x</text>`,
+        );
+      }
       if (side === 'armature') {
         const mark = x(goalMark(row));
         parts.push(
@@ -149,7 +159,10 @@ export function svgChart(rows: readonly Row[]): string {
   legend.push(
     `<line x1="${LABEL + 440}" x2="${LABEL + 440}" y1="6" y2="22" stroke="#dc2626" stroke-width="2"/><text x="${LABEL + 446}" y="18" font-size="12">Armature goal</text>`,
   );
-  const height = y + 24;
+  legend.push(
+    `<text x="${(LABEL + RIGHT) / 2}" y="${y + 30}" text-anchor="middle" font-size="11" fill="#374151">speed relative to the anchor (1x), log scale: higher is better</text>`,
+  );
+  const height = y + 40;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="100%" role="img" aria-label="Each side's speed relative to the anchor, log scale, higher is better" font-family="sans-serif">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
