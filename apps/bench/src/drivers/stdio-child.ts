@@ -15,6 +15,7 @@ export class StdioChild {
   private readonly pending = new Map<number, Pending>();
   private buffered = '';
   private stderr = '';
+  private failure?: Error;
   private readonly exited: Promise<number | null>;
 
   private constructor(
@@ -29,11 +30,7 @@ export class StdioChild {
     });
     child.stdin.on('error', () => undefined); // EPIPE once the child is gone: reported through `exited`
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    void this.exited.then((code) => {
-      const error = new Error(`${label} exited (code ${code}) with ${this.pending.size} requests unanswered\n${this.stderr}`);
-      for (const { reject } of this.pending.values()) reject(error);
-      this.pending.clear();
-    });
+    void this.exited.then((code) => this.fail(new Error(`${label} exited (code ${code})\n${this.stderr}`)));
   }
 
   /** Spawns `node <entry> ...args`; `entry` is a file of dist/servers. */
@@ -59,12 +56,26 @@ export class StdioChild {
     return this.child.pid as number;
   }
 
+  /** Every request in flight, and every later one, fails with `error`. */
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const { reject } of this.pending.values()) reject(error);
+    this.pending.clear();
+  }
+
   private onData(chunk: string): void {
     const lines = (this.buffered + chunk).split('\n');
     this.buffered = lines.pop() ?? '';
     for (const line of lines) {
       if (line === '') continue;
-      const message = JSON.parse(line) as { id?: number; result?: unknown; error?: { code: number; message: string } };
+      let message: { id?: number; result?: unknown; error?: { code: number; message: string } };
+      try {
+        message = JSON.parse(line);
+      } catch {
+        this.fail(new Error(`${this.label} wrote a line that is not JSON on stdout: ${line.slice(0, 200)}`));
+        this.child.kill('SIGKILL');
+        return;
+      }
       const waiting = message.id === undefined ? undefined : this.pending.get(message.id);
       if (!waiting) continue; // a notification
       this.pending.delete(message.id as number);
@@ -76,6 +87,7 @@ export class StdioChild {
   request(method: string, params: Record<string, unknown>): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (this.failure) return reject(this.failure);
       this.pending.set(id, { resolve, reject });
       this.child.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}\n`);
     });
