@@ -1,109 +1,63 @@
-// Timing and reporting: fixed-duration samples, interleaved rounds, medians, plain tables.
+// The shape of a scenario and how one is run: every side sampled once per pass, the order rotated
+// per pass so that machine drift and the previous side's garbage hit every side alike; the figure
+// of a side is its median; the verdict compares Armature's median with the anchor's.
 import { performance } from 'node:perf_hooks';
 
-export type Call = () => Promise<unknown>;
+export const SIDES = ['armature', 'sdk', 'sdkV1', 'raw'] as const;
+export type SideName = (typeof SIDES)[number];
+export const SIDE_TITLES: Record<SideName, string> = {
+  armature: 'Armature',
+  sdk: 'SDK v2',
+  sdkV1: 'SDK v1',
+  raw: 'raw loop',
+};
 
-export interface Timing {
-  /** Length of one sample. */
-  sampleMs: number;
-  /** Untimed calls before the first sample of each side (JIT, connection pools). */
-  warmupMs: number;
-  /** Samples per side; the reported figure is the median. */
-  rounds: number;
-  /**
-   * Once, before the first scenario, per side: the in-memory path, JIT-compiled to steady state.
-   * Armature runs far more JavaScript per call than the bare SDK (class-transformer, class-validator,
-   * its runtime), which V8 needs seconds to optimise on a busy 2-core machine.
-   */
-  initialWarmupMs: number;
+/** How Armature's median must compare with the anchor's. */
+export type Goal =
+  | { kind: 'ratio-at-least'; value: number } // Armature / anchor >= value (throughput)
+  | { kind: 'ratio-at-most'; value: number } // Armature / anchor <= value (time)
+  | { kind: 'plus-at-most'; value: number }; // Armature - anchor <= value (memory, MB)
+
+/** One sample of one side: the figure (calls/s, ms or MB). */
+export type Sample = () => Promise<number>;
+
+export interface Opened {
+  sides: Partial<Record<SideName, Sample>>;
+  /** Checks after the passes (e.g. "flat", no scope left open): each adds to the verdict. */
+  after?(): Promise<Check[]>;
+  close(): Promise<void>;
 }
 
-export interface Side {
-  readonly name: 'armature' | 'bare';
-  readonly call: Call;
+export interface Check {
+  text: string;
+  pass: boolean;
+  /** A failure that is a bug, not a slow figure: the run exits non-zero. */
+  fatal?: boolean;
 }
 
-export interface PairResult {
+export interface Scenario {
+  /** Short name, printed first on its summary line. */
+  id: string;
+  /** One sentence: what is measured, how. */
   title: string;
-  label: string;
-  concurrency: number;
-  /** calls/s of each sample. */
-  armature: number[];
-  bare: number[];
-  /** Process CPU time (user + system, µs) per call of each sample: client + server + GC, all in this process. */
-  armatureCpu: number[];
-  bareCpu: number[];
+  unit: 'calls/s' | 'ms' | 'MB';
+  anchor: SideName;
+  goal: Goal;
+  /** Passes for this scenario when it cannot afford the run's (e.g. 100k calls each). */
+  passes?: number;
+  /** Starts what the scenario needs, checks that every side answers the same, warms up. */
+  open(): Promise<Opened>;
 }
 
-export interface Sample {
-  /** Completed calls per second of wall time. */
-  rate: number;
-  /** Process CPU µs per call: less sensitive than `rate` to other processes competing for the cores. */
-  cpuPerCall: number;
-}
-
-export function gc(): void {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  if (collect) {
-    collect();
-    collect();
-  }
-}
-
-/**
- * Calls `call` for `ms` with `concurrency` calls in flight (1 = strictly sequential) and returns
- * completed calls per second and CPU time per call. A failed call aborts the sample: a benchmark of
- * errors is no benchmark.
- */
-export async function throughput(call: Call, ms: number, concurrency: number): Promise<Sample> {
-  let done = 0;
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  const deadline = start + ms;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      await call();
-      done++;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = performance.now() - start;
-  const used = process.cpuUsage(cpu);
-  return { rate: (done * 1000) / elapsed, cpuPerCall: (used.user + used.system) / done };
-}
-
-/**
- * Runs both sides in rounds, interleaved so that machine noise and drift hit both equally. The
- * order alternates per round (A B, B A, A B …) so neither side always runs right after the other
- * or always pays for the other's garbage.
- *
- * No forced GC between samples: `gc()` makes V8 drop optimised code, and re-optimising Armature's
- * longer call path cost it hundreds of ms after every forced GC (0.38x vs 0.64x server-only, CPU
- * time), an artifact a running server never sees at that rate.
- */
-export async function comparePair(
-  title: string,
-  label: string,
-  armature: Call,
-  bare: Call,
-  concurrency: number,
-  timing: Timing,
-): Promise<PairResult> {
-  const sides: Side[] = [
-    { name: 'armature', call: armature },
-    { name: 'bare', call: bare },
-  ];
-  for (const side of sides) await throughput(side.call, timing.warmupMs, concurrency);
-  const result: PairResult = { title, label, concurrency, armature: [], bare: [], armatureCpu: [], bareCpu: [] };
-  for (let round = 0; round < timing.rounds; round++) {
-    const order = round % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) {
-      const sample = await throughput(side.call, timing.sampleMs, concurrency);
-      result[side.name].push(sample.rate);
-      result[side.name === 'armature' ? 'armatureCpu' : 'bareCpu'].push(sample.cpuPerCall);
-    }
-  }
-  return result;
+export interface Row {
+  scenario: Scenario;
+  samples: Partial<Record<SideName, number[]>>;
+  medians: Partial<Record<SideName, number>>;
+  /** Armature against the anchor, as the goal reads it (a ratio or MB more). */
+  relative: number;
+  checks: Check[];
+  pass: boolean;
+  seconds: number;
 }
 
 export function median(values: readonly number[]): number {
@@ -112,58 +66,42 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-/** Median calls/s of armature over that of bare: the headline figure. */
-export function ratioOf(result: PairResult): number {
-  return median(result.armature) / median(result.bare);
+export function relativeOf(goal: Goal, armature: number, anchor: number): number {
+  return goal.kind === 'plus-at-most' ? armature - anchor : armature / anchor;
 }
 
-/** The same ratio from CPU time per call (bare CPU / armature CPU): > 1 means armature is cheaper. */
-export function cpuRatioOf(result: PairResult): number {
-  return median(result.bareCpu) / median(result.armatureCpu);
+export function meets(goal: Goal, relative: number): boolean {
+  return goal.kind === 'ratio-at-least' ? relative >= goal.value : relative <= goal.value;
 }
 
-const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-export const fmtInt = (value: number): string => int.format(Math.round(value));
-export const fmtRatio = (value: number): string => `${value.toFixed(2)}x`;
-export const fmtMs = (value: number): string => (value >= 10 ? value.toFixed(1) : value.toFixed(3));
-
-/** A plain, aligned text table (first column left-aligned, the rest right-aligned). */
-export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-export function pairTable(result: PairResult): string {
-  const row = (name: string, values: number[], cpu: number[]) => [
-    name,
-    fmtInt(median(values)),
-    fmtInt(Math.min(...values)),
-    fmtInt(Math.max(...values)),
-    (1e6 / median(values)).toFixed(1),
-    median(cpu).toFixed(1),
-  ];
-  const paired = result.armature.map((value, i) => value / (result.bare[i] as number));
-  return [
-    table(
-      ['side', 'calls/s (median)', 'min', 'max', 'wall us/call', 'CPU us/call'],
-      [row('armature', result.armature, result.armatureCpu), row('bare SDK', result.bare, result.bareCpu)],
-    ),
-    `ratio armature/bare: ${fmtRatio(ratioOf(result))}  (per-round: min ${fmtRatio(Math.min(...paired))}, ` +
-      `median ${fmtRatio(median(paired))}, max ${fmtRatio(Math.max(...paired))}; ${result.armature.length} rounds; ` +
-      `by CPU time per call: ${fmtRatio(cpuRatioOf(result))})`,
-  ].join('\n');
-}
-
-/** Median latency in ms of `count` sequential calls, after `warmup` untimed ones. */
-export async function latency(call: Call, count: number, warmup: number): Promise<number> {
-  for (let i = 0; i < warmup; i++) await call();
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const start = performance.now();
-    await call();
-    samples.push(performance.now() - start);
+export async function runScenario(scenario: Scenario, passes: number): Promise<Row> {
+  const started = performance.now();
+  const opened = await scenario.open();
+  const names = SIDES.filter((name) => opened.sides[name]);
+  const samples: Partial<Record<SideName, number[]>> = Object.fromEntries(names.map((name) => [name, []]));
+  let checks: Check[] = [];
+  try {
+    for (let pass = 0; pass < (scenario.passes ?? passes); pass++) {
+      const order = [...names.slice(pass % names.length), ...names.slice(0, pass % names.length)];
+      for (const name of order) {
+        const sample = opened.sides[name] as Sample;
+        samples[name]?.push(await sample());
+      }
+    }
+    checks = (await opened.after?.()) ?? [];
+  } finally {
+    await opened.close();
   }
-  return median(samples);
+  const medians: Partial<Record<SideName, number>> = {};
+  for (const name of names) medians[name] = median(samples[name] as number[]);
+  const relative = relativeOf(scenario.goal, medians.armature as number, medians[scenario.anchor] as number);
+  return {
+    scenario,
+    samples,
+    medians,
+    relative,
+    checks,
+    pass: meets(scenario.goal, relative) && checks.every((c) => c.pass),
+    seconds: (performance.now() - started) / 1000,
+  };
 }

@@ -1,0 +1,111 @@
+// A raw 2026-07-28 stateless client: node:http with a keep-alive pool of N connections, each call
+// one POST in the wire form the official v2 client sends (headers and `_meta` envelope), the JSON
+// answer parsed by hand. No SDK on the client side, so the client is not the bottleneck.
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+
+const VERSION = '2026-07-28';
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'armature-bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+export class Http2026Client {
+  private readonly agent: Agent;
+  private readonly url: URL;
+  private nextId = 1;
+
+  constructor(url: string, connections: number) {
+    this.url = new URL(url);
+    this.agent = new Agent({ keepAlive: true, maxSockets: connections });
+  }
+
+  /** One tools/call; resolves with its `result`, rejects on a JSON-RPC error or a non-200 status. */
+  callTool(name: string, args: Record<string, unknown>): Promise<unknown> {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'tools/call',
+      params: { name, arguments: args, _meta: ENVELOPE },
+    });
+    return this.post(name, body, true);
+  }
+
+  private post(name: string, body: string, mayRetry: boolean): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        this.url,
+        {
+          method: 'POST',
+          agent: this.agent,
+          headers: {
+            accept: 'application/json, text/event-stream',
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'mcp-method': 'tools/call',
+            'mcp-name': name,
+            'mcp-protocol-version': VERSION,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => {
+            if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${text}`));
+            const message = JSON.parse(text) as { result?: unknown; error?: { code: number; message: string } };
+            if (message.error) reject(new Error(`${message.error.code} ${message.error.message}`));
+            else resolve(message.result);
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed as it went idle (its keep-alive timeout) while this
+        // request was being written: send it again on a fresh socket, as Node's docs advise.
+        if (mayRetry && req.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up')) {
+          this.post(name, body, false).then(resolve, reject);
+        } else reject(error);
+      });
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** A server entry of dist/servers that prints `listening <url>`; resolves once it does. */
+export async function spawnHttpServer(entry: string): Promise<{ url: string; close(): Promise<void> }> {
+  const file = new URL(`../servers/${entry}.js`, import.meta.url).pathname;
+  const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    if (stderr.length < 4_000) stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      const found = /^listening (\S+)$/m.exec(out)?.[1];
+      if (found) resolve(found);
+    });
+    void exited.then(() => reject(new Error(`${entry} exited before listening\n${stderr}`)));
+  });
+  return {
+    url,
+    async close() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,186 @@
+// What a run prints and writes: the console table, the summary lines, the Markdown table and the
+// SVG chart for docs/performance.md (replaced between its markers).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { type Goal, type Row, SIDE_TITLES, SIDES, type SideName } from './harness.js';
+
+const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+export function fmtValue(unit: Row['scenario']['unit'], value: number | undefined): string {
+  if (value === undefined) return '';
+  if (unit === 'calls/s') return `${int.format(Math.round(value))}/s`;
+  if (unit === 'ms') return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ms`;
+  return `${value.toFixed(1)} MB`;
+}
+
+export function fmtRelative(goal: Goal, relative: number): string {
+  return goal.kind === 'plus-at-most' ? `${relative >= 0 ? '+' : ''}${relative.toFixed(1)} MB` : `${relative.toFixed(2)}x`;
+}
+
+export function fmtGoal(goal: Goal): string {
+  if (goal.kind === 'ratio-at-least') return `>= ${goal.value.toFixed(2)}x`;
+  if (goal.kind === 'ratio-at-most') return `<= ${goal.value.toFixed(2)}x`;
+  return `<= +${goal.value} MB`;
+}
+
+const verdict = (row: Row) => (row.pass ? 'PASS' : 'FAIL');
+const vsAnchor = (row: Row) => `${fmtRelative(row.scenario.goal, row.relative)} of ${SIDE_TITLES[row.scenario.anchor]}`;
+
+function cells(row: Row): string[] {
+  const { scenario } = row;
+  return [
+    scenario.id,
+    ...SIDES.map((side) => fmtValue(scenario.unit, row.medians[side])),
+    vsAnchor(row),
+    fmtGoal(scenario.goal),
+    [verdict(row), ...row.checks.map((c) => `${c.text} ${c.pass ? 'PASS' : 'FAIL'}`)].join('; '),
+  ];
+}
+
+const HEADER = ['scenario', ...SIDES.map((side) => SIDE_TITLES[side]), 'Armature vs anchor', 'goal', 'verdict'];
+
+/** A plain, aligned text table (first column left-aligned, the rest right-aligned). */
+export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cs: readonly string[]) =>
+    cs
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function consoleTable(rows: readonly Row[]): string {
+  // The last column is often long: keep it out of the alignment.
+  const body = rows.map((row) => cells(row));
+  return table(
+    HEADER.slice(0, -1),
+    body.map((c) => c.slice(0, -1)),
+  )
+    .split('\n')
+    .map((line, i) => (i === 0 ? `${line}  verdict` : i === 1 ? line : `${line}  ${body[i - 2]?.at(-1) ?? ''}`))
+    .join('\n');
+}
+
+/** One line per scenario, the form the quick test reads: `<id>: <relative> of <anchor> (goal <goal>) PASS|FAIL`. */
+export function summaryLine(row: Row): string {
+  const checks = row.checks.map((c) => `; ${c.text} ${c.pass ? 'PASS' : 'FAIL'}`).join('');
+  return `${row.scenario.id}: ${vsAnchor(row)} (goal ${fmtGoal(row.scenario.goal)}) ${verdict(row)}${checks}`;
+}
+
+export function samplesLine(row: Row): string {
+  const parts = SIDES.filter((side) => row.samples[side]).map(
+    (side) => `${SIDE_TITLES[side]} ${(row.samples[side] as number[]).map((v) => fmtValue(row.scenario.unit, v)).join(' ')}`,
+  );
+  return `samples: ${parts.join(' | ')} (took ${row.seconds.toFixed(1)} s)`;
+}
+
+export function markdownTable(rows: readonly Row[]): string {
+  const line = (cs: readonly string[]) => `| ${cs.join(' | ')} |`;
+  return [line(HEADER), line(HEADER.map(() => '---')), ...rows.map((row) => line(cells(row)))].join('\n');
+}
+
+// ---- the chart: per scenario, each side's speed relative to the anchor (higher is better), log scale
+
+const COLORS: Record<SideName, string> = { armature: '#2563eb', sdk: '#6b7280', sdkV1: '#c4b5fd', raw: '#10b981' };
+const LOW = 1 / 8;
+const HIGH = 16;
+const WIDTH = 760;
+const LABEL = 170;
+const RIGHT = 740;
+const BAR = 12;
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Higher is better for every scenario: calls/s over the anchor's, or the anchor's ms or MB over this side's. */
+function better(row: Row, side: SideName): number | undefined {
+  const value = row.medians[side];
+  const anchor = row.medians[row.scenario.anchor] as number;
+  if (value === undefined) return undefined;
+  return row.scenario.unit === 'calls/s' ? value / anchor : anchor / value;
+}
+
+/** The goal on the same scale as `better`. */
+function goalMark(row: Row): number {
+  const { goal } = row.scenario;
+  if (goal.kind === 'ratio-at-least') return goal.value;
+  if (goal.kind === 'ratio-at-most') return 1 / goal.value;
+  const anchor = row.medians[row.scenario.anchor] as number;
+  return anchor / (anchor + goal.value);
+}
+
+export function svgChart(rows: readonly Row[]): string {
+  const x = (value: number) => {
+    const clamped = Math.min(HIGH, Math.max(LOW, value));
+    return LABEL + ((Math.log2(clamped) - Math.log2(LOW)) / (Math.log2(HIGH) - Math.log2(LOW))) * (RIGHT - LABEL);
+  };
+  const parts: string[] = [];
+  let y = 44;
+  for (const row of rows) {
+    const sides = SIDES.filter((side) => row.medians[side] !== undefined);
+    const height = sides.length * (BAR + 2);
+    parts.push(
+      `<text x="${LABEL - 8}" y="${y + height / 2}" text-anchor="end" font-size="12">${escapeXml(row.scenario.id)}</text>`,
+      `<text x="${LABEL - 8}" y="${y + height / 2 + 13}" text-anchor="end" font-size="10" fill="#6b7280">vs ${SIDE_TITLES[row.scenario.anchor]}</text>`,
+    );
+    sides.forEach((side, i) => {
+      const value = better(row, side) as number;
+      const top = y + i * (BAR + 2);
+      const [from, to] = [x(1), x(value)].sort((a, b) => a - b) as [number, number];
+      parts.push(
+        `<rect x="${from.toFixed(1)}" y="${top}" width="${Math.max(1, to - from).toFixed(1)}" height="${BAR}" fill="${COLORS[side]}"><title>${escapeXml(
+          `${SIDE_TITLES[side]}: ${fmtValue(row.scenario.unit, row.medians[side])} (${value.toFixed(2)}x the anchor, higher is better)`,
+        )}</title></rect>`,
+      );
+      const clamped = value > HIGH || value < LOW;
+      if (side === 'armature' || clamped) {
+        const after = value >= 1 ? Math.min(to + 4, RIGHT - 30) : Math.max(from - 4, LABEL + 30);
+        parts.push(
+          `<text x="${after.toFixed(1)}" y="${top + BAR - 2}" text-anchor="${value >= 1 ? 'start' : 'end'}" font-size="10">${value.toFixed(2)}x</text>`,
+        );
+      }
+      if (side === 'armature') {
+        const mark = x(goalMark(row));
+        parts.push(
+          `<line x1="${mark.toFixed(1)}" x2="${mark.toFixed(1)}" y1="${top - 2}" y2="${top + BAR + 2}" stroke="#dc2626" stroke-width="2"/>`,
+        );
+      }
+    });
+    y += height + 10;
+  }
+  const ticks = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16].map(
+    (t) =>
+      `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="36" y2="${y}" stroke="${t === 1 ? '#111827' : '#e5e7eb'}"/>` +
+      `<text x="${x(t).toFixed(1)}" y="${y + 14}" text-anchor="middle" font-size="11">${t < 1 ? `1/${1 / t}` : t}x</text>`,
+  );
+  const legend = SIDES.map(
+    (side, i) =>
+      `<rect x="${LABEL + i * 110}" y="8" width="12" height="12" fill="${COLORS[side]}"/><text x="${LABEL + i * 110 + 16}" y="18" font-size="12">${SIDE_TITLES[side]}</text>`,
+  );
+  legend.push(
+    `<line x1="${LABEL + 440}" x2="${LABEL + 440}" y1="6" y2="22" stroke="#dc2626" stroke-width="2"/><text x="${LABEL + 446}" y="18" font-size="12">Armature goal</text>`,
+  );
+  legend.push(
+    `<text x="${(LABEL + RIGHT) / 2}" y="${y + 30}" text-anchor="middle" font-size="11" fill="#374151">speed relative to the anchor (1x), log scale: higher is better</text>`,
+  );
+  const height = y + 40;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="100%" role="img" aria-label="Each side's speed relative to the anchor, log scale, higher is better" font-family="sans-serif">`,
+    `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
+    ...ticks,
+    ...legend,
+    ...parts,
+    '</svg>',
+  ].join('\n');
+}
+
+export const DOCS_BEGIN = '<!-- bench-results:begin -->';
+export const DOCS_END = '<!-- bench-results:end -->';
+
+/** Replaces what stands between the markers of `file` with `content`. */
+export function writeBetweenMarkers(file: string, content: string): void {
+  const page = readFileSync(file, 'utf8');
+  const begin = page.indexOf(DOCS_BEGIN);
+  const end = page.indexOf(DOCS_END);
+  if (begin === -1 || end < begin) throw new Error(`${file}: no ${DOCS_BEGIN} ... ${DOCS_END} markers to write between`);
+  writeFileSync(file, `${page.slice(0, begin + DOCS_BEGIN.length)}\n\n${content}\n\n${page.slice(end)}`);
+}

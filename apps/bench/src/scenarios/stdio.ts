@@ -1,0 +1,254 @@
+// Scenarios over stdio: real child processes, one per side, driven by the raw line client.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pipelined, StdioChild } from '../drivers/stdio-child.js';
+import type { Check, Opened, Scenario, SideName } from '../harness.js';
+import { SIDE_TITLES } from '../harness.js';
+import type { SearchArgs } from '../servers/bench-tools.js';
+import { addText, searchText } from '../servers/bench-tools.js';
+import type { Settings } from '../settings.js';
+import { ADD_FIXED, addArgs, checkRefused, checkSame, ok, SEARCH_FIXED, SEARCH_INVALID, searchArgs } from './tool-calls.js';
+
+export const STDIO_ENTRIES: Record<SideName, string> = {
+  armature: 'armature-stdio',
+  sdk: 'sdk-stdio',
+  sdkV1: 'sdk-v1-stdio',
+  raw: 'raw-loop-stdio',
+};
+/** `--extra 498`: `add`, `search` and 498 copies of `add`, 500 tools. */
+const EXTRA_FOR_500 = ['--extra', '498'];
+
+async function spawnAll(names: readonly SideName[], args: readonly string[] = []): Promise<Map<SideName, StdioChild>> {
+  const children = new Map<SideName, StdioChild>();
+  for (const name of names) children.set(name, StdioChild.spawn(SIDE_TITLES[name], STDIO_ENTRIES[name], args));
+  try {
+    await Promise.all([...children.values()].map((child) => child.initialize()));
+  } catch (error) {
+    await closeAll(children);
+    throw error;
+  }
+  return children;
+}
+
+async function closeAll(children: Map<SideName, StdioChild>): Promise<void> {
+  await Promise.allSettled([...children.values()].map((child) => child.close()));
+}
+
+async function answersOf(children: Map<SideName, StdioChild>, method: string, params: Record<string, unknown>) {
+  return Promise.all([...children].map(async ([name, child]) => [SIDE_TITLES[name], await child.request(method, params)] as const));
+}
+
+const ALL: readonly SideName[] = ['armature', 'sdk', 'sdkV1', 'raw'];
+
+function stdioThroughput(settings: Settings, tool: 'add' | 'search'): Scenario {
+  const args = tool === 'add' ? addArgs : searchArgs;
+  return {
+    id: `stdio ${tool}`,
+    title:
+      `stdio tools/call ${tool}: ${settings.stdioCalls.toLocaleString('en-US')} calls per sample, ${settings.inFlight} in flight, ` +
+      'one child process per side, raw JSON-RPC line client',
+    unit: 'calls/s',
+    anchor: 'sdk',
+    goal: { kind: 'ratio-at-least', value: tool === 'add' ? 2 : 1.5 },
+    async open(): Promise<Opened> {
+      const children = await spawnAll(ALL);
+      try {
+        if (tool === 'add') {
+          checkSame('add(2, 3)', await answersOf(children, 'tools/call', { name: 'add', arguments: ADD_FIXED }), addText(2, 3));
+        } else {
+          const expected = searchText(SEARCH_FIXED as SearchArgs);
+          checkSame('search', await answersOf(children, 'tools/call', { name: 'search', arguments: SEARCH_FIXED }), expected);
+          checkRefused(
+            'search with a one-letter query',
+            await answersOf(children, 'tools/call', { name: 'search', arguments: SEARCH_INVALID }),
+          );
+        }
+        const run = (child: StdioChild, count: number) =>
+          pipelined(count, settings.inFlight, (i) => child.request('tools/call', { name: tool, arguments: args(i) }).then(ok));
+        for (const child of children.values()) await run(child, settings.warmupCalls);
+        const sides: Opened['sides'] = {};
+        for (const [name, child] of children) sides[name] = () => run(child, settings.stdioCalls);
+        return { sides, close: () => closeAll(children) };
+      } catch (error) {
+        await closeAll(children);
+        throw error;
+      }
+    },
+  };
+}
+
+interface ListResult {
+  tools: { name: string }[];
+  nextCursor?: string;
+}
+
+/** Reads every page; returns the tool names in order. */
+async function walkToolsList(child: StdioChild): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await child.request('tools/list', cursor === undefined ? {} : { cursor })) as ListResult;
+    for (const tool of page.tools) names.push(tool.name);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return names;
+}
+
+function toolsListAllPages(settings: Settings): Scenario {
+  return {
+    id: 'tools/list 500',
+    title: `tools/list of 500 tools over stdio, every page read (cursor loop), ${settings.listWalks} walks per sample, ms per walk`,
+    unit: 'ms',
+    anchor: 'raw',
+    goal: { kind: 'ratio-at-most', value: 1.1 },
+    async open(): Promise<Opened> {
+      const children = await spawnAll(['armature', 'sdk', 'raw'], EXTRA_FOR_500);
+      try {
+        const listed: [string, string[]][] = [];
+        for (const [name, child] of children) {
+          const names = await walkToolsList(child);
+          if (names.length !== 500 || new Set(names).size !== 500) {
+            throw new Error(
+              `tools/list: ${SIDE_TITLES[name]} listed ${names.length} tools (${new Set(names).size} distinct), expected 500`,
+            );
+          }
+          listed.push([SIDE_TITLES[name], names.sort()]);
+        }
+        checkSame('the names tools/list gives, every page read', listed);
+        const sides: Opened['sides'] = {};
+        for (const [name, child] of children) {
+          for (let i = 0; i < 3; i++) await walkToolsList(child);
+          sides[name] = async () => {
+            const started = performance.now();
+            for (let i = 0; i < settings.listWalks; i++) await walkToolsList(child);
+            return (performance.now() - started) / settings.listWalks;
+          };
+        }
+        return { sides, close: () => closeAll(children) };
+      } catch (error) {
+        await closeAll(children);
+        throw error;
+      }
+    },
+  };
+}
+
+function coldStart(settings: Settings, tools: 2 | 500): Scenario {
+  const args = tools === 500 ? EXTRA_FOR_500 : [];
+  const sides: Opened['sides'] = {};
+  for (const name of ALL) {
+    sides[name] = async () => {
+      const { ms, child, listed } = await StdioChild.coldStart(SIDE_TITLES[name], STDIO_ENTRIES[name], args);
+      await child.close();
+      // The same tools from every side: add and search first; Armature and the loop page by 100, the SDKs list all.
+      const names = (listed as ListResult).tools.map((t) => t.name);
+      const expected = name === 'armature' || name === 'raw' ? Math.min(tools, 100) : tools;
+      if (names[0] !== 'add' || names[1] !== 'search' || names.length !== expected) {
+        throw new Error(`cold start: ${SIDE_TITLES[name]} listed ${names.length} tools starting ${names.slice(0, 2).join(', ')}`);
+      }
+      return ms;
+    };
+  }
+  return {
+    id: `cold start ${tools}`,
+    title: `cold start with ${tools} tools: spawn of a fresh process to the answer of its first tools/list (initialize first), ms`,
+    unit: 'ms',
+    anchor: 'sdk',
+    goal: { kind: 'ratio-at-most', value: 1.1 },
+    passes: settings.spawnPasses,
+    async open() {
+      return { sides, close: async () => {} };
+    },
+  };
+}
+
+function idleRss(settings: Settings): Scenario {
+  const sides: Opened['sides'] = {};
+  for (const name of ALL) {
+    sides[name] = async () => {
+      const child = StdioChild.spawn(SIDE_TITLES[name], STDIO_ENTRIES[name]);
+      try {
+        await child.initialize();
+        await child.request('ping', {});
+        await sleep(200);
+        return child.rssMb();
+      } finally {
+        await child.close();
+      }
+    };
+  }
+  return {
+    id: 'idle RSS',
+    title: 'idle RSS: a fresh stdio process after initialize (and a ping), 200 ms later, MB',
+    unit: 'MB',
+    anchor: 'sdk',
+    goal: { kind: 'plus-at-most', value: 10 },
+    passes: settings.spawnPasses,
+    async open() {
+      return { sides, close: async () => {} };
+    },
+  };
+}
+
+/** RSS must stay flat: growth from the 20% mark to the end, at most this (MB). */
+const FLAT_MB = 5;
+
+function rssAfterCalls(settings: Settings): Scenario {
+  const chunks = 10;
+  const growth = new Map<SideName, number>();
+  const sides: Opened['sides'] = {};
+  for (const name of ['armature', 'sdk'] as const) {
+    sides[name] = async () => {
+      const child = StdioChild.spawn(SIDE_TITLES[name], STDIO_ENTRIES[name]);
+      try {
+        await child.initialize();
+        const readings: number[] = [];
+        for (let chunk = 0; chunk < chunks; chunk++) {
+          const from = (chunk * settings.memoryCalls) / chunks;
+          await pipelined(settings.memoryCalls / chunks, settings.inFlight, (i) =>
+            child.request('tools/call', { name: 'add', arguments: addArgs(from + i) }).then(ok),
+          );
+          readings.push(child.rssMb());
+        }
+        const last = readings[chunks - 1] as number;
+        growth.set(name, last - (readings[1] as number));
+        return last;
+      } finally {
+        await child.close();
+      }
+    };
+  }
+  const calls = settings.memoryCalls.toLocaleString('en-US');
+  return {
+    id: `RSS after ${calls} calls`,
+    title: `RSS of a stdio process after ${calls} tools/call add (${settings.inFlight} in flight), MB; flat = at most +${FLAT_MB} MB from the 20% mark to the end`,
+    unit: 'MB',
+    anchor: 'sdk',
+    goal: { kind: 'plus-at-most', value: 10 },
+    passes: 1,
+    async open() {
+      return {
+        sides,
+        async after(): Promise<Check[]> {
+          const armature = growth.get('armature') as number;
+          const sdk = growth.get('sdk') as number;
+          return [
+            {
+              text: `flat: Armature ${armature >= 0 ? '+' : ''}${armature.toFixed(1)} MB from the 20% mark to the end (SDK v2 ${sdk >= 0 ? '+' : ''}${sdk.toFixed(1)} MB)`,
+              pass: armature <= FLAT_MB,
+            },
+          ];
+        },
+        close: async () => {},
+      };
+    },
+  };
+}
+
+export function stdioCallScenarios(settings: Settings): Scenario[] {
+  return [stdioThroughput(settings, 'add'), stdioThroughput(settings, 'search')];
+}
+
+/** Scenarios of whole processes: start-up, listing, memory. */
+export function processScenarios(settings: Settings): Scenario[] {
+  return [coldStart(settings, 2), coldStart(settings, 500), toolsListAllPages(settings), idleRss(settings), rssAfterCalls(settings)];
+}

@@ -1,0 +1,50 @@
+// The run's sizes: the full run the docs report, and `--quick`, a smoke test CI runs (every line
+// prints, nothing timed is asserted).
+
+export interface Settings {
+  quick: boolean;
+  passes: number;
+  /** Passes of the scenarios that start a process per sample (cold start, idle RSS). */
+  spawnPasses: number;
+  /** tools/call per stdio sample (`add`, `search`), and how many are in flight. */
+  stdioCalls: number;
+  inFlight: number;
+  /** Untimed calls per side before the first sample of a throughput scenario. */
+  warmupCalls: number;
+  httpCalls: number;
+  httpConnections: number;
+  /** Sequential calls per in-memory sample. */
+  inMemoryCalls: number;
+  /** Full tools/list walks (every page) per sample. */
+  listWalks: number;
+  /** stdio calls before the last RSS reading of the memory scenario. */
+  memoryCalls: number;
+}
+
+export const FULL: Settings = {
+  quick: false,
+  passes: 5,
+  spawnPasses: 5,
+  stdioCalls: 20_000,
+  inFlight: 64,
+  warmupCalls: 10_000,
+  httpCalls: 10_000,
+  httpConnections: 32,
+  inMemoryCalls: 5_000,
+  listWalks: 20,
+  memoryCalls: 100_000,
+};
+
+export const QUICK: Settings = {
+  quick: true,
+  passes: 2,
+  spawnPasses: 1,
+  stdioCalls: 1_000,
+  inFlight: 64,
+  warmupCalls: 200,
+  httpCalls: 100,
+  httpConnections: 32,
+  inMemoryCalls: 200,
+  listWalks: 2,
+  memoryCalls: 2_000,
+};
