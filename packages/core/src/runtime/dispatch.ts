@@ -117,7 +117,8 @@ export function createSdkServer(
   );
   const connection: LiveConnection = { mcp, subscriptions: new Set() };
   const server = mcp.server;
-  const directPath = new DirectDispatcher(server);
+  // A one-request 2026-07-28 server (`track` false) never serves the 2025-11-25 era: no direct path.
+  const directPath = direct && track ? new DirectDispatcher(server) : undefined;
   const on = (method: string, handler: Handler) => {
     const serve = async (params: Params, sdk: ServerContext) => {
       const call = new CallRequest(app, method, sdk, server);
@@ -129,14 +130,14 @@ export function createSdkServer(
       }
     };
     server.setRequestHandler(method as never, ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never);
-    directPath.handle(method, serve);
+    directPath?.handle(method, serve);
   };
   // The SDK answers ping itself; the direct path answers it the same way.
-  directPath.handle('ping', async () => ({}));
+  directPath?.handle('ping', async () => ({}));
   // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the direct path in
   // front of the SDK once it is connected; 2026-07-28 requests always go through the SDK.
-  if (direct && wire) directPath.interpose(wire);
-  else if (direct) {
+  if (directPath && wire) directPath.interpose(wire);
+  else if (directPath) {
     const connect = mcp.connect.bind(mcp);
     mcp.connect = async (transport) => {
       await connect(transport);
