@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ArmatureBuildError,
+  type BuildProblem,
+  type Constructor,
+  createMcpApp,
+  type Guard,
+  type McpApp,
+  type McpHttpHandler,
+  type Provided,
+  type StdioHandle,
+} from '@armature/core';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+  Optional,
+  type Type,
+} from '@nestjs/common';
+import { APP_GUARD, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import type { ArmatureModuleOptions } from './armature-options.js';
+import { discoverServers } from './discover-servers.js';
+import { mountOnHttpAdapter } from './http-mount.js';
+import { NestContainerAdapter } from './nest-container-adapter.js';
+import { type NestGuardRef, NestGuards, NestGuardsGuard } from './nest-guards.js';
+import { nestMessages } from './nest-messages.js';
+import { ARMATURE_OPTIONS } from './tokens.js';
+
+interface GlobalGuardWrapper {
+  readonly token: unknown;
+  readonly instance: unknown;
+  readonly isTransient: boolean;
+  isDependencyTreeStatic(): boolean;
+}
+
+/**
+ * The MCP side of a Nest app: finds the `@McpServer` providers when Nest initialises its modules,
+ * builds the Armature app from them once (one `ArmatureBuildError` for every problem), serves it on
+ * Nest's HTTP adapter and/or stdio, and shuts it down with Nest.
+ *
+ * @example
+ * ```ts
+ * const app = await NestFactory.create(AppModule);
+ * await app.listen(3000);
+ * app.get(ArmatureHost).app.notifyResourceUpdated('notes://all');
+ * ```
+ */
+@Injectable()
+export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private built?: McpApp;
+  private handler?: McpHttpHandler;
+  private stdio?: StdioHandle;
+
+  constructor(
+    @Inject(ARMATURE_OPTIONS) private readonly options: ArmatureModuleOptions,
+    private readonly discovery: DiscoveryService,
+    private readonly moduleRef: ModuleRef,
+    @Optional() adapterHost?: HttpAdapterHost,
+  ) {
+    if (options.http !== false) {
+      mountOnHttpAdapter(adapterHost, options.http?.path ?? '/mcp', (req, res) => this.serveHttp(req, res));
+    }
+  }
+
+  /** The built Armature app (available once Nest has initialised its modules). */
+  get app(): McpApp {
+    if (!this.built) throw new Error(nestMessages.notBuilt());
+    return this.built;
+  }
+
+  onModuleInit(): void {
+    const { servers, problems } = discoverServers(this.discovery);
+    const adapter = new NestContainerAdapter(this.moduleRef, (token) => this.knows(token));
+    const guards = new NestGuards(this.moduleRef);
+    const global = this.globalGuards();
+    for (const server of servers) {
+      adapter.provide(server.serverClass, server.token, server.instance);
+      guards.addServer(server.serverClass, global);
+    }
+    if (servers.length === 0) throw new ArmatureBuildError([nestMessages.noServer()], nestMessages.heading, nestMessages.scope);
+    const appGuards: Provided<Guard>[] = [...(this.options.guards ?? [])];
+    if (guards.any) {
+      adapter.providePerCall(NestGuardsGuard, (scope) => new NestGuardsGuard(guards, scope));
+      appGuards.unshift(NestGuardsGuard);
+    }
+    // Nest's problems and the builder's are reported together, in one error.
+    let app: McpApp | undefined;
+    const all: BuildProblem[] = [...problems];
+    try {
+      app = createMcpApp(
+        servers.map((server) => server.serverClass),
+        { ...this.options, guards: appGuards, container: adapter },
+      );
+    } catch (error) {
+      if (!(error instanceof ArmatureBuildError)) throw error;
+      all.push(...error.problems);
+    }
+    if (all.length > 0 || !app) throw new ArmatureBuildError(all, nestMessages.heading, nestMessages.scope);
+    this.built = app;
+    if (this.options.http !== false) this.handler = app.httpHandler(this.options.http ?? {});
+  }
+
+  onApplicationBootstrap(): void {
+    const stdio = this.options.stdio;
+    if (stdio) this.stdio = this.app.listenStdio(stdio === true ? {} : stdio);
+  }
+
+  /** Lets running calls finish (up to `shutdownDeadlineMs`), then closes MCP sessions and streams. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.handler = undefined;
+    await this.built?.shutdown(this.options.shutdownDeadlineMs ?? 10_000);
+    this.stdio = undefined;
+  }
+
+  private serveHttp(req: IncomingMessage, res: ServerResponse): void {
+    const handler = this.handler;
+    if (handler) {
+      void handler(req, res);
+      return;
+    }
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: nestMessages.notReady() } }));
+  }
+
+  private knows(token: Constructor): boolean {
+    try {
+      this.moduleRef.introspect(token as Type);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The `APP_GUARD` providers, in the order Nest applies them. */
+  private globalGuards(): NestGuardRef[] {
+    const refs: NestGuardRef[] = [];
+    for (const wrapper of this.discovery.getProviders() as unknown as GlobalGuardWrapper[]) {
+      if (typeof wrapper.token !== 'string' || !wrapper.token.startsWith(`${APP_GUARD} `)) continue;
+      const isStatic = wrapper.isDependencyTreeStatic() && !wrapper.isTransient;
+      refs.push(NestGuards.globalRef(isStatic ? wrapper.instance : undefined, wrapper.token));
+    }
+    return refs;
+  }
+}
