@@ -19,14 +19,7 @@ import {
 import { APP_GUARD, NestFactory, Reflector } from '@nestjs/core';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ArmatureModule,
-  ArmatureValidationPipe,
-  isMcpRequest,
-  MCP_CONTEXT,
-  type McpCall,
-  type McpRequest,
-} from '../src/index.js';
+import { ArmatureModule, ArmatureValidationPipe, isMcpRequest, MCP_CONTEXT, type McpCall, type McpRequest } from '../src/index.js';
 
 class CreateNoteInput {
   @IsString()
