@@ -35,8 +35,8 @@ const EXPORTS = [ArmatureHost, MCP_CONTEXT, Context, Principal];
  * class AppModule {}
  * ```
  */
-// biome-ignore lint/complexity/noStaticOnlyClass: a Nest dynamic module is a class with static forRoot/forRootAsync
 @Module({})
+// biome-ignore lint/complexity/noStaticOnlyClass: a Nest dynamic module is a class with static forRoot/forRootAsync
 export class ArmatureModule {
   static forRoot(options: ArmatureModuleOptions = {}): DynamicModule {
     return {
