@@ -34,6 +34,6 @@ export const nestMessages = {
   notReady: (): string => 'The MCP endpoint is starting: try again in a moment',
 
   unsupportedAdapter: (type: string): string =>
-    `@armature/nestjs mounts its HTTP endpoint on the Express adapter; this app uses "${type}". ` +
-    'Fix: create the app with @nestjs/platform-express, or pass ArmatureModule.forRoot({ http: false }) and serve MCP with app.get(ArmatureHost).app.listenHttp()',
+    `@armature/nestjs mounts its HTTP endpoint on the Express and Fastify adapters; this app uses "${type}". ` +
+    'Fix: create the app with @nestjs/platform-express or @nestjs/platform-fastify, or pass ArmatureModule.forRoot({ http: false }) and serve MCP with app.get(ArmatureHost).app.listenHttp()',
 };

@@ -17,6 +17,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { APP_GUARD, NestFactory, Reflector } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArmatureModule, ArmatureValidationPipe, isMcpRequest, MCP_CONTEXT, type McpCall, type McpRequest } from '../src/index.js';
@@ -196,12 +197,19 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   return (await client.callTool({ name, arguments: args })) as ToolResult;
 }
 
-describe('a Nest app on Express serving MCP and REST on one port', () => {
+describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and REST on one port', (platform) => {
   let app: INestApplication;
   let base: string;
+  let counterServers: number;
 
   beforeAll(async () => {
-    app = await NestFactory.create(AppModule, { logger: false });
+    const before = CounterServer.instances;
+    app =
+      platform === 'express'
+        ? await NestFactory.create(AppModule, { logger: false })
+        : await NestFactory.create(AppModule, new FastifyAdapter(), { logger: false });
+    counterServers = CounterServer.instances;
+    expect(counterServers - before).toBe(1);
     app.useGlobalPipes(new ArmatureValidationPipe());
     await app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
@@ -246,7 +254,7 @@ describe('a Nest app on Express serving MCP and REST on one port', () => {
         try {
           const before = Number((await call(client, 'count')).content[0]?.text.split(' ')[1]);
           expect((await call(client, 'count')).content[0]?.text).toBe(`call ${before + 1}`);
-          expect(CounterServer.instances).toBe(1);
+          expect(CounterServer.instances).toBe(counterServers);
         } finally {
           await client.close();
         }
@@ -281,6 +289,19 @@ describe('a Nest app on Express serving MCP and REST on one port', () => {
       });
     });
   }
+
+  it("reads the MCP body itself, ahead of Nest's body parser", async () => {
+    const response = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc": "2.0", "id": 1, "method": ',
+    });
+    // Nest's parser would have answered its own 400 ("Unexpected end of JSON input"); this is Armature's.
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 400,
+      body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } },
+    });
+  });
 
   it('gives guards an ExecutionContext of type mcp with the call', async () => {
     SecretGuard.seen = [];
