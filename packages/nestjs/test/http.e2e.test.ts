@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { Context, McpServer, Tool } from '@armature/core';
+import { Context, McpServer, Prompt, Resource, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   Body,
@@ -57,6 +57,18 @@ class AdminOnly implements CanActivate {
   }
 }
 
+/** Request-scoped guard: built per MCP call in the call's Nest context, where it sees the McpRequest. */
+@Injectable({ scope: Scope.REQUEST })
+class ReadOnlyHours implements CanActivate {
+  static built = 0;
+  constructor(@Inject('REQUEST') private readonly request: McpRequest) {
+    ReadOnlyHours.built++;
+  }
+  canActivate(context: ExecutionContext): boolean {
+    return isMcpRequest(this.request) && context.switchToHttp().getRequest<McpCall>().kind === 'resource';
+  }
+}
+
 let repositories = 0;
 
 @Injectable({ scope: Scope.REQUEST })
@@ -99,6 +111,17 @@ class NotesServer {
   async slow(ctx: Context) {
     await new Promise((resolve) => setTimeout(resolve, 400));
     return ctx.signal.aborted ? 'aborted' : 'finished';
+  }
+
+  @UseGuards(ReadOnlyHours)
+  @Resource({ uri: 'notes://count', name: 'note-count', mimeType: 'text/plain' })
+  count_resource() {
+    return `repository #${this.repository.serial}`;
+  }
+
+  @Prompt({ description: 'Summarise the notes' })
+  summarise(ctx: Context) {
+    return `Summarise the notes (repository #${this.repository.serial}, request ${String(ctx.requestId)})`;
   }
 }
 
@@ -244,6 +267,31 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
           expect(b).toMatch(/^saved "eggs" \(p3\) in repository #(\d+) via mcp request \S+$/);
           expect(a?.match(/#(\d+)/)?.[1]).not.toBe(b?.match(/#(\d+)/)?.[1]);
           expect(a).not.toContain('via mcp request undefined');
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('serves resources (behind a request-scoped Nest guard) and prompts from the same provider', async () => {
+        const client = await connect(`${base}/mcp`, modern);
+        try {
+          const before = ReadOnlyHours.built;
+          const { resources } = await client.listResources();
+          expect(resources.map((resource) => resource.uri)).toEqual(['notes://count']);
+          const read = await client.readResource({ uri: 'notes://count' });
+          expect(read.contents).toEqual([
+            { uri: 'notes://count', mimeType: 'text/plain', text: expect.stringMatching(/^repository #\d+$/) },
+          ]);
+          expect(ReadOnlyHours.built - before).toBe(2);
+          const { prompts } = await client.listPrompts();
+          expect(prompts.map((prompt) => prompt.name)).toEqual(['summarise']);
+          const prompt = await client.getPrompt({ name: 'summarise' });
+          expect(prompt.messages).toEqual([
+            {
+              role: 'user',
+              content: { type: 'text', text: expect.stringMatching(/^Summarise the notes \(repository #\d+, request \S+\)$/) },
+            },
+          ]);
         } finally {
           await client.close();
         }
