@@ -5,6 +5,7 @@ import {
   type Constructor,
   createMcpApp,
   type Guard,
+  type Interceptor,
   type McpApp,
   type McpHttpHandler,
   type Provided,
@@ -12,23 +13,28 @@ import {
 } from '@armature/core';
 import {
   type BeforeApplicationShutdown,
+  type CanActivate,
   Inject,
   Injectable,
+  type NestInterceptor,
   type OnApplicationBootstrap,
   type OnModuleInit,
   Optional,
   type Type,
 } from '@nestjs/common';
-import { APP_GUARD, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { APP_GUARD, APP_INTERCEPTOR, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { ArmatureModuleOptions } from './armature-options.js';
 import { discoverServers } from './discover-servers.js';
 import { mountOnHttpAdapter } from './http-mount.js';
 import { NestContainerAdapter } from './nest-container-adapter.js';
-import { type NestGuardRef, NestGuards, NestGuardsGuard } from './nest-guards.js';
+import { type EnhancerRef, NestEnhancers } from './nest-enhancers.js';
+import { NestGuardsGuard } from './nest-guards.js';
+import { NestInterceptorsInterceptor } from './nest-interceptors.js';
 import { nestMessages } from './nest-messages.js';
 import { ARMATURE_OPTIONS } from './tokens.js';
 
-interface GlobalGuardWrapper {
+interface GlobalEnhancerWrapper {
   readonly token: unknown;
   readonly instance: unknown;
   readonly isTransient: boolean;
@@ -73,11 +79,14 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
   onModuleInit(): void {
     const { servers, problems } = discoverServers(this.discovery);
     const adapter = new NestContainerAdapter(this.moduleRef, (token) => this.knows(token));
-    const guards = new NestGuards(this.moduleRef);
-    const global = this.globalGuards();
+    const guards = new NestEnhancers<CanActivate>(this.moduleRef, GUARDS_METADATA);
+    const interceptors = new NestEnhancers<NestInterceptor>(this.moduleRef, INTERCEPTORS_METADATA);
+    const globalGuards = this.globalEnhancers<CanActivate>(APP_GUARD);
+    const globalInterceptors = this.globalEnhancers<NestInterceptor>(APP_INTERCEPTOR);
     for (const server of servers) {
       adapter.provide(server.serverClass, server.token, server.instance);
-      guards.addServer(server.serverClass, global);
+      guards.addServer(server.serverClass, globalGuards);
+      interceptors.addServer(server.serverClass, globalInterceptors);
     }
     if (servers.length === 0) throw new ArmatureBuildError([nestMessages.noServer()], nestMessages.heading, nestMessages.scope);
     const appGuards: Provided<Guard>[] = [...(this.options.guards ?? [])];
@@ -85,13 +94,19 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
       adapter.providePerCall(NestGuardsGuard, (scope) => new NestGuardsGuard(guards, scope));
       appGuards.unshift(NestGuardsGuard);
     }
+    // Nest's interceptors run inside Armature's app-level ones, as the class and method level do.
+    const appInterceptors: Provided<Interceptor>[] = [...(this.options.interceptors ?? [])];
+    if (interceptors.any) {
+      adapter.providePerCall(NestInterceptorsInterceptor, (scope) => new NestInterceptorsInterceptor(interceptors, scope));
+      appInterceptors.push(NestInterceptorsInterceptor);
+    }
     // Nest's problems and the builder's are reported together, in one error.
     let app: McpApp | undefined;
     const all: BuildProblem[] = [...problems];
     try {
       app = createMcpApp(
         servers.map((server) => server.serverClass),
-        { ...this.options, guards: appGuards, container: adapter },
+        { ...this.options, guards: appGuards, interceptors: appInterceptors, container: adapter },
       );
     } catch (error) {
       if (!(error instanceof ArmatureBuildError)) throw error;
@@ -133,13 +148,14 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     }
   }
 
-  /** The `APP_GUARD` providers, in the order Nest applies them. */
-  private globalGuards(): NestGuardRef[] {
-    const refs: NestGuardRef[] = [];
-    for (const wrapper of this.discovery.getProviders() as unknown as GlobalGuardWrapper[]) {
-      if (typeof wrapper.token !== 'string' || !wrapper.token.startsWith(`${APP_GUARD} `)) continue;
+  /** The `APP_GUARD` or `APP_INTERCEPTOR` providers, in the order Nest applies them. */
+  private globalEnhancers<T>(kind: string): EnhancerRef<T>[] {
+    const refs: EnhancerRef<T>[] = [];
+    for (const wrapper of this.discovery.getProviders() as unknown as GlobalEnhancerWrapper[]) {
+      // Nest registers each under the token `APP_GUARD (UUID: ...)`.
+      if (typeof wrapper.token !== 'string' || !wrapper.token.startsWith(`${kind} `)) continue;
       const isStatic = wrapper.isDependencyTreeStatic() && !wrapper.isTransient;
-      refs.push(NestGuards.globalRef(isStatic ? wrapper.instance : undefined, wrapper.token));
+      refs.push(NestEnhancers.globalRef<T>(isStatic ? wrapper.instance : undefined, wrapper.token));
     }
     return refs;
   }

@@ -27,7 +27,7 @@ export class McpExecutionContext implements ExecutionContext {
       kind: execution.kind,
       name: execution.name,
       phase: execution.phase,
-      args: undefined,
+      args: execution.args,
       context: execution.context,
       principal,
       user: principal,

@@ -23,7 +23,7 @@ export interface McpRequest {
   readonly user: Context['principal'];
 }
 
-/** What a Nest guard sees as `switchToHttp().getRequest()` (and `getArgs()[0]`) for an MCP call. */
+/** What a Nest guard or interceptor sees as `switchToHttp().getRequest()` (and `getArgs()[0]`) for an MCP call. */
 export interface McpCall extends McpRequest {
   /** `tool`, `resource`, `resourceTemplate` or `prompt`. */
   readonly kind: 'tool' | 'resource' | 'resourceTemplate' | 'prompt';
@@ -31,8 +31,11 @@ export interface McpCall extends McpRequest {
   readonly name: string;
   /** `list` while filtering `tools/list` and friends, `call` for the call itself. */
   readonly phase: 'list' | 'call';
-  /** Guards run before validation and see no arguments (as Armature guards). */
-  readonly args: undefined;
+  /**
+   * The validated arguments (the DTO instance) for interceptors; undefined for guards, which run
+   * before validation (as Armature guards do).
+   */
+  readonly args: unknown;
 }
 
 /** True when `request` (Nest's `REQUEST`) is an MCP call rather than an HTTP request. */

@@ -3,6 +3,7 @@ import { Context, McpServer, Prompt, Resource, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   Body,
+  type CallHandler,
   type CanActivate,
   Controller,
   type ExecutionContext,
@@ -11,14 +12,17 @@ import {
   Inject,
   Injectable,
   Module,
+  type NestInterceptor,
   Post,
   Scope,
   SetMetadata,
   UseGuards,
+  UseInterceptors,
 } from '@nestjs/common';
 import { APP_GUARD, NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { map, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArmatureModule, ArmatureValidationPipe, isMcpRequest, MCP_CONTEXT, type McpCall, type McpRequest } from '../src/index.js';
 
@@ -69,6 +73,16 @@ class ReadOnlyHours implements CanActivate {
   }
 }
 
+/** A Nest interceptor: sees the validated arguments and maps the method's result. */
+@Injectable()
+class Shout implements NestInterceptor {
+  static seen: unknown[] = [];
+  intercept(context: ExecutionContext, next: CallHandler): Observable<string> {
+    Shout.seen.push(context.switchToRpc().getData());
+    return next.handle().pipe(map((value) => String(value).toUpperCase()));
+  }
+}
+
 let repositories = 0;
 
 @Injectable({ scope: Scope.REQUEST })
@@ -105,6 +119,12 @@ class NotesServer {
   @Tool({ description: 'Admins only' })
   purge() {
     return 'purged';
+  }
+
+  @UseInterceptors(Shout)
+  @Tool({ description: 'Echoes a note title, through a Nest interceptor' })
+  shout(input: CreateNoteInput) {
+    return `${input.title}!`;
   }
 
   @Tool({ description: 'Takes a while' })
@@ -251,7 +271,7 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
         try {
           expect(client.getNegotiatedProtocolVersion()).toBe(revision);
           const { tools } = await client.listTools();
-          expect(tools.map((tool) => tool.name).sort()).toEqual(['add_note', 'count', 'report', 'slow']);
+          expect(tools.map((tool) => tool.name).sort()).toEqual(['add_note', 'count', 'report', 'shout', 'slow']);
         } finally {
           await client.close();
         }
@@ -297,6 +317,18 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
         }
       });
 
+      it('runs Nest interceptors around the call, with the validated arguments', async () => {
+        const client = await connect(`${base}/mcp`, modern);
+        try {
+          Shout.seen = [];
+          const result = await call(client, 'shout', { title: 'hello', priority: 1 });
+          expect(result.content).toEqual([{ type: 'text', text: 'HELLO!' }]);
+          expect(Shout.seen).toEqual([Object.assign(new CreateNoteInput(), { title: 'hello', priority: 1 })]);
+        } finally {
+          await client.close();
+        }
+      });
+
       it('keeps singletons singletons', async () => {
         const client = await connect(`${base}/mcp`, modern);
         try {
@@ -311,7 +343,7 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
       it('answers a denied tool as an unknown one, for the global guard and for @UseGuards', async () => {
         const client = await connect(`${base}/mcp`, modern);
         try {
-          const available = 'Available tools: add_note, slow, count, report';
+          const available = 'Available tools: add_note, shout, slow, count, report';
           await expect(call(client, 'secret_note')).rejects.toThrow(`Unknown tool: "secret_note". ${available}`);
           await expect(call(client, 'purge')).rejects.toThrow(`Unknown tool: "purge". ${available}`);
           await expect(call(client, 'no_such_tool')).rejects.toThrow(`Unknown tool: "no_such_tool". ${available}`);
