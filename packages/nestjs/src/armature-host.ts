@@ -9,7 +9,6 @@ import {
   type McpApp,
   type McpHttpHandler,
   type Provided,
-  type StdioHandle,
 } from '@armature/core';
 import {
   type BeforeApplicationShutdown,
@@ -57,7 +56,6 @@ interface GlobalEnhancerWrapper {
 export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private built?: McpApp;
   private handler?: McpHttpHandler;
-  private stdio?: StdioHandle;
 
   constructor(
     @Inject(ARMATURE_OPTIONS) private readonly options: ArmatureModuleOptions,
@@ -119,14 +117,14 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
 
   onApplicationBootstrap(): void {
     const stdio = this.options.stdio;
-    if (stdio) this.stdio = this.app.listenStdio(stdio === true ? {} : stdio);
+    // The app tracks the handle: its shutdown closes stdio as well.
+    if (stdio) this.app.listenStdio(stdio === true ? {} : stdio);
   }
 
   /** Lets running calls finish (up to `shutdownDeadlineMs`), then closes MCP sessions and streams. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.handler = undefined;
+    // The endpoint answers 503 to new requests from here on, while running calls finish.
     await this.built?.shutdown(this.options.shutdownDeadlineMs ?? 10_000);
-    this.stdio = undefined;
   }
 
   private serveHttp(req: IncomingMessage, res: ServerResponse): void {
