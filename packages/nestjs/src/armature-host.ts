@@ -25,6 +25,7 @@ import { GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { ArmatureModuleOptions } from './armature-options.js';
 import { discoverServers } from './discover-servers.js';
+import { withHttpExceptions } from './http-exceptions.js';
 import { mountOnHttpAdapter } from './http-mount.js';
 import { NestContainerAdapter } from './nest-container-adapter.js';
 import { type EnhancerRef, NestEnhancers } from './nest-enhancers.js';
@@ -104,7 +105,13 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     try {
       app = createMcpApp(
         servers.map((server) => server.serverClass),
-        { ...this.options, guards: appGuards, interceptors: appInterceptors, container: adapter },
+        {
+          ...this.options,
+          guards: appGuards,
+          interceptors: appInterceptors,
+          errorFilter: withHttpExceptions(this.options.errorFilter),
+          container: adapter,
+        },
       );
     } catch (error) {
       if (!(error instanceof ArmatureBuildError)) throw error;

@@ -13,6 +13,7 @@ import {
   Injectable,
   Module,
   type NestInterceptor,
+  NotFoundException,
   Post,
   Scope,
   SetMetadata,
@@ -125,6 +126,11 @@ class NotesServer {
   @Tool({ description: 'Echoes a note title, through a Nest interceptor' })
   shout(input: CreateNoteInput) {
     return `${input.title}!`;
+  }
+
+  @Tool({ description: 'Finds a note, or throws NotFoundException' })
+  find_note() {
+    throw new NotFoundException('note 3 not found');
   }
 
   @Tool({ description: 'Takes a while' })
@@ -271,7 +277,7 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
         try {
           expect(client.getNegotiatedProtocolVersion()).toBe(revision);
           const { tools } = await client.listTools();
-          expect(tools.map((tool) => tool.name).sort()).toEqual(['add_note', 'count', 'report', 'shout', 'slow']);
+          expect(tools.map((tool) => tool.name).sort()).toEqual(['add_note', 'count', 'find_note', 'report', 'shout', 'slow']);
         } finally {
           await client.close();
         }
@@ -329,6 +335,26 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
         }
       });
 
+      it("answers a tool's Nest client-error exception as an expected tool error", async () => {
+        const client = await connect(`${base}/mcp`, modern);
+        try {
+          reported.length = 0;
+          const result = await call(client, 'find_note');
+          expect({
+            content: result.content,
+            isError: result.isError,
+            structuredContent: (result as { structuredContent?: unknown }).structuredContent,
+          }).toEqual({
+            content: [{ type: 'text', text: 'note 3 not found' }],
+            isError: true,
+            structuredContent: { statusCode: 404, message: 'note 3 not found', error: 'Not Found' },
+          });
+          expect(reported).toEqual([]);
+        } finally {
+          await client.close();
+        }
+      });
+
       it('keeps singletons singletons', async () => {
         const client = await connect(`${base}/mcp`, modern);
         try {
@@ -343,7 +369,7 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
       it('answers a denied tool as an unknown one, for the global guard and for @UseGuards', async () => {
         const client = await connect(`${base}/mcp`, modern);
         try {
-          const available = 'Available tools: add_note, shout, slow, count, report';
+          const available = 'Available tools: add_note, shout, find_note, slow, count, report';
           await expect(call(client, 'secret_note')).rejects.toThrow(`Unknown tool: "secret_note". ${available}`);
           await expect(call(client, 'purge')).rejects.toThrow(`Unknown tool: "purge". ${available}`);
           await expect(call(client, 'no_such_tool')).rejects.toThrow(`Unknown tool: "no_such_tool". ${available}`);
