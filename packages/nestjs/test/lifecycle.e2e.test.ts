@@ -25,11 +25,34 @@ describe('Nest lifecycle', () => {
     await app.listen(0, '127.0.0.1');
     const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`;
     const client = new Client({ name: 'lifecycle', version: '1' });
-    const closed = new Promise<void>((resolve) => {
-      client.onclose = () => resolve();
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    await client.connect(transport);
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    // A second session, opened by hand, with its standalone SSE stream: open until the server ends the session.
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    const session = { 'mcp-session-id': init.headers.get('mcp-session-id') as string, 'mcp-protocol-version': '2025-11-25' };
+    await init.text();
+    await fetch(url, {
+      method: 'POST',
+      headers: { ...json, ...session },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    const stream = await fetch(url, { headers: { accept: 'text/event-stream', ...session } });
+    expect(stream.status).toBe(200);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    const ended = (async () => {
+      for (;;) if ((await reader.read()).done) return 'ended';
+    })();
     const running = client.callTool({ name: 'slow', arguments: {} });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const host = app.get(ArmatureHost);
@@ -38,10 +61,10 @@ describe('Nest lifecycle', () => {
     await app.close();
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(await running).toEqual({ content: [{ type: 'text', text: 'finished' }] });
+    expect(await ended).toBe('ended');
     expect(host.app.stats.liveScopes).toBe(0);
     await expect(fetch(url, { method: 'POST' })).rejects.toThrow('fetch failed');
     await client.close();
-    await closed;
   });
 
   it('reports every problem of the Nest providers and the builder in one error at start-up', async () => {
