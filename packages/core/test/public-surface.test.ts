@@ -40,6 +40,7 @@ describe('@armature/core public surface', () => {
         'dtoToJsonSchema',
         'embeddedResource',
         'errorCodes',
+        'formatIssue',
         'formatIssues',
         'formatProblems',
         'getMetadataStorage',

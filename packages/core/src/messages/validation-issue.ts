@@ -4,8 +4,12 @@ export interface ValidationIssue {
   message: string;
 }
 
+/** One issue as a line: `path: message` (just the message for the root). */
+export function formatIssue(issue: ValidationIssue): string {
+  return issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
+}
+
 /** `Invalid arguments for tool "name":` followed by one `path: message` line per issue. */
 export function formatIssues(heading: string, issues: readonly ValidationIssue[]): string {
-  const lines = issues.map((issue) => (issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`));
-  return [heading, ...lines].join('\n');
+  return [heading, ...issues.map(formatIssue)].join('\n');
 }

@@ -1,0 +1,8 @@
+export { ArmatureModule } from './armature.module.js';
+export { ArmatureHost } from './armature-host.js';
+export type { ArmatureHttpOptions, ArmatureModuleAsyncOptions, ArmatureModuleOptions } from './armature-options.js';
+export { ArmatureValidationPipe } from './armature-validation.pipe.js';
+export { McpExecutionContext } from './mcp-execution-context.js';
+export { isMcpRequest, type McpCall, type McpRequest } from './mcp-request.js';
+export { NestContainerAdapter } from './nest-container-adapter.js';
+export { MCP_CONTEXT } from './tokens.js';
