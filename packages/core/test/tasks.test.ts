@@ -16,7 +16,7 @@ import {
   Tool,
   ToolError,
 } from '../src/index.js';
-import { connectInMemory } from './support/clients.js';
+import { connectHttp, connectInMemory } from './support/clients.js';
 
 class CountInput {
   @Field('How far to count')
@@ -58,7 +58,7 @@ class TaskServer {
     });
   }
 
-  @Tool({ description: 'Fails as a task', task: 'optional' })
+  @Tool({ description: 'Fails as a task', task: 'required' })
   broken() {
     throw new ToolError('the disk is full');
   }
@@ -148,7 +148,7 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     expect(tools.map((t) => [t.name, t.execution])).toEqual([
       ['count', { taskSupport: 'optional' }],
       ['wait', { taskSupport: 'required' }],
-      ['broken', { taskSupport: 'optional' }],
+      ['broken', { taskSupport: 'required' }],
       ['plain', undefined],
     ]);
   });
@@ -160,6 +160,43 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     steps.open();
     const result = await client.callTool({ name: 'count', arguments: { n: 2 } });
     expect(result.content).toEqual([{ type: 'text', text: 'counted to 2' }]);
+  });
+
+  it('serves the v2 client over the in-memory transport: callTool with a task, then tasks/get and tasks/result', async () => {
+    const app = createMcpApp(TaskServer, { onError: () => undefined, tasks: FAST });
+    const { client, close } = await connectInMemory(app);
+    open.push(close);
+    const statuses: string[] = [];
+    client.setNotificationHandler(
+      'notifications/tasks/status' as never,
+      ((n: { params: { status: string } }) => {
+        statuses.push(n.params.status);
+      }) as never,
+    );
+    const created = (await client.callTool({ name: 'count', arguments: { n: 2 }, task: { ttl: 10_000 } } as never)) as unknown as {
+      task: { taskId: string; status: string; ttl: number; pollInterval: number };
+    };
+    expect(created.task).toMatchObject({ status: 'working', ttl: 10_000, pollInterval: 20 });
+    const { taskId } = created.task;
+    // tasks/* are not spec methods of the v2 client: it wants a result schema (here: take the JSON as is).
+    const asIs = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } } as const;
+    const get = () =>
+      client.request({ method: 'tasks/get', params: { taskId } } as never, asIs as never) as Promise<{
+        status: string;
+        statusMessage?: string;
+      }>;
+    await until(get, (t) => t.statusMessage === '1/2: step 1', 'progress in the status');
+    steps.open();
+    const result = (await client.request({ method: 'tasks/result', params: { taskId } } as never, asIs as never)) as {
+      content: unknown;
+    };
+    expect(result.content).toEqual([{ type: 'text', text: 'counted to 2' }]);
+    expect((await get()).status).toBe('completed');
+    await until(
+      async () => statuses,
+      (s) => s.at(-1) === 'completed',
+      'the completed notification',
+    );
   });
 
   it('refuses a required task tool called without a task, and a task for an ordinary tool (-32601)', async () => {
@@ -303,6 +340,28 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     await new Promise((r) => setTimeout(r, 350));
     await expect(client.experimental.tasks.getTask(task.taskId)).rejects.toThrow(`MCP error -32602: Task not found: ${task.taskId}`);
     expect((await client.experimental.tasks.listTasks()).tasks).toEqual([]);
+  });
+
+  it('runs task tools as ordinary calls on 2026-07-28 (the tasks extension is not served yet)', async () => {
+    const app = createMcpApp(TaskServer, { onError: () => undefined });
+    const { client, close } = await connectHttp(app, { modern: true });
+    open.push(close);
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const result = await client.callTool({ name: 'broken', arguments: {} });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] });
+  });
+
+  it('refuses a task option other than optional or required at start-up', () => {
+    @McpServer({ name: 'bad-task', version: '1.0.0' })
+    class BadTask {
+      @Tool({ description: 'x', task: 'always' as never })
+      x() {
+        return 'x';
+      }
+    }
+    expect(() => createMcpApp(BadTask)).toThrow(
+      `BadTask.x: task is "always"; it must be 'optional' or 'required' (or left out) [ARM120]\n     Fix: @Tool({ description: '...', task: 'optional' })`,
+    );
   });
 
   it('cuts a ttl longer than maxTtlMs down to it', async () => {
