@@ -20,7 +20,7 @@ export function detachedContext(sdk: ServerContext, server: Server, signal: Abor
     ...sdk.mcpReq,
     signal,
     notify,
-    log: (level, data, logger) => server.sendLoggingMessage({ level, data, ...(logger ? { logger } : {}) }, sdk.sessionId),
+    log: (level, data, logger) => server.sendLoggingMessage({ level, data, ...(logger ? { logger } : {}), _meta: related }, sdk.sessionId),
     send: ((request: { method: string; params?: Record<string, unknown> }, ...rest: unknown[]) =>
       (server.request as (...args: unknown[]) => Promise<unknown>)(request, ...rest)) as ServerContext['mcpReq']['send'],
     elicitInput: (params, options) => server.elicitInput(params, options),
