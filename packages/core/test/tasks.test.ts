@@ -83,8 +83,8 @@ const principals: Record<string, Omit<AuthInfo, 'token'>> = {
   'token-bob': { clientId: 'app', scopes: [], extra: { sub: 'bob' } },
 };
 
-async function listen(tasks: TaskOptions = FAST, auth = false): Promise<HttpListener> {
-  const app = createMcpApp(TaskServer, { onError: () => undefined, tasks });
+async function listen(tasks: TaskOptions = FAST, auth = false, pageSize?: number): Promise<HttpListener> {
+  const app = createMcpApp(TaskServer, { onError: () => undefined, tasks, ...(pageSize ? { pageSize } : {}) });
   const listener = await app.listenHttp({
     port: 0,
     ...(auth
@@ -362,6 +362,21 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     expect(() => createMcpApp(BadTask)).toThrow(
       `BadTask.x: task is "always"; it must be 'optional' or 'required' (or left out) [ARM120]\n     Fix: @Tool({ description: '...', task: 'optional' })`,
     );
+  });
+
+  it('lists tasks a page at a time and refuses a cursor it did not issue', async () => {
+    const listener = await listen(FAST, false, 1);
+    const { client } = await v1(listener.url);
+    const first = await createTask(client, 'wait');
+    const second = await createTask(client, 'wait');
+    const page1 = await client.experimental.tasks.listTasks();
+    expect([page1.tasks.map((t) => t.taskId), page1.nextCursor]).toEqual([[first.taskId], '1']);
+    const page2 = await client.experimental.tasks.listTasks(page1.nextCursor);
+    expect([page2.tasks.map((t) => t.taskId), page2.nextCursor]).toEqual([[second.taskId], undefined]);
+    await expect(client.experimental.tasks.listTasks('abc')).rejects.toThrow(
+      'MCP error -32602: Invalid params: the cursor of tasks/list is not one this server issued',
+    );
+    for (const task of [first, second]) await client.experimental.tasks.cancelTask(task.taskId);
   });
 
   it('cuts a ttl longer than maxTtlMs down to it', async () => {

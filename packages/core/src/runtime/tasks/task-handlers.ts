@@ -24,7 +24,11 @@ export type TaskRoute = (tool: ToolDefinition, params: Params, call: CallRequest
  */
 function ownerOf(call: CallRequest, connection: string): string {
   const principal = call.ctx.principal;
-  if (principal) return `principal:${principal.clientId}\u0000${String((principal.extra as { sub?: unknown } | undefined)?.sub ?? '')}`;
+  if (principal) {
+    // The same key as a session's owner (client id and subject), so "the same caller" means one thing.
+    const sub = (principal.extra as { sub?: unknown } | undefined)?.sub;
+    return `principal:${principal.clientId}\u0000${typeof sub === 'string' ? sub : ''}`;
+  }
   const session = call.ctx.raw.sessionId;
   return session ? `session:${session}` : `connection:${connection}`;
 }
