@@ -1,7 +1,8 @@
+import { Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import { type AuthInfo, InMemoryTransport } from '@modelcontextprotocol/server';
 import { IsInt, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -197,6 +198,40 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
       (s) => s.at(-1) === 'completed',
       'the completed notification',
     );
+  });
+
+  it('sends the progress notifications of a task to the session, tagged with the task, when the client gave a token', async () => {
+    const app = createMcpApp(TaskServer, { onError: () => undefined, tasks: FAST });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const sent: Array<{ method?: string; params?: Record<string, unknown> }> = [];
+    const send = serverTransport.send.bind(serverTransport);
+    serverTransport.send = (message, options) => {
+      sent.push(message as never);
+      return send(message, options);
+    };
+    const server = app.createServer();
+    await server.connect(serverTransport);
+    const client = new Client({ name: 'tasks-v2', version: '1.0.0' });
+    await client.connect(clientTransport);
+    open.push(() => client.close());
+    steps.open();
+    const created = (await client.callTool({
+      name: 'count',
+      arguments: { n: 1 },
+      task: {},
+      _meta: { progressToken: 'p1' },
+    } as never)) as unknown as {
+      task: { taskId: string };
+    };
+    const related = { 'io.modelcontextprotocol/related-task': { taskId: created.task.taskId } };
+    await until(
+      async () => sent,
+      (s) => s.some((m) => m.method === 'notifications/tasks/status' && m.params?.status === 'completed'),
+      'completion',
+    );
+    expect(sent.filter((m) => m.method === 'notifications/progress').map((m) => m.params)).toEqual([
+      { progressToken: 'p1', progress: 1, total: 1, message: 'step 1', _meta: related },
+    ]);
   });
 
   it('refuses a required task tool called without a task, and a task for an ordinary tool (-32601)', async () => {
