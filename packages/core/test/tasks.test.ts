@@ -1,7 +1,12 @@
 import { Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  TaskStatusNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type AuthInfo, InMemoryTransport } from '@modelcontextprotocol/server';
 import { IsInt, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -64,6 +69,12 @@ class TaskServer {
     throw new ToolError('the disk is full');
   }
 
+  @Tool({ description: 'Asks the user, then answers', task: 'optional' })
+  async confirm(ctx: Context) {
+    const answer = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
+    return answer.action === 'accept' && answer.content.ok ? 'confirmed' : 'not confirmed';
+  }
+
   @Tool({ description: 'An ordinary tool' })
   plain() {
     return 'plain';
@@ -110,7 +121,7 @@ async function listen(tasks: TaskOptions = FAST, auth = false, pageSize?: number
 
 /** The v1 client (it speaks the 2025-11-25 tasks utility) over HTTP, optionally with a bearer token. */
 async function v1(url: string, token?: string) {
-  const client = new V1Client({ name: 'tasks-v1', version: '1.0.0' });
+  const client = new V1Client({ name: 'tasks-v1', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   const statuses: Array<{ status: string; statusMessage?: string }> = [];
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
     statuses.push({ status: n.params.status, ...(n.params.statusMessage ? { statusMessage: n.params.statusMessage } : {}) });
@@ -150,6 +161,7 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
       ['count', { taskSupport: 'optional' }],
       ['wait', { taskSupport: 'required' }],
       ['broken', { taskSupport: 'required' }],
+      ['confirm', { taskSupport: 'optional' }],
       ['plain', undefined],
     ]);
   });
@@ -296,6 +308,27 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     expect(kinds[0]).toBe('taskCreated');
     expect(kinds.at(-1)).toBe('result');
     expect(text).toBe('counted to 2');
+  });
+
+  it('shows input_required while the handler waits for the client, and tags the question with the task', async () => {
+    const listener = await listen();
+    const { client, statuses } = await v1(listener.url);
+    const asked: Array<{ meta: unknown; status: string }> = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const taskId = (request.params._meta?.['io.modelcontextprotocol/related-task'] as { taskId: string }).taskId;
+      asked.push({ meta: request.params._meta, status: (await client.experimental.tasks.getTask(taskId)).status });
+      return { action: 'accept', content: { ok: true } };
+    });
+    const task = await createTask(client, 'confirm');
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'confirmed' }]);
+    expect(asked).toEqual([{ meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } }, status: 'input_required' }]);
+    await until(
+      async () => statuses,
+      (s) => s.at(-1)?.status === 'completed',
+      'the completed notification',
+    );
+    expect(statuses.map((s) => s.status)).toEqual(['input_required', 'working', 'completed']);
   });
 
   it('cancels a task: the handler’s signal aborts and the task stays cancelled', async () => {

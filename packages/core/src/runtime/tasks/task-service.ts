@@ -5,7 +5,7 @@ import { callMessages, messageOf } from '../../messages/call-messages.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
-import { detachedContext, TaskRequestContext } from './task-context.js';
+import { type AskClient, detachedContext, TaskRequestContext } from './task-context.js';
 import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from './task-store.js';
 
 /** What users pass as `createMcpApp(..., { tasks })`. */
@@ -233,7 +233,15 @@ export class TaskService {
     );
     renew.unref();
 
-    const sdk = detachedContext(call.ctx.raw, server, controller.signal, taskId);
+    const asking: AskClient = async (ask) => {
+      await this.store.update(taskId, { status: 'input_required' });
+      try {
+        return await ask();
+      } finally {
+        await this.store.update(taskId, { status: 'working' });
+      }
+    };
+    const sdk = detachedContext(call.ctx.raw, server, controller.signal, taskId, asking);
     const ctx = new TaskRequestContext(sdk, server, this.env.codec, async (statusMessage) => {
       await this.store.update(taskId, { statusMessage }).catch(() => undefined);
     });
