@@ -315,7 +315,8 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     const { client, statuses } = await v1(listener.url);
     const asked: Array<{ meta: unknown; status: string }> = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const taskId = (request.params._meta?.['io.modelcontextprotocol/related-task'] as { taskId: string }).taskId;
+      const related = request.params._meta?.['io.modelcontextprotocol/related-task'] as { taskId?: string } | undefined;
+      const taskId = String(related?.taskId);
       asked.push({ meta: request.params._meta, status: (await client.experimental.tasks.getTask(taskId)).status });
       return { action: 'accept', content: { ok: true } };
     });
