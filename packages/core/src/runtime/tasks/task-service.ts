@@ -183,7 +183,8 @@ export class TaskService {
       statusMessage: message,
       outcome: { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
     });
-    return failed ?? ((await this.store.get(record.taskId)) as TaskRecord);
+    // Not updated: another reader failed it first, or it just expired (then the caller keeps the old view).
+    return failed ?? (await this.store.get(record.taskId)) ?? record;
   }
 
   /** Resolves on the task's next change, or after `maxWaitMs` (to look at its lease again). */
