@@ -16,6 +16,7 @@ import {
   Field,
   type HttpListener,
   InMemoryTaskStore,
+  McpError,
   McpServer,
   type TaskOptions,
   type TaskStore,
@@ -73,6 +74,11 @@ class TaskServer {
   async confirm(ctx: Context) {
     const answer = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
     return answer.action === 'accept' && answer.content.ok ? 'confirmed' : 'not confirmed';
+  }
+
+  @Tool({ description: 'Refuses with a JSON-RPC error', task: 'optional' })
+  refuse() {
+    throw new McpError(-32001, 'Not authorised for this workspace', { workspace: 'w1' });
   }
 
   @Tool({ description: 'An ordinary tool' })
@@ -162,6 +168,7 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
       ['wait', { taskSupport: 'required' }],
       ['broken', { taskSupport: 'required' }],
       ['confirm', { taskSupport: 'optional' }],
+      ['refuse', { taskSupport: 'optional' }],
       ['plain', undefined],
     ]);
   });
@@ -371,6 +378,21 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] });
     expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'failed', statusMessage: 'the disk is full' });
+  });
+
+  it('answers tasks/result with the JSON-RPC error the handler raised, and fails the task', async () => {
+    const listener = await listen();
+    const { client } = await v1(listener.url);
+    const task = await createTask(client, 'refuse');
+    const error = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then(
+      () => undefined,
+      (e: { code: number; message: string; data?: unknown }) => ({ code: e.code, message: e.message, data: e.data }),
+    );
+    expect(error).toEqual({ code: -32001, message: 'MCP error -32001: Not authorised for this workspace', data: { workspace: 'w1' } });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      status: 'failed',
+      statusMessage: 'Not authorised for this workspace',
+    });
   });
 
   it('keeps tasks to their principal: another one can neither see, read nor cancel them', async () => {
