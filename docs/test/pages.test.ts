@@ -15,6 +15,7 @@ const GUIDES = [
   'completions.md',
   'elicitation.md',
   'sampling.md',
+  'tasks.md',
   'middleware.md',
   'guards.md',
   'auth.md',

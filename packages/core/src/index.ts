@@ -24,6 +24,7 @@ export type {
   PromptDefinition,
   ResourceDefinition,
   ResourceTemplateDefinition,
+  TaskSupport,
   ToolDefinition,
 } from './builder/definitions.js';
 export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
@@ -61,6 +62,7 @@ export type {
   PromptOptions,
   ResourceOptions,
   ResourceTemplateOptions,
+  TaskSupportOption,
   ToolOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
@@ -69,6 +71,9 @@ export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js'
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/results/content.js';
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
 export { sdkContextOf } from './runtime/sdk-context.js';
+export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
+export type { TaskOptions } from './runtime/tasks/task-service.js';
+export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './runtime/tasks/task-store.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export { InMemoryEventStore } from './transports/in-memory-event-store.js';

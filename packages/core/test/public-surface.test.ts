@@ -15,6 +15,7 @@ describe('@armature/core public surface', () => {
         'DEFAULT_MESSAGE_LIMITS',
         'Field',
         'InMemoryEventStore',
+        'InMemoryTaskStore',
         'InvalidTokenError',
         'JwtVerifier',
         'McpApp',

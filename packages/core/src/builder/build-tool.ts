@@ -6,7 +6,7 @@ import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { compileJsonSchema, type JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import type { PlanContext } from './build-call-plan.js';
-import type { OutputDefinition, ToolDefinition } from './definitions.js';
+import type { OutputDefinition, TaskSupport, ToolDefinition } from './definitions.js';
 import { deepFreeze, dtoInput, EMPTY_INPUT_SCHEMA, HandlerBuild, type Method } from './handler-build.js';
 import { explicitDto } from './infer-dto-parameter.js';
 
@@ -34,6 +34,10 @@ export function buildTool(
   if (args.isStatic) build.add(MESSAGES.staticHandler, 'tool', args.methodName);
   build.checkName('tool', name);
   if (typeof options.description !== 'string' || options.description.trim() === '') build.add(MESSAGES.toolDescriptionMissing, name);
+  const taskSupport: TaskSupport = options.task ?? 'forbidden';
+  if (options.task !== undefined && options.task !== 'optional' && options.task !== 'required') {
+    build.add(MESSAGES.taskOptionInvalid, JSON.stringify(options.task) ?? String(options.task));
+  }
   const method = (serverClass.prototype as Record<string, unknown>)[args.methodName];
   if (typeof method !== 'function' && !args.isStatic) build.add(MESSAGES.notAMethod, 'tool');
 
@@ -82,6 +86,8 @@ export function buildTool(
   if (options.annotations) descriptor.annotations = { ...options.annotations };
   if (options.icons) descriptor.icons = [...options.icons];
   if (options._meta) descriptor._meta = { ...options._meta };
+  // 2025-11-25 tasks utility: a tool without `execution` is 'forbidden' to run as a task.
+  if (options.task) descriptor.execution = { taskSupport };
 
   return Object.freeze({
     name,
@@ -93,6 +99,7 @@ export function buildTool(
     input,
     output,
     limits,
+    taskSupport,
     methodName: args.methodName,
     plan,
   });

@@ -61,9 +61,14 @@ export interface ToolDefinition {
   readonly input: InputDefinition;
   readonly output: OutputDefinition;
   readonly limits: Readonly<Required<ArgumentLimits>>;
+  /** Whether the tool may (`optional`), must (`required`) or may not (`forbidden`) run as a task. */
+  readonly taskSupport: TaskSupport;
   readonly methodName: string;
   readonly plan: CallPlan;
 }
+
+/** `execution.taskSupport` of a tool (2025-11-25 tasks utility). */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** A completion source as a plan: run by the same executor, guarded by its prompt or template. */
 export type CompletionDefinition = CallPlan;

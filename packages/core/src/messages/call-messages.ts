@@ -63,6 +63,35 @@ export const callMessages = {
   noArgumentsTaken(): string {
     return 'unknown property; this tool takes no arguments';
   },
+  // Tasks (2025-11-25 tasks utility): the texts of tasks/get, tasks/result, tasks/list, tasks/cancel.
+  taskNotFound(taskId: string): string {
+    return `Task not found: ${taskId} (it never existed, its ttl has passed, or it belongs to another caller)`;
+  },
+  taskAlreadyTerminal(taskId: string, status: string): string {
+    return `Cannot cancel task ${taskId}: it is already ${status}`;
+  },
+  taskRequired(tool: string): string {
+    return `Tool "${tool}" runs only as a task: call it with params.task (e.g. "task": {}), then poll tasks/get and read tasks/result`;
+  },
+  taskForbidden(tool: string): string {
+    return `Tool "${tool}" cannot run as a task: call it without params.task`;
+  },
+  taskInvalidCursor(): string {
+    return 'Invalid params: the cursor of tasks/list is not one this server issued';
+  },
+  taskStarted(): string {
+    return 'The task is running';
+  },
+  taskProgress(progress: number, total: number | undefined, message: string | undefined): string {
+    const count = total === undefined ? `${progress}` : `${progress}/${total}`;
+    return message === undefined ? count : `${count}: ${message}`;
+  },
+  taskCancelled(): string {
+    return 'The task was cancelled by the client (tasks/cancel)';
+  },
+  taskLeaseExpired(leaseMs: number): string {
+    return `The server instance running this task stopped answering for it (no lease renewal within ${leaseMs} ms); the task is failed. Call the tool again to retry`;
+  },
 };
 
 /**

@@ -184,6 +184,10 @@ export const MESSAGES = {
       fix: `add \`${method}(value: string, context: CompletionRequestContext) { return [...] }\` to ${server}`,
     }),
   ),
+  taskOptionInvalid: define('ARM120', "a tool's task option is not one of the allowed values", ['"always"'] as const, (found: string) => ({
+    message: `task is ${found}; it must be 'optional' or 'required' (or left out)`,
+    fix: "@Tool({ description: '...', task: 'optional' })",
+  })),
 
   noParamMetadata: define(
     'ARM200',

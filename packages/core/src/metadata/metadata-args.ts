@@ -59,7 +59,16 @@ export interface ToolOptions {
   _meta?: Record<string, unknown>;
   /** Per-tool overrides of the argument limits. */
   limits?: ArgumentLimits;
+  /**
+   * Whether a client may run the tool as an MCP task (2025-11-25 tasks utility): `'optional'`
+   * lets the client choose, `'required'` refuses an ordinary call. Advertised as
+   * `execution.taskSupport`; omitted, the tool runs only as an ordinary call. See docs/tasks.md.
+   */
+  task?: TaskSupportOption;
 }
+
+/** How a tool may run as a task: `@Tool({ task: 'optional' | 'required' })`. */
+export type TaskSupportOption = 'optional' | 'required';
 
 /** What users pass to `@Field(...)` on a DTO property. */
 export interface FieldOptions {

@@ -28,6 +28,7 @@ import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
 import { callKindsOf, createSdkServer, planOfUri, type ServedApp } from './dispatch.js';
+import { type TaskOptions, TaskService } from './tasks/task-service.js';
 
 export interface RuntimeOptions {
   /** Items per page of every list (`tools/list`, `resources/list`, ...). Default 100. */
@@ -62,6 +63,8 @@ export interface RuntimeOptions {
   maxUriLength?: number;
   /** Most `resources/subscribe` subscriptions one 2025-11-25 connection may hold. Default 1,000. */
   maxSubscriptionsPerSession?: number;
+  /** Tools run as MCP tasks (`@Tool({ task })`): their store, ttl, polling interval and lease; see docs/tasks.md. */
+  tasks?: TaskOptions;
 }
 
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
@@ -75,6 +78,10 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
     ...(definition.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
     ...(hasCompletions || definition.prompts.size > 0 || hasResources ? { completions: {} } : {}),
+    // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task.
+    ...([...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden')
+      ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+      : {}),
   };
 }
 
@@ -100,6 +107,7 @@ export class AppRuntime implements ServedApp {
   readonly kinds: ServedApp['kinds'];
   readonly maxUriLength: number;
   readonly maxSubscriptionsPerSession: number;
+  readonly tasks: TaskService;
 
   constructor(
     readonly definition: AppDefinition,
@@ -127,6 +135,7 @@ export class AppRuntime implements ServedApp {
     this.prompts = new Catalog([...definition.prompts.values()].map((d) => [d.name, d, d.descriptor as Prompt] as const));
     this.capabilities = capabilitiesOf(definition);
     this.kinds = callKindsOf(this);
+    this.tasks = new TaskService(this, options.tasks);
   }
 
   /**

@@ -36,8 +36,9 @@ export class CallRequest {
     readonly method: string,
     sdk: ServerContext,
     server: Server | undefined,
+    ctx?: SdkRequestContext,
   ) {
-    this.ctx = new SdkRequestContext(sdk, server, env.codec);
+    this.ctx = ctx ?? new SdkRequestContext(sdk, server, env.codec);
   }
 
   /** The request's DI scope, bound to its Context. */

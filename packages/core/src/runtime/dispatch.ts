@@ -32,6 +32,8 @@ import type { ChangeBroadcaster, LiveConnection } from './change-notifier.js';
 import { DirectDispatcher } from './direct-dispatch.js';
 import { type CallKind, type ExecutorSettings, executeCall } from './execute-call.js';
 import { withMiddleware } from './middleware.js';
+import { serveTasks } from './tasks/task-handlers.js';
+import type { TaskService } from './tasks/task-service.js';
 
 /** What serving needs from the app: its definitions, run-time catalogs and settings. */
 export interface ServedApp extends RequestEnvironment, ExecutorSettings {
@@ -46,6 +48,7 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
   readonly maxUriLength: number;
   readonly maxSubscriptionsPerSession: number;
   readonly broadcaster: ChangeBroadcaster;
+  readonly tasks: TaskService;
   /** The tool and prompt kinds, made once: they name the entries a caller may see. */
   readonly kinds: {
     readonly tools: CallKind<CallToolResult, ToolDefinition>;
@@ -146,6 +149,7 @@ export function createSdkServer(
   }
 
   const { tools, prompts } = app.kinds;
+  const asTask = app.capabilities.tasks ? serveTasks(app, server, on) : undefined;
   const page = async <D extends { plan: CallPlan }, V>(catalog: Catalog<D, V>, params: Params, call: CallRequest) =>
     paginate(await visibleEntries(catalog, call), params?.cursor as string | undefined, app.pageSize);
 
@@ -161,6 +165,8 @@ export function createSdkServer(
         name,
         (await visibleEntries(app.tools, call)).map((t) => t.name),
       );
+    const task = await asTask?.(tool, params, call);
+    if (task) return task;
     return executeCall(app, tool.plan, tools, tool, call, params?.arguments);
   });
 

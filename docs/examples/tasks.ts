@@ -1,0 +1,162 @@
+import { Context, createMcpApp, McpServer, Tool } from '@armature/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ArrayNotEmpty, IsString } from 'class-validator';
+import { expectEqual, json } from './support/check.js';
+
+// #region server
+export class ReindexInput {
+  @ArrayNotEmpty()
+  @IsString({ each: true })
+  folders!: string[];
+}
+
+@McpServer({ name: 'search-index', version: '1.0.0' })
+export class SearchIndexServer {
+  @Tool({ description: 'Rebuild the search index of some folders (slow)', task: 'optional' })
+  async reindex(input: ReindexInput, ctx: Context) {
+    for (const [i, folder] of input.folders.entries()) {
+      ctx.signal.throwIfAborted();
+      await ctx.progress(i, input.folders.length, `indexing ${folder}`);
+      await indexFolder(folder, ctx.signal);
+    }
+    return `indexed ${input.folders.length} folders`;
+  }
+
+  @Tool({ description: 'Export every document (takes minutes: run it as a task)', task: 'required' })
+  async exportAll(ctx: Context) {
+    await waitUntilAborted(ctx.signal);
+    return 'exported';
+  }
+}
+// #endregion
+
+/** Stands in for real work: a short pause that stops when the call is cancelled. */
+function indexFolder(_folder: string, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, 30);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+}
+
+const exportStopped: unknown[] = [];
+function waitUntilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    signal.addEventListener('abort', () => {
+      exportStopped.push(signal.reason);
+      reject(signal.reason);
+    });
+  });
+}
+
+// #region app
+export const app = createMcpApp(SearchIndexServer, {
+  tasks: {
+    defaultTtlMs: 60 * 60_000, // a task and its result are kept 1 hour unless the client asks otherwise
+    maxTtlMs: 24 * 60 * 60_000, // longer requests are cut to 24 hours
+    pollIntervalMs: 50, // what clients are told to wait between two tasks/get
+    leaseMs: 30_000, // a task nobody vouches for this long is failed
+  },
+});
+// #endregion
+
+export const outputs: Record<string, string> = {
+  'tools-list': JSON.stringify(
+    [
+      { name: 'reindex', execution: { taskSupport: 'optional' } },
+      { name: 'exportAll', execution: { taskSupport: 'required' } },
+    ],
+    null,
+    2,
+  ),
+  required:
+    'MCP error -32601: Tool "exportAll" runs only as a task: call it with params.task (e.g. "task": {}), then poll tasks/get and read tasks/result',
+  statuses: `working  0/2: indexing src
+working  1/2: indexing docs
+completed`,
+  'not-found':
+    'MCP error -32602: Task not found: 00000000-0000-4000-8000-000000000000 (it never existed, its ttl has passed, or it belongs to another caller)',
+  'cancel-twice': 'MCP error -32602: Cannot cancel task <taskId>: it is already cancelled',
+};
+
+export async function main(): Promise<void> {
+  const listener = await app.listenHttp({ port: 0 });
+  const statuses: string[] = [];
+  try {
+    // #region client-stream
+    const client = new Client({ name: 'my-client', version: '1.0.0' });
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+      const { status, statusMessage } = notification.params;
+      statuses.push(statusMessage ? `${status}  ${statusMessage}` : status);
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+
+    // Creates the task, polls tasks/get every pollInterval, then reads tasks/result.
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'reindex', arguments: { folders: ['src', 'docs'] } },
+      CallToolResultSchema,
+      { task: { ttl: 10 * 60_000 } },
+    );
+    let taskId = '';
+    let content: unknown;
+    for await (const message of stream) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId; // then 'taskStatus' while it runs
+      if (message.type === 'result') content = message.result.content;
+    }
+    // #endregion
+    expectEqual([taskId.length, json(content)], [36, [{ type: 'text', text: 'indexed 2 folders' }]], 'the streamed result');
+    try {
+      const { tools } = await client.listTools();
+      expectEqual(
+        json(tools.map((t) => ({ name: t.name, execution: t.execution }))),
+        JSON.parse(outputs['tools-list'] as string),
+        'tools/list',
+      );
+      expectEqual(statuses.join('\n'), outputs.statuses, 'status notifications');
+
+      const required = await client
+        .request({ method: 'tools/call', params: { name: 'exportAll', arguments: {} } }, CallToolResultSchema)
+        .then(
+          () => 'no error',
+          (error: Error) => error.message,
+        );
+      expectEqual(required, outputs.required, 'required without a task');
+
+      // #region client-manual
+      const { task } = await client.request(
+        { method: 'tools/call', params: { name: 'exportAll', arguments: {}, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
+      const polled = await client.experimental.tasks.getTask(task.taskId); // { status: 'working', ... }
+      const { tasks } = await client.experimental.tasks.listTasks(); // this caller's tasks, oldest first
+      const cancelled = await client.experimental.tasks.cancelTask(task.taskId); // the handler's ctx.signal aborts
+      const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      // #endregion
+      expectEqual([polled.status, tasks.map((t) => t.taskId), cancelled.status], ['working', [taskId, task.taskId], 'cancelled'], 'manual');
+      expectEqual(
+        json(result.content),
+        [{ type: 'text', text: 'The task was cancelled by the client (tasks/cancel)' }],
+        'result of a cancelled task',
+      );
+      expectEqual(exportStopped, ['The task was cancelled by the client (tasks/cancel)'], 'the handler saw the abort');
+      const again = await client.experimental.tasks.cancelTask(task.taskId).then(
+        () => 'no error',
+        (error: Error) => error.message,
+      );
+      expectEqual(again, (outputs['cancel-twice'] as string).replace('<taskId>', task.taskId), 'cancel twice');
+      const missing = await client.experimental.tasks.getTask('00000000-0000-4000-8000-000000000000').then(
+        () => 'no error',
+        (error: Error) => error.message,
+      );
+      expectEqual(missing, outputs['not-found'], 'unknown task');
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await listener.close();
+  }
+}

@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
+import type { ToolDefinition } from '../../builder/definitions.js';
+import { callMessages, messageOf } from '../../messages/call-messages.js';
+import { CallRequest, type RequestEnvironment } from '../call-request.js';
+import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+import { InMemoryTaskStore } from './in-memory-task-store.js';
+import { type AskClient, detachedContext, TaskRequestContext } from './task-context.js';
+import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from './task-store.js';
+
+/** What users pass as `createMcpApp(..., { tasks })`. */
+export interface TaskOptions {
+  /** Where tasks live. Default: this process's memory (one instance). */
+  store?: TaskStore;
+  /** How long a task and its result are kept when the client asks for no ttl. Default 1 hour. */
+  defaultTtlMs?: number;
+  /** The longest ttl a client may ask for (longer requests are cut to it). Default 24 hours. */
+  maxTtlMs?: number;
+  /** The polling interval suggested to clients (`pollInterval`). Default 1,000 ms. */
+  pollIntervalMs?: number;
+  /**
+   * How long a task stays `working` without its instance renewing the lease (renewed every third
+   * of it while the handler runs). Past it, the task is failed. Default 30,000 ms.
+   */
+  leaseMs?: number;
+}
+
+/** A task as the wire shows it (2025-11-25 `Task`). */
+export interface WireTask {
+  taskId: string;
+  status: TaskRecord['status'];
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number;
+  pollInterval: number;
+}
+
+/** What a task's run needs from the app. */
+export interface TaskEnvironment extends RequestEnvironment, ExecutorSettings {
+  readonly kinds: { readonly tools: CallKind<CallToolResult, ToolDefinition> };
+}
+
+function wireOf(record: TaskRecord): WireTask {
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    ...(record.statusMessage !== undefined ? { statusMessage: record.statusMessage } : {}),
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ttl: record.ttlMs,
+    pollInterval: record.pollIntervalMs,
+  };
+}
+
+function notFound(taskId: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.taskNotFound(taskId));
+}
+
+/** The first text of a tool result, for a failed task's `statusMessage`. */
+function firstText(result: CallToolResult): string | undefined {
+  const block = result.content?.find((c) => c.type === 'text');
+  return block && 'text' in block ? block.text : undefined;
+}
+
+/**
+ * Tasks of one app: creates them from task-augmented `tools/call`s, runs their handlers through
+ * the one executor, and answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
+ * The rules live here (owner scoping, ttl bounds, lease expiry); the store only keeps data.
+ */
+export class TaskService {
+  readonly store: TaskStore;
+  readonly defaultTtlMs: number;
+  readonly maxTtlMs: number;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+
+  constructor(
+    private readonly env: TaskEnvironment,
+    options: TaskOptions = {},
+    private readonly now: () => number = Date.now,
+  ) {
+    this.store = options.store ?? new InMemoryTaskStore(now);
+    this.defaultTtlMs = options.defaultTtlMs ?? 3_600_000;
+    this.maxTtlMs = options.maxTtlMs ?? 86_400_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.leaseMs = options.leaseMs ?? 30_000;
+  }
+
+  /**
+   * Creates the task and starts its handler in the background; answers the `tools/call` with the
+   * task (`CreateTaskResult`). `server` is the connection notifications go to.
+   */
+  async start(
+    tool: ToolDefinition,
+    args: unknown,
+    requested: { ttl?: unknown },
+    call: CallRequest,
+    owner: string,
+    server: Server,
+  ): Promise<{ content: []; task: WireTask }> {
+    const now = this.now();
+    const asked = typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.defaultTtlMs;
+    const record: TaskRecord = {
+      taskId: randomUUID(),
+      owner,
+      tool: tool.name,
+      status: 'working',
+      statusMessage: callMessages.taskStarted(),
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: Math.min(asked, this.maxTtlMs),
+      pollIntervalMs: this.pollIntervalMs,
+      leaseExpiresAt: now + this.leaseMs,
+    };
+    await this.store.create(record);
+    this.run(record, tool, args, call, server);
+    // The SDK (2.4.0) checks every tools/call answer against CallToolResult on 2025-11-25 and
+    // refuses one that carries `task` without `content`: the empty `content` lets the
+    // CreateTaskResult through; task-aware clients read `task`.
+    return { content: [], task: wireOf(record) };
+  }
+
+  /** `tasks/get`: the caller's task, failed first if its instance stopped renewing the lease. */
+  async get(taskId: string, owner: string): Promise<WireTask> {
+    return wireOf(await this.visible(taskId, owner));
+  }
+
+  /** `tasks/list`: the caller's live tasks, a page at a time. */
+  async list(owner: string, cursor: string | undefined, pageSize: number) {
+    const page = await this.store.list(owner, cursor, pageSize);
+    if (!page) throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.taskInvalidCursor());
+    const tasks = await Promise.all(page.tasks.map((t) => this.leased(t)));
+    return { tasks: tasks.map(wireOf), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  /** `tasks/cancel`: marks the task cancelled; the instance running it aborts the handler's signal. */
+  async cancel(taskId: string, owner: string): Promise<WireTask> {
+    const record = await this.visible(taskId, owner);
+    if (isTerminal(record.status)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.taskAlreadyTerminal(taskId, record.status));
+    }
+    const message = callMessages.taskCancelled();
+    const cancelled = await this.store.update(taskId, {
+      status: 'cancelled',
+      statusMessage: message,
+      outcome: { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
+    });
+    // Finished meanwhile: the task keeps the status it reached first.
+    if (!cancelled) return this.cancel(taskId, owner);
+    return wireOf(cancelled);
+  }
+
+  /**
+   * `tasks/result`: waits until the task is terminal, then answers what the `tools/call` would have
+   * (its result, or its JSON-RPC error), tagged with the task.
+   */
+  async result(taskId: string, owner: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+    let record = await this.visible(taskId, owner);
+    while (!isTerminal(record.status)) {
+      await this.changeOf(taskId, record.leaseExpiresAt - this.now(), signal);
+      record = await this.visible(taskId, owner);
+    }
+    const outcome = record.outcome as TaskOutcome;
+    if (outcome.kind === 'error') throw new ProtocolError(outcome.code, outcome.message, outcome.data);
+    const meta = (outcome.result._meta as Record<string, unknown> | undefined) ?? {};
+    return { ...outcome.result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId } } };
+  }
+
+  /** The task if `owner` may see it; another caller's task answers exactly like a missing one. */
+  private async visible(taskId: string, owner: string): Promise<TaskRecord> {
+    const record = await this.store.get(taskId);
+    if (!record || record.owner !== owner) throw notFound(taskId);
+    return this.leased(record);
+  }
+
+  /** A working task whose lease ran out belongs to an instance that stopped: it is failed now. */
+  private async leased(record: TaskRecord): Promise<TaskRecord> {
+    if (isTerminal(record.status) || record.leaseExpiresAt > this.now()) return record;
+    const message = callMessages.taskLeaseExpired(this.leaseMs);
+    const failed = await this.store.update(record.taskId, {
+      status: 'failed',
+      statusMessage: message,
+      outcome: { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
+    });
+    // Not updated: another reader failed it first, or it just expired (then the caller keeps the old view).
+    return failed ?? (await this.store.get(record.taskId)) ?? record;
+  }
+
+  /** Resolves on the task's next change, or after `maxWaitMs` (to look at its lease again). */
+  private changeOf(taskId: string, maxWaitMs: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        stop();
+        clearTimeout(timer);
+        signal.removeEventListener('abort', aborted);
+      };
+      const stop = this.store.watch(taskId, () => {
+        done();
+        resolve();
+      });
+      const timer = setTimeout(() => {
+        done();
+        resolve();
+      }, Math.max(maxWaitMs, 0) + 5);
+      const aborted = () => {
+        done();
+        reject(signal.reason);
+      };
+      if (signal.aborted) aborted();
+      else signal.addEventListener('abort', aborted, { once: true });
+    });
+  }
+
+  /**
+   * Runs the handler through the one executor, outside the request that created the task: its own
+   * Context (progress -> status), its own DI scope, its signal aborted by `tasks/cancel`, its run
+   * bounded by the ttl. The lease is renewed until it ends.
+   */
+  private run(record: TaskRecord, tool: ToolDefinition, args: unknown, call: CallRequest, server: Server): void {
+    const { taskId } = record;
+    const controller = new AbortController();
+    const notify = (changed: TaskRecord) =>
+      server.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
+    const stopWatching = this.store.watch(taskId, (changed) => {
+      void notify(changed);
+      if (isTerminal(changed.status) && !controller.signal.aborted) controller.abort(changed.statusMessage);
+    });
+    const renew = setInterval(
+      () => {
+        void this.store.update(taskId, { leaseExpiresAt: this.now() + this.leaseMs }).catch(() => undefined);
+      },
+      Math.max(Math.floor(this.leaseMs / 3), 1),
+    );
+    renew.unref();
+
+    const asking: AskClient = async (ask) => {
+      await this.store.update(taskId, { status: 'input_required' });
+      try {
+        return await ask();
+      } finally {
+        await this.store.update(taskId, { status: 'working' });
+      }
+    };
+    const sdk = detachedContext(call.ctx.raw, server, controller.signal, taskId, asking);
+    const ctx = new TaskRequestContext(sdk, server, this.env.codec, async (statusMessage) => {
+      await this.store.update(taskId, { statusMessage }).catch(() => undefined);
+    });
+    const request = new CallRequest(this.env, 'tools/call', sdk, server, ctx);
+    const settings: ExecutorSettings = {
+      timeoutMs: record.ttlMs,
+      production: this.env.production,
+      errorFilter: this.env.errorFilter,
+      reportError: this.env.reportError,
+      stats: this.env.stats,
+    };
+    const finish = (update: TaskUpdate) => this.store.update(taskId, update);
+    executeCall(settings, tool.plan, this.env.kinds.tools, tool, request, args)
+      .then(
+        (result) =>
+          finish({
+            status: result.isError ? 'failed' : 'completed',
+            ...(result.isError ? { statusMessage: firstText(result) } : { statusMessage: undefined }),
+            outcome: { kind: 'result', result: result as Record<string, unknown> },
+          }),
+        (error: unknown) =>
+          finish({
+            status: 'failed',
+            statusMessage: messageOf(error),
+            outcome:
+              error instanceof ProtocolError
+                ? { kind: 'error', code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
+                : { kind: 'error', code: ProtocolErrorCode.InternalError, message: messageOf(error) },
+          }),
+      )
+      .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId }))
+      .finally(async () => {
+        clearInterval(renew);
+        stopWatching();
+        await request.end();
+      });
+  }
+}

@@ -1,0 +1,78 @@
+/** The states of a task (2025-11-25 tasks utility); the last three are terminal. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+/** True for `completed`, `failed` and `cancelled`: a task never leaves them. */
+export function isTerminal(status: TaskStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+/** What a finished task answers to `tasks/result`: the call's result, or the JSON-RPC error it raised. */
+export type TaskOutcome =
+  | { readonly kind: 'result'; readonly result: Record<string, unknown> }
+  | { readonly kind: 'error'; readonly code: number; readonly message: string; readonly data?: unknown };
+
+/**
+ * One task as a store keeps it: plain JSON-able data, so a shared store (Redis) can hold it as is.
+ * Times are epoch milliseconds.
+ */
+export interface TaskRecord {
+  readonly taskId: string;
+  /** Who may see, poll and cancel it: the principal, else the session, else the connection. */
+  readonly owner: string;
+  /** The tool it runs, for reports. */
+  readonly tool: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  readonly createdAt: number;
+  readonly lastUpdatedAt: number;
+  /** How long after `createdAt` the task and its result are kept. */
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  /**
+   * Until when the instance running the task vouches for it; it renews the lease while the handler
+   * runs. A `working` task whose lease ran out belongs to an instance that stopped: it is failed.
+   */
+  readonly leaseExpiresAt: number;
+  /** Set once the task is terminal (absent for a task cancelled before it produced anything). */
+  readonly outcome?: TaskOutcome;
+}
+
+/** A change to a task that is not terminal yet. */
+export interface TaskUpdate {
+  readonly status?: TaskStatus;
+  readonly statusMessage?: string;
+  readonly outcome?: TaskOutcome;
+  readonly leaseExpiresAt?: number;
+}
+
+/**
+ * Where tasks live: in memory for one process (the default), or a shared store (Redis) so that
+ * any instance can answer `tasks/get`, `tasks/result` and `tasks/cancel` for a task another
+ * instance runs. A store keeps data and tells watchers about changes; the rules (who may see a
+ * task, when a lease has run out) are the task service's, so every store applies them alike.
+ */
+export interface TaskStore {
+  /** Stores a new task. */
+  create(record: TaskRecord): Promise<void>;
+  /** The task, or undefined when it never existed or its ttl has passed. */
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * The owner's live tasks, oldest first, `limit` per page; `cursor` is the previous page's
+   * `nextCursor`. Undefined for a cursor this store did not issue.
+   */
+  list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string } | undefined>;
+  /**
+   * Applies `update` atomically if the task exists and is not terminal, and tells its watchers
+   * (an update of `leaseExpiresAt` alone is a renewal: watchers are not told, `lastUpdatedAt` stays).
+   * Returns the updated task, or undefined when there was nothing to change (gone or terminal):
+   * a terminal task never changes again, which settles the race between finishing and cancelling.
+   */
+  update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined>;
+  /**
+   * Calls `listener` with the task each time it changes, on whichever instance the change was
+   * made (a shared store relays changes between instances). Returns the function that stops it.
+   */
+  watch(taskId: string, listener: (record: TaskRecord) => void): () => void;
+}
