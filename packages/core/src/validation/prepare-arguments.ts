@@ -2,6 +2,7 @@ import { callMessages } from '../messages/call-messages.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { ArgumentLimits } from '../metadata/metadata-args.js';
 import { checkArgumentLimits } from './argument-limits.js';
+import { FALLBACK } from './compiled-dto-runtime.js';
 import type { DtoDescriptor } from './dto-descriptor.js';
 import { type ValidationOutcome, validateInput } from './dto-validator.js';
 import type { JsonValidator } from './json-schema-validator.js';
@@ -45,7 +46,10 @@ export async function prepareArguments(plan: InputPlan, args: unknown): Promise<
         return { ok: false, issues: [{ path: '', message: 'arguments must be a JSON object' }] };
       }
       const shape = plan.dto.shape(raw);
-      if (shape.ok) return validateInput(plan.dto.dto, raw, plan.dto.async);
+      if (shape.ok) {
+        const compiled = plan.dto.compiled?.(raw);
+        return compiled === undefined || compiled === FALLBACK ? validateInput(plan.dto.dto, raw, plan.dto.async) : compiled;
+      }
       return { ok: false, issues: [...shape.issues, ...(await constraintIssues(plan.dto, raw, shape.issues))] };
     }
   }
