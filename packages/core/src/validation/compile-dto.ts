@@ -19,6 +19,20 @@ interface ConstraintMetadata {
   instance: ConstraintInstance;
 }
 
+// The runtime helpers the generated code calls, bound to locals once (a module namespace is slower to read).
+const HELPERS = [
+  'convert',
+  'copyKey',
+  'validateEach',
+  'messageOf',
+  'flushConstraints',
+  'join',
+  'isNestedObject',
+  'nestedNotObject',
+  'validateNested',
+  'TRANSFORM_EXECUTOR_OPTIONS',
+] as const;
+
 const BUILT_IN_TYPES = new Set<unknown>([undefined, String, Number, Boolean, Date, Object]);
 
 /**
@@ -76,10 +90,11 @@ function generate(cls: Function, pending: Function[]): boolean {
   };
 
   const build = buildSource(cls, Object.keys(grouped), ref, pending);
-  const check = metas.length > 0 ? checkSource(grouped, ref) : undefined;
+  const check = metas.length > 0 ? checkSource(cls, grouped, ref) : undefined;
   let made: { build: runtime.BuildInstance; check?: runtime.CheckInstance };
   try {
-    made = new Function('K', 'R', 'FB', `"use strict";\nreturn {\nbuild: ${build},\ncheck: ${check ?? 'undefined'}\n};`)(
+    const helpers = `const { ${HELPERS.join(', ')} } = R;`;
+    made = new Function('K', 'R', 'FB', `"use strict";\n${helpers}\nreturn {\nbuild: ${build},\ncheck: ${check ?? 'undefined'}\n};`)(
       constants,
       runtime,
       FALLBACK,
@@ -116,8 +131,8 @@ function buildSource(cls: Function, names: string[], ref: (value: unknown) => st
     const transforms = transformsToClass(cls, name);
     const converted =
       meta === undefined
-        ? `(v === null || typeof v !== 'object') ? v : R.convert(v, undefined, undefined)`
-        : `R.convert(v, ${ref(type)}, ${ref(meta.reflectedType)})`;
+        ? `(v === null || typeof v !== 'object') ? v : convert(v, undefined, undefined)`
+        : `convert(v, ${ref(type)}, ${ref(meta.reflectedType)})`;
     const lines = [
       `case ${key}: {`,
       `if (o[k] instanceof Function) break;`,
@@ -126,7 +141,7 @@ function buildSource(cls: Function, names: string[], ref: (value: unknown) => st
       `if (v instanceof Map) return FB;`,
       `let x = ${converted};`,
       `if (x === FB) return FB;`,
-      ...transforms.map((t) => `x = ${ref(t.transformFn)}({ value: x, key: k, obj: p, type: 0, options: R.TRANSFORM_EXECUTOR_OPTIONS });`),
+      ...transforms.map((t) => `x = ${ref(t.transformFn)}({ value: x, key: k, obj: p, type: 0, options: TRANSFORM_EXECUTOR_OPTIONS });`),
       `if (x !== undefined) o[k] = x;`,
       `break; }`,
     ];
@@ -139,7 +154,7 @@ for (let i = 0; i < ks.length; i++) {
 const k = ks[i];
 switch (k) {
 ${cases.join('\n')}
-default: if (R.copyKey(${ref(cls)}, o, p, k) === FB) return FB;
+default: if (copyKey(${ref(cls)}, o, p, k) === FB) return FB;
 }
 }
 return o;
@@ -147,7 +162,7 @@ return o;
 }
 
 /** The ValidationExecutor.execute mirror: unknown keys first, then each property in class-validator's order. */
-function checkSource(grouped: Record<string, ValidationMetadata[]>, ref: (value: unknown) => string): string {
+function checkSource(cls: Function, grouped: Record<string, ValidationMetadata[]>, ref: (value: unknown) => string): string {
   const blocks: string[] = [];
   const storage = getValidationStorage();
   for (const name of Object.keys(grouped)) {
@@ -172,36 +187,39 @@ function checkSource(grouped: Record<string, ValidationMetadata[]>, ref: (value:
         if (constraint.async) continue; // validateSync ignores asynchronous constraints
         const instance = ref(constraint.instance);
         const type = JSON.stringify(constraint.name ? constraint.name : meta.type);
-        const args = `{ targetName: o.constructor ? o.constructor.name : undefined, property: ${JSON.stringify(meta.propertyName)}, object: o, value: v, constraints: ${m}.constraints }`;
+        const args = `{ targetName: tn, property: ${JSON.stringify(meta.propertyName)}, object: o, value: v, constraints: ${m}.constraints }`;
         const valid = meta.each
-          ? `(Array.isArray(v) || v instanceof Set || v instanceof Map) ? R.validateEach(${instance}, v, a) : ${instance}.validate(v, a)`
+          ? `(Array.isArray(v) || v instanceof Set || v instanceof Map) ? validateEach(${instance}, v, a) : ${instance}.validate(v, a)`
           : `${instance}.validate(v, a)`;
-        lines.push(`{ const a = ${args};`, `if (!(${valid})) (c ??= {})[${type}] = R.messageOf(${m}, ${instance}, o, v); }`);
+        lines.push(`{ const a = ${args};`, `if (!(${valid})) (c ??= {})[${type}] = messageOf(${m}, ${instance}, o, v); }`);
       }
       lines.push('}');
     }
     if (nested.length > 0) {
       const n = ref(nested);
       lines.push(
-        'if (v !== undefined && R.isNestedObject(v)) {',
-        `if (c !== undefined) R.flushConstraints(c, R.join(path, ${key}), ${key}, out);`,
-        `if (R.validateNested(${n}, v, R.join(path, ${key}), out) === FB) return FB;`,
+        'if (v !== undefined && isNestedObject(v)) {',
+        `if (c !== undefined) flushConstraints(c, join(path, ${key}), ${key}, out);`,
+        `if (validateNested(${n}, v, join(path, ${key}), out) === FB) return FB;`,
         '} else {',
-        `if (v !== undefined) c = R.nestedNotObject(${n}, v, c);`,
-        `if (c !== undefined) R.flushConstraints(c, R.join(path, ${key}), ${key}, out);`,
+        `if (v !== undefined) c = nestedNotObject(${n}, v, c);`,
+        `if (c !== undefined) flushConstraints(c, join(path, ${key}), ${key}, out);`,
         '}',
       );
     } else {
-      lines.push(`if (c !== undefined) R.flushConstraints(c, R.join(path, ${key}), ${key}, out);`);
+      lines.push(`if (c !== undefined) flushConstraints(c, join(path, ${key}), ${key}, out);`);
     }
     lines.push('} }');
     blocks.push(lines.join('\n'));
   }
+  // ValidationArguments.targetName, read once per object (Function#name is a slow accessor in V8).
+  const targetName = `o.constructor === ${ref(cls)} ? ${JSON.stringify(cls.name)} : o.constructor ? o.constructor.name : undefined`;
   return `function check(o, path, out) {
+const tn = ${targetName};
 const ks = Object.keys(o);
 for (let i = 0; i < ks.length; i++) {
 const g = ${ref(grouped)}[ks[i]];
-if (!g || g.length === 0) out.push({ path: R.join(path, ks[i]), message: 'unknown property; remove it' });
+if (!g || g.length === 0) out.push({ path: join(path, ks[i]), message: 'unknown property; remove it' });
 }
 ${blocks.join('\n')}
 return undefined;

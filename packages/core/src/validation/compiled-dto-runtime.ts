@@ -200,7 +200,12 @@ export function validateNested(
   out: ValidationIssue[],
 ): Fallback | undefined {
   for (let m = 0; m < metas.length; m++) {
-    if (isArrayLike(value)) {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value)) continue; // forEach skips holes
+        if (validateItem(metas, value[i], String(i), path, out) === FALLBACK) return FALLBACK;
+      }
+    } else if (value instanceof Set || value instanceof Map) {
       const items = value instanceof Set ? Array.from(value) : value;
       let failed = false;
       (items as unknown[]).forEach((item: unknown, index: unknown) => {

@@ -22,9 +22,10 @@ export type InputPlan =
  * Checks untrusted arguments against `plan`. Limits come first (before anything converts the
  * value); then every problem is reported at once: unknown and missing properties and wrong types
  * from the shape check first, then the constraint failures class-validator finds on the other
- * properties (in declaration order), nested paths dotted.
+ * properties (in declaration order), nested paths dotted. The answer is synchronous when no
+ * library has to run (the compiled DTO path), so a call does not wait a promise for nothing.
  */
-export async function prepareArguments(plan: InputPlan, args: unknown): Promise<ValidationOutcome> {
+export function prepareArguments(plan: InputPlan, args: unknown): ValidationOutcome | Promise<ValidationOutcome> {
   switch (plan.kind) {
     case 'raw':
       return { ok: true, value: args };
@@ -50,9 +51,13 @@ export async function prepareArguments(plan: InputPlan, args: unknown): Promise<
         const compiled = plan.dto.compiled?.(raw);
         return compiled === undefined || compiled === FALLBACK ? validateInput(plan.dto.dto, raw, plan.dto.async) : compiled;
       }
-      return { ok: false, issues: [...shape.issues, ...(await constraintIssues(plan.dto, raw, shape.issues))] };
+      return shapeFailure(plan.dto, raw, shape.issues);
     }
   }
+}
+
+async function shapeFailure(dto: DtoDescriptor, raw: object, shapeIssues: ValidationIssue[]): Promise<ValidationOutcome> {
+  return { ok: false, issues: [...shapeIssues, ...(await constraintIssues(dto, raw, shapeIssues))] };
 }
 
 /**

@@ -30,7 +30,8 @@ export async function validateDto<T extends object>(
       'in the class',
     );
   }
-  return prepareArguments({ kind: 'dto', dto: descriptor, limits: { ...DEFAULT_ARGUMENT_LIMITS, ...limits } }, plain) as Promise<
-    ValidationOutcome<T>
-  >;
+  return (await prepareArguments(
+    { kind: 'dto', dto: descriptor, limits: { ...DEFAULT_ARGUMENT_LIMITS, ...limits } },
+    plain,
+  )) as ValidationOutcome<T>;
 }
