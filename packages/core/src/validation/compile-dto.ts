@@ -137,12 +137,13 @@ function buildSource(cls: Function, names: string[], ref: (value: unknown) => st
       `case ${key}: {`,
       `if (o[k] instanceof Function) break;`,
       `const v = p[k];`,
-      `if (v === undefined) { const d = o[k]; if (d !== undefined) o[k] = d; break; }`,
+      // exposeUnsetFields (on by default) assigns even an undefined result.
+      `if (v === undefined) { o[k] = o[k]; break; }`,
       `if (v instanceof Map) return FB;`,
       `let x = ${converted};`,
       `if (x === FB) return FB;`,
       ...transforms.map((t) => `x = ${ref(t.transformFn)}({ value: x, key: k, obj: p, type: 0, options: TRANSFORM_EXECUTOR_OPTIONS });`),
-      `if (x !== undefined) o[k] = x;`,
+      `o[k] = x;`,
       `break; }`,
     ];
     cases.push(lines.join('\n'));

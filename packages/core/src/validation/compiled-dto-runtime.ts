@@ -94,10 +94,9 @@ function copyPlain(value: Record<string, unknown>): object | Fallback {
   for (const key of Object.keys(value)) {
     if (key === '__proto__' || key === 'constructor' || PLAIN_OBJECT_SKIPPED.has(key)) continue;
     const sub = value[key];
-    if (sub === undefined) continue;
     const converted = sub === null || typeof sub !== 'object' ? sub : convert(sub, undefined, undefined);
     if (converted === FALLBACK) return FALLBACK;
-    if (converted !== undefined) out[key] = converted;
+    out[key] = converted; // exposeUnsetFields (on by default) keeps an undefined member
   }
   return out;
 }
@@ -137,7 +136,7 @@ export function copyKey(
       value = transform.transformFn({ value, key, obj: plain, type: PLAIN_TO_CLASS, options: TRANSFORM_EXECUTOR_OPTIONS });
     }
   }
-  if (value !== undefined) instance[key] = value;
+  instance[key] = value; // exposeUnsetFields (on by default) assigns even an undefined result
   return undefined;
 }
 
