@@ -63,7 +63,7 @@ function isPromise(value: unknown): boolean {
 /** TransformOperationExecutor.transform(undefined, value, type, arrayType, false) for plain JSON values. */
 export function convert(value: unknown, type: unknown, arrayType: unknown): unknown {
   if (Array.isArray(value)) {
-    if (arrayType !== undefined && arrayType !== Array) return FALLBACK;
+    if (arrayType !== undefined && arrayType !== Array && !isPlainArrayOf(arrayType)) return FALLBACK;
     const out: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
       if (!(i in value)) continue; // forEach skips holes
@@ -87,6 +87,16 @@ export function convert(value: unknown, type: unknown, arrayType: unknown): unkn
   if (type === undefined || type === Object) return copyPlain(value as Record<string, unknown>);
   const build = typeof type === 'function' ? builders.get(type) : undefined;
   return build ? build(value as Record<string, unknown>) : FALLBACK;
+}
+
+/**
+ * instantiateArrayType: an array where a `@Type` property's design type is not Array (an array sent
+ * for a `Date` or a DTO) becomes a plain array when `new type()` is neither a Set nor has a `push`.
+ */
+function isPlainArrayOf(arrayType: unknown): boolean {
+  if (typeof arrayType !== 'function') return false;
+  const made = new (arrayType as new () => object)();
+  return !(made instanceof Set) && !('push' in made);
 }
 
 function copyPlain(value: Record<string, unknown>): object | Fallback {

@@ -56,24 +56,45 @@ export function prepareArguments(plan: InputPlan, args: unknown): ValidationOutc
   }
 }
 
-async function shapeFailure(dto: DtoDescriptor, raw: object, shapeIssues: ValidationIssue[]): Promise<ValidationOutcome> {
-  return { ok: false, issues: [...shapeIssues, ...(await constraintIssues(dto, raw, shapeIssues))] };
+/**
+ * The shape's issues, then the constraint failures found on the rest of the payload: by the compiled
+ * DTO when it covers the payload (no library work for a wrongly shaped call either), else by
+ * class-transformer + class-validator.
+ */
+function shapeFailure(dto: DtoDescriptor, raw: object, shapeIssues: ValidationIssue[]): ValidationOutcome | Promise<ValidationOutcome> {
+  const compiled = compiledOutcome(dto, raw);
+  if (compiled !== FALLBACK) return { ok: false, issues: [...shapeIssues, ...uncovered(compiled, shapeIssues)] };
+  return librariesAfterShape(dto, raw, shapeIssues);
 }
 
-/**
- * class-validator's findings on a payload whose shape is already known to be wrong, minus those at
- * (or under) a path the shape check reported, and `each value` findings over an item it reported:
- * one message per problem, the shape's first.
- */
-async function constraintIssues(dto: DtoDescriptor, raw: object, shapeIssues: readonly ValidationIssue[]): Promise<ValidationIssue[]> {
-  let outcome: ValidationOutcome;
+/** The compiled DTO's answer, undefined when a transform or constraint threw, FALLBACK when it does not cover `raw`. */
+function compiledOutcome(dto: DtoDescriptor, raw: object): ValidationOutcome | undefined | typeof FALLBACK {
+  if (!dto.compiled) return FALLBACK;
+  try {
+    return dto.compiled(raw);
+  } catch {
+    // A transform that cannot cope with the wrong shape: the shape's issues already say what to fix.
+    return undefined;
+  }
+}
+
+async function librariesAfterShape(dto: DtoDescriptor, raw: object, shapeIssues: ValidationIssue[]): Promise<ValidationOutcome> {
+  let outcome: ValidationOutcome | undefined;
   try {
     outcome = await validateInput(dto.dto, raw, dto.async);
   } catch {
-    // A transform that cannot cope with the wrong shape: the shape's issues already say what to fix.
-    return [];
+    outcome = undefined; // as above
   }
-  if (outcome.ok) return [];
+  return { ok: false, issues: [...shapeIssues, ...uncovered(outcome, shapeIssues)] };
+}
+
+/**
+ * The constraint findings on a payload whose shape is already known to be wrong, minus those at
+ * (or under) a path the shape check reported, and `each value` findings over an item it reported:
+ * one message per problem, the shape's first.
+ */
+function uncovered(outcome: ValidationOutcome | undefined, shapeIssues: readonly ValidationIssue[]): ValidationIssue[] {
+  if (!outcome || outcome.ok) return [];
   const covered = shapeIssues.map((issue) => issue.path);
   return outcome.issues.filter(
     (issue) =>
