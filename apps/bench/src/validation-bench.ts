@@ -140,7 +140,7 @@ async function compare(label: string, payload: object): Promise<void> {
   };
   const calls = quick ? 2_000 : 20_000;
   const rounds = quick ? 3 : 7;
-  for (const run of Object.values(sides)) await perCall(run, calls); // warm-up (JIT)
+  for (const run of Object.values(sides)) await perCall(run, 30_000); // warm-up: V8 optimises both sides first
   const results = new Map<string, number[]>(Object.keys(sides).map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     for (const [name, run] of Object.entries(sides)) {
