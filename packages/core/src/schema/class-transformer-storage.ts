@@ -46,9 +46,7 @@ export function findTypeMetadata(target: Function, propertyName: string): TypeMe
  * the filter it applies when no `groups` option is given (a transform restricted to groups never runs).
  */
 export function transformsToClass(target: Function | undefined, propertyName: string): TransformMetadata[] {
-  return storage
-    .findTransformMetadatas(target, propertyName, PLAIN_TO_CLASS)
-    .filter((meta) => !meta.options?.groups?.length);
+  return storage.findTransformMetadatas(target, propertyName, PLAIN_TO_CLASS).filter((meta) => !meta.options?.groups?.length);
 }
 
 /** True when `@Expose`/`@Exclude` (on the class, a property or an ancestor) changes which keys plainToInstance copies. */
