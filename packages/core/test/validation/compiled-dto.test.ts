@@ -1,9 +1,11 @@
 import 'reflect-metadata';
-import { Transform, Type } from 'class-transformer';
+import { Expose, Transform, Type } from 'class-transformer';
 import {
+  Allow,
   ArrayMaxSize,
   ArrayMinSize,
   ArrayUnique,
+  Equals,
   IsBoolean,
   IsDate,
   IsDefined,
@@ -34,7 +36,7 @@ import {
 } from 'class-validator';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Constructor } from '../../src/index.js';
+import { type Constructor, validateDto } from '../../src/index.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../../src/validation/argument-limits.js';
 import { FALLBACK } from '../../src/validation/compiled-dto-runtime.js';
 import { describeDto } from '../../src/validation/dto-descriptor.js';
@@ -251,6 +253,38 @@ class Tree {
   children?: Tree[];
 }
 
+class Page {
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  page = 1;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(4)
+  cursor?: string;
+
+  @Allow()
+  hint?: unknown;
+}
+
+// Inherited metadata (and a redeclared property with its own constraints), @Allow, @Equals,
+// @IsNotEmpty and a Date list: what class-validator merges from the parent, the compiled code must too.
+class PagedSearch extends Page {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(6)
+  cursor?: string;
+
+  @Equals('v1')
+  version!: string;
+
+  @IsOptional()
+  @IsDate({ each: true })
+  @Type(() => Date)
+  since?: Date[];
+}
+
 /** A structural picture of a value: classes, key order, Dates and primitive types included. */
 function picture(value: unknown): unknown {
   if (value instanceof Date) return { date: value.getTime() };
@@ -405,6 +439,17 @@ const shapes: Array<{ name: string; dto: Constructor; input: fc.Arbitrary<Record
     }),
   },
   { name: 'a DTO that nests itself', dto: Tree, input: treeAt(3) },
+  {
+    name: 'an inherited DTO, @Allow, @Equals, @IsNotEmpty, a list of dates',
+    dto: PagedSearch,
+    input: record({
+      page: pick([1, 3], fc.integer({ min: -1, max: 1 })),
+      cursor: pick(['abc', 'abcdef'], fc.constantFrom('', 'abcdefg')),
+      hint: fc.oneof(fc.jsonValue(), fc.constant(undefined)),
+      version: pick(['v1'], fc.constantFrom('v2', '')),
+      since: pick([['2026-01-01T00:00:00Z'], []], fc.array(fc.constantFrom('2026-01-01T00:00:00Z', 'nope', 5), { maxLength: 3 })),
+    }),
+  },
 ];
 
 describe('compiled DTO validation gives exactly what class-transformer + class-validator give', () => {
@@ -446,6 +491,21 @@ describe('compiled DTO validation gives exactly what class-transformer + class-v
 });
 
 describe('the compiled path hands over to the libraries for what it does not mirror', () => {
+  it('a DTO with @Expose is not compiled, and validates as before', async () => {
+    class Renamed {
+      @Expose({ name: 'full_name' })
+      @IsString()
+      @MinLength(2)
+      fullName!: string;
+    }
+    const descriptor = describeDto(Renamed);
+    expect(descriptor.compiled).toBeUndefined();
+    expect(await validateDto(Renamed, { fullName: 'x' })).toEqual({
+      ok: false,
+      issues: [{ path: 'fullName', message: 'must be longer than or equal to 2 characters' }],
+    });
+  });
+
   it('a value that is not plain JSON (a Map given to validateDto) is decided by class-transformer', async () => {
     const descriptor = describeDto(Lists);
     expect(descriptor.compiled?.({ tags: ['ab'], meta: new Map([['a', 1]]) })).toBe(FALLBACK);
