@@ -274,7 +274,7 @@ class PagedSearch extends Page {
   @IsString()
   @IsNotEmpty()
   @MaxLength(6)
-  cursor?: string;
+  override cursor?: string;
 
   @Equals('v1')
   version!: string;
