@@ -12,13 +12,15 @@ export const DEFAULT_ARGUMENT_LIMITS: Readonly<Required<ArgumentLimits>> = Objec
 // Keys that would reach an object's prototype when class-transformer copies them onto an instance.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-// Scratch space of the walk, reused (the walk is synchronous): one entry per value met, so the path
-// of a value is only spelled out for the one that breaks a limit.
-const values: unknown[] = [];
-const parents: number[] = [];
-const keys: string[] = [];
-const depths: number[] = [];
-const stack: number[] = [];
+// One entry per value met (its parent entry, its key, its depth), so that the path of a value is
+// only spelled out for the one that breaks a limit.
+interface Walk {
+  values: unknown[];
+  parents: number[];
+  keys: string[];
+  depths: number[];
+  stack: number[];
+}
 
 /**
  * Checks the shape of untrusted arguments before anything converts them: depth, members per
@@ -27,19 +29,10 @@ const stack: number[] = [];
  * (a 100,000-deep nesting is refused after `maxDepth` levels).
  */
 export function checkArgumentLimits(value: unknown, limits: Readonly<Required<ArgumentLimits>>): ValidationIssue | undefined {
-  try {
-    return walk(value, limits);
-  } finally {
-    values.length = 0;
-    parents.length = 0;
-    keys.length = 0;
-    depths.length = 0;
-    stack.length = 0;
-  }
-}
-
-function walk(value: unknown, limits: Readonly<Required<ArgumentLimits>>): ValidationIssue | undefined {
-  meet(value, -1, '', 0);
+  const w: Walk = { values: [], parents: [], keys: [], depths: [], stack: [] };
+  const { values, depths, stack } = w;
+  const pathOf = (at: number) => pathOfEntry(w, at);
+  meet(w, value, -1, '', 0);
   let nodes = 0;
   while (stack.length > 0) {
     const at = stack.pop() as number;
@@ -63,7 +56,7 @@ function walk(value: unknown, limits: Readonly<Required<ArgumentLimits>>): Valid
       if (nodes > limits.maxNodes) return { path: pathOf(at), message: `arguments contain more than ${limits.maxNodes} values` };
       for (let i = 0; i < here.length; i++) {
         const item = here[i];
-        if (item !== null && (typeof item === 'object' || typeof item === 'string')) meet(item, at, String(i), depth + 1);
+        if (item !== null && (typeof item === 'object' || typeof item === 'string')) meet(w, item, at, String(i), depth + 1);
       }
       continue;
     }
@@ -79,7 +72,7 @@ function walk(value: unknown, limits: Readonly<Required<ArgumentLimits>>): Valid
         return { path: pathOf(at), message: `a property name is longer than the limit of ${limits.maxStringLength} characters` };
       }
       const item = (here as Record<string, unknown>)[key];
-      if (item !== null && (typeof item === 'object' || typeof item === 'string')) meet(item, at, key, depth + 1);
+      if (item !== null && (typeof item === 'object' || typeof item === 'string')) meet(w, item, at, key, depth + 1);
     }
     nodes += count;
     if (nodes > limits.maxNodes) return { path: pathOf(at), message: `arguments contain more than ${limits.maxNodes} values` };
@@ -87,18 +80,18 @@ function walk(value: unknown, limits: Readonly<Required<ArgumentLimits>>): Valid
   return undefined;
 }
 
-function meet(value: unknown, parent: number, key: string, depth: number): void {
-  stack.push(values.length);
-  values.push(value);
-  parents.push(parent);
-  keys.push(key);
-  depths.push(depth);
+function meet(w: Walk, value: unknown, parent: number, key: string, depth: number): void {
+  w.stack.push(w.values.length);
+  w.values.push(value);
+  w.parents.push(parent);
+  w.keys.push(key);
+  w.depths.push(depth);
 }
 
 /** The dotted path of entry `at`, joined from the root down as the walk would have. */
-function pathOf(at: number): string {
+function pathOfEntry(w: Walk, at: number): string {
   const chain: string[] = [];
-  for (let i = at; i > 0; i = parents[i] as number) chain.push(keys[i] as string);
+  for (let i = at; i > 0; i = w.parents[i] as number) chain.push(w.keys[i] as string);
   let path = '';
   for (let i = chain.length - 1; i >= 0; i--) path = join(path, chain[i] as string);
   return path;
