@@ -176,7 +176,12 @@ function checkSource(cls: Function, grouped: Record<string, ValidationMetadata[]
     const key = JSON.stringify(name);
     const lines: string[] = [`{ const v = o[${key}];`];
     if (conditions.length > 0) {
-      const calls = conditions.map((m, i) => `const c${i} = ${ref((m.constraints as Function[])[0])}(o, v);`);
+      // @IsOptional's condition, written out (the same two reads of the property); others are called.
+      const calls = conditions.map((m, i) =>
+        m.name === 'isOptional' && isOptionalCondition(m)
+          ? `const c${i} = o[${key}] !== null && o[${key}] !== undefined;`
+          : `const c${i} = ${ref((m.constraints as Function[])[0])}(o, v);`,
+      );
       lines.push(...calls, `if (${conditions.map((_, i) => `c${i}`).join(' && ')}) {`);
     } else lines.push('{');
     lines.push('let c;');
@@ -225,4 +230,14 @@ if (!g || g.length === 0) out.push({ path: join(path, ks[i]), message: 'unknown 
 ${blocks.join('\n')}
 return undefined;
 }`;
+}
+
+// The function @IsOptional records, as class-validator 0.15.1 writes it (its ES2015+ and ES5
+// builds): anything else is called.
+const IS_OPTIONAL_SOURCE =
+  /^(?:\(object, value\) =>|function \(object, value\)) \{\s*return object\[propertyName\] !== null && object\[propertyName\] !== undefined;\s*\}$/;
+
+function isOptionalCondition(meta: ValidationMetadata): boolean {
+  const condition = meta.constraints?.[0];
+  return typeof condition === 'function' && IS_OPTIONAL_SOURCE.test(Function.prototype.toString.call(condition));
 }
