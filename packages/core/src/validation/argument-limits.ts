@@ -12,6 +12,16 @@ export const DEFAULT_ARGUMENT_LIMITS: Readonly<Required<ArgumentLimits>> = Objec
 // Keys that would reach an object's prototype when class-transformer copies them onto an instance.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+// One entry per value met (its parent entry, its key, its depth), so that the path of a value is
+// only spelled out for the one that breaks a limit.
+interface Walk {
+  values: unknown[];
+  parents: number[];
+  keys: string[];
+  depths: number[];
+  stack: number[];
+}
+
 /**
  * Checks the shape of untrusted arguments before anything converts them: depth, members per
  * object, items per array, total values, string length, and prototype-polluting keys. It walks
@@ -19,55 +29,72 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * (a 100,000-deep nesting is refused after `maxDepth` levels).
  */
 export function checkArgumentLimits(value: unknown, limits: Readonly<Required<ArgumentLimits>>): ValidationIssue | undefined {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  const w: Walk = { values: [], parents: [], keys: [], depths: [], stack: [] };
+  const { values, depths, stack } = w;
+  const pathOf = (at: number) => pathOfEntry(w, at);
+  meet(w, value, -1, '', 0);
   let nodes = 0;
   while (stack.length > 0) {
-    const current = stack.pop() as { value: unknown; path: string; depth: number };
-    const here = current.value;
+    const at = stack.pop() as number;
+    const here = values[at];
     if (typeof here === 'string') {
       if (here.length > limits.maxStringLength) {
-        return { path: current.path, message: `string is longer than the limit of ${limits.maxStringLength} characters` };
+        return { path: pathOf(at), message: `string is longer than the limit of ${limits.maxStringLength} characters` };
       }
       continue;
     }
     if (here === null || typeof here !== 'object') continue;
-    if (current.depth >= limits.maxDepth) {
-      return { path: current.path, message: `nesting is deeper than the limit of ${limits.maxDepth} levels` };
+    const depth = depths[at] as number;
+    if (depth >= limits.maxDepth) {
+      return { path: pathOf(at), message: `nesting is deeper than the limit of ${limits.maxDepth} levels` };
     }
     if (Array.isArray(here)) {
       if (here.length > limits.maxArrayLength) {
-        return { path: current.path, message: `array has more than the limit of ${limits.maxArrayLength} items` };
+        return { path: pathOf(at), message: `array has more than the limit of ${limits.maxArrayLength} items` };
       }
       nodes += here.length;
-      if (nodes > limits.maxNodes) return { path: current.path, message: `arguments contain more than ${limits.maxNodes} values` };
+      if (nodes > limits.maxNodes) return { path: pathOf(at), message: `arguments contain more than ${limits.maxNodes} values` };
       for (let i = 0; i < here.length; i++) {
         const item = here[i];
-        if (item !== null && (typeof item === 'object' || typeof item === 'string')) {
-          stack.push({ value: item, path: join(current.path, String(i)), depth: current.depth + 1 });
-        }
+        if (item !== null && (typeof item === 'object' || typeof item === 'string')) meet(w, item, at, String(i), depth + 1);
       }
       continue;
     }
-    let keys = 0;
+    let count = 0;
     for (const key in here) {
       if (!Object.hasOwn(here, key)) continue;
-      keys++;
-      if (keys > limits.maxObjectKeys) {
-        return { path: current.path, message: `object has more than the limit of ${limits.maxObjectKeys} properties` };
+      count++;
+      if (count > limits.maxObjectKeys) {
+        return { path: pathOf(at), message: `object has more than the limit of ${limits.maxObjectKeys} properties` };
       }
-      if (FORBIDDEN_KEYS.has(key)) return { path: join(current.path, key), message: 'this property name is not allowed' };
+      if (FORBIDDEN_KEYS.has(key)) return { path: join(pathOf(at), key), message: 'this property name is not allowed' };
       if (key.length > limits.maxStringLength) {
-        return { path: current.path, message: `a property name is longer than the limit of ${limits.maxStringLength} characters` };
+        return { path: pathOf(at), message: `a property name is longer than the limit of ${limits.maxStringLength} characters` };
       }
       const item = (here as Record<string, unknown>)[key];
-      if (item !== null && (typeof item === 'object' || typeof item === 'string')) {
-        stack.push({ value: item, path: join(current.path, key), depth: current.depth + 1 });
-      }
+      if (item !== null && (typeof item === 'object' || typeof item === 'string')) meet(w, item, at, key, depth + 1);
     }
-    nodes += keys;
-    if (nodes > limits.maxNodes) return { path: current.path, message: `arguments contain more than ${limits.maxNodes} values` };
+    nodes += count;
+    if (nodes > limits.maxNodes) return { path: pathOf(at), message: `arguments contain more than ${limits.maxNodes} values` };
   }
   return undefined;
+}
+
+function meet(w: Walk, value: unknown, parent: number, key: string, depth: number): void {
+  w.stack.push(w.values.length);
+  w.values.push(value);
+  w.parents.push(parent);
+  w.keys.push(key);
+  w.depths.push(depth);
+}
+
+/** The dotted path of entry `at`, joined from the root down as the walk would have. */
+function pathOfEntry(w: Walk, at: number): string {
+  const chain: string[] = [];
+  for (let i = at; i > 0; i = w.parents[i] as number) chain.push(w.keys[i] as string);
+  let path = '';
+  for (let i = chain.length - 1; i >= 0; i--) path = join(path, chain[i] as string);
+  return path;
 }
 
 function join(path: string, key: string): string {

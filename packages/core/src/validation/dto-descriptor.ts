@@ -2,6 +2,7 @@ import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'cla
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { findDeclaredType } from '../schema/class-transformer-storage.js';
 import { DtoSchemaWriter, type SchemaProblem, structuralSchema } from '../schema/dto-to-json-schema.js';
+import { type CompiledDto, compileDto } from './compile-dto.js';
 import { compileShapeCheck, type JsonValidator } from './json-schema-validator.js';
 
 /**
@@ -18,6 +19,11 @@ export interface DtoDescriptor {
   readonly shape: JsonValidator;
   /** True when a custom constraint is `async: true` (or a promise validation is declared), here or nested. */
   readonly async: boolean;
+  /**
+   * plainToInstance + validateSync compiled into generated code (same instance, same issues), for a
+   * payload that passed `shape`; undefined for an asynchronous DTO or one the compiler does not cover.
+   */
+  readonly compiled: CompiledDto | undefined;
   /** Declaration index of each top-level property. */
   readonly order: ReadonlyMap<string, number>;
   readonly problems: readonly SchemaProblem[];
@@ -31,11 +37,13 @@ export function describeDto(dto: Constructor): DtoDescriptor {
   if (!descriptor) {
     const writer = new DtoSchemaWriter();
     const schema = writer.write(dto);
+    const async = needsAsyncValidation(dto, new Set());
     descriptor = Object.freeze({
       dto,
       schema,
       shape: compileShapeCheck(structuralSchema(schema)),
-      async: needsAsyncValidation(dto, new Set()),
+      async,
+      compiled: async || writer.problems.length > 0 ? undefined : compileDto(dto),
       order: new Map(Object.keys((schema.properties as object | undefined) ?? {}).map((name, index) => [name, index])),
       problems: Object.freeze([...writer.problems]),
     });

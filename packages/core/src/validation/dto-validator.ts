@@ -67,7 +67,7 @@ export function flattenErrors(errors: readonly ValidationError[], parent = ''): 
   return issues;
 }
 
-function stripProperty(message: string, property: string): string {
+export function stripProperty(message: string, property: string): string {
   if (message.startsWith(`each value in ${property} `)) return `each value ${message.slice(`each value in ${property} `.length)}`;
   if (message.startsWith(`${property} `)) return message.slice(property.length + 1);
   if (message.startsWith(`nested property ${property} `)) return message.slice(`nested property ${property} `.length);

@@ -2,6 +2,7 @@ import { callMessages } from '../messages/call-messages.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { ArgumentLimits } from '../metadata/metadata-args.js';
 import { checkArgumentLimits } from './argument-limits.js';
+import { FALLBACK } from './compiled-dto-runtime.js';
 import type { DtoDescriptor } from './dto-descriptor.js';
 import { type ValidationOutcome, validateInput } from './dto-validator.js';
 import type { JsonValidator } from './json-schema-validator.js';
@@ -21,9 +22,10 @@ export type InputPlan =
  * Checks untrusted arguments against `plan`. Limits come first (before anything converts the
  * value); then every problem is reported at once: unknown and missing properties and wrong types
  * from the shape check first, then the constraint failures class-validator finds on the other
- * properties (in declaration order), nested paths dotted.
+ * properties (in declaration order), nested paths dotted. The answer is synchronous when no
+ * library has to run (the compiled DTO path), so a call does not wait a promise for nothing.
  */
-export async function prepareArguments(plan: InputPlan, args: unknown): Promise<ValidationOutcome> {
+export function prepareArguments(plan: InputPlan, args: unknown): ValidationOutcome | Promise<ValidationOutcome> {
   switch (plan.kind) {
     case 'raw':
       return { ok: true, value: args };
@@ -45,26 +47,54 @@ export async function prepareArguments(plan: InputPlan, args: unknown): Promise<
         return { ok: false, issues: [{ path: '', message: 'arguments must be a JSON object' }] };
       }
       const shape = plan.dto.shape(raw);
-      if (shape.ok) return validateInput(plan.dto.dto, raw, plan.dto.async);
-      return { ok: false, issues: [...shape.issues, ...(await constraintIssues(plan.dto, raw, shape.issues))] };
+      if (shape.ok) {
+        const compiled = plan.dto.compiled?.(raw);
+        return compiled === undefined || compiled === FALLBACK ? validateInput(plan.dto.dto, raw, plan.dto.async) : compiled;
+      }
+      return shapeFailure(plan.dto, raw, shape.issues);
     }
   }
 }
 
 /**
- * class-validator's findings on a payload whose shape is already known to be wrong, minus those at
- * (or under) a path the shape check reported, and `each value` findings over an item it reported:
- * one message per problem, the shape's first.
+ * The shape's issues, then the constraint failures found on the rest of the payload: by the compiled
+ * DTO when it covers the payload (no library work for a wrongly shaped call either), else by
+ * class-transformer + class-validator.
  */
-async function constraintIssues(dto: DtoDescriptor, raw: object, shapeIssues: readonly ValidationIssue[]): Promise<ValidationIssue[]> {
-  let outcome: ValidationOutcome;
+function shapeFailure(dto: DtoDescriptor, raw: object, shapeIssues: ValidationIssue[]): ValidationOutcome | Promise<ValidationOutcome> {
+  const compiled = compiledOutcome(dto, raw);
+  if (compiled !== FALLBACK) return { ok: false, issues: [...shapeIssues, ...uncovered(compiled, shapeIssues)] };
+  return librariesAfterShape(dto, raw, shapeIssues);
+}
+
+/** The compiled DTO's answer, undefined when a transform or constraint threw, FALLBACK when it does not cover `raw`. */
+function compiledOutcome(dto: DtoDescriptor, raw: object): ValidationOutcome | undefined | typeof FALLBACK {
+  if (!dto.compiled) return FALLBACK;
+  try {
+    return dto.compiled(raw);
+  } catch {
+    // A transform that cannot cope with the wrong shape: the shape's issues already say what to fix.
+    return undefined;
+  }
+}
+
+async function librariesAfterShape(dto: DtoDescriptor, raw: object, shapeIssues: ValidationIssue[]): Promise<ValidationOutcome> {
+  let outcome: ValidationOutcome | undefined;
   try {
     outcome = await validateInput(dto.dto, raw, dto.async);
   } catch {
-    // A transform that cannot cope with the wrong shape: the shape's issues already say what to fix.
-    return [];
+    outcome = undefined; // as above
   }
-  if (outcome.ok) return [];
+  return { ok: false, issues: [...shapeIssues, ...uncovered(outcome, shapeIssues)] };
+}
+
+/**
+ * The constraint findings on a payload whose shape is already known to be wrong, minus those at
+ * (or under) a path the shape check reported, and `each value` findings over an item it reported:
+ * one message per problem, the shape's first.
+ */
+function uncovered(outcome: ValidationOutcome | undefined, shapeIssues: readonly ValidationIssue[]): ValidationIssue[] {
+  if (!outcome || outcome.ok) return [];
   const covered = shapeIssues.map((issue) => issue.path);
   return outcome.issues.filter(
     (issue) =>

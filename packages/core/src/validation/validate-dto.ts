@@ -17,20 +17,24 @@ import { prepareArguments } from './prepare-arguments.js';
  * if (!outcome.ok) console.error(outcome.issues.map((i) => `${i.path}: ${i.message}`));
  * ```
  */
-export async function validateDto<T extends object>(
-  dto: Constructor<T>,
-  plain: unknown,
-  limits?: ArgumentLimits,
-): Promise<ValidationOutcome<T>> {
-  const descriptor = describeDto(dto);
-  if (descriptor.problems.length > 0) {
-    throw new ArmatureBuildError(
-      descriptor.problems.map((p) => ({ where: dto.name, ...p })),
-      `${dto.name} is not a valid DTO`,
-      'in the class',
-    );
+export function validateDto<T extends object>(dto: Constructor<T>, plain: unknown, limits?: ArgumentLimits): Promise<ValidationOutcome<T>> {
+  // Not an async function: a compiled DTO answers synchronously, and one promise is all it costs.
+  // Anything thrown (a transform or constraint of the DTO) still rejects the promise, as before.
+  try {
+    const descriptor = describeDto(dto);
+    if (descriptor.problems.length > 0) {
+      return Promise.reject(
+        new ArmatureBuildError(
+          descriptor.problems.map((p) => ({ where: dto.name, ...p })),
+          `${dto.name} is not a valid DTO`,
+          'in the class',
+        ),
+      );
+    }
+    const given = limits === undefined ? DEFAULT_ARGUMENT_LIMITS : { ...DEFAULT_ARGUMENT_LIMITS, ...limits };
+    const outcome = prepareArguments({ kind: 'dto', dto: descriptor, limits: given }, plain);
+    return Promise.resolve(outcome as ValidationOutcome<T> | Promise<ValidationOutcome<T>>);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  return prepareArguments({ kind: 'dto', dto: descriptor, limits: { ...DEFAULT_ARGUMENT_LIMITS, ...limits } }, plain) as Promise<
-    ValidationOutcome<T>
-  >;
 }
