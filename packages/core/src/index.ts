@@ -70,8 +70,18 @@ export { audio, type ContentBlock, embeddedResource, image, resourceLink, text }
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
 export { sdkContextOf } from './runtime/sdk-context.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
+export type {
+  AppState,
+  BusTopic,
+  SessionRecord,
+  SessionRecords,
+  SharedEventStore,
+  SharedState,
+  StateBus,
+} from './state/app-state.js';
+export { memoryState } from './state/memory-state.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
-export { InMemoryEventStore } from './transports/in-memory-event-store.js';
+export { DEFAULT_EVENT_STORE_LIMITS, InMemoryEventStore, type InMemoryEventStoreOptions } from './transports/in-memory-event-store.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
 export type { ValidationOutcome } from './validation/dto-validator.js';

@@ -2,36 +2,70 @@ import { randomUUID } from 'node:crypto';
 import {
   type EventStore,
   isInitializeRequest,
+  type JSONRPCMessage,
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { type SessionRecord, storeUnavailableMessage } from '../state/app-state.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
+import type { RelayTarget, SessionRelay } from './session-relay.js';
+import { applyLogLevel, reviveSession } from './session-revival.js';
 import { idKey, type Session, SessionTransport } from './session-transport.js';
 
 const SESSION_NOT_FOUND = 'Session not found';
+
+/** Thrown by a shared-store operation; answered 503 naming the store. */
+class StoreFailure {
+  constructor(readonly cause: unknown) {}
+}
+
+/** An effect on the shared record whose failure the client is told about, naming the store. */
+function naming(store: string, effect: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await effect();
+    } catch {
+      throw new Error(storeUnavailableMessage(store));
+    }
+  };
+}
+
+async function fromStore<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw new StoreFailure(error);
+  }
+}
 
 /**
  * The 2025-11-25 half of the HTTP endpoint: sessions kept here (the SDK keeps none), routed by
  * `Mcp-Session-Id`, owned by whoever opened them, within the total and per-client caps, each with its
  * own view of the event store, evicted when idle or never initialized, and purged when they end.
+ * With a relay (instances sharing a state), a session opened on another instance is re-created
+ * here from its stored record, and traffic for it crosses instances through the relay.
  */
-export class LegacySessions {
+export class LegacySessions implements RelayTarget {
   private readonly sessions = new Map<string, Session>();
+  private readonly reviving = new Map<string, Promise<Session | undefined>>();
   private readonly sessionsPerClient: PerClientCounter;
+  private readonly unregister?: () => void;
 
-  /** @param factory builds the SDK server of one session (tracked for change notifications). */
+  /** @param factory builds the SDK server of one session (tracked for change notifications when not shared). */
   constructor(
     private readonly factory: () => SdkMcpServer,
     private readonly limits: typeof DEFAULT_HTTP_LIMITS,
     private readonly eventStore: EventStore | undefined,
     private readonly retryInterval: number | undefined,
+    private readonly relay?: SessionRelay,
   ) {
     this.sessionsPerClient = new PerClientCounter(limits.maxSessionsPerClient);
+    this.unregister = relay?.register(this);
   }
 
   /**
@@ -52,10 +86,20 @@ export class LegacySessions {
 
   /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
   async serve(request: Request, caller: Caller, parsed: ParsedBody | undefined): Promise<Response> {
+    try {
+      return await this.route(request, caller, parsed);
+    } catch (error) {
+      if (!(error instanceof StoreFailure) || !this.relay) throw error;
+      const id = messagesOf(parsed).length === 1 ? (messagesOf(parsed)[0]?.id ?? null) : null;
+      return jsonRpcErrorResponse(503, -32000, storeUnavailableMessage(this.relay.state.name), id, { 'retry-after': '5' });
+    }
+  }
+
+  private async route(request: Request, caller: Caller, parsed: ParsedBody | undefined): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     const options = { ...(caller.principal ? { authInfo: caller.principal } : {}), ...(parsed ? { parsedBody: parsed.value } : {}) };
     if (sessionId) {
-      const session = this.sessions.get(sessionId);
+      const session = this.sessions.get(sessionId) ?? (await this.revive(sessionId, caller));
       // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
       if (!session || session.owner !== caller.owner) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
       session.lastSeen = Date.now();
@@ -76,6 +120,8 @@ export class LegacySessions {
       }
       const refused = this.admitMessages(session, parsed);
       if (refused) return refused;
+      if (this.relay) await fromStore(this.relay.state.sessions.touch(sessionId, this.idleTtl(session)));
+      if (this.relay && request.method === 'POST' && (await this.relayed(sessionId, session, parsed))) return new Response(null, { status: 202 });
       return session.transport.handleRequest(this.withSessionVersion(request, session), options);
     }
     if (request.method !== 'POST') {
@@ -119,14 +165,7 @@ export class LegacySessions {
       );
     }
     const sessionId = randomUUID();
-    const server = this.factory();
-    const events = this.eventStore ? new SessionEventStore(this.eventStore, sessionId) : undefined;
-    const transport = new SessionTransport({
-      sessionIdGenerator: () => sessionId,
-      ...(events ? { eventStore: events } : {}),
-      ...(this.retryInterval !== undefined ? { retryInterval: this.retryInterval } : {}),
-      onsessionclosed: (closedId) => this.endSession(closedId),
-    });
+    const { server, transport, events } = await this.connect(sessionId);
     // Registered before the initialize is handled so that concurrent initializes count against the caps.
     const now = Date.now();
     this.sessions.set(sessionId, {
@@ -138,12 +177,129 @@ export class LegacySessions {
       opened: now,
       initialized: false,
       lastSeen: now,
+      counted: true,
     });
-    transport.onclose = () => this.endSession(sessionId);
-    await server.connect(transport);
+    if (this.relay) {
+      const sessions = this.relay.state.sessions;
+      const params = (body as { params?: Partial<SessionRecord> }).params ?? {};
+      // Stored before the client can see its session id, so its next request may reach any instance.
+      transport.onAnswered.set(idKey(id), naming(this.relay.state.name, async () => {
+        const record: SessionRecord = {
+          ...(caller.owner !== undefined ? { owner: caller.owner } : {}),
+          ...(caller.client !== undefined ? { client: caller.client } : {}),
+          protocolVersion: server.server.getNegotiatedProtocolVersion() ?? String(params.protocolVersion),
+          capabilities: params.capabilities ?? {},
+          clientInfo: params.clientInfo ?? { name: 'unknown', version: 'unknown' },
+          initialized: false,
+        };
+        await sessions.put(sessionId, record, this.limits.sessionInitializeTimeoutMs);
+      }));
+    }
     const response = await transport.handleRequest(request, { ...options, parsedBody: body });
     if (transport.sessionId === undefined) this.endSession(sessionId, true);
     return response;
+  }
+
+  /** A new SDK server connected to a new transport for session `sessionId`. */
+  private async connect(sessionId: string) {
+    const server = this.factory();
+    const events = this.eventStore ? new SessionEventStore(this.eventStore, sessionId) : undefined;
+    const transport = new SessionTransport({
+      sessionIdGenerator: () => sessionId,
+      ...(events ? { eventStore: events } : {}),
+      ...(this.retryInterval !== undefined ? { retryInterval: this.retryInterval } : {}),
+      // DELETE: the session ends everywhere.
+      onsessionclosed: (closedId) => this.endSession(closedId, false, true),
+    });
+    transport.onclose = () => this.endSession(sessionId);
+    await server.connect(transport);
+    const relay = this.relay;
+    if (relay) transport.relay = (message) => relay.toClient(sessionId, message);
+    return { server, transport, events };
+  }
+
+  /**
+   * A session opened on another instance, re-created here from its stored record (once, however
+   * many requests for it arrive together). Undefined when no instance knows it, or not for `caller`.
+   */
+  private revive(sessionId: string, caller: Caller): Promise<Session | undefined> {
+    if (!this.relay) return Promise.resolve(undefined);
+    let pending = this.reviving.get(sessionId);
+    if (!pending) {
+      pending = this.reviveOnce(sessionId, caller).finally(() => this.reviving.delete(sessionId));
+      this.reviving.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  private async reviveOnce(sessionId: string, caller: Caller): Promise<Session | undefined> {
+    const record = await fromStore((this.relay as SessionRelay).state.sessions.get(sessionId));
+    if (!record || record.owner !== caller.owner) return undefined;
+    const { server, transport, events } = await this.connect(sessionId);
+    await reviveSession(transport, sessionId, record);
+    const now = Date.now();
+    const session: Session = {
+      transport,
+      server,
+      ...(record.owner !== undefined ? { owner: record.owner } : {}),
+      ...(record.client !== undefined ? { client: record.client } : {}),
+      events,
+      opened: now,
+      initialized: record.initialized,
+      lastSeen: now,
+      counted: false,
+    };
+    this.sessions.set(sessionId, session);
+    return session;
+  }
+
+  private idleTtl(session: Session): number {
+    return session.initialized ? this.limits.sessionIdleTimeoutMs : this.limits.sessionInitializeTimeoutMs;
+  }
+
+  /**
+   * Client messages another instance may be waiting for (answers to its elicitation or sampling
+   * requests, cancellations, a new log level) are relayed. True when nothing is left for this
+   * instance to handle (the body held only answers awaited elsewhere).
+   */
+  private async relayed(sessionId: string, session: Session, parsed: ParsedBody | undefined): Promise<boolean> {
+    const relay = this.relay as SessionRelay;
+    let local = false;
+    for (const message of messagesOf(parsed)) {
+      const isAnswer = message.method === undefined && message.id !== undefined;
+      if (isAnswer && session.transport.awaiting.delete(idKey(message.id))) local = true;
+      else if (isAnswer) await fromStore(relay.fromClient(sessionId, message as JSONRPCMessage));
+      else {
+        local = true;
+        if (message.method === 'notifications/cancelled') await fromStore(relay.fromClient(sessionId, message as JSONRPCMessage));
+      }
+    }
+    return !local;
+  }
+
+  /** A client message that reached another instance: taken here when this copy is concerned. */
+  fromClient(sessionId: string, message: JSONRPCMessage): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    const { transport } = session;
+    if ('method' in message && message.method === 'logging/setLevel') {
+      const level = String((message.params as { level?: unknown } | undefined)?.level);
+      const version = session.server.server.getNegotiatedProtocolVersion() ?? '';
+      void applyLogLevel(transport, sessionId, version, level).catch((error: unknown) => transport.onerror?.(error as Error));
+      return;
+    }
+    if (!('method' in message) && 'id' in message && !transport.awaiting.delete(idKey(message.id))) return;
+    transport.onmessage?.(message);
+  }
+
+  /** An event stored by another instance for the session's GET stream: written if this instance holds it. */
+  written(sessionId: string, eventId: string, message: JSONRPCMessage): void {
+    const session = this.sessions.get(sessionId);
+    if (session) void session.transport.writeRelayed(eventId, message).catch(() => undefined);
+  }
+
+  ended(sessionId: string): void {
+    this.endSession(sessionId, true);
   }
 
   /**
@@ -185,18 +341,50 @@ export class LegacySessions {
     for (const message of messages) {
       if (message.method === 'notifications/initialized') session.initialized = true;
       if (message.method === 'notifications/cancelled') session.transport.inFlight.delete(idKey(message.params?.requestId));
+      if (this.relay) this.recordEffect(session, message);
     }
     for (const key of fresh) session.transport.inFlight.add(key);
     return undefined;
   }
 
-  /** Forgets a session and what it held (its client's slot, its events); closes its server when asked. */
-  private endSession(id: string, closeServer = false): void {
+  /** What a client message changes in the shared record, done once it succeeded. */
+  private recordEffect(session: Session, message: { method?: unknown; id?: unknown; params?: Record<string, unknown> }): void {
+    const relay = this.relay as SessionRelay;
+    const { sessions } = relay.state;
+    const id = session.transport.sessionId as string;
+    const uri = String(message.params?.uri);
+    const effects: Record<string, () => Promise<void>> = {
+      'resources/subscribe': () => sessions.subscribe(id, uri),
+      'resources/unsubscribe': () => sessions.unsubscribe(id, uri),
+      'logging/setLevel': async () => {
+        await sessions.update(id, { logLevel: String(message.params?.level) });
+        await relay.fromClient(id, message as JSONRPCMessage);
+      },
+    };
+    if (message.method === 'notifications/initialized') {
+      void sessions.update(id, { initialized: true }).catch((error: unknown) => session.transport.onerror?.(error as Error));
+      return;
+    }
+    const effect = typeof message.method === 'string' ? effects[message.method] : undefined;
+    if (effect && message.id !== undefined) session.transport.onAnswered.set(idKey(message.id), naming(relay.state.name, effect));
+  }
+
+  /**
+   * Forgets a session and what it held (its client's slot, its events); closes its server when
+   * asked. With a shared state this instance drops only its copy, unless the session `ended`
+   * (DELETE): then its record and events go and the other instances drop theirs.
+   */
+  private endSession(id: string, closeServer = false, ended = false): void {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    this.sessionsPerClient.release(session.client);
-    void session.events?.purge().catch(() => undefined);
+    if (session.counted) this.sessionsPerClient.release(session.client);
+    const relay = this.relay;
+    if (!relay || ended) void session.events?.purge().catch(() => undefined);
+    if (relay && ended) {
+      void relay.state.sessions.delete(id).catch(() => undefined);
+      void relay.ended(id).catch(() => undefined);
+    }
     if (closeServer) void session.server.close().catch(() => undefined);
   }
 
@@ -212,6 +400,7 @@ export class LegacySessions {
 
   /** Ends every session (its events purged) and closes their servers. */
   async close(): Promise<void> {
+    this.unregister?.();
     const sessions = [...this.sessions.values()];
     for (const id of [...this.sessions.keys()]) this.endSession(id);
     await Promise.allSettled(sessions.map((s) => s.server.close()));

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** A store that can forget a finished session's events (`InMemoryEventStore` can). */
@@ -16,6 +17,8 @@ function isPurgeable(store: EventStore): store is PurgeableEventStore {
  */
 export class SessionEventStore implements EventStore {
   private readonly prefix: string;
+  private adopted?: string;
+  private muted = false;
 
   /** @param shared must implement `getStreamIdForEventId` (the endpoint checks it at start-up). */
   constructor(
@@ -26,7 +29,32 @@ export class SessionEventStore implements EventStore {
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    const adopted = this.adopted;
+    if (adopted !== undefined) {
+      this.adopted = undefined;
+      return Promise.resolve(adopted);
+    }
+    if (this.muted) return Promise.resolve(randomUUID());
     return this.shared.storeEvent(this.prefix + streamId, message);
+  }
+
+  /**
+   * The next `storeEvent` returns `eventId` and stores nothing: the event is already stored (by
+   * another instance) and is only to be written to this instance's stream. The transport calls
+   * `storeEvent` synchronously at the start of `send`, so the id cannot go to another message.
+   */
+  adopt(eventId: string): void {
+    this.adopted = eventId;
+  }
+
+  /** Runs `work` storing nothing (a session re-created on this instance from its stored record). */
+  async muting<T>(work: () => Promise<T>): Promise<T> {
+    this.muted = true;
+    try {
+      return await work();
+    } finally {
+      this.muted = false;
+    }
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
