@@ -53,7 +53,10 @@ export class Connection {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`redis at ${this.shownUrl} did not answer within ${timeoutMs} ms${this.lastError ? ` (${this.lastError})` : ''}`)),
+        () =>
+          reject(
+            new Error(`redis at ${this.shownUrl} did not answer within ${timeoutMs} ms${this.lastError ? ` (${this.lastError})` : ''}`),
+          ),
         timeoutMs,
       );
     });

@@ -43,8 +43,16 @@ export class RedisSessionRecords implements SessionRecords {
     if (fields.length > 0) await this.connection.ready.eval(UPDATE, 1, this.key(id), ...fields);
   }
 
-  async touch(id: string, ttlMs: number): Promise<void> {
-    await this.connection.ready.multi().pexpire(this.key(id), ttlMs).pexpire(this.subsKey(id), ttlMs).exec();
+  async touch(id: string, ttlMs: number): Promise<Pick<SessionRecord, 'logLevel'> | undefined> {
+    const replies = await this.connection.ready
+      .multi()
+      .pexpire(this.key(id), ttlMs)
+      .pexpire(this.subsKey(id), ttlMs)
+      .hget(this.key(id), 'logLevel')
+      .exec();
+    const [[, extended] = [], , [, logLevel] = []] = replies ?? [];
+    if (extended !== 1) return undefined;
+    return typeof logLevel === 'string' ? { logLevel } : {};
   }
 
   async delete(id: string): Promise<void> {

@@ -103,9 +103,10 @@ export class McpApp {
       const name = this.state.name;
       const failed = (error: unknown) =>
         process.stderr.write(`[armature] a change notification could not go through the ${name} state: ${messageOf(error)}\n`);
-      this.shared = Promise.all([relay.start(), changes.share(this.state.bus, (method, uri) => relay.notifySessions(method, uri), failed)]).then(
-        () => undefined,
-      );
+      this.shared = Promise.all([
+        relay.start(),
+        changes.share(this.state.bus, (method, uri) => relay.notifySessions(method, uri), failed),
+      ]).then(() => undefined);
       // Reported when the app starts listening; never an unhandled rejection before that.
       this.shared.catch(() => undefined);
     } else this.shared = Promise.resolve();

@@ -24,8 +24,11 @@ export interface SessionRecords {
   put(id: string, record: SessionRecord, ttlMs: number): Promise<void>;
   /** Changes some fields of a live record (its expiry is kept). */
   update(id: string, patch: Partial<Pick<SessionRecord, 'initialized' | 'logLevel'>>): Promise<void>;
-  /** Pushes the expiry back `ttlMs` (the session was used). */
-  touch(id: string, ttlMs: number): Promise<void>;
+  /**
+   * Pushes the expiry back `ttlMs` (the session was used) and returns the fields other instances
+   * may have changed, or undefined when the session no longer exists.
+   */
+  touch(id: string, ttlMs: number): Promise<Pick<SessionRecord, 'logLevel'> | undefined>;
   delete(id: string): Promise<void>;
   subscribe(id: string, uri: string): Promise<void>;
   unsubscribe(id: string, uri: string): Promise<void>;

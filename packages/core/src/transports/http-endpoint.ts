@@ -134,7 +134,11 @@ export class HttpEndpoint {
         `McpApp.listenHttp/httpHandler: the eventStore option cannot be used with the ${relay.state.name} state, which keeps the events of every instance's sessions itself; remove eventStore`,
       );
     }
-    const eventStore = relay ? relay.state.events : options.eventStore === true ? new InMemoryEventStore() : options.eventStore || undefined;
+    const eventStore = relay
+      ? relay.state.events
+      : options.eventStore === true
+        ? new InMemoryEventStore()
+        : options.eventStore || undefined;
     if (eventStore && !eventStore.getStreamIdForEventId) {
       throw new TypeError(
         'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',

@@ -120,8 +120,9 @@ export class LegacySessions implements RelayTarget {
       }
       const refused = this.admitMessages(session, parsed);
       if (refused) return refused;
-      if (this.relay) await fromStore(this.relay.state.sessions.touch(sessionId, this.idleTtl(session)));
-      if (this.relay && request.method === 'POST' && (await this.relayed(sessionId, session, parsed))) return new Response(null, { status: 202 });
+      if (this.relay && !(await this.refreshed(sessionId, session))) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
+      if (this.relay && request.method === 'POST' && (await this.relayed(sessionId, session, parsed)))
+        return new Response(null, { status: 202 });
       return session.transport.handleRequest(this.withSessionVersion(request, session), options);
     }
     if (request.method !== 'POST') {
@@ -183,17 +184,20 @@ export class LegacySessions implements RelayTarget {
       const sessions = this.relay.state.sessions;
       const params = (body as { params?: Partial<SessionRecord> }).params ?? {};
       // Stored before the client can see its session id, so its next request may reach any instance.
-      transport.onAnswered.set(idKey(id), naming(this.relay.state.name, async () => {
-        const record: SessionRecord = {
-          ...(caller.owner !== undefined ? { owner: caller.owner } : {}),
-          ...(caller.client !== undefined ? { client: caller.client } : {}),
-          protocolVersion: server.server.getNegotiatedProtocolVersion() ?? String(params.protocolVersion),
-          capabilities: params.capabilities ?? {},
-          clientInfo: params.clientInfo ?? { name: 'unknown', version: 'unknown' },
-          initialized: false,
-        };
-        await sessions.put(sessionId, record, this.limits.sessionInitializeTimeoutMs);
-      }));
+      transport.onAnswered.set(
+        idKey(id),
+        naming(this.relay.state.name, async () => {
+          const record: SessionRecord = {
+            ...(caller.owner !== undefined ? { owner: caller.owner } : {}),
+            ...(caller.client !== undefined ? { client: caller.client } : {}),
+            protocolVersion: server.server.getNegotiatedProtocolVersion() ?? String(params.protocolVersion),
+            capabilities: params.capabilities ?? {},
+            clientInfo: params.clientInfo ?? { name: 'unknown', version: 'unknown' },
+            initialized: false,
+          };
+          await sessions.put(sessionId, record, this.limits.sessionInitializeTimeoutMs);
+        }),
+      );
     }
     const response = await transport.handleRequest(request, { ...options, parsedBody: body });
     if (transport.sessionId === undefined) this.endSession(sessionId, true);
@@ -248,9 +252,27 @@ export class LegacySessions implements RelayTarget {
       initialized: record.initialized,
       lastSeen: now,
       counted: false,
+      ...(record.logLevel !== undefined ? { logLevel: record.logLevel } : {}),
     };
     this.sessions.set(sessionId, session);
     return session;
+  }
+
+  /**
+   * Extends the shared session's life and takes what the client changed through other instances
+   * (its log level). False when the session ended meanwhile: this copy is dropped.
+   */
+  private async refreshed(sessionId: string, session: Session): Promise<boolean> {
+    const current = await fromStore((this.relay as SessionRelay).state.sessions.touch(sessionId, this.idleTtl(session)));
+    if (!current) {
+      this.endSession(sessionId, true);
+      return false;
+    }
+    if (current.logLevel !== undefined && current.logLevel !== session.logLevel) {
+      session.logLevel = current.logLevel;
+      await applyLogLevel(session.transport, sessionId, session.server.server.getNegotiatedProtocolVersion() ?? '', current.logLevel);
+    }
+    return true;
   }
 
   private idleTtl(session: Session): number {
@@ -277,17 +299,11 @@ export class LegacySessions implements RelayTarget {
     return !local;
   }
 
-  /** A client message that reached another instance: taken here when this copy is concerned. */
+  /** A client message that reached another instance (an answer awaited here, a cancellation): taken here when this copy is concerned. */
   fromClient(sessionId: string, message: JSONRPCMessage): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     const { transport } = session;
-    if ('method' in message && message.method === 'logging/setLevel') {
-      const level = String((message.params as { level?: unknown } | undefined)?.level);
-      const version = session.server.server.getNegotiatedProtocolVersion() ?? '';
-      void applyLogLevel(transport, sessionId, version, level).catch((error: unknown) => transport.onerror?.(error as Error));
-      return;
-    }
     if (!('method' in message) && 'id' in message && !transport.awaiting.delete(idKey(message.id))) return;
     transport.onmessage?.(message);
   }
@@ -357,8 +373,8 @@ export class LegacySessions implements RelayTarget {
       'resources/subscribe': () => sessions.subscribe(id, uri),
       'resources/unsubscribe': () => sessions.unsubscribe(id, uri),
       'logging/setLevel': async () => {
-        await sessions.update(id, { logLevel: String(message.params?.level) });
-        await relay.fromClient(id, message as JSONRPCMessage);
+        session.logLevel = String(message.params?.level);
+        await sessions.update(id, { logLevel: session.logLevel });
       },
     };
     if (message.method === 'notifications/initialized') {

@@ -9,7 +9,7 @@ export const GET_STREAM = '_GET_stream';
 export interface RelayTarget {
   /** An event another instance stored on the session's GET stream: write it if this instance holds that stream. */
   written(sessionId: string, eventId: string, message: JSONRPCMessage): void;
-  /** A client message that reached another instance (an answer, a cancellation, a new log level). */
+  /** A client message that reached another instance (an answer, a cancellation). */
   fromClient(sessionId: string, message: JSONRPCMessage): void;
   /** The session ended on another instance. */
   ended(sessionId: string): void;

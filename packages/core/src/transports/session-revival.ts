@@ -28,15 +28,18 @@ async function replay(transport: SessionTransport, message: JSONRPCMessage, head
  */
 export async function reviveSession(transport: SessionTransport, id: string, record: SessionRecord): Promise<void> {
   const { protocolVersion, capabilities, clientInfo } = record;
-  await replay(transport, { jsonrpc: '2.0', id: 'armature/revive', method: 'initialize', params: { protocolVersion, capabilities, clientInfo } }, {});
+  await replay(
+    transport,
+    { jsonrpc: '2.0', id: 'armature/revive', method: 'initialize', params: { protocolVersion, capabilities, clientInfo } },
+    {},
+  );
   if (record.logLevel) await applyLogLevel(transport, id, protocolVersion, record.logLevel);
 }
 
 /** Sets the log level on this instance's copy of a session (set by the client through another instance). */
 export function applyLogLevel(transport: SessionTransport, id: string, protocolVersion: string, level: string): Promise<void> {
-  return replay(
-    transport,
-    { jsonrpc: '2.0', id: 'armature/log-level', method: 'logging/setLevel', params: { level } } as JSONRPCMessage,
-    { 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion },
-  );
+  return replay(transport, { jsonrpc: '2.0', id: 'armature/log-level', method: 'logging/setLevel', params: { level } } as JSONRPCMessage, {
+    'mcp-session-id': id,
+    'mcp-protocol-version': protocolVersion,
+  });
 }

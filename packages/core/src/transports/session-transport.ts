@@ -79,6 +79,8 @@ export interface Session {
   readonly counted: boolean;
   initialized: boolean;
   lastSeen: number;
+  /** The level the client set with `logging/setLevel` (tracked when instances share sessions). */
+  logLevel?: string;
 }
 
 export function idKey(id: unknown): string {

@@ -21,7 +21,7 @@ export async function startInstance(name: string, redisUrl: string): Promise<Ins
     stderr += chunk.toString();
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance ${name} did not start within 15 s: ${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`instance ${name} did not start within 45 s: ${stderr}`)), 45_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       const match = /listening (\S+)/.exec(chunk.toString());
       if (match?.[1]) {
@@ -79,10 +79,17 @@ export class RoundRobinProxy {
 
   private forward(req: IncomingMessage, body: Buffer, res: import('node:http').ServerResponse, attempts: number): void {
     const instance = this.instances[this.next++ % this.instances.length] as Instance;
+    const routed = { method: req.method ?? '', instance: instance.name, body: body.toString() };
+    this.routed.push(routed);
     const upstream = httpRequest(
-      { host: instance.url.hostname, port: instance.url.port, path: req.url, method: req.method, headers: { ...req.headers, host: instance.url.host } },
+      {
+        host: instance.url.hostname,
+        port: instance.url.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: instance.url.host },
+      },
       (answer) => {
-        this.routed.push({ method: req.method ?? '', instance: instance.name, body: body.toString() });
         this.open.add(answer);
         answer.once('close', () => this.open.delete(answer));
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -93,7 +100,10 @@ export class RoundRobinProxy {
       },
     );
     upstream.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNREFUSED' && attempts > 1) return this.forward(req, body, res, attempts - 1);
+      if (error.code === 'ECONNREFUSED' && attempts > 1) {
+        this.routed.splice(this.routed.indexOf(routed), 1);
+        return this.forward(req, body, res, attempts - 1);
+      }
       if (!res.headersSent) res.writeHead(502).end(`proxy: ${error.message}`);
       else res.destroy();
     });
