@@ -1,6 +1,11 @@
 import type { BusTopic, StateBus } from '@armature/core';
 import type { Connection } from './connection.js';
 
+/** The Redis channel of a bus topic. */
+export function channelOf(prefix: string, topic: BusTopic): string {
+  return `${prefix}bus:${topic}`;
+}
+
 /** The instances' messages on Redis pub/sub: one channel per topic, one subscriber connection. */
 export class RedisBus implements StateBus {
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
@@ -40,6 +45,6 @@ export class RedisBus implements StateBus {
   }
 
   private channel(topic: BusTopic): string {
-    return `${this.prefix}bus:${topic}`;
+    return channelOf(this.prefix, topic);
   }
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { SharedEventStore } from '@armature/core';
+import type { BusTopic, SharedEventStore } from '@armature/core';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Connection } from './connection.js';
+import { channelOf } from './redis-bus.js';
 
 export interface RedisEventLimits {
   /** Most events one stream keeps; the oldest are dropped first. */
@@ -14,6 +15,7 @@ export interface RedisEventLimits {
 
 // Appends one event to its stream (a Redis stream), then drops the oldest events past the count
 // and byte budgets, forgetting their ids so a Last-Event-ID naming one is refused like an unknown one.
+// With a channel, publishes the notice in the same step (instances hear of events in stream order).
 const STORE = `
 local entry = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 'm', ARGV[2], 'b', ARGV[3])
 local total = redis.call('INCRBY', KEYS[2], ARGV[3])
@@ -33,6 +35,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('SADD', KEYS[4], ARGV[7])
 redis.call('PEXPIRE', KEYS[4], ARGV[6])
+if ARGV[9] ~= '' then redis.call('PUBLISH', ARGV[9], ARGV[10]) end
 return entry
 `;
 
@@ -49,7 +52,15 @@ export class RedisEventStore implements SharedEventStore {
     private readonly limits: RedisEventLimits,
   ) {}
 
-  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return this.append(streamId, message, '', () => '');
+  }
+
+  storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
+    return this.append(streamId, message, channelOf(this.prefix, topic), notice);
+  }
+
+  private async append(streamId: string, message: JSONRPCMessage, channel: string, notice: (eventId: string) => string): Promise<string> {
     const eventId = randomUUID();
     const json = JSON.stringify(message);
     const session = streamId.slice(0, streamId.indexOf('/') + 1);
@@ -69,6 +80,8 @@ export class RedisEventStore implements SharedEventStore {
       ttlMs,
       streamId,
       `${this.prefix}eid:`,
+      channel,
+      notice(eventId),
     );
     return eventId;
   }

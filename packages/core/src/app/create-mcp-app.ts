@@ -128,20 +128,22 @@ export class McpApp {
   /**
    * Announces that the resource at `uri` changed: sent as `notifications/resources/updated` to
    * 2025-11-25 connections that subscribed to it and to 2026-07-28 `subscriptions/listen` streams
-   * that asked for it.
+   * that asked for it. With a shared state (`redisState`) it reaches the clients of every
+   * instance; the promise settles once they were told (it never rejects: a store failure is
+   * reported on stderr).
    *
    * @example
    * ```ts
    * settings.onChange(() => app.notifyResourceUpdated('config://app'));
    * ```
    */
-  notifyResourceUpdated(uri: string): void {
-    this.runtime.broadcaster.resourceUpdated(uri);
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.runtime.broadcaster.resourceUpdated(uri);
   }
 
   /** Announces that the list of resources changed (for resources your methods list dynamically). */
-  notifyResourceListChanged(): void {
-    this.runtime.broadcaster.resourcesChanged();
+  notifyResourceListChanged(): Promise<void> {
+    return this.runtime.broadcaster.resourcesChanged();
   }
 
   /** Live DI scopes (0 when idle) and calls served. */

@@ -83,29 +83,35 @@ export class ChangeBroadcaster {
     return () => this.notifiers.delete(notifier);
   }
 
-  resourceUpdated(uri: string): void {
-    this.raise({ from: this.instance, kind: 'updated', uri });
+  resourceUpdated(uri: string): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'updated', uri });
   }
 
-  toolsChanged(): void {
-    this.raise({ from: this.instance, kind: 'tools' });
+  toolsChanged(): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'tools' });
   }
 
-  resourcesChanged(): void {
-    this.raise({ from: this.instance, kind: 'resources' });
+  resourcesChanged(): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'resources' });
   }
 
-  promptsChanged(): void {
-    this.raise({ from: this.instance, kind: 'prompts' });
+  promptsChanged(): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'prompts' });
   }
 
-  /** Applies a change here, and when shared, tells the shared sessions and the other instances. */
-  private raise(change: Change): void {
+  /**
+   * Applies a change here and, when shared, tells the shared sessions and the other instances.
+   * Settles once they were told; never rejects (a failure goes to `failed`).
+   */
+  private async raise(change: Change): Promise<void> {
     this.apply(change);
     const shared = this.shared;
     if (!shared) return;
-    const told = shared.sessions(METHODS[change.kind], change.uri);
-    void Promise.all([told, shared.bus.publish('changes', JSON.stringify(change))]).catch(shared.failed);
+    try {
+      await Promise.all([shared.sessions(METHODS[change.kind], change.uri), shared.bus.publish('changes', JSON.stringify(change))]);
+    } catch (error) {
+      shared.failed(error);
+    }
   }
 
   private received(payload: string): void {

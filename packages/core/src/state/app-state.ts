@@ -1,4 +1,4 @@
-import type { EventStore } from '@modelcontextprotocol/server';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * What a 2025-11-25 session needs so that any instance can serve it: who may use it, what was
@@ -42,6 +42,11 @@ export interface SessionRecords {
 export interface SharedEventStore extends EventStore {
   getStreamIdForEventId(eventId: string): Promise<string | undefined>;
   purge(streamPrefix: string): Promise<void>;
+  /**
+   * Stores `message` like `storeEvent` and, in the same step, publishes `notice(eventId)` on the
+   * bus's `topic`: every instance then hears of a stream's events in the order they were stored.
+   */
+  storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string>;
 }
 
 /** Messages between the instances of one app (every instance gets every message, its own included). */

@@ -181,22 +181,30 @@ export class LegacySessions implements RelayTarget {
       counted: true,
     });
     if (this.relay) {
-      const sessions = this.relay.state.sessions;
+      const { sessions, name } = this.relay.state;
       const params = (body as { params?: Partial<SessionRecord> }).params ?? {};
-      // Stored before the client can see its session id, so its next request may reach any instance.
+      const record = (protocolVersion: string): SessionRecord => ({
+        ...(caller.owner !== undefined ? { owner: caller.owner } : {}),
+        ...(caller.client !== undefined ? { client: caller.client } : {}),
+        protocolVersion,
+        capabilities: params.capabilities ?? {},
+        clientInfo: params.clientInfo ?? { name: 'unknown', version: 'unknown' },
+        initialized: false,
+      });
+      const ttl = this.limits.sessionInitializeTimeoutMs;
+      try {
+        // Stored before anything is streamed (a store that is away is a 503 here, not a broken stream).
+        await fromStore(sessions.put(sessionId, record(String(params.protocolVersion)), ttl));
+      } catch (error) {
+        this.endSession(sessionId, true);
+        throw error;
+      }
+      // Then with the revision negotiated, before the client can see its session id and use it elsewhere.
       transport.onAnswered.set(
         idKey(id),
-        naming(this.relay.state.name, async () => {
-          const record: SessionRecord = {
-            ...(caller.owner !== undefined ? { owner: caller.owner } : {}),
-            ...(caller.client !== undefined ? { client: caller.client } : {}),
-            protocolVersion: server.server.getNegotiatedProtocolVersion() ?? String(params.protocolVersion),
-            capabilities: params.capabilities ?? {},
-            clientInfo: params.clientInfo ?? { name: 'unknown', version: 'unknown' },
-            initialized: false,
-          };
-          await sessions.put(sessionId, record, this.limits.sessionInitializeTimeoutMs);
-        }),
+        naming(name, () =>
+          sessions.put(sessionId, record(server.server.getNegotiatedProtocolVersion() ?? String(params.protocolVersion)), ttl),
+        ),
       );
     }
     const response = await transport.handleRequest(request, { ...options, parsedBody: body });

@@ -44,8 +44,9 @@ export class SessionRelay {
 
   /** Stores `message` on the session's GET stream and has the instance holding that stream write it. */
   async toClient(sessionId: string, message: JSONRPCMessage): Promise<void> {
-    const event = await this.state.events.storeEvent(`${sessionId}/${GET_STREAM}`, message);
-    await this.publish({ kind: 'event', from: this.instance, session: sessionId, event, message });
+    await this.state.events.storeAndPublish(`${sessionId}/${GET_STREAM}`, message, 'sessions', (event) =>
+      JSON.stringify({ kind: 'event', from: this.instance, session: sessionId, event, message } satisfies Relayed),
+    );
   }
 
   /** Tells the other instances about a client message they may be waiting for. */
