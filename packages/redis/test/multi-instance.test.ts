@@ -27,9 +27,18 @@ function text(result: unknown): string {
 async function v2Client(modern = false): Promise<Client> {
   const client = new Client(
     { name: 'multi', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} } }, ...(modern ? { versionNegotiation: { mode: 'auto' as const } } : {}) },
+    { capabilities: { elicitation: { form: {} }, sampling: {} }, ...(modern ? { versionNegotiation: { mode: 'auto' as const } } : {}) },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } }) as never);
+  client.setRequestHandler(
+    'sampling/createMessage',
+    async (request) =>
+      ({
+        role: 'assistant',
+        model: 'echo',
+        content: { type: 'text', text: `echo of ${(request.params.messages[0]?.content as { text: string }).text}` },
+      }) as never,
+  );
   await client.connect(new StreamableHTTPClientTransport(proxy.url));
   return client;
 }
@@ -51,7 +60,7 @@ describe('2025-11-25 sessions across three instances (v2 client)', () => {
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push(text(await client.callTool({ name: 'whoami', arguments: {} })));
       expect(new Set(answers)).toEqual(new Set(['a', 'b', 'c']));
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask', 'touch', 'whoami', 'work']);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask', 'summarize', 'touch', 'wait', 'whoami', 'work']);
     } finally {
       await client.close();
     }
@@ -96,9 +105,63 @@ describe('2025-11-25 sessions across three instances (v2 client)', () => {
       expect(answered).toHaveLength(3);
       // Round robin: each answer reached another instance than the one running its handler.
       expect(answered.some((instance, i) => instance !== asked[i])).toBe(true);
+      for (let i = 0; i < 3; i++) {
+        expect(text(await client.callTool({ name: 'summarize', arguments: {} }))).toMatch(
+          /^[abc] asked, the model said: echo of Summarise: the shop$/,
+        );
+      }
     } finally {
       await client.close();
     }
+  });
+
+  it('aborts the handler of a cancelled call on the instance that runs it, wherever the cancellation lands', async () => {
+    const client = await v2Client();
+    try {
+      const updated: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updated.push(n.params.uri);
+      });
+      await client.subscribeResource({ uri: 'item://cancelled' });
+      for (let i = 1; i <= 3; i++) {
+        const abort = new AbortController();
+        const call = client.callTool({ name: 'wait', arguments: {} }, { signal: abort.signal });
+        await eventually(() => proxy.servedBy('"name":"wait"').length === i, 'the call to start');
+        abort.abort('changed my mind');
+        await expect(call).rejects.toThrow('changed my mind');
+        await eventually(() => updated.length === i, 'the handler to see its cancellation');
+      }
+      const ran = proxy.servedBy('"name":"wait"');
+      const cancelledOn = proxy.servedBy('notifications/cancelled');
+      expect(cancelledOn).toHaveLength(3);
+      expect(cancelledOn.some((instance, i) => instance !== ran[i])).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('ends a session on every instance when the client deletes it', async () => {
+    const transport = new StreamableHTTPClientTransport(proxy.url);
+    const client = new Client({ name: 'multi', version: '1.0.0' });
+    await client.connect(transport);
+    for (let i = 0; i < 3; i++) await client.callTool({ name: 'whoami', arguments: {} });
+    const sessionId = transport.sessionId as string;
+    await transport.terminateSession();
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(proxy.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    }
+    await client.close();
   });
 
   it('delivers resources/updated raised on any instance to the stream the client holds, once each', async () => {
