@@ -14,7 +14,10 @@ const LAYERS = [
   ['runtime', ['builder', 'validation', 'schema', 'di', 'state', 'context', 'metadata', 'messages']],
   ['auth', ['messages']],
   ['transports', ['auth', 'validation', 'state', 'context', 'metadata', 'messages']],
-  ['app', ['transports', 'auth', 'runtime', 'builder', 'validation', 'schema', 'di', 'decorators', 'state', 'context', 'metadata', 'messages']],
+  [
+    'app',
+    ['transports', 'auth', 'runtime', 'builder', 'validation', 'schema', 'di', 'decorators', 'state', 'context', 'metadata', 'messages'],
+  ],
 ];
 const SRC = '^packages/core/src/';
 

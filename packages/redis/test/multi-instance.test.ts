@@ -36,7 +36,7 @@ async function v2Client(modern = false): Promise<Client> {
       ({
         role: 'assistant',
         model: 'echo',
-        content: { type: 'text', text: `echo of ${(request.params.messages[0]?.content as { text: string }).text}` },
+        content: { type: 'text', text: `echo of ${(request.params.messages[0]?.content as { text?: string } | undefined)?.text}` },
       }) as never,
   );
   await client.connect(new StreamableHTTPClientTransport(proxy.url));
