@@ -114,13 +114,13 @@ export class LegacySessions implements RelayTarget {
           );
         }
       }
+      if (this.relay && !(await this.refreshed(sessionId, session))) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
       if (request.method === 'GET') {
-        const replay = await this.refusedReplay(request, session);
+        const replay = await (this.relay ? fromStore(this.refusedReplay(request, session)) : this.refusedReplay(request, session));
         if (replay) return replay;
       }
       const refused = this.admitMessages(session, parsed);
       if (refused) return refused;
-      if (this.relay && !(await this.refreshed(sessionId, session))) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
       if (this.relay && request.method === 'POST' && (await this.relayed(sessionId, session, parsed)))
         return new Response(null, { status: 202 });
       return session.transport.handleRequest(this.withSessionVersion(request, session), options);
@@ -386,7 +386,11 @@ export class LegacySessions implements RelayTarget {
       },
     };
     if (message.method === 'notifications/initialized') {
-      void sessions.update(id, { initialized: true }).catch((error: unknown) => session.transport.onerror?.(error as Error));
+      // From now on the record lives as long as an idle session may.
+      void sessions
+        .update(id, { initialized: true })
+        .then(() => sessions.touch(id, this.limits.sessionIdleTimeoutMs))
+        .catch((error: unknown) => session.transport.onerror?.(error as Error));
       return;
     }
     const effect = typeof message.method === 'string' ? effects[message.method] : undefined;
