@@ -91,6 +91,12 @@ describe('Redis down', () => {
         'Service Unavailable: the redis state store is unreachable, so this session cannot be served; retry later',
       );
       expect(Date.now() - started).toBeLessThan(3_000);
+      // 2026-07-28 requests carry their state: they need no store.
+      const modern = new Client({ name: 'stateless', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await modern.connect(new StreamableHTTPClientTransport(proxy.url));
+      expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect(text(await modern.callTool({ name: 'whoami', arguments: {} }))).toMatch(/^[abc]$/);
+      await modern.close();
 
       await redis.start();
       await eventually(

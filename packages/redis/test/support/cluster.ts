@@ -11,9 +11,9 @@ export interface Instance {
   readonly process: ChildProcess;
 }
 
-export async function startInstance(name: string, redisUrl: string): Promise<Instance> {
+export async function startInstance(name: string, redisUrl: string, env: Record<string, string> = {}): Promise<Instance> {
   const child = spawn(process.execPath, [FIXTURE], {
-    env: { ...process.env, INSTANCE: name, REDIS_URL: redisUrl },
+    env: { ...process.env, ...env, INSTANCE: name, REDIS_URL: redisUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
