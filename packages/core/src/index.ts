@@ -73,11 +73,13 @@ export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type {
   AppState,
   BusTopic,
+  InstanceLeases,
   SessionRecord,
   SessionRecords,
   SharedEventStore,
   SharedState,
   StateBus,
+  StreamClaim,
 } from './state/app-state.js';
 export { memoryState } from './state/memory-state.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';

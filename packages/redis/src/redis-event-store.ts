@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BusTopic, SharedEventStore } from '@armature/core';
+import type { BusTopic, SharedEventStore, StreamClaim } from '@armature/core';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Connection } from './connection.js';
 import { channelOf } from './redis-bus.js';
@@ -109,8 +109,21 @@ export class RedisEventStore implements SharedEventStore {
     const redis = this.connection.ready;
     const set = `${this.prefix}evs:${streamPrefix}`;
     const streams = await redis.smembers(set);
-    const keys = streams.flatMap((s) => [this.streamKey(s), `${this.prefix}evb:${s}`]);
+    const keys = streams.flatMap((s) => [this.streamKey(s), `${this.prefix}evb:${s}`, this.claimKey(s)]);
     await redis.del(set, ...keys);
+  }
+
+  async claimStream(streamId: string, claim: StreamClaim): Promise<void> {
+    await this.connection.ready.set(this.claimKey(streamId), JSON.stringify(claim), 'PX', this.limits.ttlMs);
+  }
+
+  async streamClaim(streamId: string): Promise<StreamClaim | undefined> {
+    const value = await this.connection.ready.get(this.claimKey(streamId));
+    return value === null ? undefined : (JSON.parse(value) as StreamClaim);
+  }
+
+  private claimKey(streamId: string): string {
+    return `${this.prefix}evo:${streamId}`;
   }
 
   private async locate(eventId: string): Promise<{ streamId: string; entry: string } | undefined> {

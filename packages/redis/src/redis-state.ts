@@ -2,6 +2,7 @@ import { DEFAULT_EVENT_STORE_LIMITS, type SharedState } from '@armature/core';
 import { Connection } from './connection.js';
 import { RedisBus } from './redis-bus.js';
 import { type RedisEventLimits, RedisEventStore } from './redis-event-store.js';
+import { RedisInstanceLeases } from './redis-instance-leases.js';
 import { RedisSessionRecords } from './redis-session-records.js';
 
 export interface RedisStateOptions {
@@ -52,6 +53,7 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
     shared: true,
     sessions: new RedisSessionRecords(commands, prefix),
     events: new RedisEventStore(commands, prefix, limits),
+    instances: new RedisInstanceLeases(commands, prefix),
     bus: {
       publish: (topic, payload) => bus.publish(topic, payload),
       // The app subscribes when it starts: that is where it waits for both connections.

@@ -47,6 +47,22 @@ export interface SharedEventStore extends EventStore {
    * bus's `topic`: every instance then hears of a stream's events in the order they were stored.
    */
   storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string>;
+  /** Records that instance `owner` answers the requests `requestIds` on the stream `streamId`. */
+  claimStream(streamId: string, claim: StreamClaim): Promise<void>;
+  /** Who answers on `streamId`, if it was claimed (and its events are still held). */
+  streamClaim(streamId: string): Promise<StreamClaim | undefined>;
+}
+
+/** The instance answering a POST's stream, and the requests it answers there. */
+export interface StreamClaim {
+  readonly owner: string;
+  readonly requestIds: readonly (string | number)[];
+}
+
+/** Which instances are alive: each renews its lease while it runs; a lease not renewed lapses. */
+export interface InstanceLeases {
+  renew(instance: string, ttlMs: number): Promise<void>;
+  alive(instance: string): Promise<boolean>;
 }
 
 /** Messages between the instances of one app (every instance gets every message, its own included). */
@@ -72,6 +88,7 @@ export interface AppState {
   readonly sessions?: SessionRecords;
   readonly events?: SharedEventStore;
   readonly bus?: StateBus;
+  readonly instances?: InstanceLeases;
   close(): Promise<void>;
 }
 
@@ -81,10 +98,13 @@ export interface SharedState extends AppState {
   readonly sessions: SessionRecords;
   readonly events: SharedEventStore;
   readonly bus: StateBus;
+  readonly instances: InstanceLeases;
 }
 
 export function isShared(state: AppState): state is SharedState {
-  return state.shared && state.sessions !== undefined && state.events !== undefined && state.bus !== undefined;
+  return (
+    state.shared && state.sessions !== undefined && state.events !== undefined && state.bus !== undefined && state.instances !== undefined
+  );
 }
 
 /** The one text for a request the shared store could not serve. */

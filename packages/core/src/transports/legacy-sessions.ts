@@ -16,6 +16,7 @@ import { SessionEventStore } from './session-event-store.js';
 import type { RelayTarget, SessionRelay } from './session-relay.js';
 import { applyLogLevel, reviveSession } from './session-revival.js';
 import { idKey, type Session, SessionTransport } from './session-transport.js';
+import { StreamClaims } from './stream-claims.js';
 
 const SESSION_NOT_FOUND = 'Session not found';
 
@@ -123,7 +124,7 @@ export class LegacySessions implements RelayTarget {
       if (refused) return refused;
       if (this.relay && request.method === 'POST' && (await this.relayed(sessionId, session, parsed)))
         return new Response(null, { status: 202 });
-      return session.transport.handleRequest(this.withSessionVersion(request, session), options);
+      return this.handle(session, this.withSessionVersion(request, session), parsed, options);
     }
     if (request.method !== 'POST') {
       return jsonRpcErrorResponse(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -207,15 +208,34 @@ export class LegacySessions implements RelayTarget {
         ),
       );
     }
-    const response = await transport.handleRequest(request, { ...options, parsedBody: body });
+    const response = await this.handle(this.sessions.get(sessionId) as Session, request, { value: body }, { ...options, parsedBody: body });
     if (transport.sessionId === undefined) this.endSession(sessionId, true);
+    return response;
+  }
+
+  /**
+   * Hands a request to the session's transport. With claims (instances sharing sessions), the
+   * requests of a POST are announced first, so the stream the transport opens for them is claimed
+   * by this instance; a POST the transport answers without a stream withdraws them.
+   */
+  private async handle(session: Session, request: Request, parsed: ParsedBody | undefined, options: Record<string, unknown>) {
+    const claims = session.events?.claims;
+    const ids = messagesOf(parsed)
+      .filter((m) => typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
+      .map((m) => m.id as string | number);
+    if (!claims || request.method !== 'POST' || ids.length === 0) return session.transport.handleRequest(request, options);
+    claims.expect(ids);
+    const response = await session.transport.handleRequest(request, options);
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) claims.withdraw(ids);
     return response;
   }
 
   /** A new SDK server connected to a new transport for session `sessionId`. */
   private async connect(sessionId: string) {
     const server = this.factory();
-    const events = this.eventStore ? new SessionEventStore(this.eventStore, sessionId) : undefined;
+    const relay = this.relay;
+    const claims = relay ? new StreamClaims(relay.instance, relay.state.events, relay.state.instances) : undefined;
+    const events = this.eventStore ? new SessionEventStore(this.eventStore, sessionId, claims) : undefined;
     const transport = new SessionTransport({
       sessionIdGenerator: () => sessionId,
       ...(events ? { eventStore: events } : {}),
@@ -225,7 +245,6 @@ export class LegacySessions implements RelayTarget {
     });
     transport.onclose = () => this.endSession(sessionId);
     await server.connect(transport);
-    const relay = this.relay;
     if (relay) transport.relay = (message) => relay.toClient(sessionId, message);
     return { server, transport, events };
   }

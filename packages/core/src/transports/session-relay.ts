@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { SharedState } from '../state/app-state.js';
+import { GET_STREAM } from './session-event-store.js';
+import { LEASE_MS } from './stream-claims.js';
 
-/** The standalone (GET) stream's id inside a session, as the SDK names it. */
-export const GET_STREAM = '_GET_stream';
+/** How often an instance renews its lease. */
+const RENEW_MS = 1_000;
 
 /** What an instance holding a copy of a session does with relayed traffic. */
 export interface RelayTarget {
@@ -30,11 +32,19 @@ export class SessionRelay {
   readonly instance = randomUUID();
   private readonly targets = new Set<RelayTarget>();
   private unsubscribe?: () => Promise<void>;
+  private lease?: NodeJS.Timeout;
 
   constructor(readonly state: SharedState) {}
 
+  /** Listens to the other instances, and keeps this instance's lease while it runs. */
   async start(): Promise<void> {
     this.unsubscribe ??= await this.state.bus.subscribe('sessions', (payload) => this.received(payload));
+    if (this.lease) return;
+    const renew = () => this.state.instances.renew(this.instance, LEASE_MS);
+    await renew();
+    // A missed renewal (Redis away) is retried at the next tick; the lease only lapses after LEASE_MS.
+    this.lease = setInterval(() => void renew().catch(() => undefined), RENEW_MS);
+    this.lease.unref();
   }
 
   register(target: RelayTarget): () => void {
@@ -67,6 +77,8 @@ export class SessionRelay {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.lease);
+    this.lease = undefined;
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     await unsubscribe?.();

@@ -50,16 +50,21 @@ export interface Routed {
   readonly method: string;
   readonly instance: string;
   readonly body: string;
+  /** The request's Last-Event-ID, if any. */
+  readonly lastEventId?: string;
+  /** The answer's status, once it came. */
+  status?: number;
 }
 
 /**
  * A strictly alternating round-robin HTTP proxy on 127.0.0.1: request n goes to instance
- * n mod N. An instance that refuses the connection (killed) is skipped for the next one, as a load
+ * n mod N. An instance that refuses the connection (killed) is skipped from then on, as a load
  * balancer's health check would. Responses (SSE streams included) are piped through as they come.
  */
 export class RoundRobinProxy {
   readonly routed: Routed[] = [];
   private next = 0;
+  private readonly down = new Set<Instance>();
   private readonly server: Server;
   private readonly open = new Set<IncomingMessage>();
 
@@ -78,8 +83,17 @@ export class RoundRobinProxy {
   }
 
   private forward(req: IncomingMessage, body: Buffer, res: import('node:http').ServerResponse, attempts: number): void {
-    const instance = this.instances[this.next++ % this.instances.length] as Instance;
-    const routed = { method: req.method ?? '', instance: instance.name, body: body.toString() };
+    let instance = this.instances[this.next++ % this.instances.length] as Instance;
+    // Instances found down are skipped, as a load balancer's health check would.
+    while (this.down.has(instance) && this.down.size < this.instances.length)
+      instance = this.instances[this.next++ % this.instances.length] as Instance;
+    const lastEventId = req.headers['last-event-id'];
+    const routed: Routed = {
+      method: req.method ?? '',
+      instance: instance.name,
+      body: body.toString(),
+      ...(typeof lastEventId === 'string' ? { lastEventId } : {}),
+    };
     this.routed.push(routed);
     const upstream = httpRequest(
       {
@@ -90,6 +104,7 @@ export class RoundRobinProxy {
         headers: { ...req.headers, host: instance.url.host },
       },
       (answer) => {
+        routed.status = answer.statusCode;
         this.open.add(answer);
         answer.once('close', () => this.open.delete(answer));
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -100,6 +115,7 @@ export class RoundRobinProxy {
       },
     );
     upstream.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNREFUSED') this.down.add(instance);
       if (error.code === 'ECONNREFUSED' && attempts > 1) {
         this.routed.splice(this.routed.indexOf(routed), 1);
         return this.forward(req, body, res, attempts - 1);
