@@ -13,7 +13,7 @@ export class NotesServer {
 const key = process.env.MCP_REQUEST_STATE_KEY;
 const app = createMcpApp(NotesServer, {
   state: redisState({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }),
-  ...(key ? { requestStateKey: key } : {}), // without it, start-up fails with ARM120
+  ...(key ? { requestStateKey: key } : {}), // without it, start-up fails with ARM121
 }).enableShutdownHooks();
 const { url } = await app.listenHttp({
   host: process.env.HOST ?? '127.0.0.1',

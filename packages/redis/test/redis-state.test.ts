@@ -28,7 +28,7 @@ describe('redisState options', () => {
     try {
       expect(() => createMcpApp(Plain, { state })).toThrow(
         'Armature cannot start the MCP server: 1 problem in the decorated classes.\n' +
-          '  1. createMcpApp options: the redis state shares the app between instances, but no requestStateKey was given: each instance would sign 2026-07-28 requestState with its own random key, and an answer reaching another instance would be refused [ARM120]\n' +
+          '  1. createMcpApp options: the redis state shares the app between instances, but no requestStateKey was given: each instance would sign 2026-07-28 requestState with its own random key, and an answer reaching another instance would be refused [ARM121]\n' +
           '     Fix: createMcpApp(Server, { state, requestStateKey: process.env.MCP_REQUEST_STATE_KEY }) with the same secret (32 random bytes or more) on every instance',
       );
     } finally {

@@ -185,7 +185,7 @@ export const MESSAGES = {
     }),
   ),
   sharedStateWithoutRequestStateKey: define(
-    'ARM120',
+    'ARM121',
     'a shared state is used without a requestStateKey',
     ['redis'] as const,
     (state: string) => ({

@@ -32,6 +32,8 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
   override async send(message: JSONRPCMessage, options?: SendOptions) {
     const isResponse = !('method' in message) && 'id' in message;
     if ('method' in message && 'id' in message) this.awaiting.add(idKey(message.id));
+    // The server gave up on one of its requests (timeout, abort): no answer is awaited any more.
+    if ('method' in message && message.method === 'notifications/cancelled') this.awaiting.delete(idKey(message.params?.requestId));
     if (this.relay && !isResponse && options?.relatedRequestId === undefined) return this.relay(message);
     const sent = isResponse ? await this.beforeAnswer(message) : message;
     try {
