@@ -10,10 +10,14 @@ const LAYERS = [
   ['schema', ['context', 'metadata', 'messages']],
   ['validation', ['schema', 'context', 'metadata', 'messages']],
   ['builder', ['validation', 'schema', 'di', 'context', 'metadata', 'messages']],
-  ['runtime', ['builder', 'validation', 'schema', 'di', 'context', 'metadata', 'messages']],
+  ['state', ['messages']],
+  ['runtime', ['builder', 'validation', 'schema', 'di', 'state', 'context', 'metadata', 'messages']],
   ['auth', ['messages']],
-  ['transports', ['auth', 'validation', 'context', 'metadata', 'messages']],
-  ['app', ['transports', 'auth', 'runtime', 'builder', 'validation', 'schema', 'di', 'decorators', 'context', 'metadata', 'messages']],
+  ['transports', ['auth', 'validation', 'state', 'context', 'metadata', 'messages']],
+  [
+    'app',
+    ['transports', 'auth', 'runtime', 'builder', 'validation', 'schema', 'di', 'decorators', 'state', 'context', 'metadata', 'messages'],
+  ],
 ];
 const SRC = '^packages/core/src/';
 

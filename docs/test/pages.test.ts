@@ -20,6 +20,7 @@ const GUIDES = [
   'guards.md',
   'auth.md',
   'deployment.md',
+  'scale-out.md',
   'security.md',
 ];
 

@@ -75,8 +75,20 @@ export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
 export type { TaskOptions } from './runtime/tasks/task-service.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './runtime/tasks/task-store.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
+export type {
+  AppState,
+  BusTopic,
+  InstanceLeases,
+  SessionRecord,
+  SessionRecords,
+  SharedEventStore,
+  SharedState,
+  StateBus,
+  StreamClaim,
+} from './state/app-state.js';
+export { memoryState } from './state/memory-state.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
-export { InMemoryEventStore } from './transports/in-memory-event-store.js';
+export { DEFAULT_EVENT_STORE_LIMITS, InMemoryEventStore, type InMemoryEventStoreOptions } from './transports/in-memory-event-store.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
 export type { ValidationOutcome } from './validation/dto-validator.js';

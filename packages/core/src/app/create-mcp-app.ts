@@ -6,13 +6,18 @@ import { type BuildOptions, buildAppDefinition } from '../builder/build-app-defi
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
+import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
+import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
+import { type AppState, isShared } from '../state/app-state.js';
+import { memoryState } from '../state/memory-state.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
 import { exposureWarning } from '../transports/network-exposure.js';
 import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
+import { SessionRelay } from '../transports/session-relay.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
 import { checkSingleInstance } from './check-single-instance.js';
 import { Registrations } from './registrations.js';
@@ -25,6 +30,12 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
    * line on stderr with the tool name and request id. `ToolError`s are expected and not reported.
    */
   onError?: ToolErrorReporter;
+  /**
+   * Where sessions, resumable events and change notifications live. Default `memoryState()` (this
+   * process only). `redisState({ url })` from `@armature/redis` lets several instances serve one
+   * endpoint; it needs `requestStateKey`. The app closes the state when it closes.
+   */
+  state?: AppState;
 }
 
 export interface ListenHttpOptions extends HttpEndpointOptions {
@@ -73,14 +84,32 @@ export class McpApp {
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly listeners = new Set<import('node:http').Server>();
   private shuttingDown?: Promise<void>;
+  private readonly state: AppState;
+  private readonly relay?: SessionRelay;
+  /** Settles once the app listens to the shared state (at once for the memory state). */
+  private readonly shared: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
     checkSingleInstance(serverClasses);
     const container = options.container ?? new TypediContainerAdapter();
+    this.state = options.state ?? memoryState();
     // One report at start-up: the builder asks the container for its problems too.
-    this.definition = buildAppDefinition(serverClasses, { ...options, container });
+    this.definition = withStateProblems(() => buildAppDefinition(serverClasses, { ...options, container }), stateProblems(options));
     this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, options);
     const changes = this.runtime.broadcaster;
+    if (isShared(this.state)) {
+      const relay = new SessionRelay(this.state);
+      this.relay = relay;
+      const name = this.state.name;
+      const failed = (error: unknown) =>
+        process.stderr.write(`[armature] a change notification could not go through the ${name} state: ${messageOf(error)}\n`);
+      this.shared = Promise.all([
+        relay.start(),
+        changes.share(this.state.bus, (method, uri) => relay.notifySessions(method, uri), failed),
+      ]).then(() => undefined);
+      // Reported when the app starts listening; never an unhandled rejection before that.
+      this.shared.catch(() => undefined);
+    } else this.shared = Promise.resolve();
     this.tools = new Registrations(this.runtime.tools, () => changes.toolsChanged());
     this.resources = new Registrations(this.runtime.resources, () => changes.resourcesChanged());
     this.resourceTemplates = new Registrations(this.runtime.resourceTemplates, () => changes.resourcesChanged());
@@ -99,20 +128,22 @@ export class McpApp {
   /**
    * Announces that the resource at `uri` changed: sent as `notifications/resources/updated` to
    * 2025-11-25 connections that subscribed to it and to 2026-07-28 `subscriptions/listen` streams
-   * that asked for it.
+   * that asked for it. With a shared state (`redisState`) it reaches the clients of every
+   * instance; the promise settles once they were told (it never rejects: a store failure is
+   * reported on stderr).
    *
    * @example
    * ```ts
    * settings.onChange(() => app.notifyResourceUpdated('config://app'));
    * ```
    */
-  notifyResourceUpdated(uri: string): void {
-    this.runtime.broadcaster.resourceUpdated(uri);
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.runtime.broadcaster.resourceUpdated(uri);
   }
 
   /** Announces that the list of resources changed (for resources your methods list dynamically). */
-  notifyResourceListChanged(): void {
-    this.runtime.broadcaster.resourcesChanged();
+  notifyResourceListChanged(): Promise<void> {
+    return this.runtime.broadcaster.resourcesChanged();
   }
 
   /** Live DI scopes (0 when idle) and calls served. */
@@ -149,6 +180,7 @@ export class McpApp {
         maxUriLength: this.runtime.maxUriLength,
         unreadable: (uris, principal, meta) => this.runtime.unreadable(uris, principal, meta),
       },
+      this.relay,
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
@@ -174,6 +206,7 @@ export class McpApp {
    * ```
    */
   async listenHttp(options: ListenHttpOptions = {}): Promise<HttpListener> {
+    await this.ready();
     const host = options.host ?? '127.0.0.1';
     const path = options.path ?? '/mcp';
     const handler = this.httpHandler(options);
@@ -256,16 +289,50 @@ export class McpApp {
     return this;
   }
 
-  /** Stops every listener this app started. */
+  /**
+   * Resolves once the app is connected to its state (at once for the memory state); rejects,
+   * naming the store, when a shared store cannot be reached. `listenHttp` waits for it.
+   */
+  async ready(): Promise<void> {
+    try {
+      await this.shared;
+    } catch (error) {
+      throw new Error(`McpApp: the ${this.state.name} state could not be reached: ${messageOf(error)}`);
+    }
+  }
+
+  /** Stops every listener this app started, then closes its state. */
   async close(): Promise<void> {
     const closers = [...this.closers];
     this.closers.clear();
     await Promise.allSettled(closers.map((close) => close()));
+    await Promise.allSettled([this.relay?.close(), this.runtime.broadcaster.unshare()]);
+    await this.state.close();
   }
 
   private track(close: () => Promise<void>): void {
     this.closers.add(close);
   }
+}
+
+/** What the `state` option requires of the other options. */
+function stateProblems(options: CreateMcpAppOptions): BuildProblem[] {
+  const state = options.state;
+  if (!state?.shared || options.requestStateKey !== undefined) return [];
+  return [problem(MESSAGES.sharedStateWithoutRequestStateKey, 'createMcpApp options', state.name)];
+}
+
+/** Builds, reporting the state's problems in the same one error as the build's. */
+function withStateProblems(build: () => AppDefinition, problems: BuildProblem[]): AppDefinition {
+  let definition: AppDefinition;
+  try {
+    definition = build();
+  } catch (error) {
+    if (error instanceof ArmatureBuildError && problems.length > 0) throw new ArmatureBuildError([...error.problems, ...problems]);
+    throw error;
+  }
+  if (problems.length > 0) throw new ArmatureBuildError(problems);
+  return definition;
 }
 
 /**

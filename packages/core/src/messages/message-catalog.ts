@@ -188,6 +188,15 @@ export const MESSAGES = {
     message: `task is ${found}; it must be 'optional' or 'required' (or left out)`,
     fix: "@Tool({ description: '...', task: 'optional' })",
   })),
+  sharedStateWithoutRequestStateKey: define(
+    'ARM121',
+    'a shared state is used without a requestStateKey',
+    ['redis'] as const,
+    (state: string) => ({
+      message: `the ${state} state shares the app between instances, but no requestStateKey was given: each instance would sign 2026-07-28 requestState with its own random key, and an answer reaching another instance would be refused`,
+      fix: 'createMcpApp(Server, { state, requestStateKey: process.env.MCP_REQUEST_STATE_KEY }) with the same secret (32 random bytes or more) on every instance',
+    }),
+  ),
 
   noParamMetadata: define(
     'ARM200',

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import type { StateBus } from '../state/app-state.js';
 
 /** Where 2026-07-28 `subscriptions/listen` streams are notified (one per HTTP handler). */
 export interface ChangeNotifier {
@@ -17,13 +19,52 @@ export interface LiveConnection {
 
 const MODERN = '2026-07-28';
 
+/** One change, as it travels between instances. */
+interface Change {
+  readonly from: string;
+  readonly kind: 'tools' | 'prompts' | 'resources' | 'updated';
+  readonly uri?: string;
+}
+
+/** The notification each change sends to 2025-11-25 sessions. */
+const METHODS: Record<Change['kind'], string> = {
+  tools: 'notifications/tools/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+  resources: 'notifications/resources/list_changed',
+  updated: 'notifications/resources/updated',
+};
+
+/** Sends a notification to every shared session, or to those subscribed to `uri` when given. */
+export type SessionsNotifier = (method: string, uri?: string) => Promise<void>;
+
 /**
  * Tells connected clients what changed: list_changed to every long-lived connection, resource
  * updates to those that subscribed, and both to the HTTP endpoints' 2026-07-28 listen streams.
+ * Shared (`share`), a change raised on one instance reaches the connections and listen streams
+ * of every instance, and the shared 2025-11-25 sessions once, from the instance that raised it.
  */
 export class ChangeBroadcaster {
   private readonly live = new Set<LiveConnection>();
   private readonly notifiers = new Set<ChangeNotifier>();
+  private readonly instance = randomUUID();
+  private shared?: { readonly bus: StateBus; readonly sessions: SessionsNotifier; readonly failed: (error: unknown) => void };
+  private unsubscribe?: () => Promise<void>;
+
+  /**
+   * Changes go through `bus` to every instance from now on; `sessions` is told once per change
+   * (by the instance that raised it); `failed` hears of a change the bus could not carry.
+   */
+  async share(bus: StateBus, sessions: SessionsNotifier, failed: (error: unknown) => void): Promise<void> {
+    this.shared = { bus, sessions, failed };
+    this.unsubscribe = await bus.subscribe('changes', (payload) => this.received(payload));
+  }
+
+  async unshare(): Promise<void> {
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    this.shared = undefined;
+    await unsubscribe?.();
+  }
 
   /** Keeps `connection` informed until its server closes. */
   track(connection: LiveConnection): void {
@@ -42,7 +83,55 @@ export class ChangeBroadcaster {
     return () => this.notifiers.delete(notifier);
   }
 
-  resourceUpdated(uri: string): void {
+  resourceUpdated(uri: string): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'updated', uri });
+  }
+
+  toolsChanged(): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'tools' });
+  }
+
+  resourcesChanged(): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'resources' });
+  }
+
+  promptsChanged(): Promise<void> {
+    return this.raise({ from: this.instance, kind: 'prompts' });
+  }
+
+  /**
+   * Applies a change here and, when shared, tells the shared sessions and the other instances.
+   * Settles once they were told; never rejects (a failure goes to `failed`).
+   */
+  private async raise(change: Change): Promise<void> {
+    this.apply(change);
+    const shared = this.shared;
+    if (!shared) return;
+    try {
+      await Promise.all([shared.sessions(METHODS[change.kind], change.uri), shared.bus.publish('changes', JSON.stringify(change))]);
+    } catch (error) {
+      shared.failed(error);
+    }
+  }
+
+  private received(payload: string): void {
+    let change: Change;
+    try {
+      change = JSON.parse(payload) as Change;
+    } catch {
+      return;
+    }
+    if (change.from !== this.instance) this.apply(change);
+  }
+
+  private apply(change: Change): void {
+    if (change.kind === 'updated') this.applyResourceUpdated(change.uri as string);
+    else if (change.kind === 'tools') this.applyToolsChanged();
+    else if (change.kind === 'prompts') this.applyPromptsChanged();
+    else this.applyResourcesChanged();
+  }
+
+  private applyResourceUpdated(uri: string): void {
     for (const connection of this.live) {
       const modern = connection.mcp.server.getNegotiatedProtocolVersion() === MODERN;
       // On a modern stdio connection the SDK routes it to matching subscriptions/listen streams.
@@ -51,17 +140,17 @@ export class ChangeBroadcaster {
     for (const notifier of this.notifiers) notifier.resourceUpdated(uri);
   }
 
-  toolsChanged(): void {
+  private applyToolsChanged(): void {
     for (const { mcp } of this.live) if (mcp.isConnected()) void mcp.server.sendToolListChanged().catch(() => undefined);
     for (const notifier of this.notifiers) notifier.toolsChanged();
   }
 
-  resourcesChanged(): void {
+  private applyResourcesChanged(): void {
     for (const { mcp } of this.live) if (mcp.isConnected()) void mcp.server.sendResourceListChanged().catch(() => undefined);
     for (const notifier of this.notifiers) notifier.resourcesChanged();
   }
 
-  promptsChanged(): void {
+  private applyPromptsChanged(): void {
     for (const { mcp } of this.live) if (mcp.isConnected()) void mcp.server.sendPromptListChanged().catch(() => undefined);
     for (const notifier of this.notifiers) notifier.promptsChanged();
   }

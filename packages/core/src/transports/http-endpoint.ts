@@ -20,6 +20,7 @@ import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { PerClientCounter } from './per-client-counter.js';
+import type { SessionRelay } from './session-relay.js';
 
 export interface HttpEndpointOptions {
   /**
@@ -110,12 +111,15 @@ export class HttpEndpoint {
   /**
    * @param factory builds a fresh SDK server; `track` is true for a 2025-11-25 session (kept and
    *   notified of changes) and false for a single 2026-07-28 request.
+   * @param relay given when instances share a state: 2025-11-25 sessions and their events live in
+   *   it (its event store replaces `eventStore`), and changes reach them through it, not tracking.
    */
   constructor(
     readonly factory: (track: boolean) => SdkMcpServer,
     options: HttpEndpointOptions = {},
     private readonly scopesFor?: ScopeRequirement,
     private readonly uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
+    relay?: SessionRelay,
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
@@ -125,13 +129,22 @@ export class HttpEndpoint {
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     this.limits = { ...DEFAULT_HTTP_LIMITS, ...given };
     this.listensPerClient = new PerClientCounter(this.limits.maxListenStreamsPerClient);
-    const eventStore = options.eventStore === true ? new InMemoryEventStore() : options.eventStore || undefined;
+    if (relay && options.eventStore) {
+      throw new TypeError(
+        `McpApp.listenHttp/httpHandler: the eventStore option cannot be used with the ${relay.state.name} state, which keeps the events of every instance's sessions itself; remove eventStore`,
+      );
+    }
+    const eventStore = relay
+      ? relay.state.events
+      : options.eventStore === true
+        ? new InMemoryEventStore()
+        : options.eventStore || undefined;
     if (eventStore && !eventStore.getStreamIdForEventId) {
       throw new TypeError(
         'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
       );
     }
-    this.legacy = new LegacySessions(() => factory(true), this.limits, eventStore, options.retryIntervalMs);
+    this.legacy = new LegacySessions(() => factory(!relay), this.limits, eventStore, options.retryIntervalMs, relay);
     this.modern = createMcpHandler(() => factory(false), {
       legacy: 'reject',
       maxRequestBodySize: this.maxBody,

@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { StreamClaims } from './stream-claims.js';
+
+/** The standalone (GET) stream's id inside a session, as the SDK names it. */
+export const GET_STREAM = '_GET_stream';
 
 /** A store that can forget a finished session's events (`InMemoryEventStore` can). */
 interface PurgeableEventStore extends EventStore {
@@ -16,17 +21,61 @@ function isPurgeable(store: EventStore): store is PurgeableEventStore {
  */
 export class SessionEventStore implements EventStore {
   private readonly prefix: string;
+  private adopted?: string;
+  private muted = false;
+  /** POST streams opened here and not answered yet (claimed when instances share sessions). */
+  private readonly open = new Set<string>();
 
-  /** @param shared must implement `getStreamIdForEventId` (the endpoint checks it at start-up). */
+  /**
+   * @param shared must implement `getStreamIdForEventId` (the endpoint checks it at start-up).
+   * @param claims given when instances share sessions: who answers each POST stream.
+   */
   constructor(
     private readonly shared: EventStore,
     sessionId: string,
+    readonly claims?: StreamClaims,
   ) {
     this.prefix = `${sessionId}/`;
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    const adopted = this.adopted;
+    if (adopted !== undefined) {
+      this.adopted = undefined;
+      return Promise.resolve(adopted);
+    }
+    if (this.muted) return Promise.resolve(randomUUID());
+    if (this.claims && streamId !== GET_STREAM) return this.storeClaimed(streamId, message);
     return this.shared.storeEvent(this.prefix + streamId, message);
+  }
+
+  /** The first event of a POST stream claims it; its response ends what this store remembers of it. */
+  private async storeClaimed(streamId: string, message: JSONRPCMessage): Promise<string> {
+    if (!this.open.has(streamId)) {
+      this.open.add(streamId);
+      await this.claims?.claim(this.prefix + streamId);
+    }
+    if (!('method' in message) && 'id' in message) this.open.delete(streamId);
+    return this.shared.storeEvent(this.prefix + streamId, message);
+  }
+
+  /**
+   * The next `storeEvent` returns `eventId` and stores nothing: the event is already stored (by
+   * another instance) and is only to be written to this instance's stream. The transport calls
+   * `storeEvent` synchronously at the start of `send`, so the id cannot go to another message.
+   */
+  adopt(eventId: string): void {
+    this.adopted = eventId;
+  }
+
+  /** Runs `work` storing nothing (a session re-created on this instance from its stored record). */
+  async muting<T>(work: () => Promise<T>): Promise<T> {
+    this.muted = true;
+    try {
+      return await work();
+    } finally {
+      this.muted = false;
+    }
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
@@ -45,8 +94,22 @@ export class SessionEventStore implements EventStore {
   ): Promise<string> {
     // Checked again here, not only by the endpoint: the transport calls this directly.
     if (!(await this.owns(lastEventId))) return '';
-    const streamId = await this.shared.replayEventsAfter(lastEventId, { send });
-    return streamId.startsWith(this.prefix) ? streamId.slice(this.prefix.length) : '';
+    const answered = new Set<string | number>();
+    let last = lastEventId;
+    const forward = (eventId: string, message: JSONRPCMessage) => {
+      last = eventId;
+      if (!('method' in message) && 'id' in message) answered.add(message.id as string | number);
+      return send(eventId, message);
+    };
+    const streamId = await this.shared.replayEventsAfter(lastEventId, { send: forward });
+    if (!streamId.startsWith(this.prefix)) return '';
+    const own = streamId.slice(this.prefix.length);
+    const owed = await this.claims?.owed(streamId, answered, async () => {
+      await this.shared.replayEventsAfter(last, { send: forward });
+    });
+    // Stored as well, so a later resume replays them instead of owing them again.
+    for (const message of owed ?? []) await send(await this.shared.storeEvent(streamId, message), message);
+    return own;
   }
 
   /** Forgets the session's events, when the shared store can (a custom store without `purge` keeps them until it evicts them). */

@@ -2,19 +2,69 @@ import {
   type JSONRPCMessage,
   type McpServer as SdkMcpServer,
   WebStandardStreamableHTTPServerTransport,
+  type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
 import type { SessionEventStore } from './session-event-store.js';
 
-/** A session's transport that knows which of the client's request ids are still unanswered. */
+type SendOptions = Parameters<WebStandardStreamableHTTPServerTransport['send']>[1];
+
+/**
+ * A session's transport that knows which of the client's request ids are still unanswered, which
+ * of its own requests (elicitation, sampling, roots) still await the client's answer, and, when
+ * several instances share the session, sends messages that belong on no request's stream through
+ * the relay (stored once, written by whichever instance holds the client's GET stream).
+ */
 export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
   readonly inFlight = new Set<string>();
+  /** Ids of requests this server sent the client that are still unanswered. */
+  readonly awaiting = new Set<string>();
+  /** Run when the success response to a client's request leaves (keyed by `idKey`). */
+  readonly onAnswered = new Map<string, () => Promise<void>>();
+  readonly events?: SessionEventStore;
+  /** Set when instances share sessions: where standalone messages go. */
+  relay?: (message: JSONRPCMessage) => Promise<void>;
 
-  override async send(message: JSONRPCMessage, options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1]) {
+  constructor(options: WebStandardStreamableHTTPServerTransportOptions & { eventStore?: SessionEventStore }) {
+    super(options);
+    this.events = options.eventStore;
+  }
+
+  override async send(message: JSONRPCMessage, options?: SendOptions) {
+    const isResponse = !('method' in message) && 'id' in message;
+    if ('method' in message && 'id' in message) this.awaiting.add(idKey(message.id));
+    // The server gave up on one of its requests (timeout, abort): no answer is awaited any more.
+    if ('method' in message && message.method === 'notifications/cancelled') this.awaiting.delete(idKey(message.params?.requestId));
+    if (this.relay && !isResponse && options?.relatedRequestId === undefined) return this.relay(message);
+    const sent = isResponse ? await this.beforeAnswer(message) : message;
     try {
-      await super.send(message, options);
+      await super.send(sent, options);
     } finally {
       // Forgotten only once the response is on its stream, so a reused id cannot take the stream over first.
-      if (!('method' in message) && 'id' in message) this.inFlight.delete(idKey(message.id));
+      if (isResponse) this.inFlight.delete(idKey((message as { id: unknown }).id));
+    }
+  }
+
+  /** Writes an event another instance stored to this instance's GET stream, when it holds it. */
+  async writeRelayed(eventId: string, message: JSONRPCMessage): Promise<void> {
+    this.events?.adopt(eventId);
+    await super.send(message);
+  }
+
+  /**
+   * Records what a successful request changed before the client can see the success (and act on
+   * it through another instance). When that fails the client gets the failure's message instead.
+   */
+  private async beforeAnswer(message: JSONRPCMessage): Promise<JSONRPCMessage> {
+    const id = (message as { id: string | number }).id;
+    const effect = this.onAnswered.get(idKey(id));
+    if (!effect) return message;
+    this.onAnswered.delete(idKey(id));
+    if (!('result' in message)) return message;
+    try {
+      await effect();
+      return message;
+    } catch (error) {
+      return { jsonrpc: '2.0', id, error: { code: -32000, message: (error as Error).message } };
     }
   }
 }
@@ -27,8 +77,12 @@ export interface Session {
   readonly client?: string;
   readonly events?: SessionEventStore;
   readonly opened: number;
+  /** Counted against its client's cap here (opened on this instance, not re-created from the store). */
+  readonly counted: boolean;
   initialized: boolean;
   lastSeen: number;
+  /** The level the client set with `logging/setLevel` (tracked when instances share sessions). */
+  logLevel?: string;
 }
 
 export function idKey(id: unknown): string {

@@ -1,0 +1,113 @@
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+
+/**
+ * What a 2025-11-25 session needs so that any instance can serve it: who may use it, what was
+ * negotiated at `initialize`, and what the client set since (log level, subscriptions).
+ */
+export interface SessionRecord {
+  /** Who opened the session (with auth on): another caller may not use it. */
+  readonly owner?: string;
+  /** The client it counts against (subject or peer IP). */
+  readonly client?: string;
+  readonly protocolVersion: string;
+  readonly capabilities: Record<string, unknown>;
+  readonly clientInfo: { readonly name: string; readonly version: string } & Record<string, unknown>;
+  /** True once the client sent `notifications/initialized`. */
+  readonly initialized: boolean;
+  /** The level set with `logging/setLevel`, if any. */
+  readonly logLevel?: string;
+}
+
+/** The sessions every instance can see. Records expire `ttlMs` after they were last touched. */
+export interface SessionRecords {
+  get(id: string): Promise<SessionRecord | undefined>;
+  put(id: string, record: SessionRecord, ttlMs: number): Promise<void>;
+  /** Changes some fields of a live record (its expiry is kept). */
+  update(id: string, patch: Partial<Pick<SessionRecord, 'initialized' | 'logLevel'>>): Promise<void>;
+  /**
+   * Pushes the expiry back `ttlMs` (the session was used) and returns the fields other instances
+   * may have changed, or undefined when the session no longer exists.
+   */
+  touch(id: string, ttlMs: number): Promise<Pick<SessionRecord, 'logLevel'> | undefined>;
+  delete(id: string): Promise<void>;
+  subscribe(id: string, uri: string): Promise<void>;
+  unsubscribe(id: string, uri: string): Promise<void>;
+  /** Live sessions that subscribed to `uri`. */
+  subscribers(uri: string): Promise<string[]>;
+  /** Every live session. */
+  all(): Promise<string[]>;
+}
+
+/** An event store a session's streams can be replayed from on any instance, and purged by prefix. */
+export interface SharedEventStore extends EventStore {
+  getStreamIdForEventId(eventId: string): Promise<string | undefined>;
+  purge(streamPrefix: string): Promise<void>;
+  /**
+   * Stores `message` like `storeEvent` and, in the same step, publishes `notice(eventId)` on the
+   * bus's `topic`: every instance then hears of a stream's events in the order they were stored.
+   */
+  storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string>;
+  /** Records that instance `owner` answers the requests `requestIds` on the stream `streamId`. */
+  claimStream(streamId: string, claim: StreamClaim): Promise<void>;
+  /** Who answers on `streamId`, if it was claimed (and its events are still held). */
+  streamClaim(streamId: string): Promise<StreamClaim | undefined>;
+}
+
+/** The instance answering a POST's stream, and the requests it answers there. */
+export interface StreamClaim {
+  readonly owner: string;
+  readonly requestIds: readonly (string | number)[];
+}
+
+/** Which instances are alive: each renews its lease while it runs; a lease not renewed lapses. */
+export interface InstanceLeases {
+  renew(instance: string, ttlMs: number): Promise<void>;
+  alive(instance: string): Promise<boolean>;
+}
+
+/** Messages between the instances of one app (every instance gets every message, its own included). */
+export interface StateBus {
+  publish(topic: BusTopic, payload: string): Promise<void>;
+  /** Calls `handler` for each message on `topic` until the returned function is called. */
+  subscribe(topic: BusTopic, handler: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+/** `changes`: list-changed and resource-updated events; `sessions`: traffic for one session's instance. */
+export type BusTopic = 'changes' | 'sessions';
+
+/**
+ * Where an app keeps what must outlive one request: the seam between one process (`memoryState()`,
+ * the default) and several instances sharing a store (`redisState()` from `@armature/redis`).
+ * A task store can sit on the same seam later.
+ */
+export interface AppState {
+  /** Named in errors, e.g. `redis`. */
+  readonly name: string;
+  /** True when several instances share this state: sessions, events and changes then go through it. */
+  readonly shared: boolean;
+  readonly sessions?: SessionRecords;
+  readonly events?: SharedEventStore;
+  readonly bus?: StateBus;
+  readonly instances?: InstanceLeases;
+  close(): Promise<void>;
+}
+
+/** A shared state, with every part present. */
+export interface SharedState extends AppState {
+  readonly shared: true;
+  readonly sessions: SessionRecords;
+  readonly events: SharedEventStore;
+  readonly bus: StateBus;
+  readonly instances: InstanceLeases;
+}
+
+export function isShared(state: AppState): state is SharedState {
+  return (
+    state.shared && state.sessions !== undefined && state.events !== undefined && state.bus !== undefined && state.instances !== undefined
+  );
+}
+
+/** The one text for a request the shared store could not serve. */
+export function storeUnavailableMessage(name: string): string {
+  return `Service Unavailable: the ${name} state store is unreachable, so this session cannot be served; retry later`;
+}

@@ -1,0 +1,87 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * One ioredis connection that never queues a command while Redis is away: a command then fails at
+ * once with a message naming the server, so a request gets its 503 instead of waiting. It
+ * reconnects by itself, and says so once per outage on stderr.
+ */
+export class Connection {
+  readonly client: Redis;
+  private lastError?: string;
+  private reported = false;
+
+  constructor(
+    readonly url: string,
+    role: string,
+    options: RedisOptions = {},
+  ) {
+    this.client = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 5_000,
+      retryStrategy: (times) => Math.min(times * 100, 1_000),
+      connectionName: `armature-${role}`,
+      ...options,
+    });
+    this.client.on('error', (error: Error) => {
+      this.lastError = error.message;
+      if (this.reported) return;
+      this.reported = true;
+      process.stderr.write(`[armature] redis at ${this.shownUrl} (${role}) is unreachable: ${error.message}; reconnecting\n`);
+    });
+    this.client.on('ready', () => {
+      if (this.reported) process.stderr.write(`[armature] redis at ${this.shownUrl} (${role}) is back\n`);
+      this.reported = false;
+    });
+  }
+
+  /** The URL without its password, for messages. */
+  get shownUrl(): string {
+    try {
+      const url = new URL(this.url);
+      if (url.password) url.password = '***';
+      return url.toString();
+    } catch {
+      return 'the configured URL';
+    }
+  }
+
+  /** Connects, or rejects naming the server once `timeoutMs` passed. */
+  async open(timeoutMs: number): Promise<void> {
+    if (this.client.status === 'ready') return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`redis at ${this.shownUrl} did not answer within ${timeoutMs} ms${this.lastError ? ` (${this.lastError})` : ''}`),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      if (this.client.status === 'wait') void this.client.connect().catch(() => undefined);
+      await Promise.race([new Promise<void>((resolve) => this.client.once('ready', () => resolve())), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The client, or a fast failure naming the server when it is not connected. */
+  get ready(): Redis {
+    if (this.client.status !== 'ready') {
+      throw new Error(`redis at ${this.shownUrl} is not connected (${this.client.status}${this.lastError ? `: ${this.lastError}` : ''})`);
+    }
+    return this.client;
+  }
+
+  async close(): Promise<void> {
+    if (this.client.status === 'end') return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+}

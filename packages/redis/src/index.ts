@@ -1,0 +1,1 @@
+export { type RedisStateOptions, redisState } from './redis-state.js';

@@ -1,0 +1,50 @@
+import type { BusTopic, StateBus } from '@armature/core';
+import type { Connection } from './connection.js';
+
+/** The Redis channel of a bus topic. */
+export function channelOf(prefix: string, topic: BusTopic): string {
+  return `${prefix}bus:${topic}`;
+}
+
+/** The instances' messages on Redis pub/sub: one channel per topic, one subscriber connection. */
+export class RedisBus implements StateBus {
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+
+  constructor(
+    private readonly commands: Connection,
+    private readonly subscriber: Connection,
+    private readonly prefix: string,
+    private readonly openTimeoutMs: number,
+  ) {
+    subscriber.client.on('message', (channel: string, payload: string) => {
+      for (const handler of this.handlers.get(channel) ?? []) handler(payload);
+    });
+  }
+
+  async publish(topic: BusTopic, payload: string): Promise<void> {
+    await this.commands.ready.publish(this.channel(topic), payload);
+  }
+
+  async subscribe(topic: BusTopic, handler: (payload: string) => void): Promise<() => Promise<void>> {
+    await this.subscriber.open(this.openTimeoutMs);
+    const channel = this.channel(topic);
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      // ioredis subscribes again by itself after a reconnection.
+      await this.subscriber.ready.subscribe(channel);
+    }
+    set.add(handler);
+    return async () => {
+      set.delete(handler);
+      if (set.size > 0 || this.handlers.get(channel) !== set) return;
+      this.handlers.delete(channel);
+      if (this.subscriber.client.status === 'ready') await this.subscriber.client.unsubscribe(channel);
+    };
+  }
+
+  private channel(topic: BusTopic): string {
+    return channelOf(this.prefix, topic);
+  }
+}

@@ -1,0 +1,69 @@
+import { DEFAULT_EVENT_STORE_LIMITS, type SharedState } from '@armature/core';
+import { Connection } from './connection.js';
+import { RedisBus } from './redis-bus.js';
+import { type RedisEventLimits, RedisEventStore } from './redis-event-store.js';
+import { RedisInstanceLeases } from './redis-instance-leases.js';
+import { RedisSessionRecords } from './redis-session-records.js';
+
+export interface RedisStateOptions {
+  /** The Redis server, e.g. `redis://127.0.0.1:6379` or `rediss://user:pass@host:6380/0`. Default `redis://127.0.0.1:6379`. */
+  url?: string;
+  /** Prefix of every key and channel, so several apps can share one Redis. Default `armature:`. */
+  keyPrefix?: string;
+  /** Most events kept per SSE stream; the oldest are dropped first. Default 10,000. */
+  maxEventsPerStream?: number;
+  /** Most bytes kept per SSE stream; the oldest events are dropped first. Default 32 MiB. */
+  maxBytesPerStream?: number;
+  /** Events of a stream nobody wrote to for this long are dropped. Default 30 minutes. */
+  eventTtlMs?: number;
+  /** How long start-up waits for Redis before `listenHttp` fails naming it. Default 5,000 ms. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A state several instances of one app share on Redis: 2025-11-25 sessions (any instance serves
+ * any session), their resumable events, traffic between the instance holding a client's stream and
+ * the one running its request, and change notifications. Requests fail fast with 503 naming Redis
+ * while it is away; the connections come back by themselves.
+ *
+ * @example
+ * ```ts
+ * const app = createMcpApp(Server, {
+ *   state: redisState({ url: process.env.REDIS_URL }),
+ *   requestStateKey: process.env.MCP_REQUEST_STATE_KEY,
+ * });
+ * ```
+ */
+export function redisState(options: RedisStateOptions = {}): SharedState {
+  const url = options.url ?? 'redis://127.0.0.1:6379';
+  const prefix = options.keyPrefix ?? 'armature:';
+  const timeout = options.connectTimeoutMs ?? 5_000;
+  const commands = new Connection(url, 'commands');
+  const subscriber = new Connection(url, 'subscriber');
+  const limits: RedisEventLimits = {
+    maxEventsPerStream: options.maxEventsPerStream ?? DEFAULT_EVENT_STORE_LIMITS.maxEvents,
+    maxBytesPerStream: options.maxBytesPerStream ?? DEFAULT_EVENT_STORE_LIMITS.maxBytes,
+    ttlMs: options.eventTtlMs ?? 30 * 60_000,
+  };
+  const bus = new RedisBus(commands, subscriber, prefix, timeout);
+  const opened = commands.open(timeout);
+  opened.catch(() => undefined);
+  return {
+    name: 'redis',
+    shared: true,
+    sessions: new RedisSessionRecords(commands, prefix),
+    events: new RedisEventStore(commands, prefix, limits),
+    instances: new RedisInstanceLeases(commands, prefix),
+    bus: {
+      publish: (topic, payload) => bus.publish(topic, payload),
+      // The app subscribes when it starts: that is where it waits for both connections.
+      subscribe: async (topic, handler) => {
+        await opened;
+        return bus.subscribe(topic, handler);
+      },
+    },
+    close: async () => {
+      await Promise.all([commands.close(), subscriber.close()]);
+    },
+  };
+}
