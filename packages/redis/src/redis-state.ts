@@ -4,6 +4,7 @@ import { RedisBus } from './redis-bus.js';
 import { type RedisEventLimits, RedisEventStore } from './redis-event-store.js';
 import { RedisInstanceLeases } from './redis-instance-leases.js';
 import { RedisSessionRecords } from './redis-session-records.js';
+import { RedisTaskStore } from './redis-task-store.js';
 
 export interface RedisStateOptions {
   /** The Redis server, e.g. `redis://127.0.0.1:6379` or `rediss://user:pass@host:6380/0`. Default `redis://127.0.0.1:6379`. */
@@ -23,7 +24,8 @@ export interface RedisStateOptions {
 /**
  * A state several instances of one app share on Redis: 2025-11-25 sessions (any instance serves
  * any session), their resumable events, traffic between the instance holding a client's stream and
- * the one running its request, and change notifications. Requests fail fast with 503 naming Redis
+ * the one running its request, change notifications, and tasks (any instance answers for a task
+ * another runs; a cancel reaches the handler wherever it runs). Requests fail fast with 503 naming Redis
  * while it is away; the connections come back by themselves.
  *
  * @example
@@ -54,6 +56,7 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
     sessions: new RedisSessionRecords(commands, prefix),
     events: new RedisEventStore(commands, prefix, limits),
     instances: new RedisInstanceLeases(commands, prefix),
+    tasks: new RedisTaskStore(commands, subscriber, prefix, timeout),
     bus: {
       publish: (topic, payload) => bus.publish(topic, payload),
       // The app subscribes when it starts: that is where it waits for both connections.

@@ -95,7 +95,9 @@ export class McpApp {
     this.state = options.state ?? memoryState();
     // One report at start-up: the builder asks the container for its problems too.
     this.definition = withStateProblems(() => buildAppDefinition(serverClasses, { ...options, container }), stateProblems(options));
-    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, options);
+    // Tasks live in the state's task store unless the options name one.
+    const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
+    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, { ...options, tasks });
     const changes = this.runtime.broadcaster;
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);

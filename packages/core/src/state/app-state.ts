@@ -1,4 +1,5 @@
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { TaskStore } from './task-store.js';
 
 /**
  * What a 2025-11-25 session needs so that any instance can serve it: who may use it, what was
@@ -78,7 +79,7 @@ export type BusTopic = 'changes' | 'sessions';
 /**
  * Where an app keeps what must outlive one request: the seam between one process (`memoryState()`,
  * the default) and several instances sharing a store (`redisState()` from `@armature/redis`).
- * A task store can sit on the same seam later.
+ * Tasks (`@Tool({ task })`) keep their records in the state's task store when it has one.
  */
 export interface AppState {
   /** Named in errors, e.g. `redis`. */
@@ -89,6 +90,8 @@ export interface AppState {
   readonly events?: SharedEventStore;
   readonly bus?: StateBus;
   readonly instances?: InstanceLeases;
+  /** Where tasks live when the `tasks.store` option names none (a shared state shares them too). */
+  readonly tasks?: TaskStore;
   close(): Promise<void>;
 }
 

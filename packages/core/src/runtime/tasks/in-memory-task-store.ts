@@ -1,4 +1,4 @@
-import { isTerminal, type TaskRecord, type TaskStore, type TaskUpdate } from './task-store.js';
+import { isTerminal, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 
 /** Expired tasks are swept at most this often (on writes), so memory stays bounded without a timer. */
 const SWEEP_EVERY_MS = 10_000;

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
 import { callMessages, messageOf } from '../../messages/call-messages.js';
+import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import { type AskClient, detachedContext, TaskRequestContext } from './task-context.js';
-import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from './task-store.js';
 
 /** What users pass as `createMcpApp(..., { tasks })`. */
 export interface TaskOptions {

@@ -1,0 +1,183 @@
+import type { TaskRecord, TaskStore, TaskUpdate } from '@armature/core';
+import type { Connection } from './connection.js';
+
+// Changes a task that exists and is not terminal, in one step: the fields given (field, value
+// pairs; the outcome stays JSON text Lua never decodes), `lastUpdatedAt` unless the update only
+// renews the lease, and a notice to every instance. Returns the task's fields, or nil.
+const UPDATE = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return nil end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if ARGV[1] == '0' then
+  redis.call('HSET', KEYS[1], 'lastUpdatedAt', ARGV[2])
+  redis.call('PUBLISH', KEYS[2], KEYS[3])
+end
+return redis.call('HGETALL', KEYS[1])
+`;
+
+// Stores a new task expiring with its ttl and indexes it under its owner; the index lives as long
+// as the owner's longest-lived task.
+const CREATE = `
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], KEYS[3])
+if redis.call('PEXPIRETIME', KEYS[2]) < tonumber(ARGV[1]) then redis.call('PEXPIREAT', KEYS[2], ARGV[1]) end
+return 1
+`;
+
+/** What never changes in a task, kept as one JSON field. */
+type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs'>;
+
+function decode(hash: Record<string, string>): TaskRecord | undefined {
+  if (!hash.fixed || !hash.status) return undefined;
+  const fixed = JSON.parse(hash.fixed) as Fixed;
+  return {
+    ...fixed,
+    status: hash.status as TaskRecord['status'],
+    lastUpdatedAt: Number(hash.lastUpdatedAt),
+    leaseExpiresAt: Number(hash.leaseExpiresAt),
+    ...(hash.statusMessage !== undefined ? { statusMessage: hash.statusMessage } : {}),
+    ...(hash.outcome !== undefined ? { outcome: JSON.parse(hash.outcome) as TaskRecord['outcome'] } : {}),
+  };
+}
+
+function fieldsOf(update: TaskUpdate): string[] {
+  const fields: string[] = [];
+  if (update.status !== undefined) fields.push('status', update.status);
+  if (update.statusMessage !== undefined) fields.push('statusMessage', update.statusMessage);
+  if (update.outcome !== undefined) fields.push('outcome', JSON.stringify(update.outcome));
+  if (update.leaseExpiresAt !== undefined) fields.push('leaseExpiresAt', String(update.leaseExpiresAt));
+  return fields;
+}
+
+/**
+ * Tasks on Redis, so that any instance answers `tasks/get`, `tasks/result`, `tasks/list` and
+ * `tasks/cancel` for a task another instance runs: one hash per task expiring with its ttl, an
+ * index of each owner's tasks by creation time, and a channel telling every instance which task
+ * changed (how a cancel reaches the instance running the handler). The rules (owners, leases,
+ * ttl bounds) are the task service's, as with the in-memory store.
+ */
+export class RedisTaskStore implements TaskStore {
+  private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
+  private subscribed?: Promise<void>;
+
+  constructor(
+    private readonly commands: Connection,
+    private readonly subscriber: Connection,
+    private readonly prefix: string,
+    private readonly openTimeoutMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    subscriber.client.on('message', (channel: string, taskId: string) => {
+      if (channel !== this.channel || !this.watchers.has(taskId)) return;
+      this.get(taskId).then(
+        (record) => {
+          if (!record) return;
+          for (const listener of this.watchers.get(taskId) ?? []) listener(record);
+        },
+        () => undefined,
+      );
+    });
+  }
+
+  async create(record: TaskRecord): Promise<void> {
+    const { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs } = record;
+    const fixed: Fixed = { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs };
+    const fields = ['fixed', JSON.stringify(fixed), 'lastUpdatedAt', String(record.lastUpdatedAt), ...fieldsOf(record)];
+    await this.commands.ready.eval(
+      CREATE,
+      3,
+      this.key(taskId),
+      this.ownerKey(owner),
+      taskId,
+      String(createdAt + ttlMs),
+      String(createdAt),
+      ...fields,
+    );
+  }
+
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    return decode(await this.commands.ready.hgetall(this.key(taskId)));
+  }
+
+  async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string } | undefined> {
+    let offset = 0;
+    if (cursor !== undefined) {
+      const decoded = /^o(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (!decoded) return undefined;
+      offset = Number(decoded[1]);
+    }
+    const redis = this.commands.ready;
+    const ids = await redis.zrange(this.ownerKey(owner), String(offset), String(offset + limit - 1));
+    const tasks: TaskRecord[] = [];
+    const gone: string[] = [];
+    for (const id of ids) {
+      const record = await this.get(id);
+      if (record) tasks.push(record);
+      else gone.push(id);
+    }
+    // Tasks past their ttl leave the index when a page meets them.
+    if (gone.length > 0) await redis.zrem(this.ownerKey(owner), ...gone);
+    const total = await redis.zcard(this.ownerKey(owner));
+    const next = offset + ids.length - gone.length;
+    return next < total ? { tasks, nextCursor: Buffer.from(`o${next}`).toString('base64url') } : { tasks };
+  }
+
+  async update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined> {
+    const fields = fieldsOf(update);
+    if (fields.length === 0) return this.get(taskId);
+    const renewal = fields.length === 2 && fields[0] === 'leaseExpiresAt';
+    const reply = (await this.commands.ready.eval(
+      UPDATE,
+      3,
+      this.key(taskId),
+      this.channel,
+      taskId,
+      renewal ? '1' : '0',
+      String(this.now()),
+      ...fields,
+    )) as string[] | null;
+    if (!reply) return undefined;
+    const hash: Record<string, string> = {};
+    for (let i = 0; i + 1 < reply.length; i += 2) hash[reply[i] as string] = reply[i + 1] as string;
+    return decode(hash);
+  }
+
+  watch(taskId: string, listener: (record: TaskRecord) => void): () => void {
+    let set = this.watchers.get(taskId);
+    if (!set) {
+      set = new Set();
+      this.watchers.set(taskId, set);
+    }
+    set.add(listener);
+    this.subscribed ??= this.subscribe();
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.watchers.get(taskId) === set) this.watchers.delete(taskId);
+    };
+  }
+
+  /** One channel for all tasks: a notice names the task; each instance reads it back if it watches it. */
+  private async subscribe(): Promise<void> {
+    try {
+      await this.subscriber.open(this.openTimeoutMs);
+      // ioredis subscribes again by itself after a reconnection.
+      await this.subscriber.ready.subscribe(this.channel);
+    } catch (error) {
+      this.subscribed = undefined;
+      process.stderr.write(`[armature] redis task notices are not received yet: ${(error as Error).message}\n`);
+    }
+  }
+
+  private key(taskId: string): string {
+    return `${this.prefix}task:${taskId}`;
+  }
+
+  private ownerKey(owner: string): string {
+    return `${this.prefix}tasks:owner:${owner}`;
+  }
+
+  private get channel(): string {
+    return `${this.prefix}bus:tasks`;
+  }
+}
