@@ -35,6 +35,12 @@ export interface HttpEndpointOptions {
   allowedOrigins?: string[] | false;
   /** Largest request body, answered 413 beyond. Default 4 MiB. */
   maxRequestBodySize?: number;
+  /**
+   * Most `ctx.progress`/`ctx.log` notifications kept per SSE response while its client is not
+   * reading (progress merged per token, log lines beyond dropped). Default 1,000. Applies to the
+   * node:http handler (`listenHttp`, `httpHandler`), which sees the socket.
+   */
+  maxPendingNotifications?: number;
   /** A 2025-11-25 session idle for this long is closed. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
   /** A 2025-11-25 session that has not sent `notifications/initialized` this long after `initialize` is closed. Default 30 s. */
