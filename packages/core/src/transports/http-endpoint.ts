@@ -188,14 +188,17 @@ export class HttpEndpoint {
     return { caller: { principal: { ...outcome.principal, token: 'redacted' }, owner, client: `sub:${owner}` } };
   }
 
-  /** Reads and routes an admitted request. */
-  async serve(request: Request, caller: Caller): Promise<Response> {
+  /**
+   * Reads and routes an admitted request. `bodyText` is the body already read and decoded by the
+   * node adapter, which then spares a tee of the Request's body and its stream plumbing.
+   */
+  async serve(request: Request, caller: Caller, bodyText?: string): Promise<Response> {
     // A JSON POST body is read and parsed here once and handed on as `parsedBody`: the SDK's era
     // classifier and transports would otherwise each parse it again. A nesting or size bomb is
     // refused before anything parses it.
     let body: ParsedBody | undefined;
     if (request.method === 'POST') {
-      const text = await request.clone().text();
+      const text = bodyText ?? (await request.clone().text());
       const scan = prescanJson(text, this.messageLimits);
       if (scan.problem) return jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null);
       // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).

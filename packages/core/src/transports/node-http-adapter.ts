@@ -223,7 +223,9 @@ async function serveAdmitted(
   });
   const method = (req.method ?? 'GET').toUpperCase();
   let body: Uint8Array<ArrayBuffer> | string | undefined;
-  if (parsedBody !== undefined) body = JSON.stringify(parsedBody);
+  /** The body decoded once, for the endpoint (which would otherwise read a clone of the Request's body). */
+  let text: string | undefined;
+  if (parsedBody !== undefined) body = text = JSON.stringify(parsedBody);
   else if (method !== 'GET' && method !== 'HEAD' && hasBody(req)) {
     if (awaitingContinue(req, res)) res.writeContinue();
     const read = await readBody(req, options.maxBody);
@@ -234,6 +236,7 @@ async function serveAdmitted(
       return;
     }
     body = read as Uint8Array<ArrayBuffer>; // a Buffer's bytes; the Request copies them once
+    text = read.toString('utf8');
   }
   const headers = headersOf(req);
   if (parsedBody !== undefined) {
@@ -245,7 +248,7 @@ async function serveAdmitted(
   bindNotificationValve(request, new NotificationValve(responseStream(res), options.maxPendingNotifications));
   let response: Response;
   try {
-    response = await endpoint.serve(request, caller);
+    response = await endpoint.serve(request, caller, text);
   } catch {
     response = jsonRpcErrorResponse(500, -32603, 'Internal server error');
   }
