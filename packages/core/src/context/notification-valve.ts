@@ -143,19 +143,27 @@ export class NotificationValve {
   };
 }
 
-const valves = new WeakMap<object, NotificationValve>();
+const valves = new WeakMap<object, NotificationValve | (() => NotificationValve)>();
 
-/** Makes `valve` the one the notifications of whatever `key` stands for go through (an SDK server, an HTTP request). */
-export function bindNotificationValve(key: object, valve: NotificationValve): void {
+/**
+ * Makes `valve` the one the notifications of whatever `key` stands for go through (an SDK server,
+ * an HTTP request). A function is called the first time a notification needs it, so requests that
+ * send none make none.
+ */
+export function bindNotificationValve(key: object, valve: NotificationValve | (() => NotificationValve)): void {
   valves.set(key, valve);
 }
 
-/** The valve registered for the first of `keys` that has one, or undefined (no backpressure known). */
+/** The valve bound to the first of `keys` that has one, or undefined (no backpressure known). */
 export function notificationValveOf(...keys: readonly unknown[]): NotificationValve | undefined {
   for (const key of keys) {
     if (typeof key !== 'object' || key === null) continue;
-    const valve = valves.get(key);
-    if (valve) return valve;
+    const bound = valves.get(key);
+    if (bound === undefined) continue;
+    if (bound instanceof NotificationValve) return bound;
+    const valve = bound();
+    valves.set(key, valve);
+    return valve;
   }
   return undefined;
 }

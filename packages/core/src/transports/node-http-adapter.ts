@@ -245,7 +245,7 @@ async function serveAdmitted(
     headers.set('content-length', String(Buffer.byteLength(body as string)));
   }
   const request = new Request(url, { method, headers, signal: gone.signal, ...(body !== undefined ? { body } : {}) });
-  bindNotificationValve(request, new NotificationValve(responseStream(res), options.maxPendingNotifications));
+  bindNotificationValve(request, () => new NotificationValve(responseStream(res), options.maxPendingNotifications));
   let response: Response;
   try {
     response = await endpoint.serve(request, caller, text);
