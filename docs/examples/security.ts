@@ -1,4 +1,5 @@
 import {
+  type Context,
   type CreateMcpAppOptions,
   createMcpApp,
   InMemoryEventStore,
@@ -33,6 +34,18 @@ export class NotesServer {
     await new Promise((resolve) => setTimeout(resolve, input.ms));
     return `waited ${input.ms} ms`;
   }
+
+  // #region notifications
+  @Tool({ description: 'Index the notes, reporting progress' })
+  async reindex(input: WaitInput, ctx: Context) {
+    for (let done = 1; done <= input.ms; done++) {
+      // Awaited: while the client is not reading, this waits instead of piling notifications up.
+      await ctx.progress(done, input.ms);
+    }
+    await ctx.log.info('reindexed'); // awaited too: every line arrives, in order
+    return `reindexed ${input.ms}`;
+  }
+  // #endregion
 }
 
 // #region limits
@@ -44,7 +57,8 @@ const limits: ListenHttpOptions = {
   sessionIdleTimeoutMs: 30 * 60_000, // closed after this long unused
   maxListenStreams: 1_024, // 2026-07-28 subscriptions/listen streams in all
   maxListenStreamsPerClient: 16, // per subject or peer IP: -32603 "Subscription limit reached: …"
-  maxRequestBodySize: 4 * 1024 * 1024, // 413
+  maxRequestBodySize: 4 * 1024 * 1024, // 413, complete at once; chunked bodies are counted as they arrive
+  maxPendingNotifications: 1_000, // per SSE response whose client is not reading; log lines beyond are dropped
   // listenHttp's own node:http server
   maxConnections: 1_024, // further TCP connections are dropped
   headersTimeoutMs: 10_000, // slow-loris: headers must arrive within this
@@ -149,6 +163,12 @@ export async function main(): Promise<void> {
     await fetch(listener.url, { method: 'DELETE', headers: a });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expectEqual(eventStore.size.events < before, true, 'events purged with their session');
+    // A client that reads gets every awaited progress notification, in order.
+    const c = await openSession(listener.url);
+    const reindex = { name: 'reindex', arguments: { ms: 3 }, _meta: { progressToken: 'r' } };
+    const stream = await post(listener.url, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: reindex }, c);
+    const progress = [...stream.text.matchAll(/"progress":(\d+)/g)].map((m) => Number(m[1]));
+    expectEqual(progress, [1, 2, 3], 'every awaited progress notification');
   } finally {
     await listener.close();
   }

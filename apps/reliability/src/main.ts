@@ -24,6 +24,7 @@ import { figure6 } from './figures/f6-heap.js';
 import { figure7 } from './figures/f7-event-loop.js';
 import { figure8 } from './figures/f8-malformed.js';
 import { figure9 } from './figures/f9-exhaustion.js';
+import { figure10 } from './figures/f10-unread-notifications.js';
 import { type Checks, type FigureResult, type Mode, markdownTable, printFigure, printSummary, type Verdict } from './report.js';
 
 interface Figure {
@@ -97,6 +98,13 @@ const FIGURES: Figure[] = [
       `one client keeps at most 100 sessions (429 + Retry-After) while another is served; ${m.quick ? '120' : '500'} sessions in all at maxSessions (503 + Retry-After); ` +
       'half-open sessions closed; 16 listen streams per client (-32603) while another client listens; 1 MB results kept within 32 MiB and purged on DELETE',
     run: figure9,
+  },
+  {
+    n: 10,
+    title: 'Unread notifications: 100,000 progress notifications or log lines to a client that never reads (issue 9)',
+    target: () =>
+      "server memory (heap + external after GC) grows <= 16 MB; /health within 250 ms of its no-flood time all along (plus the handler's own loop when it does not await); a handler awaiting its notifications waits for the client, one that does not await finishes (progress merged, surplus log lines dropped)",
+    run: figure10,
   },
 ];
 

@@ -77,6 +77,8 @@ function handle(command: ControlCommand): unknown {
         reported: counters.reported,
         hangStarted: counters.hangStarted,
         hangAborted: counters.hangAborted,
+        floodsDone: counters.floodsDone,
+        floodMs: counters.floodMs,
         unhandledRejections,
         firstUnhandled,
         uptimeMs: Math.round(process.uptime() * 1000),

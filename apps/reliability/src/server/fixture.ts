@@ -3,7 +3,7 @@
 // never trusts its own view of the server (figures 2, 4 and 5 compare both sides).
 import { Context, McpServer, Tool } from '@armature/core';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsInt, IsNumber, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 
 export interface CallRecord {
   /** Times the method started for this request id. */
@@ -25,6 +25,9 @@ export const counters = {
   /** `hang` calls started, and how many of their signals fired. */
   hangStarted: 0,
   hangAborted: 0,
+  /** `flood` calls that sent all their notifications (figure 10), and the longest one's own loop in ms. */
+  floodsDone: 0,
+  floodMs: 0,
   /** `slow` calls by JSON-RPC id (figure 5). */
   calls: new Map<string, CallRecord>(),
 };
@@ -36,6 +39,8 @@ export function resetCounters(): void {
   counters.reported = 0;
   counters.hangStarted = 0;
   counters.hangAborted = 0;
+  counters.floodsDone = 0;
+  counters.floodMs = 0;
   counters.calls.clear();
 }
 
@@ -129,6 +134,20 @@ export class IngestInput {
   note?: string;
 }
 
+export class FloodInput {
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  count!: number;
+
+  @IsIn(['progress', 'log'])
+  kind!: 'progress' | 'log';
+
+  /** Whether each notification is awaited (the handler then waits for a client that is not reading). */
+  @IsBoolean()
+  wait!: boolean;
+}
+
 function fail(kind: string): unknown {
   counters.thrown++;
   switch (kind as FailureKind) {
@@ -220,6 +239,18 @@ export class ReliabilityServer {
     else await sleep(input.ms);
     mine.done = true;
     return 'done';
+  }
+
+  @Tool({ description: 'Sends count progress notifications or log lines (figure 10: a client that does not read)' })
+  async flood(input: FloodInput, ctx: Context) {
+    const started = performance.now();
+    for (let i = 1; i <= input.count; i++) {
+      const sent = input.kind === 'progress' ? ctx.progress(i, input.count) : ctx.log.info(`line ${i}`);
+      if (input.wait) await sent;
+    }
+    counters.floodMs = Math.max(counters.floodMs, performance.now() - started);
+    counters.floodsDone++;
+    return `sent ${input.count}`;
   }
 
   @Tool({ description: 'Takes a list of items (DTO-validated) and answers how many' })

@@ -27,6 +27,8 @@ export interface StatsReport {
   reported: number;
   hangStarted: number;
   hangAborted: number;
+  floodsDone: number;
+  floodMs: number;
   unhandledRejections: number;
   firstUnhandled?: string;
   uptimeMs: number;

@@ -186,7 +186,7 @@ export class McpApp {
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
-    const node = toAdmittingNodeHandler(endpoint, { maxRequestBodySize: options.maxRequestBodySize });
+    const node = toAdmittingNodeHandler(endpoint, options);
     const close = () => {
       unregister();
       this.endpoints.delete(endpoint);
@@ -219,8 +219,7 @@ export class McpApp {
       process.stderr.write(`[armature] WARNING ${warning}\n`);
     }
     const headersTimeout = options.headersTimeoutMs ?? 10_000;
-    // Node checks these timeouts on an interval (30 s by default): check often enough to honour them.
-    const server = createNodeServer({ connectionsCheckingInterval: Math.max(100, Math.min(5_000, headersTimeout / 4)) }, (req, res) => {
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
       const pathname = (req.url ?? '/').split('?')[0] ?? '/';
       if (healthPath && pathname === healthPath) {
         const up = !this.shuttingDown;
@@ -232,7 +231,11 @@ export class McpApp {
         return;
       }
       void handler(req, res);
-    });
+    };
+    // Node checks these timeouts on an interval (30 s by default): check often enough to honour them.
+    const server = createNodeServer({ connectionsCheckingInterval: Math.max(100, Math.min(5_000, headersTimeout / 4)) }, onRequest);
+    // `Expect: 100-continue`: the handler checks the headers (size, auth) before telling the client to send the body.
+    server.on('checkContinue', onRequest);
     server.headersTimeout = headersTimeout;
     server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000);
     server.maxConnections = options.maxConnections ?? 1_024;

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
+import { type NotificationValve, notificationValveOf } from '../context/notification-valve.js';
 import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { validateDto } from '../validation/validate-dto.js';
@@ -18,10 +19,15 @@ import { type ClientChannel, elicitationFormOf, type RequestStateCodecOf, RoundT
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
 class SdkContextLogger implements ContextLogger {
-  constructor(private readonly sdk: ServerContext) {}
+  constructor(
+    private readonly sdk: ServerContext,
+    private readonly valve: NotificationValve | undefined,
+  ) {}
   private send(level: LogLevel, message: string, data: unknown): Promise<void> {
     // A closed connection must not turn a log line into a failed tool call.
-    return this.sdk.mcpReq.log(level, data === undefined ? message : { message, data }).catch(() => undefined);
+    const notify = () => this.sdk.mcpReq.log(level, data === undefined ? message : { message, data }).catch(() => undefined);
+    // A client that is not reading: the line waits its turn (or is dropped past the stream's cap).
+    return this.valve ? this.valve.send(notify) : notify();
   }
   debug(message: string, data?: unknown) {
     return this.send('debug', message, data);
@@ -87,8 +93,13 @@ export class SdkRequestContext extends Context {
     return this.clientChannel;
   }
   get log(): ContextLogger {
-    this.logger ??= new SdkContextLogger(this.sdk);
+    this.logger ??= new SdkContextLogger(this.sdk, this.notificationValve);
     return this.logger;
+  }
+
+  /** The backpressure of the stream this request's notifications go to (its SSE response, or stdout). */
+  private get notificationValve(): NotificationValve | undefined {
+    return notificationValveOf(this.sdk.http?.req, this.server);
   }
   get signal(): AbortSignal {
     if (!this.combined) {
@@ -170,13 +181,19 @@ export class SdkRequestContext extends Context {
     return this.channel.roots();
   }
 
-  async progress(progress: number, total?: number, message?: string): Promise<void> {
+  progress(progress: number, total?: number, message?: string): Promise<void> {
     const progressToken = this.sdk.mcpReq._meta?.progressToken;
     // No token: the client did not ask for progress. Aborted: the spec says to stop sending.
-    if (progressToken === undefined || this.aborted) return;
+    if (progressToken === undefined || this.aborted) return Promise.resolve();
     const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    await this.sdk.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    // Checked again when sent: a call cancelled while its progress waited sends nothing more.
+    const notify = () =>
+      this.aborted ? Promise.resolve() : this.sdk.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    const valve = this.notificationValve;
+    // While the client is not reading, only the latest progress per token waits to be sent (not async:
+    // a flood that does not await shares the waiting entry's promise instead of making one per call).
+    return valve ? valve.send(notify, { token: progressToken, requestId: this.sdk.mcpReq.id }) : notify();
   }
 }

@@ -22,6 +22,10 @@ import { LegacySessions } from './legacy-sessions.js';
 import { PerClientCounter } from './per-client-counter.js';
 import type { SessionRelay } from './session-relay.js';
 
+/** Bodies from this size on (characters) are pre-scanned and parsed a turn apart: each step costs milliseconds. */
+const LARGE_BODY = 512 * 1024;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export interface HttpEndpointOptions {
   /**
    * Host names accepted in the `Host` header (DNS-rebinding protection). Default: localhost,
@@ -36,6 +40,12 @@ export interface HttpEndpointOptions {
   allowedOrigins?: string[] | false;
   /** Largest request body, answered 413 beyond. Default 4 MiB. */
   maxRequestBodySize?: number;
+  /**
+   * Most `ctx.progress`/`ctx.log` notifications kept per SSE response while its client is not
+   * reading (progress merged per token, log lines beyond dropped). Default 1,000. Applies to the
+   * node:http handler (`listenHttp`, `httpHandler`), which sees the socket.
+   */
+  maxPendingNotifications?: number;
   /** A 2025-11-25 session idle for this long is closed. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
   /** A 2025-11-25 session that has not sent `notifications/initialized` this long after `initialize` is closed. Default 30 s. */
@@ -195,18 +205,25 @@ export class HttpEndpoint {
     return { caller: { principal: { ...outcome.principal, token: 'redacted' }, owner, client: `sub:${owner}` } };
   }
 
-  /** Reads and routes an admitted request. */
-  async serve(request: Request, caller: Caller): Promise<Response> {
+  /**
+   * Reads and routes an admitted request. `bodyText` is the body already read and decoded by the
+   * node adapter, which then spares a tee of the Request's body and its stream plumbing.
+   */
+  async serve(request: Request, caller: Caller, bodyText?: string): Promise<Response> {
     // A JSON POST body is read and parsed here once and handed on as `parsedBody`: the SDK's era
     // classifier and transports would otherwise each parse it again. A nesting or size bomb is
     // refused before anything parses it.
     let body: ParsedBody | undefined;
     if (request.method === 'POST') {
-      const text = await request.clone().text();
+      const text = bodyText ?? (await request.clone().text());
+      // A large body is decoded, pre-scanned and parsed in separate turns of the event loop, so
+      // other requests are served in between (reliability figure 7: no block over 50 ms).
+      if (text.length >= LARGE_BODY) await nextTurn();
       const scan = prescanJson(text, this.messageLimits);
       if (scan.problem) return jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null);
       // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
       if (isJsonContentType(request.headers.get('content-type') ?? '')) {
+        if (text.length >= LARGE_BODY) await nextTurn();
         try {
           body = { value: JSON.parse(text) as unknown };
         } catch {

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { type NotificationStream, NotificationValve } from '../context/notification-valve.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { asPlainJsonRpcCall } from './json-rpc-shape.js';
 
@@ -11,8 +12,13 @@ export interface LineTransportOptions {
   messageLimits?: MessageLimits;
   /** Largest message (one line) accepted; a longer one is answered -32600 and skipped. Default 4 MiB. */
   maxMessageBytes?: number;
-  /** Writes one serialized line; defaults to `output.write`. */
-  write?: (line: string) => boolean;
+  /** Writes serialized lines (one tick's worth at a time); defaults to `output.write`. */
+  write?: (lines: string) => boolean;
+  /**
+   * Most notifications (`ctx.progress`, `ctx.log`) kept waiting while the client does not read its
+   * input; beyond, log lines are dropped. Progress is merged per token. Default 1,000.
+   */
+  maxPendingNotifications?: number;
   /** Called once when the input ends or the transport closes, whoever owns `onclose`. */
   onClosed?: () => void;
 }
@@ -46,7 +52,7 @@ function headOf(buffers: readonly Buffer[], max: number): Buffer {
  * written, and a request reusing the id of one still in flight gets `-32600`. Lines are split in
  * linear time whatever their size.
  */
-export class LineTransport implements Transport {
+export class LineTransport implements Transport, NotificationStream {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -60,6 +66,12 @@ export class LineTransport implements Transport {
   private readonly maxBytes: number;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
   private readonly writeLine: (line: string) => boolean;
+  /** Lines written this tick, sent in one write when the tick ends. */
+  private batch = '';
+  /** Callers waiting for the output to have room again. */
+  private roomWaiters: Array<() => void> = [];
+  /** This connection's notifications (`ctx.progress`, `ctx.log`), held back while the client is not reading. */
+  readonly notifications: NotificationValve;
   private readonly onClosed?: () => void;
 
   constructor(
@@ -71,6 +83,7 @@ export class LineTransport implements Transport {
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
     this.writeLine = options.write ?? ((line) => output.write(line));
     this.onClosed = options.onClosed;
+    this.notifications = new NotificationValve(this, options.maxPendingNotifications);
   }
 
   async start(): Promise<void> {
@@ -84,11 +97,55 @@ export class LineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    if (!('method' in message) && 'id' in message) this.inFlight.delete(idKey(message.id));
-    const line = `${JSON.stringify(message)}\n`;
-    if (this.writeLine(line)) return Promise.resolve();
-    return new Promise((resolve) => this.output.once('drain', () => resolve()));
+    if (!('method' in message) && 'id' in message) {
+      this.inFlight.delete(idKey(message.id));
+      if (message.id !== undefined) this.notifications.answered(message.id);
+    }
+    this.write(`${JSON.stringify(message)}\n`);
+    if (!this.congested) return Promise.resolve();
+    return new Promise((resolve) => this.onceRoom(resolve));
   }
+
+  /**
+   * True while the client is not reading fast enough: stdout holds more than its high-water mark
+   * (or this tick's lines do). Notifications then wait (`NotificationValve`).
+   */
+  get congested(): boolean {
+    return !this.closed && (this.output.writableNeedDrain || this.batch.length > this.output.writableHighWaterMark);
+  }
+
+  /** Calls `listener` once stdout has drained, or the transport has closed. */
+  onceRoom(listener: () => void): void {
+    if (!this.congested) {
+      queueMicrotask(listener);
+      return;
+    }
+    this.roomWaiters.push(listener);
+    if (this.roomWaiters.length === 1) this.output.once('drain', this.onRoom);
+  }
+
+  private readonly onRoom = () => {
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const waiter of waiters) waiter();
+  };
+
+  /** Queues `lines` for the one write at the end of this tick: many answers, one system call. */
+  private write(lines: string): void {
+    if (this.batch === '') process.nextTick(this.flushBatch);
+    this.batch += lines;
+  }
+
+  private readonly flushBatch = () => {
+    const lines = this.batch;
+    this.batch = '';
+    if (lines !== '' && !this.output.destroyed) this.writeLine(lines);
+    // Congested by this tick's lines only, and stdout took them all: nobody will see a 'drain'.
+    if (this.roomWaiters.length > 0 && !this.output.writableNeedDrain) {
+      this.output.off('drain', this.onRoom);
+      this.onRoom();
+    }
+  };
 
   async close(): Promise<void> {
     if (this.closed) return;
@@ -98,6 +155,9 @@ export class LineTransport implements Transport {
     this.input.off('end', this.onEnd);
     this.input.off('close', this.onEnd);
     this.output.off('error', this.onOutputError);
+    this.flushBatch();
+    this.output.off('drain', this.onRoom);
+    this.onRoom();
     this.pending = [];
     this.onclose?.();
     this.onClosed?.();
@@ -226,6 +286,6 @@ export class LineTransport implements Transport {
   /** An error response whose id is JSON text written as is (a token JSON numbers cannot hold). */
   private writeRaw(idJson: string, code: number, message: string): void {
     if (this.closed) return;
-    this.writeLine(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}\n`);
+    this.write(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}\n`);
   }
 }

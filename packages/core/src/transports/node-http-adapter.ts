@@ -1,29 +1,104 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
+import { bindNotificationValve, type NotificationStream, NotificationValve } from '../context/notification-valve.js';
+import type { Caller } from './http-caller.js';
 import type { HttpEndpoint } from './http-endpoint.js';
 import { jsonRpcErrorBody, jsonRpcErrorResponse } from './json-rpc-error-response.js';
 
+/** How much of a refused body is read and dropped, so that a small one ends cleanly. */
+const DRAIN_BYTES = 256 * 1024;
 /**
- * Reads and drops the rest of a refused body (nothing is kept), then calls `done`: closing in
- * stages, RFC 9112 §9.6. Bounded: past 256 MiB or 5 s the connection is closed anyway.
+ * How long a refused request's connection stays open once its answer is written, so the client
+ * reads the answer before the close (RFC 9112 §9.6, "lingering close"). The answer is complete
+ * from the first millisecond: this only delays freeing the socket.
  */
-export function discardBody(req: IncomingMessage, done: () => void): void {
-  if (req.readableEnded) {
-    done();
+const LINGER_MS = 2_000;
+const JSON_TYPE = Object.freeze({ 'content-type': 'application/json' });
+
+export interface AdmittingNodeHandlerOptions {
+  /** Largest request body, answered 413 beyond (Content-Length or counted as it arrives). */
+  maxRequestBodySize?: number;
+  /** Most `ctx.progress`/`ctx.log` notifications kept per SSE response while the client is not reading. */
+  maxPendingNotifications?: number;
+}
+
+/** True when the request says a body follows (Content-Length above 0, or chunked). */
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** True when the client sent `Expect: 100-continue` and is still waiting for the go-ahead. */
+function awaitingContinue(req: IncomingMessage, res: ServerResponse): boolean {
+  // Node sends `100 Continue` itself unless the server listens for 'checkContinue' (listenHttp does).
+  return /100-continue/i.test(req.headers.expect ?? '') && (res as { _sent100?: boolean })._sent100 !== true;
+}
+
+/**
+ * After a complete refusal: drops up to `budget` more body bytes so a small body ends cleanly
+ * (then the response is ended and the connection closes normally); past that, stops reading and
+ * closes the connection after `LINGER_MS`. Nothing is kept, and a client that stops sending is
+ * never waited for: its answer is already complete.
+ */
+function closeAfterRefusal(req: IncomingMessage, res: ServerResponse, budget: number): void {
+  if (req.complete || req.readableEnded) {
+    res.end();
     return;
   }
-  let seen = 0;
-  const timer = setTimeout(() => req.socket.destroy(), 5_000);
+  const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
   timer.unref();
-  req.on('data', (chunk: Buffer) => {
+  req.once('close', () => clearTimeout(timer));
+  if (budget === 0) return; // paused already: nothing more is read
+  let seen = 0;
+  const onData = (chunk: Buffer) => {
     seen += chunk.length;
-    if (seen > 256 * 1024 * 1024) req.socket.destroy();
-  });
+    if (seen <= budget) return;
+    req.off('data', onData);
+    req.pause(); // the client's writes now stall; the socket closes when the timer fires
+  };
+  req.on('data', onData);
   req.once('end', () => {
     clearTimeout(timer);
-    done();
+    res.end();
   });
-  req.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * Writes a complete refusal at once (status, headers and a Content-Length body, so the client
+ * has its whole answer whatever the body's fate), then closes in stages (`closeAfterRefusal`).
+ */
+function writeRefusal(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+  budget = DRAIN_BYTES,
+): void {
+  const unread = hasBody(req) && !req.complete;
+  const waiting = awaitingContinue(req, res);
+  res.writeHead(status, {
+    ...headers,
+    'content-length': String(Buffer.byteLength(text)),
+    // A body left unread cannot be followed by another request on this connection.
+    ...(unread ? { connection: 'close' } : {}),
+  });
+  if (waiting) {
+    // `Expect: 100-continue` answered with a final status: the client does not send the body.
+    res.end(text);
+    return;
+  }
+  res.write(text);
+  closeAfterRefusal(req, res, budget);
+}
+
+async function refuse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  writeRefusal(req, res, response.status, headers, await response.text());
+}
+
+function tooLargeBody(maxBody: number): string {
+  return jsonRpcErrorBody(-32000, `Payload Too Large: Request body must not exceed ${maxBody} bytes`);
 }
 
 /** The request's URL, or undefined when its Host header cannot be one (`localhost:99999`, garbage). */
@@ -38,34 +113,146 @@ function urlOf(req: IncomingMessage): string | undefined {
   }
 }
 
-/** A body-less web `Request` carrying the method, URL and headers: enough to admit or refuse. */
-function headOf(req: IncomingMessage, url: string): Request | undefined {
+function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else headers.set(name, value);
   }
+  return headers;
+}
+
+/** A body-less web `Request` carrying the method, URL and headers: enough to admit or refuse. */
+function headOf(req: IncomingMessage, url: string): Request | undefined {
   try {
-    return new Request(url, { method: req.method ?? 'GET', headers });
+    return new Request(url, { method: req.method ?? 'GET', headers: headersOf(req) });
   } catch {
     return undefined; // CONNECT, TRACE and other methods a Request cannot carry.
   }
 }
 
-/** Writes a refusal, then drains whatever body the client is still sending. */
-function writeRefusal(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
-  res.writeHead(status, headers);
-  res.write(text);
-  // Ending only once the body is drained: Node tears the socket down when a response ends before
-  // its request was read, and a client still writing would see EPIPE instead of the status.
-  discardBody(req, () => res.end());
+/**
+ * The body as one buffer, counted as it arrives: undefined as soon as it passes `max` (what was
+ * read is dropped at once, so a chunked body never costs more than the limit), or when the
+ * client goes away before its end.
+ */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too large' | undefined> {
+  return new Promise((resolve) => {
+    let parts: Buffer[] = [];
+    let size = 0;
+    const finish = (outcome: Buffer | 'too large' | undefined) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      parts = [];
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.pause();
+        finish('too large');
+      } else parts.push(chunk);
+    };
+    const onEnd = () => finish(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
+    const onClose = () => finish(undefined);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+  });
 }
 
-async function refuse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+/** An SSE response as the notification stream of its request: congested while its socket is full. */
+function responseStream(res: ServerResponse): NotificationStream {
+  const congested = () => res.writableNeedDrain && !res.destroyed;
+  return {
+    get congested() {
+      return congested();
+    },
+    onceRoom(listener) {
+      if (!congested()) {
+        queueMicrotask(listener);
+        return;
+      }
+      const room = () => {
+        res.off('drain', room);
+        res.off('close', room);
+        listener();
+      };
+      res.on('drain', room);
+      res.on('close', room);
+    },
+  };
+}
+
+/** Writes a web `Response` to `res`, following the socket's backpressure; stops when the client goes away. */
+async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
-  writeRefusal(req, res, response.status, headers, await response.text());
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const closed = new Promise<void>((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    for await (const chunk of response.body) {
+      if (gone.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    }
+  } catch {
+    // The body failed midway (the stream was cancelled): end what was sent.
+  }
+  res.end();
+}
+
+/** Reads an admitted request's body, serves it, and writes the answer. */
+async function serveAdmitted(
+  endpoint: HttpEndpoint,
+  caller: Caller,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+  parsedBody: unknown,
+  options: { maxBody: number; maxPendingNotifications?: number },
+): Promise<void> {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  const method = (req.method ?? 'GET').toUpperCase();
+  let body: Uint8Array<ArrayBuffer> | string | undefined;
+  /** The body decoded once, for the endpoint (which would otherwise read a clone of the Request's body). */
+  let text: string | undefined;
+  if (parsedBody !== undefined) body = text = JSON.stringify(parsedBody);
+  else if (method !== 'GET' && method !== 'HEAD' && hasBody(req)) {
+    if (awaitingContinue(req, res)) res.writeContinue();
+    const read = await readBody(req, options.maxBody);
+    if (read === undefined) return; // the client went away mid-body
+    if (read === 'too large') {
+      // The limit has been read already: close without reading more (peak stays within the limit).
+      writeRefusal(req, res, 413, JSON_TYPE, tooLargeBody(options.maxBody), 0);
+      return;
+    }
+    body = read as Uint8Array<ArrayBuffer>; // a Buffer's bytes; the Request copies them once
+    text = read.toString('utf8');
+  }
+  const headers = headersOf(req);
+  if (parsedBody !== undefined) {
+    headers.delete('transfer-encoding');
+    headers.delete('content-encoding');
+    headers.set('content-length', String(Buffer.byteLength(body as string)));
+  }
+  const request = new Request(url, { method, headers, signal: gone.signal, ...(body !== undefined ? { body } : {}) });
+  bindNotificationValve(request, () => new NotificationValve(responseStream(res), options.maxPendingNotifications));
+  let response: Response;
+  try {
+    response = await endpoint.serve(request, caller, text);
+  } catch {
+    response = jsonRpcErrorResponse(500, -32603, 'Internal server error');
+  }
+  await writeResponse(res, response, gone.signal);
 }
 
 function badRequest(message: string): Response {
@@ -74,18 +261,18 @@ function badRequest(message: string): Response {
 
 /**
  * A node:http handler for an endpoint that decides from the headers first (Host, Origin, size,
- * bearer token) and reads the body only for an admitted request, with the peer address for
- * per-client caps. Responses are written by the SDK's `toNodeHandler` (backpressure on SSE).
+ * bearer token) and reads the body only for an admitted request (sending `100 Continue` then, when
+ * the client waits for it), counting it against the size limit as it arrives. A refusal is
+ * complete at once; the connection is then closed in stages. Responses follow the socket's
+ * backpressure, and each SSE response is its request's notification stream (`NotificationValve`).
  */
-export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxRequestBodySize?: number }) {
+export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: AdmittingNodeHandlerOptions) {
   const maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
-  // The SDK's Node adapter is loaded with the first HTTP handler: a stdio server never loads it.
-  const nodeAdapter = import('@modelcontextprotocol/node');
+  const serveOptions = { maxBody, maxPendingNotifications: options.maxPendingNotifications };
   return async (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> => {
-    // Refused in the same tick, before anything else: the client is still sending the body.
+    // Refused in the same tick, before anything else: the client may still be sending the body.
     if (Number(req.headers['content-length'] ?? 0) > maxBody) {
-      const message = `Payload Too Large: Request body must not exceed ${maxBody} bytes`;
-      writeRefusal(req, res, 413, { 'content-type': 'application/json' }, jsonRpcErrorBody(-32000, message));
+      writeRefusal(req, res, 413, JSON_TYPE, tooLargeBody(maxBody));
       return;
     }
     const url = urlOf(req);
@@ -111,8 +298,6 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: { maxReq
       await refuse(req, res, admitted.response);
       return;
     }
-    const { toNodeHandler } = await nodeAdapter;
-    const serve = toNodeHandler({ fetch: (request: Request) => endpoint.serve(request, admitted.caller) }, options);
-    await serve(req, res, typeof parsedBody === 'function' ? undefined : parsedBody);
+    await serveAdmitted(endpoint, admitted.caller, req, res, url, typeof parsedBody === 'function' ? undefined : parsedBody, serveOptions);
   };
 }

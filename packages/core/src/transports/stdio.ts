@@ -1,5 +1,6 @@
 import type { McpServer as SdkMcpServer, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { bindNotificationValve } from '../context/notification-valve.js';
 import type { MessageLimits } from '../validation/json-prescan.js';
 import { LineTransport } from './line-transport.js';
 
@@ -8,6 +9,11 @@ export interface StdioOptions {
   messageLimits?: MessageLimits;
   /** Largest message accepted on stdin. Default 4 MiB. */
   maxMessageBytes?: number;
+  /**
+   * Most `ctx.progress`/`ctx.log` notifications kept while the client does not read stdout
+   * (progress merged per token, log lines beyond dropped). Default 1,000.
+   */
+  maxPendingNotifications?: number;
   /**
    * Exit the process once stdin closes (the client went away), after at most `exitGraceMs` for
    * calls in flight. Default true: a stdio server belongs to its client.
@@ -65,13 +71,22 @@ export function serveOverStdio(factory: (wire: Transport) => SdkMcpServer, optio
   const transport = new LineTransport(input, output, {
     maxMessageBytes: options.maxMessageBytes,
     messageLimits: options.messageLimits,
+    maxPendingNotifications: options.maxPendingNotifications,
     write,
     onClosed: exitOnClose ? () => setTimeout(() => process.exit(0), options.exitGraceMs ?? 300).unref() : undefined,
   });
   // The factory gets the wire: the frequent requests of the pinned connection may be answered straight from it.
-  const handle = serveStdio(() => factory(transport), {
-    transport,
-    onerror: (error) => process.stderr.write(`[armature] stdio: ${error.message}\n`),
-  });
+  const handle = serveStdio(
+    () => {
+      const server = factory(transport);
+      // The handlers' ctx.progress/ctx.log find this connection's backpressure through their server.
+      bindNotificationValve(server.server, transport.notifications);
+      return server;
+    },
+    {
+      transport,
+      onerror: (error) => process.stderr.write(`[armature] stdio: ${error.message}\n`),
+    },
+  );
   return handle;
 }

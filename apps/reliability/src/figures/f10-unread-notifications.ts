@@ -1,0 +1,131 @@
+// Figure 10 (issue 9, "unread notifications"): a tool sends 100,000 progress notifications or log
+// lines to a client that never reads its SSE response. The server must keep its memory bounded
+// (progress merged, log lines beyond maxPendingNotifications dropped, awaiting handlers made to
+// wait) and keep answering others: /health is polled all along. Before the valve: +276 MB RSS and
+// /health 4.3 s late.
+import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { type ServerProcess, withServer } from '../child.js';
+import { Checks, type Mode, mb, ms, n, sleep, until } from '../report.js';
+import type { MemoryReport, StatsReport } from '../server/protocol.js';
+import { HttpClient, JSON_HEADERS, sessionHeaders } from '../wire/http-peer.js';
+
+const MB = 1024 * 1024;
+const COUNT = 100_000;
+/** Server memory (heap + external after GC) a flood may add: the valve keeps at most 1,000 small notifications. */
+const MEMORY_LIMIT = 16 * MB;
+/**
+ * How much slower /health may answer during a flood than with no flood (measured first, so a busy
+ * machine does not count), on top of the handler's own synchronous loop when it does not await
+ * (100,000 calls in one stretch block the event loop whatever they send).
+ */
+const HEALTH_LIMIT_MS = 250;
+
+const held = (m: MemoryReport) => m.heapUsed + m.external;
+
+/** POSTs a tools/call on a raw socket that never reads what comes back. */
+function unreadCall(url: string, headers: Record<string, string>, id: string, args: unknown): Socket {
+  const target = new URL(url);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'flood', arguments: args, _meta: { progressToken: id } },
+  });
+  const socket = connect({ host: target.hostname, port: Number(target.port) });
+  socket.pause();
+  const head = Object.entries({ ...JSON_HEADERS, ...headers, host: target.host, 'content-length': String(Buffer.byteLength(body)) })
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
+  socket.write(`POST ${target.pathname} HTTP/1.1\r\n${head}\r\n\r\n${body}`);
+  socket.on('error', () => undefined);
+  return socket;
+}
+
+/** /health every `everyMs` for `forMs`: the slowest answer. */
+async function worstHealth(url: string, forMs: number, everyMs: number): Promise<number> {
+  const health = new URL('/health', url);
+  let worst = 0;
+  const end = performance.now() + forMs;
+  while (performance.now() < end) {
+    const started = performance.now();
+    await (await fetch(health)).text();
+    worst = Math.max(worst, performance.now() - started);
+    await sleep(everyMs);
+  }
+  return worst;
+}
+
+interface Case {
+  label: string;
+  args: { count: number; kind: 'progress' | 'log'; wait: boolean };
+  /** Whether the handler is expected to finish while nobody reads (it does not await). */
+  finishes: boolean;
+}
+
+async function measure(server: ServerProcess, session: string, flood: Case, idleMs: number, mode: Mode, checks: Checks): Promise<string> {
+  const url = server.url as string;
+  await server.ask({ cmd: 'reset' });
+  const before = await server.ask<MemoryReport>({ cmd: 'memory', gc: true });
+  const socket = unreadCall(url, sessionHeaders(session), `flood-${flood.args.kind}-${flood.args.wait}`, flood.args);
+  try {
+    const worst = await worstHealth(url, mode.quick ? 2_000 : 5_000, 50);
+    if (flood.finishes) await until(async () => (await server.ask<StatsReport>({ cmd: 'stats' })).floodsDone > 0, 10_000);
+    const after = await server.ask<MemoryReport>({ cmd: 'memory', gc: true });
+    const stats = await server.ask<StatsReport>({ cmd: 'stats' });
+    const growth = held(after) - held(before);
+    const finished = stats.floodsDone > 0;
+    const healthLimit = idleMs + HEALTH_LIMIT_MS + (finished ? stats.floodMs : 0);
+    checks.line(
+      `${flood.label}: server memory ${mb(growth)} (heap + external after GC), RSS ${mb(after.rss - before.rss)}; slowest /health ${ms(worst)}; ` +
+        `handler ${finished ? `finished, its own loop ${ms(stats.floodMs)}` : 'waiting for the client'}`,
+    );
+    checks.expect(growth <= MEMORY_LIMIT, `${flood.label}: the server holds ${mb(growth)} more (limit ${mb(MEMORY_LIMIT, 0)})`);
+    checks.expect(worst <= healthLimit, `${flood.label}: /health took ${ms(worst)} (limit ${ms(healthLimit)})`);
+    checks.expect(
+      finished === flood.finishes,
+      flood.finishes
+        ? `${flood.label}: the handler did not finish`
+        : `${flood.label}: the handler finished though nobody read (it was not made to wait)`,
+    );
+    return `${flood.label} ${mb(growth, 1)}, /health ${ms(worst)}`;
+  } finally {
+    socket.destroy();
+  }
+}
+
+export async function figure10(mode: Mode): Promise<Checks & { measured?: string }> {
+  const checks: Checks & { measured?: string } = new Checks();
+  const measured: string[] = [];
+  const cases: Case[] = [
+    { label: `${n(COUNT)} awaited progress`, args: { count: COUNT, kind: 'progress', wait: true }, finishes: false },
+    { label: `${n(COUNT)} unawaited progress`, args: { count: COUNT, kind: 'progress', wait: false }, finishes: true },
+    { label: `${n(COUNT)} unawaited log lines`, args: { count: COUNT, kind: 'log', wait: false }, finishes: true },
+  ];
+  await withServer({ transport: 'http' }, async (server) => {
+    const client = new HttpClient(server.url as string, 2);
+    try {
+      const session = await client.openSession();
+      // Warm-up: the flood tool's code paths, with a client that reads.
+      await client.call(session, 'warm', 'flood', { count: 10, kind: 'progress', wait: true });
+      const idleMs = await worstHealth(server.url as string, mode.quick ? 1_000 : 2_000, 50);
+      checks.line(`no flood: slowest /health ${ms(idleMs)}`);
+      // Each flood in a session of its own: an awaiting one is still waiting when the next starts.
+      for (const flood of cases) measured.push(await measure(server, await client.openSession(), flood, idleMs, mode, checks));
+      const answer = await client.call(session, 'after', 'echo', { token: 'after' });
+      checks.expect(answer.status === 200 && answer.text.includes('after'), `a call after the floods failed: HTTP ${answer.status}`);
+      const stats = await server.ask<StatsReport>({ cmd: 'stats' });
+      checks.expect(
+        server.alive && stats.unhandledRejections === 0,
+        `server exited or had ${stats.unhandledRejections} unhandled rejections`,
+      );
+    } finally {
+      client.destroy();
+    }
+  });
+  checks.measured = measured.join('; ');
+  checks.note(
+    'the flood goes to a raw socket that is never read (2025-11-25 session, SSE response); /health is polled every 50 ms meanwhile',
+  );
+  return checks;
+}
