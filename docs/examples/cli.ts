@@ -233,11 +233,7 @@ export async function main(): Promise<void> {
       nestFiles.map((file) => file.path),
       NEST_NOTES,
     );
-    expectEqual(
-      nestTree,
-      outputs.nestLayout,
-      'the layout of a Nest project',
-    );
+    expectEqual(nestTree, outputs.nestLayout, 'the layout of a Nest project');
     await createProject({ name: 'greeter', template: 'nestjs', yes: true, install: false, cwd }, quiet);
     const nestLines: string[] = [];
     // #region nest-generate
