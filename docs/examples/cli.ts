@@ -1,7 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Catalogue, createProject, formatCatalogue, generate, lintCatalogue, plainUi, projectFiles } from '@armature/cli';
+import {
+  type Catalogue,
+  createProject,
+  formatCatalogue,
+  generate,
+  lintCatalogue,
+  nestProjectFiles,
+  plainUi,
+  projectFiles,
+} from '@armature/cli';
 import { createMcpApp, McpServer, Tool } from '@armature/core';
 import { IsString } from 'class-validator';
 import { GreeterServer } from './getting-started/greeter.js';
@@ -11,6 +20,39 @@ import { expectEqual } from './support/check.js';
 // generated DTO with the plan `generate` prints, and the inspect report of the getting-started server.
 
 export const outputs = {
+  nestLayout: `greeter/
+├── .gitignore
+├── README.md
+├── biome.json
+├── package.json                      adds @armature/nestjs and Nest 12
+├── src/
+│   ├── app.module.ts                 ArmatureModule.forRoot({ http: { path: '/mcp' } }) + GreeterModule
+│   ├── app.ts                        createNestApp() for main.ts and tests; createApp() for inspect
+│   ├── greeter/
+│   │   ├── dto/
+│   │   │   ├── greet.input.ts        one DTO: the tool's input and the controller's @Body()
+│   │   │   └── greet.output.ts
+│   │   ├── greeter.controller.ts     POST /greetings, checked by ArmatureValidationPipe
+│   │   ├── greeter.module.ts         controllers and providers of the feature
+│   │   ├── greeter.server.ts         @McpServer @Injectable(): its @Tool methods are the tools
+│   │   └── greeting.service.ts       a Nest provider, injected into both
+│   └── main.ts                       REST and MCP on one port (PORT, default 3000)
+├── test/
+│   ├── greeter/
+│   │   ├── dto/
+│   │   │   └── greet.input.test.ts   the DTO (buildDto, expectDtoRejects)
+│   │   ├── greeter.http.test.ts      the app on a free port: REST and MCP, same problems
+│   │   └── greeter.pipeline.test.ts  the MCP client in memory (connectMcp)
+│   └── support/
+│       └── mcp-client.ts             connectMcp(): AppModule built by Nest, the client in memory
+├── tsconfig.build.json
+├── tsconfig.json
+└── vitest.config.ts`,
+  nestPlan: `Generated tool "get_forecast" in GreeterServer:
+  create    src/greeter/dto/get-forecast.input.ts
+  create    src/greeter/dto/get-forecast.output.ts
+  update    src/greeter/greeter.server.ts  (adds GreeterServer.getForecast)
+  create    test/greeter/get-forecast.tool.test.ts`,
   layout: `weather-mcp/
 ├── .gitignore
 ├── README.md                         how to run, connect, test and grow it
@@ -116,12 +158,28 @@ const NOTES: Record<string, string> = {
   'tsconfig.json': 'the decorator flags; includes src, test, vitest.config.ts',
 };
 
+const NEST_NOTES: Record<string, string> = {
+  'package.json': 'adds @armature/nestjs and Nest 12',
+  'src/app.module.ts': "ArmatureModule.forRoot({ http: { path: '/mcp' } }) + GreeterModule",
+  'src/app.ts': 'createNestApp() for main.ts and tests; createApp() for inspect',
+  'src/main.ts': 'REST and MCP on one port (PORT, default 3000)',
+  'src/greeter/dto/greet.input.ts': "one DTO: the tool's input and the controller's @Body()",
+  'src/greeter/greeter.controller.ts': 'POST /greetings, checked by ArmatureValidationPipe',
+  'src/greeter/greeter.module.ts': 'controllers and providers of the feature',
+  'src/greeter/greeter.server.ts': '@McpServer @Injectable(): its @Tool methods are the tools',
+  'src/greeter/greeting.service.ts': 'a Nest provider, injected into both',
+  'test/greeter/dto/greet.input.test.ts': 'the DTO (buildDto, expectDtoRejects)',
+  'test/greeter/greeter.http.test.ts': 'the app on a free port: REST and MCP, same problems',
+  'test/greeter/greeter.pipeline.test.ts': 'the MCP client in memory (connectMcp)',
+  'test/support/mcp-client.ts': 'connectMcp(): AppModule built by Nest, the client in memory',
+};
+
 interface Folder {
   [name: string]: Folder | null;
 }
 
 /** The files as a tree, each with its note aligned in a column. */
-function tree(root: string, paths: readonly string[]): string {
+function tree(root: string, paths: readonly string[], notes: Record<string, string> = NOTES): string {
   const top: Folder = {};
   for (const path of paths) {
     const parts = path.split('/');
@@ -138,7 +196,7 @@ function tree(root: string, paths: readonly string[]): string {
     names.forEach((name, i) => {
       const last = i === names.length - 1;
       const child = folder[name];
-      rows.push([`${prefix}${last ? '└── ' : '├── '}${name}`, child === null ? NOTES[`${at}${name}`] : undefined]);
+      rows.push([`${prefix}${last ? '└── ' : '├── '}${name}`, child === null ? notes[`${at}${name}`] : undefined]);
       if (child) walk(child, `${prefix}${last ? '    ' : '│   '}`, `${at}${name}`);
     });
   };
@@ -167,6 +225,28 @@ export async function main(): Promise<void> {
     expectEqual(lines[0], outputs.plan, 'the plan generate prints');
     const dto = readFileSync(join(cwd, 'weather-mcp/src/weather/dto/get-forecast.input.ts'), 'utf8');
     expectEqual(dto.trimEnd(), outputs.dto, 'the generated input DTO');
+
+    // A Nest project: the same generator finds the @McpServer provider in the module's folder.
+    const nestFiles = nestProjectFiles({ name: 'greeter', transport: 'http', packageManager: 'npm', template: 'nestjs' });
+    const nestTree = tree(
+      'greeter',
+      nestFiles.map((file) => file.path),
+      NEST_NOTES,
+    );
+    expectEqual(nestTree, outputs.nestLayout, 'the layout of a Nest project');
+    await createProject({ name: 'greeter', template: 'nestjs', yes: true, install: false, cwd }, quiet);
+    const nestLines: string[] = [];
+    // #region nest-generate
+    await generate(
+      'tool',
+      'get-forecast',
+      { fields: 'city:string:1..64', format: false, cwd: join(cwd, 'greeter') },
+      plainUi((line) => nestLines.push(line)),
+    );
+    // #endregion
+    expectEqual(nestLines[0], outputs.nestPlan, 'the plan generate prints in a Nest project');
+    const nestTest = readFileSync(join(cwd, 'greeter/test/greeter/get-forecast.tool.test.ts'), 'utf8');
+    expectEqual(nestTest.includes('t = await connectMcp();'), true, 'the generated test builds the app with Nest');
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
 export { type CreatedProject, CreateError, type CreateProjectOptions, createProject } from './create/create-project.js';
-export { type ProjectOptions, projectFiles, type Transport } from './create/project-files.js';
+export { nestProjectFiles } from './create/nest-project-files.js';
+export { type ProjectOptions, projectFiles, TEMPLATES, type Template, type Transport } from './create/project-files.js';
 export { type DevOptions, type DevSession, startDev } from './dev/dev.js';
 export { type FieldSpec, type FieldType, parseFields } from './generate/field-spec.js';
 export { type GenerateResult, generate } from './generate/generate.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CreateError, createProject } from './create/create-project.js';
-import type { Transport } from './create/project-files.js';
+import { TEMPLATES, type Template, type Transport } from './create/project-files.js';
 import { startDev } from './dev/dev.js';
 import { FieldSpecError } from './generate/field-spec.js';
 import { generate } from './generate/generate.js';
@@ -30,7 +30,8 @@ Usage
   armature check [folder]                   find DTO properties with no decorator (default src), without running them
 
 new
-  --transport stdio|http     how clients connect (default stdio)
+  --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
+  --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
   --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
   --no-install               write the files only
   --dir <path>               folder to create (default: the name without its scope)
@@ -70,7 +71,8 @@ Usage
   create-armature <name> [options]           (also: armature new <name> [options])
 
 Options
-  --transport stdio|http     how clients connect (default stdio)
+  --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
+  --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
   --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
   --no-install               write the files only
   --dir <path>               folder to create (default: the name without its scope)
@@ -122,6 +124,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
       allowPositionals: true,
       options: {
         transport: { type: 'string' },
+        template: { type: 'string' },
         pm: { type: 'string' },
         install: { type: 'boolean' },
         'no-install': { type: 'boolean' },
@@ -142,6 +145,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
         name: positionals[0],
         directory: values.dir,
         transport: oneOf<Transport>(values.transport, ['stdio', 'http'], '--transport'),
+        template: oneOf<Template>(values.template, TEMPLATES, '--template'),
         packageManager: oneOf<PackageManager>(values.pm, PACKAGE_MANAGERS, '--pm'),
         install: values['no-install'] ? false : values.install,
         yes: values.yes,

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARMATURE_VERSION, PINNED } from '../src/create/versions.js';
+import { ARMATURE_VERSION, NEST_PINNED, PINNED } from '../src/create/versions.js';
 import { plainUi, runCli } from '../src/index.js';
 
 function session() {
@@ -91,6 +91,81 @@ describe('armature new', () => {
   });
 });
 
+describe('armature new --template nestjs', () => {
+  it('writes a Nest app with one module, an @McpServer provider, a controller and their tests', async () => {
+    const s = session();
+    expect(await s.run('new', 'greeter', '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);
+    const root = join(s.cwd, 'greeter');
+    const created = s.lines
+      .join('\n')
+      .split('\n')
+      .filter((line) => line.startsWith('  create    '))
+      .map((line) => line.slice(12));
+    expect(created.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([
+      'src/main.ts',
+      'src/app.ts',
+      'src/app.module.ts',
+      'src/greeter/greeter.module.ts',
+      'src/greeter/greeter.server.ts',
+      'src/greeter/greeter.controller.ts',
+      'src/greeter/greeting.service.ts',
+      'src/greeter/dto/greet.input.ts',
+      'src/greeter/dto/greet.output.ts',
+      'test/support/mcp-client.ts',
+      'test/greeter/dto/greet.input.test.ts',
+      'test/greeter/greeter.pipeline.test.ts',
+      'test/greeter/greeter.http.test.ts',
+    ]);
+    const pkg = readJson(join(root, 'package.json'));
+    expect(pkg.dependencies).toMatchObject({
+      '@armature/core': `^${ARMATURE_VERSION}`,
+      '@armature/nestjs': `^${ARMATURE_VERSION}`,
+      '@nestjs/core': NEST_PINNED['@nestjs/core'],
+    });
+    expect(readFileSync(join(root, 'src/greeter/greeter.server.ts'), 'utf8')).toContain(
+      "@McpServer({ name: 'greeter', version: '0.1.0' })\n@Injectable()\nexport class GreeterServer {",
+    );
+    expect(readFileSync(join(root, 'src/greeter/greeter.controller.ts'), 'utf8')).toContain(
+      'greet(@Body() input: GreetInput): GreetOutput {',
+    );
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain("await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');");
+  });
+
+  it('refuses stdio and unknown templates with the fix', async () => {
+    const s = session();
+    expect(await s.run('new', 'x', '--template', 'nestjs', '--transport', 'stdio', '--yes', '--no-install')).toBe(1);
+    expect(s.lines.at(-1)?.split('\n')[0]).toBe(
+      "error: the nestjs template serves MCP on Nest's HTTP port, so --transport stdio does not apply to it.",
+    );
+    expect(await s.run('new', 'x', '--template', 'express')).toBe(1);
+    expect(s.lines.at(-1)).toBe('error: --template must be one of default, nestjs (got "express")');
+  });
+
+  it('generate tool finds the provider; generate server and a missing test helper say what to do', async () => {
+    const s = session();
+    await s.run('new', 'greeter', '--template', 'nestjs', '--yes', '--no-install');
+    const cwd = join(s.cwd, 'greeter');
+    const run = (...argv: string[]) => runCli(argv, { cwd, ui: plainUi((l) => s.lines.push(l)) });
+    expect(await run('generate', 'tool', 'get-forecast', '--no-format')).toBe(0);
+    const test = readFileSync(join(cwd, 'test/greeter/get-forecast.tool.test.ts'), 'utf8');
+    expect(test).toContain("import { connectMcp, type McpTestClient } from '../support/mcp-client.js';");
+    expect(test).toContain('t = await connectMcp();');
+    expect(readFileSync(join(cwd, 'src/greeter/greeter.server.ts'), 'utf8')).toContain(
+      'async getForecast(input: GetForecastInput, ctx: Context)',
+    );
+
+    expect(await run('generate', 'server', 'billing')).toBe(1);
+    expect(s.lines.at(-1)?.split('\n')[0]).toBe(
+      'error: in a Nest project a server is a Nest provider, which armature generate server does not write (it registers classes in src/app.ts).',
+    );
+    rmSync(join(cwd, 'test/support/mcp-client.ts'));
+    expect(await run('generate', 'tool', 'plan-trip', '--no-format')).toBe(1);
+    expect(s.lines.at(-1)?.split('\n')[0]).toBe(
+      "error: this Nest project has no test/support/mcp-client.ts, whose connectMcp() the generated test uses to build the app with Nest's injector.",
+    );
+  });
+});
+
 describe('armature generate in a project', () => {
   async function project() {
     const s = session();
@@ -160,7 +235,9 @@ describe('versions a new project pins', () => {
   it('are the versions this workspace builds and tests with', () => {
     const cli = readJson(new URL('../package.json', import.meta.url).pathname);
     for (const [name, version] of Object.entries(PINNED)) expect(`${name}@${cli.devDependencies[name]}`).toBe(`${name}@${version}`);
-    for (const pkg of ['core', 'testing']) {
+    const nestjs = readJson(new URL('../../nestjs/package.json', import.meta.url).pathname);
+    for (const [name, version] of Object.entries(NEST_PINNED)) expect(`${name}@${nestjs.devDependencies[name]}`).toBe(`${name}@${version}`);
+    for (const pkg of ['core', 'testing', 'nestjs']) {
       expect(readJson(new URL(`../../${pkg}/package.json`, import.meta.url).pathname).version).toBe(ARMATURE_VERSION);
     }
   });

@@ -53,10 +53,21 @@ it('refuses to overwrite the project it made, and says how to proceed', () => {
   );
 });
 
+it('scaffolds a Nest app with --template nestjs', () => {
+  const result = run('nest-server', '--template', 'nestjs', '--yes', '--no-install');
+  expect(result.status, result.stderr).toBe(0);
+  const root = join(cwd, 'nest-server');
+  for (const file of ['src/app.module.ts', 'src/nest/nest.module.ts', 'src/nest/nest.controller.ts', 'test/support/mcp-client.ts']) {
+    expect(existsSync(join(root, file)), file).toBe(true);
+  }
+  expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies).toHaveProperty('@armature/nestjs');
+});
+
 it('prints its own usage with --help', () => {
   const result = run('--help');
   expect(result.status).toBe(0);
   expect(result.stdout).toContain('--transport stdio|http');
+  expect(result.stdout).toContain('--template default|nestjs');
   expect(result.stdout).toMatch(/^create-armature \S+: a new Armature MCP server project/);
   expect(result.stdout).toContain('npm create armature@latest <name>');
   expect(result.stdout).not.toContain('armature generate');

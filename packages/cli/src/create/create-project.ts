@@ -5,7 +5,8 @@ import { applyPlan } from '../util/file-plan.js';
 import { checkPackageName } from '../util/names.js';
 import { detectPackageManager, PACKAGE_MANAGERS, type PackageManager, runScript } from '../util/package-manager.js';
 import type { Ui } from '../util/ui.js';
-import { type ProjectOptions, projectFiles, projectNames, type Transport } from './project-files.js';
+import { nestProjectFiles } from './nest-project-files.js';
+import { type ProjectOptions, projectFiles, projectNames, type Template, type Transport } from './project-files.js';
 
 export interface CreateProjectOptions {
   /** npm package name of the project; also the folder name (without the scope) unless `directory` is given. */
@@ -13,6 +14,8 @@ export interface CreateProjectOptions {
   /** Folder to create, relative to `cwd`. */
   directory?: string;
   transport?: Transport;
+  /** `nestjs`: a Nest app serving REST and MCP on one port. Default `default`. */
+  template?: Template;
   packageManager?: PackageManager;
   /** Run the package manager's install. Default true. */
   install?: boolean;
@@ -40,6 +43,11 @@ export class CreateError extends Error {
 }
 
 const DEFAULT_NAME = 'my-mcp-server';
+
+/** The files of the chosen template. */
+function templateFiles(options: ProjectOptions) {
+  return options.template === 'nestjs' ? nestProjectFiles(options) : projectFiles(options);
+}
 
 function installCommand(pm: PackageManager): [string, string[]] {
   return pm === 'yarn' ? ['yarn', []] : [pm, ['install']];
@@ -77,8 +85,16 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
   const problem = checkPackageName(name);
   if (problem) throw new CreateError(`"${name}" cannot be the project name: ${problem}.`);
 
+  const template = options.template ?? 'default';
+  if (template === 'nestjs' && options.transport === 'stdio') {
+    throw new CreateError(
+      "the nestjs template serves MCP on Nest's HTTP port, so --transport stdio does not apply to it.\n" +
+        'Fix: leave --transport out; to serve stdio too, add ArmatureModule.forRoot({ stdio: true }) in a standalone context (docs/nestjs.md, "stdio").',
+    );
+  }
   const transport =
     options.transport ??
+    (template === 'nestjs' ? 'http' : undefined) ??
     (ask
       ? await ui.select<Transport>(
           'Transport',
@@ -103,7 +119,7 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
 
   const root = resolve(cwd, options.directory ?? name.replace(/^@[^/]+\//, ''));
   if (existsSync(root) && readdirSync(root).some((entry) => entry !== '.git') && !options.force) {
-    const plan = projectFiles({ name, transport, packageManager });
+    const plan = templateFiles({ name, transport, packageManager, template });
     const clashes = plan.filter((file) => existsSync(resolve(root, file.path)));
     if (clashes.length > 0 && !options.dryRun) {
       throw new CreateError(
@@ -113,8 +129,8 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
     }
   }
 
-  const projectOptions: ProjectOptions = { name, transport, packageManager };
-  const applied = applyPlan(root, projectFiles(projectOptions), { force: options.force, dryRun: options.dryRun });
+  const projectOptions: ProjectOptions = { name, transport, packageManager, template };
+  const applied = applyPlan(root, templateFiles(projectOptions), { force: options.force, dryRun: options.dryRun });
   const shown = relative(cwd, root) || '.';
   ui.note(applied.lines.join('\n'), options.dryRun ? `Would create ${shown} (dry run: nothing written)` : `Created ${shown}`);
   if (options.dryRun) return { root, options: projectOptions, written: [], installed: false, installFailed: false };

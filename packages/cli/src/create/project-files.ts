@@ -6,11 +6,17 @@ import { ARMATURE_VERSION, PINNED } from './versions.js';
 
 export type Transport = 'stdio' | 'http';
 
+/** `default`: a plain Armature server (typedi); `nestjs`: a Nest app serving REST and MCP on one port. */
+export type Template = 'default' | 'nestjs';
+export const TEMPLATES: readonly Template[] = ['default', 'nestjs'];
+
 export interface ProjectOptions {
   /** npm package name, e.g. `weather-mcp` or `@acme/weather`. */
   readonly name: string;
   readonly transport: Transport;
   readonly packageManager: PackageManager;
+  /** Default `default`. */
+  readonly template?: Template;
 }
 
 /** Names derived from the project name, shared by the templates and the printed next steps. */
@@ -74,7 +80,7 @@ function packageJson(options: ProjectOptions): string {
 }
 
 // The flags decorator metadata needs; README.md explains each one.
-const TSCONFIG = json({
+export const TSCONFIG = json({
   compilerOptions: {
     target: 'ES2022',
     module: 'NodeNext',
@@ -92,13 +98,13 @@ const TSCONFIG = json({
   include: ['src', 'test', 'vitest.config.ts'],
 });
 
-const TSCONFIG_BUILD = json({
+export const TSCONFIG_BUILD = json({
   extends: './tsconfig.json',
   compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist', sourceMap: true },
   include: ['src'],
 });
 
-const VITEST_CONFIG = `import { defineConfig } from 'vitest/config';
+export const VITEST_CONFIG = `import { defineConfig } from 'vitest/config';
 
 // Vite reads the decorator flags from tsconfig.json (which includes test/ and this file), so tests
 // see the same decorator metadata as the tsc build.
@@ -107,7 +113,7 @@ export default defineConfig({
 });
 `;
 
-const BIOME = json({
+export const BIOME = json({
   $schema: './node_modules/@biomejs/biome/configuration_schema.json',
   files: { includes: ['**', '!**/dist', '!**/node_modules'] },
   formatter: { indentStyle: 'space', indentWidth: 2, lineWidth: 100 },
@@ -123,7 +129,7 @@ const BIOME = json({
   },
 });
 
-const GITIGNORE = `node_modules/
+export const GITIGNORE = `node_modules/
 dist/
 coverage/
 *.tsbuildinfo
@@ -203,7 +209,7 @@ export class GreetingService {
 }
 `;
 
-const GREET_INPUT = `import { Field } from '@armature/core';
+export const GREET_INPUT = `import { Field } from '@armature/core';
 import { IsIn, IsString, Length } from 'class-validator';
 
 /**
@@ -222,7 +228,7 @@ export class GreetInput {
 }
 `;
 
-const GREET_OUTPUT = `import { Field } from '@armature/core';
+export const GREET_OUTPUT = `import { Field } from '@armature/core';
 import { IsString } from 'class-validator';
 
 /** Result of the \`greet\` tool: advertised as its outputSchema and checked before it is sent. */
@@ -237,7 +243,7 @@ export class GreetOutput {
  * Import lines sorted by path, the order Biome's organizeImports keeps: the server file's name
  * comes from the project's, so a fixed order fails `lint` for some names (e2e-http sorts first).
  */
-function relativeImports(imports: ReadonlyArray<readonly [name: string, from: string]>): string {
+export function relativeImports(imports: ReadonlyArray<readonly [name: string, from: string]>): string {
   return [...imports]
     .sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, from]) => `import { ${name} } from '${from}';`)
@@ -270,7 +276,7 @@ describe('${names.serverClass}.greet as a plain method', () => {
 `;
 }
 
-function dtoTest(names: ProjectNames): string {
+export function dtoTest(names: ProjectNames): string {
   return `import { buildDto, dtoIssues, expectDtoRejects } from '@armature/testing';
 import { describe, expect, it } from 'vitest';
 import { GreetInput } from '../../../src/${names.base}/dto/greet.input.js';

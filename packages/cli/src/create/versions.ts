@@ -21,3 +21,16 @@ export const PINNED = {
   'vite-node': '6.0.0',
   vitest: '4.1.12',
 } as const;
+
+/**
+ * What `--template nestjs` adds, the versions @armature/nestjs and apps/nestjs-example are built and
+ * tested with (a test checks they equal @armature/nestjs's devDependencies).
+ */
+export const NEST_PINNED = {
+  '@nestjs/common': '12.5.1',
+  '@nestjs/core': '12.5.1',
+  '@nestjs/platform-express': '12.5.1',
+  '@modelcontextprotocol/client': '2.4.0',
+  'reflect-metadata': '0.2.2',
+  rxjs: '7.8.2',
+} as const;

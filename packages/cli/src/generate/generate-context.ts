@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PlannedFile } from '../util/file-plan.js';
 import { serverBaseName, serverClassName } from '../util/names.js';
-import { findServers, type Project, type ServerSource } from '../util/project.js';
+import { findServers, importPath, isNestProject, NEST_TEST_HELPER, type Project, type ServerSource } from '../util/project.js';
 import type { Ui } from '../util/ui.js';
 import { type FieldSpec, parseFields } from './field-spec.js';
 
@@ -56,7 +56,11 @@ export function readSource(project: Project, file: string): string {
 export async function resolveServer(project: Project, wanted: string | undefined, ui: Ui, what: string): Promise<TargetServer> {
   const servers = findServers(project.root);
   if (servers.length === 0) {
-    throw new GenerateError(`no @McpServer class was found under src/.\nFix: armature generate server <name>, then add the ${what} to it.`);
+    throw new GenerateError(
+      isNestProject(project)
+        ? `no @McpServer class was found under src/.\nFix: add @McpServer({ name: '...', version: '0.1.0' }) above @Injectable() on a provider of a module AppModule imports, then add the ${what} to it with --server.`
+        : `no @McpServer class was found under src/.\nFix: armature generate server <name>, then add the ${what} to it.`,
+    );
   }
   const list = servers.map((s) => `  ${s.className} (${s.file})`).join('\n');
   let chosen: ServerSource | undefined;
@@ -108,3 +112,19 @@ export function assertNameFree(project: Project, sources: readonly string[], pat
 }
 
 export const serverBase = (name: string): string => serverBaseName(name);
+
+/**
+ * In a Nest project, the import path from `testFile` to the `connectMcp()` helper its generated
+ * tests use (the server is built by Nest's injector, not by the testing app's typedi); otherwise
+ * undefined.
+ */
+export function nestTestHelper(project: Project, testFile: string): string | undefined {
+  if (!isNestProject(project)) return undefined;
+  if (!existsSync(join(project.root, NEST_TEST_HELPER))) {
+    throw new GenerateError(
+      `this Nest project has no ${NEST_TEST_HELPER}, whose connectMcp() the generated test uses to build the app with Nest's injector.\n` +
+        `Fix: copy it from a project made by \`armature new <name> --template nestjs\` (it imports AppModule from src/app.module.ts), then run this command again.`,
+    );
+  }
+  return importPath(testFile, NEST_TEST_HELPER);
+}

@@ -10,6 +10,7 @@ import {
   GenerateError,
   type GenerateOptions,
   type GeneratePlan,
+  nestTestHelper,
   resolveServer,
   srcPath,
   testPath,
@@ -78,8 +79,9 @@ ${renderCaseRows(accepts, false)}
 `
     : '';
   const test = `${testingAppSuite({
-    testingImport: "import { createTestingApp, type TestingApp } from '@armature/testing';",
+    testingNames: [],
     serverImport: importLine([server.className], importPath(testFile, server.file)),
+    nestHelper: nestTestHelper(project, testFile),
     serverClass: server.className,
     preamble: `
 // The cases come from the constraints of ${argsClass},

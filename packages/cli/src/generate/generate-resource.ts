@@ -9,6 +9,7 @@ import {
   GenerateError,
   type GenerateOptions,
   type GeneratePlan,
+  nestTestHelper,
   resolveServer,
   srcPath,
   testPath,
@@ -159,8 +160,9 @@ ${renderCaseRows(cases, true)}
     path: testFile,
     action: 'create',
     content: `${testingAppSuite({
-      testingImport: "import { createTestingApp, type TestingApp } from '@armature/testing';",
+      testingNames: [],
       serverImport: importLine([server.className], importPath(testFile, server.file)),
+      nestHelper: nestTestHelper(project, testFile),
       serverClass: server.className,
       preamble: `${helper}\n`,
       title: `resource ${resourceName}`,

@@ -10,6 +10,7 @@ import {
   GenerateError,
   type GenerateOptions,
   type GeneratePlan,
+  nestTestHelper,
   resolveServer,
   srcPath,
   testPath,
@@ -123,8 +124,9 @@ ${renderCaseRows(accepts, false)}
 `
     : '';
   const test = `${testingAppSuite({
-    testingImport: "import { createTestingApp, type TestingApp, textOf } from '@armature/testing';",
+    testingNames: ['textOf'],
     serverImport: importLine([server.className], importPath(testFile, server.file)),
+    nestHelper: nestTestHelper(project, testFile),
     serverClass: server.className,
     preamble: `
 // ${toolName} through the MCP client. The cases come from the constraints of ${inputClass},

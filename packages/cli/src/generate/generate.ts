@@ -1,6 +1,6 @@
 import { applyPlan } from '../util/file-plan.js';
 import { formatWithBiome } from '../util/format.js';
-import { findProject } from '../util/project.js';
+import { findProject, isNestProject } from '../util/project.js';
 import type { Ui } from '../util/ui.js';
 import { GENERATE_KINDS, GenerateError, type GenerateKind, type GenerateOptions, type GeneratePlan } from './generate-context.js';
 import { planDto } from './generate-dto.js';
@@ -29,6 +29,12 @@ export async function generate(kind: string, name: string, options: GenerateOpti
   let plan: GeneratePlan;
   switch (kind as GenerateKind) {
     case 'server':
+      if (isNestProject(project)) {
+        throw new GenerateError(
+          'in a Nest project a server is a Nest provider, which armature generate server does not write (it registers classes in src/app.ts).\n' +
+            "Fix: add a class with @McpServer({ name: '...', version: '0.1.0' }) above @Injectable() to the providers of a module AppModule imports; then armature generate tool <name> --server <it> fills it.",
+        );
+      }
       plan = planServer(project, name);
       break;
     case 'tool':

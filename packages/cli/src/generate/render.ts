@@ -61,25 +61,38 @@ export function renderCaseRows(cases: readonly ArgumentCase[], withLines: boolea
 }
 
 /**
- * The opening every generated pipeline test shares: the imports, a `TestingApp` over the real
- * pipeline built before the cases and closed after them. `preamble` stands between the imports
- * and the `describe` (a comment, a helper); the cases follow the returned text.
+ * The opening every generated pipeline test shares: the imports, a client of the real pipeline
+ * built before the cases and closed after them. `preamble` stands between the imports and the
+ * `describe` (a comment, a helper); the cases follow the returned text. In a plain project the
+ * client is a `TestingApp` of the server class; in a Nest project (`nestHelper`, the import path of
+ * `test/support/mcp-client.ts`) it is `connectMcp()`, the app built by Nest's injector.
  */
 export function testingAppSuite(head: {
-  testingImport: string;
+  /** What the cases use from `@armature/testing` besides the testing app, e.g. `textOf`. */
+  testingNames: readonly string[];
   serverImport: string;
   serverClass: string;
   preamble: string;
   title: string;
+  nestHelper?: string;
 }): string {
-  return `${head.testingImport}
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-${head.serverImport}
+  const imports = head.nestHelper
+    ? [
+        ...(head.testingNames.length > 0 ? [importLine(head.testingNames, '@armature/testing')] : []),
+        "import { afterAll, beforeAll, describe, expect, it } from 'vitest';",
+        `import { connectMcp, type McpTestClient } from '${head.nestHelper}';`,
+      ]
+    : [
+        `import { ${['createTestingApp', 'type TestingApp', ...head.testingNames].join(', ')} } from '@armature/testing';`,
+        "import { afterAll, beforeAll, describe, expect, it } from 'vitest';",
+        head.serverImport,
+      ];
+  return `${imports.join('\n')}
 ${head.preamble}describe('${head.title}', () => {
-  let t: TestingApp;
+  let t: ${head.nestHelper ? 'McpTestClient' : 'TestingApp'};
 
   beforeAll(async () => {
-    t = await createTestingApp({ servers: [${head.serverClass}] }).compile();
+    t = await ${head.nestHelper ? 'connectMcp()' : `createTestingApp({ servers: [${head.serverClass}] }).compile()`};
   });
 
   afterAll(() => t.close());

@@ -28,6 +28,14 @@ export class ProjectError extends Error {
   }
 }
 
+/** The helper the generated tests of a Nest project import: `connectMcp()`, written by `armature new --template nestjs`. */
+export const NEST_TEST_HELPER = 'test/support/mcp-client.ts';
+
+/** A Nest project: its servers are Nest providers, built by Nest's injector (`@armature/nestjs`). */
+export function isNestProject(project: Project): boolean {
+  return Boolean(project.pkg.dependencies?.['@armature/nestjs'] || project.pkg.devDependencies?.['@armature/nestjs']);
+}
+
 export const toPosix = (path: string): string => path.split(sep).join('/');
 
 /** The nearest folder at or above `from` with a package.json that depends on `@armature/core`. */

@@ -57,7 +57,7 @@ export const armature = (args: readonly string[], cwd: string, timeoutMs?: numbe
 export const tempDir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 
 /** The packages a user's project installs, as `pnpm pack` publishes them (workspace ranges resolved). */
-const PACKED = ['core', 'testing', 'cli', 'create-armature'] as const;
+const PACKED = ['core', 'testing', 'cli', 'create-armature', 'nestjs'] as const;
 export type PackedName = (typeof PACKED)[number];
 
 let packed: Promise<Record<PackedName, string>> | undefined;
@@ -115,6 +115,7 @@ export async function packedInstall(root: string, pm: 'npm' | 'pnpm'): Promise<R
     '@armature/core': `file:${tarballs.core}`,
     '@armature/testing': `file:${tarballs.testing}`,
     '@armature/cli': `file:${tarballs.cli}`,
+    '@armature/nestjs': `file:${tarballs.nestjs}`,
   };
   for (const field of ['dependencies', 'devDependencies']) {
     for (const name of Object.keys(pkg[field] ?? {})) {

@@ -1,0 +1,83 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { armature, installedArmature, packedInstall, projectTests, run, tempDir } from './support/packed-project.js';
+
+// armature new --template nestjs as a user gets it: the @armature packages (core, nestjs, testing,
+// cli) installed from their packed tarballs with pnpm, Nest from the registry; then the project's own
+// scripts, `armature inspect`, and `armature generate tool` inside the Nest layout. Each step is bounded.
+
+const EXPECTED_TESTS = [
+  'test/greeter/dto/greet.input.test.ts > GreetInput accepts Italian',
+  'test/greeter/dto/greet.input.test.ts > GreetInput accepts a name of 1 character',
+  'test/greeter/dto/greet.input.test.ts > GreetInput accepts a name of 64 characters',
+  'test/greeter/dto/greet.input.test.ts > GreetInput fills in the default language',
+  'test/greeter/dto/greet.input.test.ts > GreetInput rejects a name of 65 characters',
+  'test/greeter/dto/greet.input.test.ts > GreetInput rejects an empty name',
+  'test/greeter/dto/greet.input.test.ts > GreetInput rejects a missing name, naming the field',
+  'test/greeter/dto/greet.input.test.ts > GreetInput rejects an unknown field',
+  'test/greeter/dto/greet.input.test.ts > GreetInput rejects another language',
+  'test/greeter/greeter.http.test.ts > GreeterController and GreeterServer on one port greets over REST and over MCP',
+  'test/greeter/greeter.http.test.ts > GreeterController and GreeterServer on one port reports the same problems for the same bad input',
+  'test/greeter/greeter.pipeline.test.ts > GreeterServer through the MCP client advertises greet with its schemas and annotations',
+  'test/greeter/greeter.pipeline.test.ts > GreeterServer through the MCP client answers with structured content from the Nest service',
+  'test/greeter/greeter.pipeline.test.ts > GreeterServer through the MCP client refuses invalid arguments before the method runs',
+];
+
+describe('a project made by armature new --template nestjs, installed with pnpm', () => {
+  it('builds, passes its tests, inspects its tools, and grows with generate tool', async () => {
+    const base = tempDir('armature-e2e-nest-');
+    try {
+      const created = await armature(['new', 'greeter', '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install'], base);
+      expect(created.code, created.stdout + created.stderr).toBe(0);
+      const root = join(base, 'greeter');
+      await packedInstall(root, 'pnpm');
+      for (const script of ['build', 'typecheck', 'lint']) {
+        const result = await run('pnpm', ['run', script], root);
+        expect(result.code, `pnpm run ${script}\n${result.stdout}${result.stderr}`).toBe(0);
+      }
+      const tests = await projectTests(root, 'pnpm');
+      expect(tests.code, tests.stdout + tests.stderr).toBe(0);
+      expect(Object.keys(tests.statuses).sort()).toEqual([...EXPECTED_TESTS].sort());
+      expect(new Set(Object.values(tests.statuses))).toEqual(new Set(['passed']));
+
+      const inspect = await installedArmature(root, ['inspect', '--strict'], 60_000);
+      expect(inspect.code, inspect.stdout + inspect.stderr).toBe(0);
+      expect(inspect.stdout).toContain('greeter 0.1.0: 1 tool');
+      expect(inspect.stdout).toContain('      name: string, 1..64 chars, required. Who to greet');
+      expect(inspect.stdout).toContain('Lint: no findings');
+
+      // The server is found in the Nest layout; the generated test builds the app with Nest's injector.
+      const generated = await installedArmature(root, [
+        'generate',
+        'tool',
+        'get-forecast',
+        '--fields',
+        'city:string:1..64, days?:int:1..14',
+      ]);
+      expect(generated.code, generated.stdout + generated.stderr).toBe(0);
+      for (const script of ['typecheck', 'lint']) {
+        const result = await run('pnpm', ['run', script], root);
+        expect(result.code, `pnpm run ${script}\n${result.stdout}${result.stderr}`).toBe(0);
+      }
+      const grown = await projectTests(root, 'pnpm', ['test/greeter/get-forecast.tool.test.ts']);
+      expect(grown.code, grown.stdout + grown.stderr).toBe(0);
+      expect(grown.statuses).toMatchObject({
+        'test/greeter/get-forecast.tool.test.ts > get_forecast answers a valid call': 'passed',
+        'test/greeter/get-forecast.tool.test.ts > get_forecast rejects days above 14': 'passed',
+        'test/greeter/get-forecast.tool.test.ts > get_forecast rejects an unknown field': 'passed',
+      });
+      expect(new Set(Object.values(grown.statuses))).toEqual(new Set(['passed']));
+      const after = await installedArmature(root, ['inspect'], 60_000);
+      expect(after.stdout).toContain('greeter 0.1.0: 2 tools');
+
+      const server = await installedArmature(root, ['generate', 'server', 'billing']);
+      expect(server.code).toBe(1);
+      expect(server.stdout + server.stderr).toContain(
+        'in a Nest project a server is a Nest provider, which armature generate server does not write',
+      );
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  }, 420_000);
+});
