@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,11 @@ export class RedisServer {
   private readonly dir = mkdtempSync(join(tmpdir(), 'armature-redis-'));
 
   private constructor(readonly port: number) {}
+
+  /** Whether `redis-server` is on the PATH (callers that can do without it skip, and say so). */
+  static installed(): boolean {
+    return spawnSync('redis-server', ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+  }
 
   static async start(): Promise<RedisServer> {
     const server = new RedisServer(await freePort());
