@@ -11,6 +11,7 @@ import { type Row, runScenario } from './harness.js';
 import { consoleTable, markdownTable, samplesLine, summaryLine, svgChart, writeBetweenMarkers } from './report.js';
 import { httpScenario } from './scenarios/http.js';
 import { inMemoryScenarios } from './scenarios/in-memory.js';
+import { redisStateScenarios } from './scenarios/redis-state.js';
 import { processScenarios, stdioCallScenarios } from './scenarios/stdio.js';
 import { FULL, QUICK, type Settings } from './settings.js';
 
@@ -74,9 +75,11 @@ async function main(): Promise<void> {
   ];
   for (const line of header) console.log(line);
 
+  const redis = redisStateScenarios(settings);
   const scenarios = [
     ...stdioCallScenarios(settings),
     httpScenario(settings),
+    ...redis.scenarios,
     ...inMemoryScenarios(settings),
     ...processScenarios(settings),
   ];
@@ -95,8 +98,10 @@ async function main(): Promise<void> {
 
   console.log('\n== results ==');
   console.log(consoleTable(rows));
+  if (redis.skipped) console.log(redis.skipped);
   console.log('\n== summary ==');
   for (const row of rows) console.log(summaryLine(row));
+  if (redis.skipped) console.log(redis.skipped);
   console.log(footer);
 
   if (writeDocs) {

@@ -3,20 +3,23 @@
 // of a side is its median; the verdict compares Armature's median with the anchor's.
 import { performance } from 'node:perf_hooks';
 
-export const SIDES = ['armature', 'sdk', 'sdkV1', 'raw'] as const;
+export const SIDES = ['armature', 'sdk', 'sdkV1', 'raw', 'memory'] as const;
 export type SideName = (typeof SIDES)[number];
 export const SIDE_TITLES: Record<SideName, string> = {
   armature: 'Armature',
   sdk: 'SDK v2',
   sdkV1: 'SDK v1',
   raw: 'raw loop',
+  // The same Armature app with the in-memory state, the anchor of the Redis state lines.
+  memory: 'Armature in memory',
 };
 
 /** How Armature's median must compare with the anchor's. */
 export type Goal =
   | { kind: 'ratio-at-least'; value: number } // Armature / anchor >= value (throughput)
   | { kind: 'ratio-at-most'; value: number } // Armature / anchor <= value (time)
-  | { kind: 'plus-at-most'; value: number }; // Armature - anchor <= value (memory, MB)
+  | { kind: 'plus-at-most'; value: number } // Armature - anchor <= value (memory, MB)
+  | { kind: 'report' }; // no goal: the ratio is reported, not judged
 
 /** One sample of one side: the figure (calls/s, ms or MB). */
 export type Sample = () => Promise<number>;
@@ -71,6 +74,7 @@ export function relativeOf(goal: Goal, armature: number, anchor: number): number
 }
 
 export function meets(goal: Goal, relative: number): boolean {
+  if (goal.kind === 'report') return true;
   return goal.kind === 'ratio-at-least' ? relative >= goal.value : relative <= goal.value;
 }
 

@@ -17,12 +17,13 @@ export function fmtRelative(goal: Goal, relative: number): string {
 }
 
 export function fmtGoal(goal: Goal): string {
+  if (goal.kind === 'report') return 'report';
   if (goal.kind === 'ratio-at-least') return `>= ${goal.value.toFixed(2)}x`;
   if (goal.kind === 'ratio-at-most') return `<= ${goal.value.toFixed(2)}x`;
   return `<= +${goal.value} MB`;
 }
 
-const verdict = (row: Row) => (row.pass ? 'PASS' : 'FAIL');
+const verdict = (row: Row) => (row.scenario.goal.kind === 'report' ? 'n/a' : row.pass ? 'PASS' : 'FAIL');
 const vsAnchor = (row: Row) => `${fmtRelative(row.scenario.goal, row.relative)} of ${SIDE_TITLES[row.scenario.anchor]}`;
 
 function cells(row: Row): string[] {
@@ -81,7 +82,7 @@ export function markdownTable(rows: readonly Row[]): string {
 
 // ---- the chart: per scenario, each side's speed relative to the anchor (higher is better), log scale
 
-const COLORS: Record<SideName, string> = { armature: '#2563eb', sdk: '#6b7280', sdkV1: '#c4b5fd', raw: '#10b981' };
+const COLORS: Record<SideName, string> = { armature: '#2563eb', sdk: '#6b7280', sdkV1: '#c4b5fd', raw: '#10b981', memory: '#93c5fd' };
 const LOW = 1 / 8;
 const HIGH = 16;
 const WIDTH = 760;
@@ -99,9 +100,10 @@ function better(row: Row, side: SideName): number | undefined {
   return row.scenario.unit === 'calls/s' ? value / anchor : anchor / value;
 }
 
-/** The goal on the same scale as `better`. */
-function goalMark(row: Row): number {
+/** The goal on the same scale as `better` (none for a line that only reports). */
+function goalMark(row: Row): number | undefined {
   const { goal } = row.scenario;
+  if (goal.kind === 'report') return undefined;
   if (goal.kind === 'ratio-at-least') return goal.value;
   if (goal.kind === 'ratio-at-most') return 1 / goal.value;
   const anchor = row.medians[row.scenario.anchor] as number;
@@ -138,8 +140,9 @@ export function svgChart(rows: readonly Row[]): string {
           `<text x="${after.toFixed(1)}" y="${top + BAR - 2}" text-anchor="${value >= 1 ? 'start' : 'end'}" font-size="10">${value.toFixed(2)}x</text>`,
         );
       }
-      if (side === 'armature') {
-        const mark = x(goalMark(row));
+      const goal = goalMark(row);
+      if (side === 'armature' && goal !== undefined) {
+        const mark = x(goal);
         parts.push(
           `<line x1="${mark.toFixed(1)}" x2="${mark.toFixed(1)}" y1="${top - 2}" y2="${top + BAR + 2}" stroke="#dc2626" stroke-width="2"/>`,
         );
@@ -152,12 +155,17 @@ export function svgChart(rows: readonly Row[]): string {
       `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="36" y2="${y}" stroke="${t === 1 ? '#111827' : '#e5e7eb'}"/>` +
       `<text x="${x(t).toFixed(1)}" y="${y + 14}" text-anchor="middle" font-size="11">${t < 1 ? `1/${1 / t}` : t}x</text>`,
   );
-  const legend = SIDES.map(
-    (side, i) =>
-      `<rect x="${LABEL + i * 110}" y="8" width="12" height="12" fill="${COLORS[side]}"/><text x="${LABEL + i * 110 + 16}" y="18" font-size="12">${SIDE_TITLES[side]}</text>`,
-  );
+  // Legend entries side by side, each as wide as its title (about 7 px a character at 12 px).
+  const legend: string[] = [];
+  let left = LABEL;
+  for (const side of SIDES) {
+    legend.push(
+      `<rect x="${left}" y="8" width="12" height="12" fill="${COLORS[side]}"/><text x="${left + 16}" y="18" font-size="12">${SIDE_TITLES[side]}</text>`,
+    );
+    left += 30 + SIDE_TITLES[side].length * 7;
+  }
   legend.push(
-    `<line x1="${LABEL + 440}" x2="${LABEL + 440}" y1="6" y2="22" stroke="#dc2626" stroke-width="2"/><text x="${LABEL + 446}" y="18" font-size="12">Armature goal</text>`,
+    `<line x1="${left}" x2="${left}" y1="6" y2="22" stroke="#dc2626" stroke-width="2"/><text x="${left + 6}" y="18" font-size="12">Armature goal</text>`,
   );
   legend.push(
     `<text x="${(LABEL + RIGHT) / 2}" y="${y + 30}" text-anchor="middle" font-size="11" fill="#374151">speed relative to the anchor (1x), log scale: higher is better</text>`,

@@ -7,7 +7,9 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RedisServer } from '@armature/test-redis';
 import { describe, expect, it } from 'vitest';
+import { REDIS_SKIPPED } from '../src/scenarios/redis-state.js';
 
 const script = fileURLToPath(new URL('../dist/bench.js', import.meta.url));
 const page = fileURLToPath(new URL('../../../docs/performance.md', import.meta.url));
@@ -40,6 +42,15 @@ describe('bench --quick', () => {
     for (const [id, relative, goal] of LINES) {
       expect(summary).toMatch(new RegExp(`^${id}: ${relative} \\(goal ${goal}\\) ${VERDICT}`, 'm'));
     }
+    // The Redis state lines: a ratio, no goal; or, without redis-server, the line saying they were skipped.
+    const REDIS_LINES = ['redis 2026 add', 'redis session add'];
+    if (RedisServer.installed()) {
+      for (const id of REDIS_LINES)
+        expect(summary).toMatch(new RegExp(`^${id}: \\d+\\.\\d\\dx of Armature in memory \\(goal report\\) n/a$`, 'm'));
+    } else {
+      expect(summary).toContain(REDIS_SKIPPED);
+      for (const id of REDIS_LINES) expect(summary).not.toContain(`${id}:`);
+    }
     expect(summary).toMatch(/^in-memory add: .*; Armature DI scopes left open: 0 \(must be 0\) PASS$/m);
     expect(summary).toMatch(
       /^RSS after 2,000 calls: .*; flat: Armature [+-]\d+\.\d MB from the 20% mark to the end \(SDK v2 [+-]\d+\.\d MB\) (PASS|FAIL)$/m,
@@ -51,7 +62,12 @@ describe('bench --quick', () => {
     expect(written.replace(between(written), ''), 'only the part between the markers changes').toBe(
       original.replace(between(original), ''),
     );
-    expect(between(written)).toContain('| scenario | Armature | SDK v2 | SDK v1 | raw loop | Armature vs anchor | goal | verdict |');
+    expect(between(written)).toContain(
+      '| scenario | Armature | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature vs anchor | goal | verdict |',
+    );
+    if (RedisServer.installed()) {
+      for (const id of REDIS_LINES) expect(between(written)).toMatch(new RegExp(`^\\| ${id} \\| .* \\| report \\| n/a \\|$`, 'm'));
+    }
     for (const [id] of LINES) expect(between(written)).toMatch(new RegExp(`^\\| ${id} \\| .* \\| ${VERDICT}`, 'm'));
     expect(between(written)).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" [^\n]*>\n[\s\S]*\n<\/svg>$/m);
     expect(between(written), 'no blank line inside the SVG (it would end the HTML block in Markdown)').not.toMatch(

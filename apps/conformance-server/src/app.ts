@@ -1,4 +1,4 @@
-import { createMcpApp, type McpApp } from '@armature/core';
+import { type CreateMcpAppOptions, createMcpApp, type McpApp } from '@armature/core';
 import { ClientFeatureTools } from './client-features.server.js';
 import { ConformancePrompts } from './prompts.server.js';
 import { ConformanceResources, WATCHED_INTERVAL_MS, watchedResource } from './resources.server.js';
@@ -9,6 +9,8 @@ export interface ConformanceAppOptions {
   dynamicDelayMs?: number | false;
   /** Period of `test://watched-resource` updates. Default 3000 ms; `false` never. */
   watchedIntervalMs?: number | false;
+  /** Where sessions and events live (default in memory), and the key shared by every instance. */
+  scaleOut?: Pick<CreateMcpAppOptions, 'state' | 'requestStateKey'>;
 }
 
 export interface ConformanceApp {
@@ -27,7 +29,7 @@ const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource'
  * and prompt appear 2 s after start with list_changed notifications).
  */
 export function createConformanceApp(options: ConformanceAppOptions = {}): ConformanceApp {
-  const app = createMcpApp(SERVER_CLASSES);
+  const app = createMcpApp(SERVER_CLASSES, options.scaleOut);
   const timers: NodeJS.Timeout[] = [];
 
   app.tools.disable(DYNAMIC.tool);

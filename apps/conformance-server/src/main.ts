@@ -1,10 +1,18 @@
-import { createConformanceApp } from './app.js';
+import { redisState } from '@armature/redis';
+import { type ConformanceAppOptions, createConformanceApp } from './app.js';
 
 const USAGE = `Usage: node dist/main.js [--stdio]
 
   (default)  serve Streamable HTTP on http://127.0.0.1:$PORT/mcp (PORT defaults to 3000, 0 picks a
              free one), with resumable SSE streams (in-memory event store) for SEP-1699
   --stdio    serve MCP over stdin/stdout instead
+
+Environment (HTTP):
+  PORT                        the port (see above)
+  ARMATURE_REDIS_URL          keep sessions, resumable events and change notifications on this Redis
+                              (e.g. redis://127.0.0.1:6379), so that several instances behind one load
+                              balancer serve one endpoint; needs MCP_REQUEST_STATE_KEY
+  MCP_REQUEST_STATE_KEY       the requestStateKey, the same on every instance
 `;
 
 /** The `retry` hint on resumable SSE streams: how long a client waits before it resumes. */
@@ -16,6 +24,12 @@ function parsePort(value: string | undefined): number {
   return port;
 }
 
+/** The Redis state when ARMATURE_REDIS_URL is set (a missing key is the app's own start-up error). */
+function scaleOutFromEnv(env: NodeJS.ProcessEnv): ConformanceAppOptions['scaleOut'] {
+  if (env.ARMATURE_REDIS_URL === undefined) return undefined;
+  return { state: redisState({ url: env.ARMATURE_REDIS_URL }), requestStateKey: env.MCP_REQUEST_STATE_KEY };
+}
+
 async function main(args: readonly string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
     process.stderr.write(USAGE);
@@ -24,7 +38,7 @@ async function main(args: readonly string[]): Promise<void> {
   const unknown = args.filter((arg) => arg !== '--stdio');
   if (unknown.length > 0) throw new Error(`unexpected arguments: ${unknown.join(' ')}\n\n${USAGE}`);
 
-  const server = createConformanceApp();
+  const server = createConformanceApp({ scaleOut: scaleOutFromEnv(process.env) });
   if (args.includes('--stdio')) {
     // stdout belongs to the protocol: anything for humans goes to stderr.
     server.app.listenStdio();
@@ -32,7 +46,9 @@ async function main(args: readonly string[]): Promise<void> {
     return;
   }
 
-  const { url } = await server.app.listenHttp({ port: parsePort(process.env.PORT), eventStore: true, retryIntervalMs: RETRY_INTERVAL_MS });
+  // The Redis state keeps the events itself; alone, the server keeps them in memory.
+  const eventStore = process.env.ARMATURE_REDIS_URL === undefined;
+  const { url } = await server.app.listenHttp({ port: parsePort(process.env.PORT), eventStore, retryIntervalMs: RETRY_INTERVAL_MS });
   // Tests read the URL from this first line (PORT=0 picks the port at random).
   process.stdout.write(`armature-conformance-server: MCP endpoint at ${url}\n`);
   const stop = () => {

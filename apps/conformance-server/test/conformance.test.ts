@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  failures,
   type KnownIssue,
   killSuiteRuns,
   runSuite,
@@ -16,6 +17,7 @@ import {
   specVersions,
   suiteNodeVersion,
   summarize,
+  unexpectedWarnings,
 } from './support/conformance.js';
 import { assertBuilt, type HttpServer, killStarted, MAIN, startHttpServer } from './support/processes.js';
 import { type StdioBridge, startStdioBridge } from './support/stdio-bridge.js';
@@ -41,23 +43,6 @@ const BRIDGE_ONLY = new Map([
 
 const VERSIONS = specVersions();
 const TARGETED = VERSIONS.filter((v) => v.scenarios.length > 0);
-
-function unexpectedWarnings(run: SuiteRun, known: readonly KnownIssue[]) {
-  return run.results.flatMap((r) =>
-    r.warnings
-      .filter((w) => !known.some((k) => k.scenario === r.scenario && k.check === w.id))
-      .map((w) => `${r.scenario} / ${w.id}: ${w.errorMessage ?? w.description}`),
-  );
-}
-
-function failures(run: SuiteRun, excluded: ReadonlyMap<string, string> = new Map()) {
-  return [
-    ...run.results
-      .filter((r) => !excluded.has(r.scenario))
-      .flatMap((r) => r.failures.map((f) => `${r.scenario} / ${f.id}: ${f.errorMessage ?? f.description}`)),
-    ...run.missing.map((m) => `${m}: no checks.json (see the suite log)`),
-  ];
-}
 
 beforeAll(() => {
   assertBuilt();

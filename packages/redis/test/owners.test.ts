@@ -1,6 +1,6 @@
+import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, RoundRobinProxy, startInstance, stopInstance } from './support/cluster.js';
-import { RedisServer } from './support/redis-server.js';
+import { type Instance, startInstance, stopInstance } from './support/cluster.js';
 
 let redis: RedisServer;
 let instances: Instance[];

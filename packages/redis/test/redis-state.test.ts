@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { createMcpApp, McpServer, Tool } from '@armature/core';
+import { RedisServer } from '@armature/test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisState } from '../src/index.js';
-import { RedisServer } from './support/redis-server.js';
 
 @McpServer({ name: 'plain', version: '1.0.0' })
 class Plain {

@@ -79,10 +79,10 @@ export class Http2026Client {
   }
 }
 
-/** A server entry of dist/servers that prints `listening <url>`; resolves once it does. */
-export async function spawnHttpServer(entry: string): Promise<{ url: string; close(): Promise<void> }> {
+/** A server entry of dist/servers (with `env` added) that prints `listening <url>`; resolves once it does. */
+export async function spawnHttpServer(entry: string, env: Record<string, string> = {}): Promise<{ url: string; close(): Promise<void> }> {
   const file = new URL(`../servers/${entry}.js`, import.meta.url).pathname;
-  const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {

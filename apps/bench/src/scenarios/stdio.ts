@@ -8,7 +8,10 @@ import { addText, searchText } from '../servers/bench-tools.js';
 import type { Settings } from '../settings.js';
 import { ADD_FIXED, addArgs, checkRefused, checkSame, ok, SEARCH_FIXED, SEARCH_INVALID, searchArgs } from './tool-calls.js';
 
-export const STDIO_ENTRIES: Record<SideName, string> = {
+/** The sides that have a stdio server (the in-memory-state side exists only for the Redis lines, over HTTP). */
+type StdioSide = Exclude<SideName, 'memory'>;
+
+export const STDIO_ENTRIES: Record<StdioSide, string> = {
   armature: 'armature-stdio',
   sdk: 'sdk-stdio',
   sdkV1: 'sdk-v1-stdio',
@@ -17,7 +20,7 @@ export const STDIO_ENTRIES: Record<SideName, string> = {
 /** `--extra 498`: `add`, `search` and 498 copies of `add`, 500 tools. */
 const EXTRA_FOR_500 = ['--extra', '498'];
 
-async function spawnAll(names: readonly SideName[], args: readonly string[] = []): Promise<Map<SideName, StdioChild>> {
+async function spawnAll(names: readonly StdioSide[], args: readonly string[] = []): Promise<Map<SideName, StdioChild>> {
   const children = new Map<SideName, StdioChild>();
   for (const name of names) children.set(name, StdioChild.spawn(SIDE_TITLES[name], STDIO_ENTRIES[name], args));
   try {
@@ -37,7 +40,7 @@ async function answersOf(children: Map<SideName, StdioChild>, method: string, pa
   return Promise.all([...children].map(async ([name, child]) => [SIDE_TITLES[name], await child.request(method, params)] as const));
 }
 
-const ALL: readonly SideName[] = ['armature', 'sdk', 'sdkV1', 'raw'];
+const ALL: readonly StdioSide[] = ['armature', 'sdk', 'sdkV1', 'raw'];
 
 function stdioThroughput(settings: Settings, tool: 'add' | 'search'): Scenario {
   const args = tool === 'add' ? addArgs : searchArgs;

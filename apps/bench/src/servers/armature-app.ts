@@ -1,5 +1,5 @@
 // The Armature side: `add` and a nested `search` DTO, written as a user would.
-import { type Constructor, createMcpApp, Field, type McpApp, McpServer, Tool } from '@armature/core';
+import { type Constructor, type CreateMcpAppOptions, createMcpApp, Field, type McpApp, McpServer, Tool } from '@armature/core';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -113,6 +113,6 @@ function extraToolsServer(count: number): Constructor {
   return ExtraTools;
 }
 
-export function createBenchApp(extraTools = 0): McpApp {
-  return createMcpApp(extraTools > 0 ? [BenchServer, extraToolsServer(extraTools)] : BenchServer);
+export function createBenchApp(extraTools = 0, options: CreateMcpAppOptions = {}): McpApp {
+  return createMcpApp(extraTools > 0 ? [BenchServer, extraToolsServer(extraTools)] : BenchServer, options);
 }

@@ -182,3 +182,22 @@ export function summarize(
   lines.push(`= ${passed} passed, ${failed + run.missing.length} failed, ${warned} warnings`);
   return lines.join('\n');
 }
+
+/** Warnings of the run that no known issue explains, as `scenario / check: message`. */
+export function unexpectedWarnings(run: SuiteRun, known: readonly KnownIssue[]) {
+  return run.results.flatMap((r) =>
+    r.warnings
+      .filter((w) => !known.some((k) => k.scenario === r.scenario && k.check === w.id))
+      .map((w) => `${r.scenario} / ${w.id}: ${w.errorMessage ?? w.description}`),
+  );
+}
+
+/** Failed checks (bar the excluded scenarios) and scenarios that wrote no result, as `scenario / check: message`. */
+export function failures(run: SuiteRun, excluded: ReadonlyMap<string, string> = new Map()) {
+  return [
+    ...run.results
+      .filter((r) => !excluded.has(r.scenario))
+      .flatMap((r) => r.failures.map((f) => `${r.scenario} / ${f.id}: ${f.errorMessage ?? f.description}`)),
+    ...run.missing.map((m) => `${m}: no checks.json (see the suite log)`),
+  ];
+}

@@ -25,10 +25,10 @@ export interface HttpServer {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/main.js` on a free port (PORT=0) and waits for the URL line it prints. */
-export async function startHttpServer(timeoutMs = 15_000): Promise<HttpServer> {
+/** Starts `node dist/main.js` on a free port (PORT=0), with `env` added, and waits for the URL line it prints. */
+export async function startHttpServer(timeoutMs = 15_000, env: Record<string, string> = {}): Promise<HttpServer> {
   assertBuilt();
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,17 +18,26 @@ export function freePort(): Promise<number> {
 
 /**
  * A real redis-server (Debian's `redis-server`; `.ci/install-redis.sh` installs it) on a free
- * 127.0.0.1 port, with an append-only file in a temporary directory so that `stop` then `start`
- * brings the same data back (an outage, not a wipe).
+ * 127.0.0.1 port. By default with an append-only file (fsync on every write) in a temporary
+ * directory, so that `stop` then `start` brings the same data back (an outage, not a wipe);
+ * `{ durable: false }` keeps the data in memory only (the benchmark: no disk in the figures).
  */
 export class RedisServer {
   private process?: ChildProcess;
   private readonly dir = mkdtempSync(join(tmpdir(), 'armature-redis-'));
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly durable: boolean,
+  ) {}
 
-  static async start(): Promise<RedisServer> {
-    const server = new RedisServer(await freePort());
+  /** Whether `redis-server` is on the PATH (callers that can do without it skip, and say so). */
+  static installed(): boolean {
+    return spawnSync('redis-server', ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+  }
+
+  static async start(options: { durable?: boolean } = {}): Promise<RedisServer> {
+    const server = new RedisServer(await freePort(), options.durable ?? true);
     await server.start();
     return server;
   }
@@ -47,10 +56,7 @@ export class RedisServer {
       this.dir,
       '--save',
       '',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
+      ...(this.durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.process = child;

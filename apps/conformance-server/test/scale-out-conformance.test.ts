@@ -1,0 +1,53 @@
+/**
+ * The official MCP conformance suite against THREE instances of the built server (`dist/main.js`
+ * with ARMATURE_REDIS_URL: sessions, resumable events and change notifications on a real
+ * redis-server) behind a strictly alternating round-robin proxy, over Streamable HTTP: every
+ * scenario's initialize lands on one instance and its later requests on the others. For every spec
+ * version the suite targets, all scenarios (active and pending): 0 failures, 0 warnings.
+ */
+import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failures, killSuiteRuns, runSuite, specVersions, summarize, unexpectedWarnings } from './support/conformance.js';
+import { assertBuilt, type HttpServer, killStarted, startHttpServer } from './support/processes.js';
+
+const TARGETED = specVersions().filter((v) => v.scenarios.length > 0);
+const NAMES = ['a', 'b', 'c'];
+
+describe('over Streamable HTTP, three instances on Redis behind a round-robin proxy', () => {
+  let redis: RedisServer;
+  let servers: HttpServer[] = [];
+  let proxy: RoundRobinProxy & { url: URL };
+
+  beforeAll(async () => {
+    assertBuilt();
+    redis = await RedisServer.start();
+    const env = { ARMATURE_REDIS_URL: redis.url, MCP_REQUEST_STATE_KEY: 'a shared key for the scale-out conformance run only' };
+    servers = await Promise.all(NAMES.map(() => startHttpServer(45_000, env)));
+    proxy = await RoundRobinProxy.start(servers.map((server, i) => ({ name: NAMES[i] as string, url: new URL(server.url) })));
+  });
+  afterAll(async () => {
+    killSuiteRuns();
+    await proxy?.close();
+    await Promise.all(servers.map((server) => server.stop()));
+    killStarted();
+    await redis?.dispose();
+  });
+
+  it.each(TARGETED)(
+    'spec version $version, all scenarios: 0 failures, 0 warnings',
+    { timeout: 200_000 },
+    async ({ version, scenarios }) => {
+      const before = proxy.routed.length;
+      const run = await runSuite({ url: proxy.url.href, suite: 'all', specVersion: version, timeoutMs: 180_000 });
+      console.log(summarize(`HTTP, 3 instances on Redis, spec ${version}, suite all`, run));
+      const logs = servers.map((server, i) => `--- instance ${NAMES[i]}:\n${server.output().slice(-1500)}`).join('\n');
+      expect(failures(run), logs).toEqual([]);
+      expect(unexpectedWarnings(run, []), logs).toEqual([]);
+      expect([...run.planned].sort()).toEqual([...scenarios].sort());
+      // The run went through every instance, in strict turn.
+      const served = proxy.routed.slice(before).map((r) => r.instance);
+      expect(served.slice(0, 6)).toEqual([0, 1, 2, 3, 4, 5].map((i) => NAMES[(before + i) % NAMES.length]));
+      for (const name of NAMES) expect(served.filter((s) => s === name).length).toBeGreaterThan(served.length / 4);
+    },
+  );
+});

@@ -1,0 +1,2 @@
+export { freePort, RedisServer } from './redis-server.js';
+export { type Instance, RoundRobinProxy, type Routed } from './round-robin-proxy.js';
