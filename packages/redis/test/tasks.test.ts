@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, RoundRobinProxy, stopInstance } from './support/cluster.js';
-import { RedisServer } from './support/redis-server.js';
+import { type Instance, stopInstance } from './support/cluster.js';
 
 // Tasks on the shared state: created on one instance, polled, listed, cancelled and read through
 // the others (a strictly alternating proxy in front of two real processes).
