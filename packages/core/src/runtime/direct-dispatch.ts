@@ -198,9 +198,12 @@ export class DirectDispatcher {
     const { method, params } = message as { method?: unknown; params?: unknown };
     if (typeof method !== 'string') return false;
     if (!('id' in message)) {
-      // A cancellation of a request served here aborts it; the SDK is told too (it ignores ids it does not know).
+      // A cancellation of a request served here aborts it; the SDK is told too (it ignores ids it
+      // does not know). As on the SDK path, whose entry queues messages, the handler has begun by
+      // then even when the cancel came in the same read: the abort listeners it added fire.
       if (method === 'notifications/cancelled' && isPlainObject(params)) {
-        this.running.get(params.requestId as RequestId)?.abort(params.reason);
+        const request = this.running.get(params.requestId as RequestId);
+        if (request) setImmediate(() => request.abort(params.reason));
       }
       return false;
     }
