@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARMATURE_BIN, armature, CLI_ROOT, devUntilEntryExits, run, tempDir } from './support/packed-project.js';
@@ -87,9 +87,9 @@ describe('a project whose @armature/core is installed as a package', () => {
     const core = join(root, 'node_modules/@armature/core');
     cpSync(join(CORE_ROOT, 'dist'), join(core, 'dist'), { recursive: true });
     cpSync(join(CORE_ROOT, 'package.json'), join(core, 'package.json'));
-    for (const name of ['@modelcontextprotocol/server', '@modelcontextprotocol/node', 'ajv', 'ajv-formats', 'jose', 'reflect-metadata']) {
-      link(root, name, CORE_ROOT);
-    }
+    // Core's own dependencies, as its package.json names them; the DTO libraries come from the CLI's.
+    const manifest = JSON.parse(readFileSync(join(CORE_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const name of Object.keys(manifest.dependencies)) link(root, name, CORE_ROOT);
     for (const name of ['typedi', 'class-transformer', 'class-validator', 'vite', 'vite-node']) link(root, name, CLI_ROOT);
   });
 
