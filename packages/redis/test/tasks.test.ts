@@ -1,42 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, stopInstance } from './support/cluster.js';
+import { type Instance, startInstance, stopInstance } from './support/cluster.js';
 
 // Tasks on the shared state: created on one instance, polled, listed, cancelled and read through
 // the others (a strictly alternating proxy in front of two real processes).
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/task-instance.mjs', import.meta.url));
-
-async function startTaskInstance(name: string, redisUrl: string): Promise<Instance> {
-  const child: ChildProcess = spawn(process.execPath, [FIXTURE], {
-    env: { ...process.env, INSTANCE: name, REDIS_URL: redisUrl },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance ${name} did not start within 45 s: ${stderr}`)), 45_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /listening (\S+)/.exec(chunk.toString());
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`instance ${name} exited with ${code}: ${stderr}`));
-    });
-  });
-  return { name, url: new URL(url), process: child };
-}
 
 let redis: RedisServer;
 let instances: Instance[];
@@ -44,7 +17,7 @@ let proxy: RoundRobinProxy & { url: URL };
 
 beforeAll(async () => {
   redis = await RedisServer.start();
-  instances = await Promise.all(['a', 'b'].map((name) => startTaskInstance(name, redis.url)));
+  instances = await Promise.all(['a', 'b'].map((name) => startInstance(name, redis.url, {}, FIXTURE)));
   proxy = await RoundRobinProxy.start(instances);
 });
 

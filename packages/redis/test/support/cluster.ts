@@ -2,15 +2,21 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Instance as Upstream } from '@armature/test-redis';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/instance.mjs', import.meta.url));
+/** The multi-instance test app; the tasks test starts its own (`fixtures/task-instance.mjs`). */
+export const SHOP_FIXTURE = fileURLToPath(new URL('../fixtures/instance.mjs', import.meta.url));
 
 /** One instance of the test app: a real Node process. */
 export interface Instance extends Upstream {
   readonly process: ChildProcess;
 }
 
-export async function startInstance(name: string, redisUrl: string, env: Record<string, string> = {}): Promise<Instance> {
-  const child = spawn(process.execPath, [FIXTURE], {
+export async function startInstance(
+  name: string,
+  redisUrl: string,
+  env: Record<string, string> = {},
+  fixture: string = SHOP_FIXTURE,
+): Promise<Instance> {
+  const child = spawn(process.execPath, [fixture], {
     env: { ...process.env, ...env, INSTANCE: name, REDIS_URL: redisUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
