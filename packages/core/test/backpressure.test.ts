@@ -4,11 +4,13 @@
 // pipes and sockets on 127.0.0.1; the server is test/fixtures/flood-server.mjs (built package).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { IsInt } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Context, createMcpApp, McpServer, Tool } from '../src/index.js';
+import { LineTransport } from '../src/transports/line-transport.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/flood-server.mjs', import.meta.url));
 const MB = 1024 * 1024;
@@ -92,7 +94,7 @@ const flood = (id: number, args: { count: number; kind: 'progress' | 'log'; wait
 });
 
 describe('stdio: notifications towards a client that stops reading', () => {
-  it('merges 100,000 unawaited progress notifications: memory stays flat, progress never follows the result', async () => {
+  it('merges 100,000 unawaited progress notifications: memory stays flat, the latest goes out before the result', async () => {
     const client = await stdioClient();
     const baseline = client.reports.find((r) => r.baseline) as unknown as Memory;
     client.stopReading();
@@ -107,10 +109,13 @@ describe('stdio: notifications towards a client that stops reading', () => {
       .map((m) => (m.params as { progress: number }).progress);
     const resultAt = client.messages.findIndex((m) => m.id === 2);
     expect(client.messages[resultAt]).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'sent 100000' }] } });
-    // What got out before the pipe filled, one by one; the rest was merged, then dropped with the answer.
-    expect(progress.length).toBeGreaterThan(0);
+    // What got out before the pipe filled, one by one, then the rest merged into the latest value,
+    // which goes out before the answer.
+    expect(progress.length).toBeGreaterThan(1);
     expect(progress.length).toBeLessThan(2_000);
-    expect(progress).toEqual(progress.map((_, i) => i + 1));
+    expect(progress.at(-1)).toBe(100_000);
+    const first = progress.slice(0, -1);
+    expect(first).toEqual(first.map((_, i) => i + 1));
     expect(client.messages.slice(resultAt + 1).filter((m) => m.method === 'notifications/progress')).toEqual([]);
   }, 30_000);
 
@@ -263,7 +268,44 @@ class StepsServer {
   }
 }
 
+@McpServer({ name: 'chatter', version: '1.0.0' })
+class ChatterServer {
+  @Tool({ description: 'Sends its log lines without awaiting them, then answers' })
+  chatter(input: StepsInput, ctx: Context) {
+    for (let i = 1; i <= input.steps; i++) void ctx.log.info(`line ${i}`);
+    return 'said it all';
+  }
+}
+
 describe('a client that reads', () => {
+  it('gets every log line a handler did not await, before the answer (official client over HTTP and stdio)', async () => {
+    const app = createMcpApp(ChatterServer);
+    const { url, close } = await app.listenHttp({ port: 0 });
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stdio = app.listenStdio({ stdin, stdout });
+    const transports = [new StreamableHTTPClientTransport(new URL(url)), new LineTransport(stdout, stdin)];
+    try {
+      for (const transport of transports) {
+        const client = new Client({ name: 'reader', version: '1.0.0' });
+        const seen: string[] = [];
+        client.setNotificationHandler('notifications/message', (n) => {
+          seen.push(String(n.params.data));
+        });
+        await client.connect(transport);
+        await client.setLoggingLevel('info');
+        const result = await client.callTool({ name: 'chatter', arguments: { steps: 200 } });
+        expect(result.content).toEqual([{ type: 'text', text: 'said it all' }]);
+        // Every line, in order, and all of them before the answer (seen when the call resolved).
+        expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => `line ${i + 1}`));
+        await client.close();
+      }
+    } finally {
+      await stdio.close();
+      await close();
+    }
+  });
+
   it('gets every awaited progress notification, in order (official client over HTTP)', async () => {
     const { url, close } = await createMcpApp(StepsServer).listenHttp({ port: 0 });
     const client = new Client({ name: 'reader', version: '1.0.0' });

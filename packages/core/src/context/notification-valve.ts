@@ -25,8 +25,10 @@ interface Pending {
   readonly settle: () => void;
   /** What every sender of this entry (a progress replaced many times included) waits on. */
   readonly done: Promise<void>;
-  /** The request a waiting progress notification belongs to. */
+  /** The request a waiting notification belongs to. */
   readonly requestId?: string | number;
+  /** A progress notification (dropped when its request is answered). */
+  readonly progress: boolean;
 }
 
 /** What makes a notification a progress notification: only its latest value per token matters. */
@@ -70,9 +72,9 @@ export class NotificationValve {
 
   /**
    * Sends now when the stream has room, else waits in line. A progress notification (`progress`)
-   * replaces the one waiting for the same token.
+   * replaces the one waiting for the same token. `requestId` names the request a log line belongs to.
    */
-  send(send: () => Promise<void>, progress?: ProgressOf): Promise<void> {
+  send(send: () => Promise<void>, progress?: ProgressOf, requestId?: string | number): Promise<void> {
     if (this.waiting.size === 0 && !this.full()) return this.sendNow(send);
     // Log lines are numbered, progress tokens are strings: the two never collide in one Map.
     const key = progress === undefined ? this.nextKey++ : `${typeof progress.token}:${progress.token}`;
@@ -93,7 +95,7 @@ export class NotificationValve {
     const done = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    this.waiting.set(key, { send, settle, done, requestId: progress?.requestId });
+    this.waiting.set(key, { send, settle, done, requestId: progress?.requestId ?? requestId, progress: progress !== undefined });
     this.scheduleFlush();
     return done;
   }
@@ -105,10 +107,23 @@ export class NotificationValve {
   answered(requestId: string | number): void {
     if (this.waiting.size === 0) return;
     for (const [key, pending] of this.waiting) {
-      if (pending.requestId !== requestId) continue;
+      if (pending.requestId !== requestId || !pending.progress) continue;
       this.waiting.delete(key);
       pending.settle();
     }
+  }
+
+  /**
+   * Resolves once nothing of `requestId` waits here any more (written, dropped past the cap, or the
+   * stream closed): the request's answer goes after its notifications, so a handler that did not
+   * await its log lines and progress loses none of them to its own answer. Notifications sent at
+   * once are already ahead of the answer on the stream.
+   */
+  settled(requestId: string | number): Promise<void> {
+    if (this.waiting.size === 0) return Promise.resolve();
+    const waits: Promise<void>[] = [];
+    for (const pending of this.waiting.values()) if (pending.requestId === requestId) waits.push(pending.done);
+    return waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined);
   }
 
   /** No more notifications now: the peer is behind, or this turn's share has gone out. */

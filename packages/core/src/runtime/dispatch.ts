@@ -126,8 +126,13 @@ export function createSdkServer(
     const serve = async (params: Params, sdk: ServerContext) => {
       const call = new CallRequest(app, method, sdk, server);
       try {
-        if (app.middleware.length === 0) return await handler(params, call);
-        return await withMiddleware(app.middleware, call, params, app, async () => handler(params, call));
+        const result =
+          app.middleware.length === 0
+            ? await handler(params, call)
+            : await withMiddleware(app.middleware, call, params, app, async () => handler(params, call));
+        // Log lines and progress the handler did not await go out before its answer.
+        await call.ctx.sent();
+        return result;
       } finally {
         await call.end();
       }

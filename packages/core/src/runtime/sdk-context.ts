@@ -27,7 +27,7 @@ class SdkContextLogger implements ContextLogger {
     // A closed connection must not turn a log line into a failed tool call.
     const notify = () => this.sdk.mcpReq.log(level, data === undefined ? message : { message, data }).catch(() => undefined);
     // A client that is not reading: the line waits its turn (or is dropped past the stream's cap).
-    return this.valve ? this.valve.send(notify) : notify();
+    return this.valve ? this.valve.send(notify, undefined, this.sdk.mcpReq.id) : notify();
   }
   debug(message: string, data?: unknown) {
     return this.send('debug', message, data);
@@ -99,7 +99,20 @@ export class SdkRequestContext extends Context {
 
   /** The backpressure of the stream this request's notifications go to (its SSE response, or stdout). */
   private get notificationValve(): NotificationValve | undefined {
+    this.notified = true;
     return notificationValveOf(this.sdk.http?.req, this.server);
+  }
+
+  /** Whether this request sent (or may have sent) a notification through a valve. */
+  private notified = false;
+
+  /**
+   * Resolves once this request's notifications have left its valve (written, dropped past the cap,
+   * or the stream closed): its answer goes after them.
+   */
+  sent(): Promise<void> {
+    if (!this.notified) return Promise.resolve();
+    return this.notificationValve?.settled(this.sdk.mcpReq.id) ?? Promise.resolve();
   }
   get signal(): AbortSignal {
     if (!this.combined) {
