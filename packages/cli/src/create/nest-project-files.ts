@@ -1,6 +1,6 @@
 import type { PlannedFile } from '../util/file-plan.js';
 import { execBinary, runScript } from '../util/package-manager.js';
-import { jsonText, markdownTable } from '../util/pretty.js';
+import { markdownTable } from '../util/pretty.js';
 import { NEST_TEST_HELPER } from '../util/project.js';
 import {
   BIOME,
@@ -11,53 +11,25 @@ import {
   type ProjectNames,
   type ProjectOptions,
   projectNames,
+  projectPackageJson,
   relativeImports,
   TSCONFIG,
   TSCONFIG_BUILD,
   VITEST_CONFIG,
 } from './project-files.js';
-import { ARMATURE_VERSION, NEST_PINNED, PINNED } from './versions.js';
+import { ARMATURE_VERSION, NEST_PINNED } from './versions.js';
 
 function packageJson(options: ProjectOptions): string {
-  return jsonText({
-    name: options.name,
-    version: '0.1.0',
-    private: true,
-    description: 'A NestJS app serving REST and MCP on one port, built with Armature',
-    type: 'module',
-    engines: { node: '>=20.19' },
-    scripts: {
-      dev: 'armature dev',
-      build: 'tsc -p tsconfig.build.json',
-      start: 'node dist/main.js',
-      test: 'vitest run',
-      typecheck: 'tsc -p tsconfig.json',
-      lint: 'biome check . && armature check',
-      inspect: 'armature inspect',
-    },
+  return projectPackageJson(options, 'A NestJS app serving REST and MCP on one port, built with Armature', {
     dependencies: {
-      '@armature/core': `^${ARMATURE_VERSION}`,
       '@armature/nestjs': `^${ARMATURE_VERSION}`,
       '@nestjs/common': NEST_PINNED['@nestjs/common'],
       '@nestjs/core': NEST_PINNED['@nestjs/core'],
       '@nestjs/platform-express': NEST_PINNED['@nestjs/platform-express'],
-      'class-transformer': PINNED['class-transformer'],
-      'class-validator': PINNED['class-validator'],
       'reflect-metadata': NEST_PINNED['reflect-metadata'],
       rxjs: NEST_PINNED.rxjs,
-      typedi: PINNED.typedi,
     },
-    devDependencies: {
-      '@armature/cli': `^${ARMATURE_VERSION}`,
-      '@armature/testing': `^${ARMATURE_VERSION}`,
-      '@biomejs/biome': PINNED['@biomejs/biome'],
-      '@modelcontextprotocol/client': NEST_PINNED['@modelcontextprotocol/client'],
-      '@types/node': PINNED['@types/node'],
-      typescript: PINNED.typescript,
-      vite: PINNED.vite,
-      'vite-node': PINNED['vite-node'],
-      vitest: PINNED.vitest,
-    },
+    devDependencies: { '@modelcontextprotocol/client': NEST_PINNED['@modelcontextprotocol/client'] },
   });
 }
 

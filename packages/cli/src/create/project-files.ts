@@ -43,12 +43,25 @@ export function projectNames(name: string): ProjectNames {
 
 const json = jsonText;
 
-function packageJson(options: ProjectOptions): string {
+/** Keys in code-point order (scoped packages first), as package managers write them. */
+function sorted(entries: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * The package.json every template writes: the same scripts, libraries and tools, plus what the
+ * template itself needs (`extra`).
+ */
+export function projectPackageJson(
+  options: ProjectOptions,
+  description: string,
+  extra: { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } = {},
+): string {
   return json({
     name: options.name,
     version: '0.1.0',
     private: true,
-    description: 'An MCP server built with Armature',
+    description,
     type: 'module',
     engines: { node: '>=20.19' },
     scripts: {
@@ -60,13 +73,14 @@ function packageJson(options: ProjectOptions): string {
       lint: 'biome check . && armature check',
       inspect: 'armature inspect',
     },
-    dependencies: {
+    dependencies: sorted({
       '@armature/core': `^${ARMATURE_VERSION}`,
       'class-transformer': PINNED['class-transformer'],
       'class-validator': PINNED['class-validator'],
       typedi: PINNED.typedi,
-    },
-    devDependencies: {
+      ...extra.dependencies,
+    }),
+    devDependencies: sorted({
       '@armature/cli': `^${ARMATURE_VERSION}`,
       '@armature/testing': `^${ARMATURE_VERSION}`,
       '@biomejs/biome': PINNED['@biomejs/biome'],
@@ -75,8 +89,13 @@ function packageJson(options: ProjectOptions): string {
       vite: PINNED.vite,
       'vite-node': PINNED['vite-node'],
       vitest: PINNED.vitest,
-    },
+      ...extra.devDependencies,
+    }),
   });
+}
+
+function packageJson(options: ProjectOptions): string {
+  return projectPackageJson(options, 'An MCP server built with Armature');
 }
 
 // The flags decorator metadata needs; README.md explains each one.
