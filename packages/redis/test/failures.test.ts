@@ -1,23 +1,8 @@
-import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, startInstance, stopInstance } from './support/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { type Instance, stopInstance, useCluster } from './support/cluster.js';
 
-let redis: RedisServer;
-let instances: Instance[];
-let proxy: RoundRobinProxy & { url: URL };
-
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  instances = await Promise.all(['a', 'b', 'c'].map((name) => startInstance(name, redis.url)));
-  proxy = await RoundRobinProxy.start(instances);
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await Promise.all((instances ?? []).map((instance) => stopInstance(instance)));
-  await redis?.dispose();
-});
+const cluster = useCluster(['a', 'b', 'c']);
 
 function text(result: unknown): string {
   return ((result as { content: { text: string }[] }).content[0] as { text: string }).text;
@@ -25,7 +10,7 @@ function text(result: unknown): string {
 
 async function connect(): Promise<Client> {
   const client = new Client({ name: 'failures', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(proxy.url, {
+  const transport = new StreamableHTTPClientTransport(cluster.proxy.url, {
     reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 10 },
   });
   await client.connect(transport);
@@ -50,8 +35,10 @@ describe('an instance killed while a client holds its stream', () => {
       });
       const items = Array.from({ length: 10 }, (_, i) => 11 + i);
       for (const n of items) await client.subscribeResource({ uri: `item://${n}` });
-      await eventually(() => proxy.routed.some((r) => r.method === 'GET'), 'the GET stream');
-      const holder = instances.find((i) => i.name === proxy.routed.filter((r) => r.method === 'GET').at(-1)?.instance) as Instance;
+      await eventually(() => cluster.proxy.routed.some((r) => r.method === 'GET'), 'the GET stream');
+      const holder = cluster.instances.find(
+        (i) => i.name === cluster.proxy.routed.filter((r) => r.method === 'GET').at(-1)?.instance,
+      ) as Instance;
 
       for (const n of [11, 12, 13]) await client.callTool({ name: 'touch', arguments: { n } });
       await eventually(() => updated.length === 3, 'the first three notifications');
@@ -60,17 +47,17 @@ describe('an instance killed while a client holds its stream', () => {
       // Raised on the surviving instances while the client has no stream: stored, then replayed.
       for (const n of [14, 15, 16, 17]) await client.callTool({ name: 'touch', arguments: { n } });
       await eventually(() => updated.length === 7, 'the missed notifications, replayed');
-      const resumed = proxy.routed.filter((r) => r.method === 'GET').at(-1);
+      const resumed = cluster.proxy.routed.filter((r) => r.method === 'GET').at(-1);
       expect(resumed?.instance).not.toBe(holder.name);
 
       for (const n of [18, 19, 20]) await client.callTool({ name: 'touch', arguments: { n } });
       await eventually(() => updated.length >= 10, 'the last three notifications');
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(updated).toEqual(items.map((n) => `item://${n}`));
-      // Calls keep working on the surviving instances.
+      // Calls keep working on the surviving cluster.instances.
       const answers = new Set<string>();
       for (let i = 0; i < 4; i++) answers.add(text(await client.callTool({ name: 'whoami', arguments: {} })));
-      expect(answers).toEqual(new Set(instances.filter((i) => i !== holder).map((i) => i.name)));
+      expect(answers).toEqual(new Set(cluster.instances.filter((i) => i !== holder).map((i) => i.name)));
     } finally {
       await client.close();
     }
@@ -81,15 +68,15 @@ describe('an instance killed while it runs a call', () => {
   it('answers the call with an error saying so once its lease lapses, instead of leaving it to time out', async () => {
     const client = await connect();
     try {
-      const before = proxy.servedBy('"name":"wait"').length;
+      const before = cluster.proxy.servedBy('"name":"wait"').length;
       const started = Date.now();
       const call = client.callTool({ name: 'wait', arguments: {} }, { timeout: 30_000 }).then(
         () => 'answered',
         (error: Error) => error.message,
       );
-      await eventually(() => proxy.servedBy('"name":"wait"').length > before, 'the call to reach an instance');
+      await eventually(() => cluster.proxy.servedBy('"name":"wait"').length > before, 'the call to reach an instance');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const runner = instances.find((i) => i.name === proxy.servedBy('"name":"wait"').at(-1)) as Instance;
+      const runner = cluster.instances.find((i) => i.name === cluster.proxy.servedBy('"name":"wait"').at(-1)) as Instance;
       await stopInstance(runner, 'SIGKILL');
       expect(await call).toBe(
         'Internal error: the server instance running this request stopped before it answered; send the request again',
@@ -106,7 +93,7 @@ describe('Redis down', () => {
     const client = await connect();
     try {
       expect(text(await client.callTool({ name: 'whoami', arguments: {} }))).toMatch(/^[abc]$/);
-      await redis.stop();
+      await cluster.redis.stop();
       const started = Date.now();
       await expect(client.callTool({ name: 'whoami', arguments: {} })).rejects.toThrow(
         'Service Unavailable: the redis state store is unreachable, so this session cannot be served; retry later',
@@ -117,12 +104,12 @@ describe('Redis down', () => {
       expect(Date.now() - started).toBeLessThan(3_000);
       // 2026-07-28 requests carry their state: they need no store.
       const modern = new Client({ name: 'stateless', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await modern.connect(new StreamableHTTPClientTransport(proxy.url));
+      await modern.connect(new StreamableHTTPClientTransport(cluster.proxy.url));
       expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(text(await modern.callTool({ name: 'whoami', arguments: {} }))).toMatch(/^[abc]$/);
       await modern.close();
 
-      await redis.start();
+      await cluster.redis.start();
       await eventually(
         () =>
           client.callTool({ name: 'whoami', arguments: {} }).then(
@@ -132,7 +119,7 @@ describe('Redis down', () => {
         'the session to be served again',
         20_000,
       );
-      const alive = instances.filter((i) => i.process.exitCode === null && i.process.signalCode === null);
+      const alive = cluster.instances.filter((i) => i.process.exitCode === null && i.process.signalCode === null);
       const answers = new Set<string>();
       for (let i = 0; i < 4; i++) answers.add(text(await client.callTool({ name: 'whoami', arguments: {} })));
       expect(answers).toEqual(new Set(alive.map((i) => i.name)));

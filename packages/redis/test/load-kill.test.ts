@@ -1,29 +1,14 @@
-import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, startInstance, stopInstance } from './support/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { type Instance, stopInstance, useCluster } from './support/cluster.js';
 
-let redis: RedisServer;
-let instances: Instance[];
-let proxy: RoundRobinProxy & { url: URL };
-
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  instances = await Promise.all(['a', 'b', 'c'].map((name) => startInstance(name, redis.url)));
-  proxy = await RoundRobinProxy.start(instances);
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await Promise.all((instances ?? []).map((instance) => stopInstance(instance)));
-  await redis?.dispose();
-});
+const cluster = useCluster(['a', 'b', 'c']);
 
 describe('1,000 calls with an instance killed in the middle', () => {
   it('settles every call: answered by the instance that ran it, or failed only if it was in flight on the killed one', async () => {
     const client = new Client({ name: 'load', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(proxy.url, {
+      new StreamableHTTPClientTransport(cluster.proxy.url, {
         reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 },
       }),
     );
@@ -36,7 +21,7 @@ describe('1,000 calls with an instance killed in the middle', () => {
     const started = Date.now();
     for (let batch = 0; batch < 50; batch++) {
       const calls = Array.from({ length: 20 }, call);
-      if (batch === 25) await stopInstance(instances[1] as Instance, 'SIGKILL');
+      if (batch === 25) await stopInstance(cluster.instances[1] as Instance, 'SIGKILL');
       outcomes.push(...(await Promise.all(calls)));
     }
     expect(outcomes).toHaveLength(1_000);

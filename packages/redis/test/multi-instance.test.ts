@@ -1,23 +1,8 @@
-import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, startInstance, stopInstance } from './support/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from './support/cluster.js';
 
-let redis: RedisServer;
-let instances: Instance[];
-let proxy: RoundRobinProxy & { url: URL };
-
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  instances = await Promise.all(['a', 'b', 'c'].map((name) => startInstance(name, redis.url)));
-  proxy = await RoundRobinProxy.start(instances);
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await Promise.all((instances ?? []).map((instance) => stopInstance(instance)));
-  await redis?.dispose();
-});
+const cluster = useCluster(['a', 'b', 'c']);
 
 function text(result: unknown): string {
   return ((result as { content: { text: string }[] }).content[0] as { text: string }).text;
@@ -39,7 +24,7 @@ async function v2Client(modern = false): Promise<Client> {
         content: { type: 'text', text: `echo of ${(request.params.messages[0]?.content as { text?: string } | undefined)?.text}` },
       }) as never,
   );
-  await client.connect(new StreamableHTTPClientTransport(proxy.url));
+  await client.connect(new StreamableHTTPClientTransport(cluster.proxy.url));
   return client;
 }
 
@@ -90,7 +75,7 @@ describe('2025-11-25 sessions across three instances (v2 client)', () => {
       logs.length = 0;
       for (let i = 0; i < 3; i++) await client.callTool({ name: 'work', arguments: {} });
       expect(logs).toEqual([]);
-      expect(new Set(proxy.servedBy('"name":"work"')).size).toBe(3);
+      expect(new Set(cluster.proxy.servedBy('"name":"work"')).size).toBe(3);
     } finally {
       await client.close();
     }
@@ -100,8 +85,8 @@ describe('2025-11-25 sessions across three instances (v2 client)', () => {
     const client = await v2Client();
     try {
       for (let i = 0; i < 3; i++) expect(text(await client.callTool({ name: 'ask', arguments: {} }))).toBe('hello Ada');
-      const asked = proxy.servedBy('"name":"ask"');
-      const answered = proxy.servedBy('"action":"accept"');
+      const asked = cluster.proxy.servedBy('"name":"ask"');
+      const answered = cluster.proxy.servedBy('"action":"accept"');
       expect(answered).toHaveLength(3);
       // Round robin: each answer reached another instance than the one running its handler.
       expect(answered.some((instance, i) => instance !== asked[i])).toBe(true);
@@ -126,13 +111,13 @@ describe('2025-11-25 sessions across three instances (v2 client)', () => {
       for (let i = 1; i <= 3; i++) {
         const abort = new AbortController();
         const call = client.callTool({ name: 'wait', arguments: {} }, { signal: abort.signal });
-        await eventually(() => proxy.servedBy('"name":"wait"').length === i, 'the call to start');
+        await eventually(() => cluster.proxy.servedBy('"name":"wait"').length === i, 'the call to start');
         abort.abort('changed my mind');
         await expect(call).rejects.toThrow('changed my mind');
         await eventually(() => updated.length === i, 'the handler to see its cancellation');
       }
-      const ran = proxy.servedBy('"name":"wait"');
-      const cancelledOn = proxy.servedBy('notifications/cancelled');
+      const ran = cluster.proxy.servedBy('"name":"wait"');
+      const cancelledOn = cluster.proxy.servedBy('notifications/cancelled');
       expect(cancelledOn).toHaveLength(3);
       expect(cancelledOn.some((instance, i) => instance !== ran[i])).toBe(true);
     } finally {
@@ -141,14 +126,14 @@ describe('2025-11-25 sessions across three instances (v2 client)', () => {
   });
 
   it('ends a session on every instance when the client deletes it', async () => {
-    const transport = new StreamableHTTPClientTransport(proxy.url);
+    const transport = new StreamableHTTPClientTransport(cluster.proxy.url);
     const client = new Client({ name: 'multi', version: '1.0.0' });
     await client.connect(transport);
     for (let i = 0; i < 3; i++) await client.callTool({ name: 'whoami', arguments: {} });
     const sessionId = transport.sessionId as string;
     await transport.terminateSession();
     for (let i = 0; i < 3; i++) {
-      const response = await fetch(proxy.url, {
+      const response = await fetch(cluster.proxy.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -173,12 +158,12 @@ describe('2025-11-25 sessions across three instances (v2 client)', () => {
       });
       await client.subscribeResource({ uri: 'item://1' });
       await client.subscribeResource({ uri: 'item://2' });
-      await eventually(() => proxy.routed.some((r) => r.method === 'GET'), 'the GET stream');
+      await eventually(() => cluster.proxy.routed.some((r) => r.method === 'GET'), 'the GET stream');
       for (const n of [1, 2, 3, 1, 2, 3]) await client.callTool({ name: 'touch', arguments: { n } });
       await eventually(() => updated.length >= 4, 'four notifications');
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(updated).toEqual(['item://1', 'item://2', 'item://1', 'item://2']);
-      expect(new Set(proxy.servedBy('"name":"touch"')).size).toBe(3);
+      expect(new Set(cluster.proxy.servedBy('"name":"touch"')).size).toBe(3);
       await client.unsubscribeResource({ uri: 'item://1' });
       await client.callTool({ name: 'touch', arguments: { n: 1 } });
       await client.callTool({ name: 'touch', arguments: { n: 2 } });
@@ -196,7 +181,7 @@ describe('the v1 client (2025-11-25) across three instances', () => {
     const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StreamableHTTPClientTransport: V1Transport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const client = new V1Client({ name: 'multi-v1', version: '1.0.0' });
-    await client.connect(new V1Transport(proxy.url));
+    await client.connect(new V1Transport(cluster.proxy.url));
     try {
       const answers: string[] = [];
       for (let i = 0; i < 3; i++) answers.push(text(await client.callTool({ name: 'whoami', arguments: {} })));
@@ -240,7 +225,7 @@ describe('2026-07-28 across three instances (v2 client)', () => {
       for (let i = 0; i < 3; i++) await caller.callTool({ name: 'touch', arguments: { n: 7 } });
       await eventually(() => updated.length >= 3, 'three notifications');
       expect(updated).toEqual(['item://7', 'item://7', 'item://7']);
-      expect(new Set(proxy.servedBy('"n":7'))).toEqual(new Set(['a', 'b', 'c']));
+      expect(new Set(cluster.proxy.servedBy('"n":7'))).toEqual(new Set(['a', 'b', 'c']));
       await stream.close();
     } finally {
       await listener.close();

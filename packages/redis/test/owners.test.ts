@@ -1,25 +1,10 @@
-import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, startInstance, stopInstance } from './support/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from './support/cluster.js';
 
-let redis: RedisServer;
-let instances: Instance[];
-let proxy: RoundRobinProxy & { url: URL };
-
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  instances = await Promise.all(['a', 'b', 'c'].map((name) => startInstance(name, redis.url, { AUTH: '1' })));
-  proxy = await RoundRobinProxy.start(instances);
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await Promise.all((instances ?? []).map((instance) => stopInstance(instance)));
-  await redis?.dispose();
-});
+const cluster = useCluster(['a', 'b', 'c'], { env: { AUTH: '1' } });
 
 function post(token: string, body: unknown, session?: string): Promise<Response> {
-  return fetch(proxy.url, {
+  return fetch(cluster.proxy.url, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
@@ -44,7 +29,7 @@ describe('a session belongs to whoever opened it, on every instance', () => {
     await init.text();
     expect((await post('alice', { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
 
-    const before = proxy.routed.length;
+    const before = cluster.proxy.routed.length;
     for (let i = 0; i < 3; i++) {
       const refused = await post('bob', { jsonrpc: '2.0', id: 10 + i, method: 'tools/list' }, session);
       expect(refused.status).toBe(404);
@@ -59,8 +44,8 @@ describe('a session belongs to whoever opened it, on every instance', () => {
       expect(served.status).toBe(200);
       expect(await served.text()).toMatch(/"result":\{"content":\[\{"type":"text","text":"[abc]"\}\]/);
     }
-    // Bob's three tries and Alice's three calls each went to all three instances.
-    const routed = proxy.routed.slice(before).map((r) => r.instance);
+    // Bob's three tries and Alice's three calls each went to all three cluster.instances.
+    const routed = cluster.proxy.routed.slice(before).map((r) => r.instance);
     expect(new Set(routed.slice(0, 3))).toEqual(new Set(['a', 'b', 'c']));
     expect(new Set(routed.slice(3, 6))).toEqual(new Set(['a', 'b', 'c']));
   });

@@ -1,35 +1,20 @@
 import { fileURLToPath } from 'node:url';
-import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instance, startInstance, stopInstance } from './support/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { type Instance, stopInstance, useCluster } from './support/cluster.js';
 
 // Tasks on the shared state: created on one instance, polled, listed, cancelled and read through
 // the others (a strictly alternating proxy in front of two real processes).
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/task-instance.mjs', import.meta.url));
 
-let redis: RedisServer;
-let instances: Instance[];
-let proxy: RoundRobinProxy & { url: URL };
-
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  instances = await Promise.all(['a', 'b'].map((name) => startInstance(name, redis.url, {}, FIXTURE)));
-  proxy = await RoundRobinProxy.start(instances);
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await Promise.all((instances ?? []).map((instance) => stopInstance(instance)));
-  await redis?.dispose();
-});
+const cluster = useCluster(['a', 'b'], { fixture: FIXTURE });
 
 async function v1(): Promise<V1Client> {
   const client = new V1Client({ name: 'tasks-v1', version: '1.0.0' });
-  await client.connect(new V1Transport(proxy.url));
+  await client.connect(new V1Transport(cluster.proxy.url));
   return client;
 }
 
@@ -45,7 +30,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 
 /** The instance the proxy sent the latest tools/call of `taskTool` to. */
 function runner(taskTool: string): string {
-  const calls = proxy.routed.filter((r) => r.method === 'POST' && r.body.includes(`"name":"${taskTool}"`));
+  const calls = cluster.proxy.routed.filter((r) => r.method === 'POST' && r.body.includes(`"name":"${taskTool}"`));
   return calls[calls.length - 1]?.instance as string;
 }
 
@@ -64,7 +49,7 @@ describe('tasks on the Redis state, through two instances', () => {
       );
       expect(done.taskId).toBe(task.taskId);
       // Polled through both instances: the one that did not run it answered from Redis.
-      expect(new Set(proxy.servedBy(`"taskId":"${task.taskId}"`))).toEqual(new Set(['a', 'b']));
+      expect(new Set(cluster.proxy.servedBy(`"taskId":"${task.taskId}"`))).toEqual(new Set(['a', 'b']));
       const listed = await client.experimental.tasks.listTasks();
       expect(listed.tasks.map((t) => [t.taskId, t.status])).toEqual([[task.taskId, 'completed']]);
       const first = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
@@ -90,19 +75,22 @@ describe('tasks on the Redis state, through two instances', () => {
         'the task to report its progress',
       );
       // Send the cancel to the other instance: skip a turn of the proxy when it would go to the runner.
-      const next = () => instances[proxy.routed.length % instances.length]?.name;
+      const next = () => cluster.instances[cluster.proxy.routed.length % cluster.instances.length]?.name;
       if (next() === ranOn) await client.ping();
       expect(next()).not.toBe(ranOn);
       const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
       expect(cancelled.status).toBe('cancelled');
-      expect(proxy.servedBy('"method":"tasks/cancel"').at(-1)).not.toBe(ranOn);
+      expect(cluster.proxy.servedBy('"method":"tasks/cancel"').at(-1)).not.toBe(ranOn);
       // Ask both instances which runs they saw cancelled: only the runner did.
       const answers = new Map<string, string[]>();
       await until(
         async () => {
-          const before = proxy.routed.length;
+          const before = cluster.proxy.routed.length;
           const result = await client.callTool({ name: 'cancelledHere', arguments: {} });
-          answers.set(proxy.routed[before]?.instance as string, JSON.parse((result.content as { text: string }[])[0]?.text ?? '[]'));
+          answers.set(
+            cluster.proxy.routed[before]?.instance as string,
+            JSON.parse((result.content as { text: string }[])[0]?.text ?? '[]'),
+          );
           return answers.get(ranOn) ?? [];
         },
         (seen) => seen.includes(ranOn),
@@ -125,7 +113,7 @@ describe('tasks on the Redis state, through two instances', () => {
         { method: 'tools/call', params: { name: 'hold', arguments: {}, task: {} } },
         CreateTaskResultSchema,
       );
-      const ranOn = instances.find((instance) => instance.name === runner('hold')) as Instance;
+      const ranOn = cluster.instances.find((instance) => instance.name === runner('hold')) as Instance;
       await until(
         () => client.experimental.tasks.getTask(task.taskId),
         (t) => t.statusMessage === `1/2: held by ${ranOn.name}`,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Instance as Upstream } from '@armature/test-redis';
+import { RedisServer, RoundRobinProxy, type Instance as Upstream } from '@armature/test-redis';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The multi-instance test app; the tasks test starts its own (`fixtures/task-instance.mjs`). */
 export const SHOP_FIXTURE = fileURLToPath(new URL('../fixtures/instance.mjs', import.meta.url));
@@ -47,4 +48,34 @@ export async function stopInstance(instance: Instance, signal: NodeJS.Signals = 
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);
   await exited;
+}
+
+/** What a test file works with: its instances and the proxy in front of them. */
+export interface Cluster {
+  readonly redis: RedisServer;
+  readonly instances: Instance[];
+  readonly proxy: RoundRobinProxy & { url: URL };
+}
+
+/**
+ * Starts a redis-server, one instance per name (sharing it) and the round-robin proxy before the
+ * file's tests, and stops them all after.
+ */
+export function useCluster(names: readonly string[], options: { env?: Record<string, string>; fixture?: string } = {}): Cluster {
+  const cluster = {
+    redis: undefined as unknown as RedisServer,
+    instances: [] as Instance[],
+    proxy: undefined as unknown as RoundRobinProxy & { url: URL },
+  };
+  beforeAll(async () => {
+    cluster.redis = await RedisServer.start();
+    cluster.instances = await Promise.all(names.map((name) => startInstance(name, cluster.redis.url, options.env, options.fixture)));
+    cluster.proxy = await RoundRobinProxy.start(cluster.instances);
+  });
+  afterAll(async () => {
+    await cluster.proxy?.close();
+    await Promise.all(cluster.instances.map((instance) => stopInstance(instance)));
+    await cluster.redis?.dispose();
+  });
+  return cluster;
 }
