@@ -9,6 +9,7 @@ import { type ServerProcess, withServer } from '../child.js';
 import { Checks, type Mode, mb, ms, n, sleep, until } from '../report.js';
 import type { MemoryReport, StatsReport } from '../server/protocol.js';
 import { HttpClient, JSON_HEADERS, sessionHeaders } from '../wire/http-peer.js';
+import { checkStillServing } from './still-serving.js';
 
 const MB = 1024 * 1024;
 const COUNT = 100_000;
@@ -112,13 +113,7 @@ export async function figure10(mode: Mode): Promise<Checks & { measured?: string
       checks.line(`no flood: slowest /health ${ms(idleMs)}`);
       // Each flood in a session of its own: an awaiting one is still waiting when the next starts.
       for (const flood of cases) measured.push(await measure(server, await client.openSession(), flood, idleMs, mode, checks));
-      const answer = await client.call(session, 'after', 'echo', { token: 'after' });
-      checks.expect(answer.status === 200 && answer.text.includes('after'), `a call after the floods failed: HTTP ${answer.status}`);
-      const stats = await server.ask<StatsReport>({ cmd: 'stats' });
-      checks.expect(
-        server.alive && stats.unhandledRejections === 0,
-        `server exited or had ${stats.unhandledRejections} unhandled rejections`,
-      );
+      await checkStillServing(checks, server, client, session, 'after', 'the floods');
     } finally {
       client.destroy();
     }

@@ -6,9 +6,10 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type ServerProcess, withServer } from '../child.js';
 import { Checks, type Mode, mb, median, ms } from '../report.js';
-import type { MemoryReport, SampleReport, StatsReport } from '../server/protocol.js';
+import type { MemoryReport, SampleReport } from '../server/protocol.js';
 import { HttpClient, JSON_HEADERS, parseBody, sessionHeaders } from '../wire/http-peer.js';
 import { leak } from '../wire/jsonrpc.js';
+import { checkStillServing } from './still-serving.js';
 
 const MB = 1024 * 1024;
 /** The default maxRequestBodySize. */
@@ -312,13 +313,7 @@ export async function figure3(mode: Mode): Promise<Checks & { measured?: string 
         measured.push(`${chunked ? 'chunked' : 'Content-Length'}: plain client got the 413 ${got413}/${plainTries}`);
       }
       // The server keeps serving afterwards.
-      const answer = await client.call(session, 99, 'echo', { token: 'after' });
-      checks.expect(answer.status === 200 && answer.text.includes('after'), `a call after the large bodies failed: HTTP ${answer.status}`);
-      const stats = await server.ask<StatsReport>({ cmd: 'stats' });
-      checks.expect(
-        server.alive && stats.unhandledRejections === 0,
-        `server exited or had ${stats.unhandledRejections} unhandled rejections`,
-      );
+      await checkStillServing(checks, server, client, session, 99, 'the large bodies');
     } finally {
       client.destroy();
     }
