@@ -131,7 +131,8 @@ export function createSdkServer(
             ? await handler(params, call)
             : await withMiddleware(app.middleware, call, params, app, async () => handler(params, call));
         // Log lines and progress the handler did not await go out before its answer.
-        await call.ctx.sent();
+        const sent = call.ctx.sent();
+        if (sent) await sent;
         return result;
       } finally {
         await call.end();

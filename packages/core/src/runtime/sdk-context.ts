@@ -108,11 +108,12 @@ export class SdkRequestContext extends Context {
 
   /**
    * Resolves once this request's notifications have left its valve (written, dropped past the cap,
-   * or the stream closed): its answer goes after them.
+   * or the stream closed): its answer goes after them. Undefined when it sent none through a valve.
    */
-  sent(): Promise<void> {
-    if (!this.notified) return Promise.resolve();
-    return this.notificationValve?.settled(this.sdk.mcpReq.id) ?? Promise.resolve();
+  sent(): Promise<void> | undefined {
+    // Most calls send nothing: no promise to wait on.
+    if (!this.notified) return undefined;
+    return this.notificationValve?.settled(this.sdk.mcpReq.id);
   }
   get signal(): AbortSignal {
     if (!this.combined) {
