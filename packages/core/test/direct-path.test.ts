@@ -113,9 +113,29 @@ const requests: object[] = [
   { jsonrpc: '2.0', id: 22, method: 'tools/list', params: { cursor: 7 } },
 ];
 
+const cursor = (offset: number) => Buffer.from(`o${offset}`).toString('base64url');
+/** Every page of the list (3 tools a page), each twice: the second answer comes from the kept page. */
+const pages = [undefined, cursor(3), cursor(6)].flatMap((at, i) =>
+  [0, 1].map((again) => ({ jsonrpc: '2.0', id: `page-${i}-${again}`, method: 'tools/list', params: at ? { cursor: at } : {} })),
+);
+/** Cursors no page hands out: an offset between pages, one past the end, a canonical one spelt otherwise. */
+const madeUpCursors = [cursor(4), cursor(300), `${cursor(3)}=`].map((at, i) => ({
+  jsonrpc: '2.0',
+  id: `made-up-${i}`,
+  method: 'tools/list',
+  params: { cursor: at },
+}));
+/** After `crash` is disabled, the pages change. */
+const afterChange = [undefined, cursor(3), cursor(6)].map((at, i) => ({
+  jsonrpc: '2.0',
+  id: `changed-${i}`,
+  method: 'tools/list',
+  params: at ? { cursor: at } : {},
+}));
+
 /** Every line one server writes for the conversation, as written. */
 async function conversation(direct: boolean): Promise<string[]> {
-  const app = createMcpApp(DirectServer, { onError: () => undefined });
+  const app = createMcpApp(DirectServer, { onError: () => undefined, pageSize: 3 });
   const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
   const stdin = new PassThrough();
   const stdout = new PassThrough();
@@ -146,7 +166,9 @@ async function conversation(direct: boolean): Promise<string[]> {
     });
   await send(initialize);
   stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  for (const request of requests) await send(request);
+  for (const request of [...requests, ...pages, ...madeUpCursors]) await send(request);
+  app.tools.disable('crash');
+  for (const request of afterChange) await send(request);
   await handle.close();
   await app.close();
   return lines;
@@ -165,6 +187,16 @@ describe('the direct path', () => {
     expect(text).not.toContain('filtered out by the level');
     expect(text).toContain('"id":12,"error":{"code":-32602,"message":"Invalid tools/call result:');
     expect(text).toContain('"isError":true');
+    // Pages, kept or not, and the change between them.
+    const names = (id: string) => {
+      const line = viaSdk.find((l) => l.includes(`"id":"${id}"`)) ?? '';
+      return (JSON.parse(line) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    };
+    expect(names('page-0-1')).toEqual(['add', 'search', 'annotated']);
+    expect(names('page-2-1')).toEqual(['crash', 'chatty']);
+    expect(names('made-up-0')).toEqual(['invalid', 'refuse', 'crash']);
+    expect(names('made-up-1')).toEqual([]);
+    expect(names('changed-2')).toEqual(['chatty']);
   });
 
   it('stops a cancelled call: its signal aborts and no answer is sent', async () => {

@@ -16,6 +16,8 @@ export class Catalog<D extends { readonly plan: { readonly guarded: boolean } },
   private cached: readonly V[] | undefined;
   private cachedDefinitions: readonly D[] | undefined;
   private anyGuarded: boolean | undefined;
+  /** List results by cursor, for the cursors the pages hand out: at most one per page. */
+  private readonly pages = new Map<string | undefined, Readonly<Record<string, unknown>>>();
 
   constructor(items: Iterable<readonly [string, D, V]>) {
     for (const [key, definition, view] of items) this.entries.set(key, { definition, view, enabled: true });
@@ -51,6 +53,7 @@ export class Catalog<D extends { readonly plan: { readonly guarded: boolean } },
     this.cached = undefined;
     this.cachedDefinitions = undefined;
     this.anyGuarded = undefined;
+    this.pages.clear();
   }
 
   /** Sets whether `key` is served; returns true when that changed anything. */
@@ -75,13 +78,40 @@ export class Catalog<D extends { readonly plan: { readonly guarded: boolean } },
     this.cached ??= Object.freeze([...this.entries.values()].filter((e) => e.enabled).map((e) => e.view));
     return this.cached;
   }
+
+  /**
+   * One page of the enabled views as a list result (`{ [key]: views, nextCursor? }`), for callers
+   * who see every entry: the same frozen object until something changes, so what is made of it
+   * (its encoded text) can be kept as long. An unreadable cursor throws as `paginate` does.
+   */
+  page(key: string, cursor: string | undefined, pageSize: number): Readonly<Record<string, unknown>> {
+    const kept = this.pages.get(cursor);
+    if (kept) return kept;
+    const views = this.list();
+    const { items, nextCursor, offset } = paginate(views, cursor, pageSize);
+    const result = Object.freeze({ [key]: Object.freeze(items), ...(nextCursor ? { nextCursor } : {}) });
+    // Only the cursors pages hand out are kept: any other a client makes up is served, not stored.
+    if (cursor === undefined || (offset % pageSize === 0 && offset < views.length && cursor === cursorOf(offset))) {
+      this.pages.set(cursor, result);
+    }
+    return result;
+  }
+}
+
+/** The cursor of the page starting at `offset`. */
+function cursorOf(offset: number): string {
+  return Buffer.from(`o${offset}`).toString('base64url');
 }
 
 /**
  * One page of a list. Cursors are opaque to clients (spec: pagination); here they carry the offset
  * of the next page. An unreadable cursor is a -32602 error, as the spec asks.
  */
-export function paginate<V>(items: readonly V[], cursor: string | undefined, pageSize: number): { items: V[]; nextCursor?: string } {
+export function paginate<V>(
+  items: readonly V[],
+  cursor: string | undefined,
+  pageSize: number,
+): { items: V[]; nextCursor?: string; offset: number } {
   let offset = 0;
   if (cursor !== undefined) {
     const decoded = /^o(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -91,5 +121,5 @@ export function paginate<V>(items: readonly V[], cursor: string | undefined, pag
   }
   const page = items.slice(offset, offset + pageSize);
   const next = offset + pageSize;
-  return next < items.length ? { items: page, nextCursor: Buffer.from(`o${next}`).toString('base64url') } : { items: page };
+  return next < items.length ? { items: page, nextCursor: cursorOf(next), offset } : { items: page, offset };
 }

@@ -99,6 +99,20 @@ const RESULT_ORDER = ['content', 'structuredContent', 'isError'];
 const NO_REQUEST_STATE = () => undefined;
 
 /**
+ * A transport that writes a response from its result's JSON text (the stdio line transport): a
+ * list page, the same object until its catalog changes, is then serialized once, not per request.
+ */
+interface ResultTextSink {
+  sendResultText(id: RequestId, resultJson: string): Promise<void>;
+}
+
+/**
+ * The encoded text of results that are frozen and shared: list pages kept by their catalog. The
+ * direct path serves only the 2025-11-25 era, whose encoding depends on nothing but the result.
+ */
+const encodedTexts = new WeakMap<object, string>();
+
+/**
  * `ctx.mcpReq` of a request the direct path serves: what the SDK's would hold for a 2025-11-25
  * request, with the abort signal made only when someone reads it.
  */
@@ -236,11 +250,12 @@ export class DirectDispatcher {
     this.running.set(id, mcpReq);
     Promise.resolve()
       .then(() => handler(params, ctx))
-      .then((result) => this.encode(codec, method, result))
+      .then((result) => this.answer(transport, codec, method, result))
       .then(
-        async (result) => {
+        async (answer) => {
           if (mcpReq.aborted) return;
-          await transport.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
+          if (typeof answer === 'string') await (transport as unknown as ResultTextSink).sendResultText(id, answer);
+          else await transport.send({ result: answer, jsonrpc: '2.0', id } as JSONRPCMessage);
         },
         async (error) => {
           if (mcpReq.aborted) return;
@@ -251,6 +266,21 @@ export class DirectDispatcher {
       .finally(() => {
         if (this.running.get(id) === mcpReq) this.running.delete(id);
       });
+  }
+
+  /**
+   * The encoded result, or its JSON text when the transport takes text and the result is a shared
+   * frozen one (a list page), whose text is then made once.
+   */
+  private answer(transport: Transport, codec: WireCodec, method: string, result: unknown): unknown {
+    const takesText = typeof (transport as Partial<ResultTextSink>).sendResultText === 'function';
+    if (!takesText || typeof result !== 'object' || result === null || !Object.isFrozen(result)) return this.encode(codec, method, result);
+    let text = encodedTexts.get(result);
+    if (text === undefined) {
+      text = JSON.stringify(this.encode(codec, method, result));
+      encodedTexts.set(result, text);
+    }
+    return text;
   }
 
   /** The result as the SDK sends it: tool results through its result schema unless plainly valid, then its era encoding. */

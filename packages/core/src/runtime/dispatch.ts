@@ -156,13 +156,16 @@ export function createSdkServer(
 
   const { tools, prompts } = app.kinds;
   const asTask = app.capabilities.tasks ? serveTasks(app, server, on) : undefined;
-  const page = async <D extends { plan: CallPlan }, V>(catalog: Catalog<D, V>, params: Params, call: CallRequest) =>
-    paginate(await visibleEntries(catalog, call), params?.cursor as string | undefined, app.pageSize);
+  // A list without guards or scopes is the same for every caller: its pages are kept by the catalog
+  // (shared and frozen, so never handed to middleware, which may change a result).
+  const page = async <D extends { plan: CallPlan }, V>(key: string, catalog: Catalog<D, V>, params: Params, call: CallRequest) => {
+    const cursor = params?.cursor as string | undefined;
+    if (!catalog.guarded() && app.middleware.length === 0) return catalog.page(key, cursor, app.pageSize);
+    const { items, nextCursor } = paginate(await visibleEntries(catalog, call), cursor, app.pageSize);
+    return { [key]: items, ...(nextCursor ? { nextCursor } : {}) };
+  };
 
-  on('tools/list', async (params, call) => {
-    const { items, nextCursor } = await page(app.tools, params, call);
-    return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
-  });
+  on('tools/list', (params, call) => page('tools', app.tools, params, call));
   on('tools/call', async (params, call) => {
     const name = String(params?.name);
     const tool = app.tools.get(name);
@@ -177,14 +180,8 @@ export function createSdkServer(
   });
 
   if (app.capabilities.resources) {
-    on('resources/list', async (params, call) => {
-      const { items, nextCursor } = await page(app.resources, params, call);
-      return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
-    });
-    on('resources/templates/list', async (params, call) => {
-      const { items, nextCursor } = await page(app.resourceTemplates, params, call);
-      return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
-    });
+    on('resources/list', (params, call) => page('resources', app.resources, params, call));
+    on('resources/templates/list', (params, call) => page('resourceTemplates', app.resourceTemplates, params, call));
     on('resources/read', async (params, call) => {
       const uri = uriOf(app, params);
       const resource = app.resources.get(uri);
@@ -214,10 +211,7 @@ export function createSdkServer(
     });
   }
   if (app.capabilities.prompts) {
-    on('prompts/list', async (params, call) => {
-      const { items, nextCursor } = await page(app.prompts, params, call);
-      return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
-    });
+    on('prompts/list', (params, call) => page('prompts', app.prompts, params, call));
     on('prompts/get', async (params, call) => {
       const name = String(params?.name);
       const prompt = app.prompts.get(name);

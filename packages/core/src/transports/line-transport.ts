@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
-import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, parseJSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/server';
 import { type NotificationStream, NotificationValve } from '../context/notification-valve.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { asPlainJsonRpcCall } from './json-rpc-shape.js';
@@ -97,11 +97,27 @@ export class LineTransport implements Transport, NotificationStream {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    if (!('method' in message) && 'id' in message) {
-      this.inFlight.delete(idKey(message.id));
-      if (message.id !== undefined) this.notifications.answered(message.id);
-    }
-    this.write(`${JSON.stringify(message)}\n`);
+    if (!('method' in message) && 'id' in message && message.id !== undefined) this.answered(message.id);
+    return this.queue(`${JSON.stringify(message)}\n`);
+  }
+
+  /**
+   * Sends the response to `id` whose result is `resultJson`, already serialized: the same line
+   * `send` writes for `{ result, jsonrpc: '2.0', id }`.
+   */
+  sendResultText(id: RequestId, resultJson: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
+    this.answered(id);
+    return this.queue(`{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`);
+  }
+
+  private answered(id: RequestId): void {
+    this.inFlight.delete(idKey(id));
+    this.notifications.answered(id);
+  }
+
+  private queue(line: string): Promise<void> {
+    this.write(line);
     if (!this.congested) return Promise.resolve();
     return new Promise((resolve) => this.onceRoom(resolve));
   }
