@@ -29,6 +29,7 @@ interface Walk {
  * (a 100,000-deep nesting is refused after `maxDepth` levels).
  */
 export function checkArgumentLimits(value: unknown, limits: Readonly<Required<ArgumentLimits>>): ValidationIssue | undefined {
+  if (isFlatWithinLimits(value, limits)) return undefined;
   const w: Walk = { values: [], parents: [], keys: [], depths: [], stack: [] };
   const { values, depths, stack } = w;
   const pathOf = (at: number) => pathOfEntry(w, at);
@@ -78,6 +79,24 @@ export function checkArgumentLimits(value: unknown, limits: Readonly<Required<Ar
     if (nodes > limits.maxNodes) return { path: pathOf(at), message: `arguments contain more than ${limits.maxNodes} values` };
   }
   return undefined;
+}
+
+/**
+ * True for the common case, an object of plain values (no object or array inside) within every
+ * limit: it passes without the walk and its bookkeeping. Anything else, a problem included, takes
+ * the walk, which says what is wrong.
+ */
+function isFlatWithinLimits(value: unknown, limits: Readonly<Required<ArgumentLimits>>): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || limits.maxDepth <= 0) return false;
+  let count = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (++count > limits.maxObjectKeys || FORBIDDEN_KEYS.has(key) || key.length > limits.maxStringLength) return false;
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object') return false;
+    if (typeof item === 'string' && item.length > limits.maxStringLength) return false;
+  }
+  return count <= limits.maxNodes;
 }
 
 function meet(w: Walk, value: unknown, parent: number, key: string, depth: number): void {

@@ -91,4 +91,15 @@ describe('argument limits', () => {
       { numRuns: 3_000 },
     );
   });
+
+  it('take the shortcut for objects of plain values only where the walk finds nothing', () => {
+    const flat = fc.dictionary(key, fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 8 });
+    fc.assert(
+      fc.property(flat, limits, (value, given) => {
+        const parsed = JSON.parse(JSON.stringify(value));
+        expect(checkArgumentLimits(parsed, given)).toEqual(reference(parsed, given));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
 });
