@@ -1,4 +1,5 @@
-import { type AuthInfo } from '@modelcontextprotocol/server';
+import { PassThrough } from 'node:stream';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { IsInt, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -412,5 +413,47 @@ describe('tools as tasks on 2026-07-28 (tasks extension)', () => {
       'the abort',
     );
     expect(aborted).toEqual([message]);
+  });
+});
+
+describe('tools as tasks on 2026-07-28 over stdio', () => {
+  it('creates, polls and cancels a task on a stdio connection that speaks 2026-07-28', async () => {
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    const handle = createMcpApp(JobServer, { onError: () => undefined, tasks: FAST }).listenStdio({ stdin: toServer, stdout: fromServer });
+    open.push(() => handle.close());
+    const answers = new Map<number, Record<string, unknown>>();
+    let buffer = '';
+    fromServer.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      for (let i = buffer.indexOf('\n'); i !== -1; i = buffer.indexOf('\n')) {
+        const message = JSON.parse(buffer.slice(0, i)) as { id?: number };
+        if (typeof message.id === 'number') answers.set(message.id, message);
+        buffer = buffer.slice(i + 1);
+      }
+    });
+    let nextId = 1;
+    const send = async (method: string, params: Record<string, unknown>) => {
+      const id = nextId++;
+      const _meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
+      };
+      toServer.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } })}\n`);
+      const deadline = Date.now() + 5_000;
+      while (!answers.has(id)) {
+        if (Date.now() > deadline) throw new Error(`no answer to ${method}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return answers.get(id) as { result?: Record<string, unknown>; error?: unknown };
+    };
+    const created = await send('tools/call', { name: 'wait', arguments: {} });
+    expect(created.result).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 3_600_000, pollIntervalMs: 20 });
+    const taskId = String(created.result?.taskId);
+    expect((await send('tasks/get', { taskId })).result).toMatchObject({ resultType: 'complete', taskId, status: 'working' });
+    expect((await send('tasks/cancel', { taskId })).result).toEqual({ resultType: 'complete', _meta: SERVER_INFO });
+    expect((await send('tasks/get', { taskId })).result).toMatchObject({ taskId, status: 'cancelled' });
+    expect(aborted).toEqual(['The task was cancelled by the client (tasks/cancel)']);
   });
 });
