@@ -335,10 +335,15 @@ describe('tools as tasks on 2026-07-28 (tasks extension)', () => {
     await modernRpc(url, 'tasks/cancel', { taskId }, WITH_TASKS);
   });
 
-  it('runs a tool without task as an ordinary call even for a declaring client, and does not serve tasks/result or tasks/list', async () => {
+  it('runs a tool without task as an ordinary call even for a declaring client, ignores the 2025-11-25 params.task, and does not serve tasks/result or tasks/list', async () => {
     const { url } = await listen();
-    expect((await modernRpc(url, 'tools/call', { name: 'plain', arguments: {} }, WITH_TASKS)).body.result).toEqual({
-      content: [{ type: 'text', text: 'plain' }],
+    const plain = { content: [{ type: 'text', text: 'plain' }], resultType: 'complete', _meta: SERVER_INFO };
+    expect((await modernRpc(url, 'tools/call', { name: 'plain', arguments: {} }, WITH_TASKS)).body.result).toEqual(plain);
+    // The extension has the server decide: the utility's per-call `task` neither asks for nor refuses one.
+    expect((await modernRpc(url, 'tools/call', { name: 'plain', arguments: {}, task: {} }, WITH_TASKS)).body.result).toEqual(plain);
+    steps.open();
+    expect((await modernRpc(url, 'tools/call', { name: 'count', arguments: { n: 1 }, task: { ttl: 1000 } })).body.result).toEqual({
+      content: [{ type: 'text', text: 'counted to 1' }],
       resultType: 'complete',
       _meta: SERVER_INFO,
     });
