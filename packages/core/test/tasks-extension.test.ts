@@ -1,4 +1,7 @@
 import { PassThrough } from 'node:stream';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { IsInt, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -304,6 +307,25 @@ describe('tools as tasks on 2026-07-28 (tasks extension)', () => {
     expect((await getTask(url, taskId, 'token-ann')).body.result?.status).toBe('working');
     expect(aborted).toEqual([]);
     await modernRpc(url, 'tasks/cancel', { taskId }, WITH_TASKS, 'token-ann');
+  });
+
+  it('keeps the tasks of each revision apart, for the same principal', async () => {
+    const { url } = await listen(FAST, true);
+    const modernId = await createTask(url, 'wait', {}, 'token-ann');
+    const client = new V1Client({ name: 'tasks-v1', version: '1.0.0' });
+    await client.connect(new V1Transport(new URL(url), { requestInit: { headers: { authorization: 'Bearer token-ann' } } }));
+    open.push(() => client.close());
+    const { task } = await client.request(
+      { method: 'tools/call', params: { name: 'wait', arguments: {}, task: {} } },
+      CreateTaskResultSchema,
+    );
+    // 2025-11-25 sees only its own task; 2026-07-28 only its own.
+    expect((await client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toEqual([task.taskId]);
+    await expect(client.experimental.tasks.getTask(modernId)).rejects.toThrow(`MCP error -32602: ${notFound(modernId).message}`);
+    expect((await getTask(url, task.taskId, 'token-ann')).body.error).toEqual(notFound(task.taskId));
+    expect((await getTask(url, modernId, 'token-ann')).body.result?.status).toBe('working');
+    await client.experimental.tasks.cancelTask(task.taskId);
+    await modernRpc(url, 'tasks/cancel', { taskId: modernId }, WITH_TASKS, 'token-ann');
   });
 
   it('gives a client that does not declare the extension no task: optional tools run as calls, required ones answer -32021', async () => {
