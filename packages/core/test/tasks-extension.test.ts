@@ -17,6 +17,7 @@ import {
   type TaskStore,
   Tool,
   ToolError,
+  UseGuards,
 } from '../src/index.js';
 import { modernRpc, type RpcAnswer, WITH_TASKS } from './support/modern-rpc.js';
 
@@ -78,6 +79,12 @@ class JobServer {
   async confirm(ctx: Context) {
     const answer = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
     return answer.action === 'accept' ? 'confirmed' : 'not confirmed';
+  }
+
+  @Tool({ description: 'Hidden from every caller', task: 'required' })
+  @UseGuards({ canActivate: () => false })
+  secret() {
+    return 'secret';
   }
 
   @Tool({ description: 'An ordinary tool' })
@@ -355,6 +362,16 @@ describe('tools as tasks on 2026-07-28 (tasks extension)', () => {
       });
     }
     await modernRpc(url, 'tasks/cancel', { taskId }, WITH_TASKS);
+  });
+
+  it('answers a task tool the caller may not use exactly like an unknown tool, with or without the extension', async () => {
+    const { url } = await listen();
+    const unknown = (await modernRpc(url, 'tools/call', { name: 'nope', arguments: {} }, WITH_TASKS)).body;
+    expect(unknown.error?.code).toBe(-32602);
+    for (const capabilities of [WITH_TASKS, {}]) {
+      const hidden = (await modernRpc(url, 'tools/call', { name: 'secret', arguments: {} }, capabilities)).body;
+      expect(hidden).toEqual({ ...unknown, error: { ...unknown.error, message: unknown.error?.message.replace('"nope"', '"secret"') } });
+    }
   });
 
   it('runs a tool without task as an ordinary call even for a declaring client, ignores the 2025-11-25 params.task, and does not serve tasks/result or tasks/list', async () => {

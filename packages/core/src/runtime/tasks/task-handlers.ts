@@ -114,28 +114,30 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
   on('tasks/result', (params, call) => tasks.result(taskIdOf(params), ownerOf(call, connection), call.ctx.signal));
   on('tasks/list', (params, call) => tasks.list(ownerOf(call, connection), params?.cursor as string | undefined, app.pageSize));
 
+  // From here the answer is a task or a task error: a caller who may not use the tool learns that
+  // first, exactly as from an ordinary call (undefined: the ordinary call refuses it).
+  const hidden = async (tool: ToolDefinition, call: CallRequest) => tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call));
+
   return async (tool, params, call) => {
     if (modern(call)) {
       // spec 2026-07-28 tasks extension: the server decides; it may return a task only to a
       // request that declares the extension, and answers -32021 when it cannot do without one.
       if (tool.taskSupport === 'forbidden') return undefined;
-      if (!declaresTasks(call)) {
-        if (tool.taskSupport === 'required') throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
-        return undefined;
-      }
-      if (tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call))) return undefined;
+      const declared = declaresTasks(call);
+      if (!declared && tool.taskSupport === 'optional') return undefined;
+      if (await hidden(tool, call)) return undefined;
+      if (!declared) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
       const record = await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true);
       return { resultType: 'task', ...detailedTaskOf(record) };
     }
     const requested = params?.task as { ttl?: unknown } | undefined;
-    if (requested === undefined || requested === null) {
-      // spec 2025-11-25 (tool-level negotiation): a required tool called without a task is -32601.
-      if (tool.taskSupport === 'required') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
-      return undefined;
-    }
+    const asked = requested !== undefined && requested !== null;
+    if (!asked && tool.taskSupport !== 'required') return undefined;
+    if (await hidden(tool, call)) return undefined;
+    // spec 2025-11-25 (tool-level negotiation): a required tool called without a task, or a task
+    // asked of a tool without one, is -32601.
+    if (!asked) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
     if (tool.taskSupport === 'forbidden') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskForbidden(tool.name));
-    // A caller who may not use the tool learns that now, exactly as from an ordinary call.
-    if (tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call))) return undefined;
     const record = await tasks.start(tool, params?.arguments, requested, call, ownerOf(call, connection), server);
     // The SDK (2.4.0) checks every tools/call answer against CallToolResult on 2025-11-25 and
     // refuses one that carries `task` without `content`: the empty `content` lets the
