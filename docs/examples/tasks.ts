@@ -84,6 +84,8 @@ completed`,
 };
 
 export async function main(): Promise<void> {
+  // examples/tasks-extension.ts serves the same tools: count only this run's aborts.
+  exportStopped.length = 0;
   const listener = await app.listenHttp({ port: 0 });
   const statuses: string[] = [];
   try {

@@ -433,13 +433,21 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
     expect((await client.experimental.tasks.listTasks()).tasks).toEqual([]);
   });
 
-  it('runs task tools as ordinary calls on 2026-07-28 (the tasks extension is not served yet)', async () => {
+  it('on 2026-07-28, runs optional task tools as ordinary calls for a client without the tasks extension, and refuses required ones (-32021)', async () => {
     const app = createMcpApp(TaskServer, { onError: () => undefined });
     const { client, close } = await connectHttp(app, { modern: true });
     open.push(close);
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    const result = await client.callTool({ name: 'broken', arguments: {} });
-    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] });
+    // The v2 client (2.4.0) does not declare io.modelcontextprotocol/tasks: it gets no task.
+    await expect(client.callTool({ name: 'refuse', arguments: {} })).rejects.toMatchObject({
+      code: -32001,
+      message: 'Not authorised for this workspace',
+    });
+    await expect(client.callTool({ name: 'broken', arguments: {} })).rejects.toMatchObject({
+      code: -32021,
+      message:
+        'Tool "broken" runs only as a task: declare the tasks extension in the request\'s client capabilities (_meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}), then poll tasks/get',
+    });
   });
 
   it('refuses a task option other than optional or required at start-up', () => {

@@ -26,7 +26,7 @@ return 1
 `;
 
 /** What never changes in a task, kept as one JSON field. */
-type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs'>;
+type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs' | 'extension'>;
 
 function decode(hash: Record<string, string>): TaskRecord | undefined {
   if (!hash.fixed || !hash.status) return undefined;
@@ -81,8 +81,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(record: TaskRecord): Promise<void> {
-    const { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs } = record;
-    const fixed: Fixed = { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs };
+    const { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs, extension } = record;
+    const fixed: Fixed = { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs, ...(extension ? { extension } : {}) };
     const fields = ['fixed', JSON.stringify(fixed), 'lastUpdatedAt', String(record.lastUpdatedAt), ...fieldsOf(record)];
     await this.commands.ready.eval(
       CREATE,

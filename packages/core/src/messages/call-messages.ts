@@ -89,6 +89,18 @@ export const callMessages = {
   taskCancelled(): string {
     return 'The task was cancelled by the client (tasks/cancel)';
   },
+  taskCannotAsk(): string {
+    return 'This task cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots): on 2026-07-28 Armature does not serve the inputRequests of the tasks extension yet. Ask in a tool that does not run as a task';
+  },
+  taskCapabilityRequired(tool: string): string {
+    return `Tool "${tool}" runs only as a task: declare the tasks extension in the request's client capabilities (_meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}), then poll tasks/get`;
+  },
+  taskMethodNeedsExtension(method: string): string {
+    return `${method} needs the tasks extension: declare it in the request's client capabilities (_meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {})`;
+  },
+  taskIdMissing(): string {
+    return 'params.taskId must be a string: the taskId of the task, as the tools/call that created it answered';
+  },
   taskLeaseExpired(leaseMs: number): string {
     return `The server instance running this task stopped answering for it (no lease renewal within ${leaseMs} ms); the task is failed. Call the tool again to retry`;
   },

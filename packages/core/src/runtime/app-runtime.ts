@@ -28,6 +28,7 @@ import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
 import { callKindsOf, createSdkServer, planOfUri, type ServedApp } from './dispatch.js';
+import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
 
 export interface RuntimeOptions {
@@ -78,9 +79,10 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
     ...(definition.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
     ...(hasCompletions || definition.prompts.size > 0 || hasResources ? { completions: {} } : {}),
-    // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task.
+    // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
+    // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
     ...([...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden')
-      ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+      ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, ...TASKS_EXTENSION_CAPABILITY }
       : {}),
   };
 }

@@ -10,6 +10,7 @@ import {
   McpServer as SdkMcpServer,
   type ServerCapabilities,
   type ServerContext,
+  type StandardSchemaV1,
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -122,7 +123,9 @@ export function createSdkServer(
   const server = mcp.server;
   // A one-request 2026-07-28 server (`track` false) never serves the 2025-11-25 era: no direct path.
   const directPath = direct && track ? new DirectDispatcher(server) : undefined;
-  const on = (method: string, handler: Handler) => {
+  // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
+  // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
+  const on = (method: string, handler: Handler, params?: StandardSchemaV1) => {
     const serve = async (params: Params, sdk: ServerContext) => {
       const call = new CallRequest(app, method, sdk, server);
       try {
@@ -138,7 +141,13 @@ export function createSdkServer(
         await call.end();
       }
     };
-    server.setRequestHandler(method as never, ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never);
+    if (params)
+      server.setRequestHandler(method, { params }, (checked, sdk) => serve(checked as Params, sdk) as Promise<Record<string, unknown>>);
+    else
+      server.setRequestHandler(
+        method as never,
+        ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never,
+      );
     directPath?.handle(method, serve);
   };
   // The SDK answers ping itself; the direct path answers it the same way.

@@ -1,4 +1,4 @@
-/** The states of a task (2025-11-25 tasks utility); the last three are terminal. */
+/** The states of a task (2025-11-25 tasks utility and 2026-07-28 tasks extension alike); the last three are terminal. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -23,6 +23,12 @@ export interface TaskRecord {
   readonly owner: string;
   /** The tool it runs, for reports. */
   readonly tool: string;
+  /**
+   * Created through the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`) rather than
+   * the 2025-11-25 tasks utility: a tool result, even a tool error, ends it `completed`; only a
+   * JSON-RPC error fails it.
+   */
+  readonly extension?: boolean;
   readonly status: TaskStatus;
   readonly statusMessage?: string;
   readonly createdAt: number;

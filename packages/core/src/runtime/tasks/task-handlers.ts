@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type Server, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
 import { callMessages } from '../../messages/call-messages.js';
 import { isAllowed } from '../access.js';
 import type { CallRequest } from '../call-request.js';
-import type { TaskService } from './task-service.js';
+import { declaresTasks, detailedTaskOf, tasksExtensionMissing } from './task-extension.js';
+import { type TaskService, wireOf } from './task-service.js';
 
 type Params = Record<string, unknown> | undefined;
-type On = (method: string, handler: (params: Params, call: CallRequest) => unknown) => void;
+type On = (method: string, handler: (params: Params, call: CallRequest) => unknown, params?: StandardSchemaV1) => void;
 
 /** What serving tasks needs from the app. */
 export interface TaskHost {
@@ -19,46 +20,128 @@ export interface TaskHost {
 export type TaskRoute = (tool: ToolDefinition, params: Params, call: CallRequest) => Promise<unknown>;
 
 /**
- * Who may see a task: the authenticated principal (client id and subject), else the 2025-11-25
- * session, else the connection (stdio, in-memory).
+ * The params of `tasks/get`, `tasks/cancel` and `tasks/update`, checked by Armature rather than by
+ * the SDK: on 2026-07-28 the SDK serves these names (removed from the core protocol, defined again
+ * by the tasks extension) only to a handler registered with its own params schema.
+ */
+const taskIdParams: StandardSchemaV1<Params, Params> = {
+  '~standard': {
+    version: 1,
+    vendor: 'armature',
+    validate: (value) =>
+      typeof (value as Params)?.taskId === 'string' ? { value: value as Params } : { issues: [{ message: callMessages.taskIdMissing() }] },
+  },
+};
+
+/** The owner key of an authenticated principal (client id and subject), the same as a session's owner. */
+function principalOf(call: CallRequest): string | undefined {
+  const principal = call.ctx.principal;
+  if (!principal) return undefined;
+  const sub = (principal.extra as { sub?: unknown } | undefined)?.sub;
+  return `principal:${principal.clientId}\u0000${typeof sub === 'string' ? sub : ''}`;
+}
+
+/**
+ * Who may see a task of the 2025-11-25 utility: the authenticated principal, else the session,
+ * else the connection (stdio, in-memory).
  */
 function ownerOf(call: CallRequest, connection: string): string {
-  const principal = call.ctx.principal;
-  if (principal) {
-    // The same key as a session's owner (client id and subject), so "the same caller" means one thing.
-    const sub = (principal.extra as { sub?: unknown } | undefined)?.sub;
-    return `principal:${principal.clientId}\u0000${typeof sub === 'string' ? sub : ''}`;
-  }
+  const principal = principalOf(call);
+  if (principal) return principal;
   const session = call.ctx.raw.sessionId;
   return session ? `session:${session}` : `connection:${connection}`;
 }
 
 /**
- * Serves the 2025-11-25 tasks utility on one connection's SDK server: installs `tasks/get`,
- * `tasks/result`, `tasks/list` and `tasks/cancel`, and returns how `tools/call` starts a task.
- * On 2026-07-28 requests the tasks extension is not served yet: tools run as ordinary calls.
+ * Who may see a task of the 2026-07-28 extension: the authenticated principal; an anonymous
+ * caller has no session or connection to be bound to, so its task is bound to its id alone (a
+ * random UUID: whoever holds it may poll and cancel). Apart from the utility's owners, so neither
+ * revision sees the other's tasks.
+ */
+function extensionOwnerOf(call: CallRequest): string {
+  return `extension:${principalOf(call) ?? 'anyone'}`;
+}
+
+/** True for a request of the 2026-07-28 revision (it carries the per-request envelope). */
+function modern(call: CallRequest): boolean {
+  return call.ctx.roundTrip !== undefined;
+}
+
+/**
+ * Serves tasks on one connection's SDK server: the 2025-11-25 tasks utility (`tasks/get`,
+ * `tasks/result`, `tasks/list`, `tasks/cancel`) and the 2026-07-28 tasks extension (`tasks/get`,
+ * `tasks/update`, `tasks/cancel`), each request answered by its revision's rules from the same
+ * TaskService; returns how `tools/call` starts a task.
  */
 export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
   const connection = randomUUID();
   const { tasks } = app;
   const taskIdOf = (params: Params) => String(params?.taskId);
+  /** The owner of an extension request, after checking the request declares the extension. */
+  const extensionCaller = (method: string, call: CallRequest) => {
+    if (!declaresTasks(call)) throw tasksExtensionMissing(callMessages.taskMethodNeedsExtension(method));
+    return extensionOwnerOf(call);
+  };
 
-  on('tasks/get', (params, call) => tasks.get(taskIdOf(params), ownerOf(call, connection)));
+  on(
+    'tasks/get',
+    async (params, call) =>
+      modern(call)
+        ? detailedTaskOf(await tasks.record(taskIdOf(params), extensionCaller('tasks/get', call)))
+        : tasks.get(taskIdOf(params), ownerOf(call, connection)),
+    taskIdParams,
+  );
+  on(
+    'tasks/cancel',
+    async (params, call) => {
+      if (!modern(call)) return tasks.cancel(taskIdOf(params), ownerOf(call, connection));
+      await tasks.requestCancel(taskIdOf(params), extensionCaller('tasks/cancel', call));
+      return {};
+    },
+    taskIdParams,
+  );
+  // The extension's answer to a task's inputRequests. Armature's tasks never ask the client on
+  // 2026-07-28, so no key is outstanding: the spec has the server ignore such responses and acknowledge.
+  on(
+    'tasks/update',
+    async (params, call) => {
+      if (!modern(call)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+      await tasks.record(taskIdOf(params), extensionCaller('tasks/update', call));
+      return {};
+    },
+    taskIdParams,
+  );
   on('tasks/result', (params, call) => tasks.result(taskIdOf(params), ownerOf(call, connection), call.ctx.signal));
   on('tasks/list', (params, call) => tasks.list(ownerOf(call, connection), params?.cursor as string | undefined, app.pageSize));
-  on('tasks/cancel', (params, call) => tasks.cancel(taskIdOf(params), ownerOf(call, connection)));
+
+  // From here the answer is a task or a task error: a caller who may not use the tool learns that
+  // first, exactly as from an ordinary call (undefined: the ordinary call refuses it).
+  const hidden = async (tool: ToolDefinition, call: CallRequest) => tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call));
 
   return async (tool, params, call) => {
-    if (call.ctx.roundTrip) return undefined;
-    const requested = params?.task as { ttl?: unknown } | undefined;
-    if (requested === undefined || requested === null) {
-      // spec 2025-11-25 (tool-level negotiation): a required tool called without a task is -32601.
-      if (tool.taskSupport === 'required') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
-      return undefined;
+    if (modern(call)) {
+      // spec 2026-07-28 tasks extension: the server decides; it may return a task only to a
+      // request that declares the extension, and answers -32021 when it cannot do without one.
+      if (tool.taskSupport === 'forbidden') return undefined;
+      const declared = declaresTasks(call);
+      if (!declared && tool.taskSupport === 'optional') return undefined;
+      if (await hidden(tool, call)) return undefined;
+      if (!declared) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
+      const record = await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true);
+      return { resultType: 'task', ...detailedTaskOf(record) };
     }
+    const requested = params?.task as { ttl?: unknown } | undefined;
+    const asked = requested !== undefined && requested !== null;
+    if (!asked && tool.taskSupport !== 'required') return undefined;
+    if (await hidden(tool, call)) return undefined;
+    // spec 2025-11-25 (tool-level negotiation): a required tool called without a task, or a task
+    // asked of a tool without one, is -32601.
+    if (!asked) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
     if (tool.taskSupport === 'forbidden') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskForbidden(tool.name));
-    // A caller who may not use the tool learns that now, exactly as from an ordinary call.
-    if (tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call))) return undefined;
-    return tasks.start(tool, params?.arguments, requested, call, ownerOf(call, connection), server);
+    const record = await tasks.start(tool, params?.arguments, requested, call, ownerOf(call, connection), server);
+    // The SDK (2.4.0) checks every tools/call answer against CallToolResult on 2025-11-25 and
+    // refuses one that carries `task` without `content`: the empty `content` lets the
+    // CreateTaskResult through; task-aware clients read `task`.
+    return { content: [], task: wireOf(record) };
   };
 }

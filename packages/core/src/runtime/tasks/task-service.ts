@@ -41,7 +41,8 @@ export interface TaskEnvironment extends RequestEnvironment, ExecutorSettings {
   readonly kinds: { readonly tools: CallKind<CallToolResult, ToolDefinition> };
 }
 
-function wireOf(record: TaskRecord): WireTask {
+/** The 2025-11-25 `Task` of a record. */
+export function wireOf(record: TaskRecord): WireTask {
   return {
     taskId: record.taskId,
     status: record.status,
@@ -88,8 +89,10 @@ export class TaskService {
   }
 
   /**
-   * Creates the task and starts its handler in the background; answers the `tools/call` with the
-   * task (`CreateTaskResult`). `server` is the connection notifications go to.
+   * Creates the task and starts its handler in the background; returns the task as created, once
+   * the store holds it (so a `tasks/get` on any instance finds it). `server` is the connection
+   * notifications go to; `extension` marks a task of the 2026-07-28 tasks extension, which has no
+   * stream to notify.
    */
   async start(
     tool: ToolDefinition,
@@ -98,7 +101,8 @@ export class TaskService {
     call: CallRequest,
     owner: string,
     server: Server,
-  ): Promise<{ content: []; task: WireTask }> {
+    extension = false,
+  ): Promise<TaskRecord> {
     const now = this.now();
     const asked = typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.defaultTtlMs;
     const record: TaskRecord = {
@@ -112,18 +116,33 @@ export class TaskService {
       ttlMs: Math.min(asked, this.maxTtlMs),
       pollIntervalMs: this.pollIntervalMs,
       leaseExpiresAt: now + this.leaseMs,
+      ...(extension ? { extension: true } : {}),
     };
     await this.store.create(record);
     this.run(record, tool, args, call, server);
-    // The SDK (2.4.0) checks every tools/call answer against CallToolResult on 2025-11-25 and
-    // refuses one that carries `task` without `content`: the empty `content` lets the
-    // CreateTaskResult through; task-aware clients read `task`.
-    return { content: [], task: wireOf(record) };
+    return record;
   }
 
   /** `tasks/get`: the caller's task, failed first if its instance stopped renewing the lease. */
   async get(taskId: string, owner: string): Promise<WireTask> {
     return wireOf(await this.visible(taskId, owner));
+  }
+
+  /**
+   * The caller's task as stored (failed first if its lease ran out), for the 2026-07-28 tasks
+   * extension, which shows it in its own shape.
+   */
+  record(taskId: string, owner: string): Promise<TaskRecord> {
+    return this.visible(taskId, owner);
+  }
+
+  /**
+   * `tasks/cancel` of the 2026-07-28 tasks extension: the caller's intent to cancel. A task that
+   * finished meanwhile keeps the status it reached; the extension acknowledges either way.
+   */
+  async requestCancel(taskId: string, owner: string): Promise<void> {
+    const record = await this.visible(taskId, owner);
+    if (!isTerminal(record.status)) await this.markCancelled(taskId);
   }
 
   /** `tasks/list`: the caller's live tasks, a page at a time. */
@@ -140,15 +159,20 @@ export class TaskService {
     if (isTerminal(record.status)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.taskAlreadyTerminal(taskId, record.status));
     }
+    const cancelled = await this.markCancelled(taskId);
+    // Finished meanwhile: the task keeps the status it reached first.
+    if (!cancelled) return this.cancel(taskId, owner);
+    return wireOf(cancelled);
+  }
+
+  /** Marks a task cancelled in the store; the instance running it sees the change and aborts it. */
+  private markCancelled(taskId: string): Promise<TaskRecord | undefined> {
     const message = callMessages.taskCancelled();
-    const cancelled = await this.store.update(taskId, {
+    return this.store.update(taskId, {
       status: 'cancelled',
       statusMessage: message,
       outcome: { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
     });
-    // Finished meanwhile: the task keeps the status it reached first.
-    if (!cancelled) return this.cancel(taskId, owner);
-    return wireOf(cancelled);
   }
 
   /**
@@ -181,7 +205,10 @@ export class TaskService {
     const failed = await this.store.update(record.taskId, {
       status: 'failed',
       statusMessage: message,
-      outcome: { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
+      // The extension fails a task with a JSON-RPC error only; the utility with a tool error.
+      outcome: record.extension
+        ? { kind: 'error', code: ProtocolErrorCode.InternalError, message }
+        : { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
     });
     // Not updated: another reader failed it first, or it just expired (then the caller keeps the old view).
     return failed ?? (await this.store.get(record.taskId)) ?? record;
@@ -218,10 +245,14 @@ export class TaskService {
    * bounded by the ttl. The lease is renewed until it ends.
    */
   private run(record: TaskRecord, tool: ToolDefinition, args: unknown, call: CallRequest, server: Server): void {
-    const { taskId } = record;
+    const { taskId, extension = false } = record;
     const controller = new AbortController();
+    // 2026-07-28: the request that created the task has been answered and its server closed; the
+    // extension's own notifications (subscriptions/listen) are not served, clients poll.
     const notify = (changed: TaskRecord) =>
-      server.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
+      extension
+        ? undefined
+        : server.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
     const stopWatching = this.store.watch(taskId, (changed) => {
       void notify(changed);
       if (isTerminal(changed.status) && !controller.signal.aborted) controller.abort(changed.statusMessage);
@@ -242,10 +273,11 @@ export class TaskService {
         await this.store.update(taskId, { status: 'working' });
       }
     };
-    const sdk = detachedContext(call.ctx.raw, server, controller.signal, taskId, asking);
-    const ctx = new TaskRequestContext(sdk, server, this.env.codec, async (statusMessage) => {
+    const sdk = detachedContext(call.ctx.raw, server, controller.signal, taskId, extension ? undefined : asking);
+    const report = async (statusMessage: string) => {
       await this.store.update(taskId, { statusMessage }).catch(() => undefined);
-    });
+    };
+    const ctx = new TaskRequestContext(sdk, server, this.env.codec, report, !extension);
     const request = new CallRequest(this.env, 'tools/call', sdk, server, ctx);
     const settings: ExecutorSettings = {
       timeoutMs: record.ttlMs,
@@ -259,7 +291,8 @@ export class TaskService {
       .then(
         (result) =>
           finish({
-            status: result.isError ? 'failed' : 'completed',
+            // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.
+            status: result.isError && !extension ? 'failed' : 'completed',
             ...(result.isError ? { statusMessage: firstText(result) } : { statusMessage: undefined }),
             outcome: { kind: 'result', result: result as Record<string, unknown> },
           }),

@@ -1,0 +1,51 @@
+import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import type { TaskRecord } from '../../state/task-store.js';
+import type { CallRequest } from '../call-request.js';
+
+// The 2026-07-28 tasks extension (SEP-2663; ext-tasks specification/draft/tasks.md): what it
+// names, how a client opts in, and how it shows a task. The task rules stay in TaskService.
+
+/** The extension's identifier, in client and server capabilities. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** What `server/discover` adds to the capabilities of an app with task tools. */
+export const TASKS_EXTENSION_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } };
+
+/**
+ * Whether the request declares the extension in its per-request client capabilities
+ * (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions`): only then may a task be
+ * returned, and only then are `tasks/get`, `tasks/update` and `tasks/cancel` served.
+ */
+export function declaresTasks(call: CallRequest): boolean {
+  const envelope = call.ctx.raw.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  const declared = capabilities?.extensions?.[TASKS_EXTENSION];
+  return typeof declared === 'object' && declared !== null && !Array.isArray(declared);
+}
+
+/** The extension's `-32021` error, naming the extension the request must declare. */
+export function tasksExtensionMissing(message: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError({ requiredCapabilities: TASKS_EXTENSION_CAPABILITY }, message);
+}
+
+/**
+ * A task as the extension shows it (`DetailedTask`): `ttlMs` and `pollIntervalMs`, and once it is
+ * terminal what the `tools/call` would have answered inline: `result` when completed (a tool
+ * error included), `error` when failed.
+ */
+export function detailedTaskOf(record: TaskRecord): Record<string, unknown> {
+  const { outcome } = record;
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    ...(record.statusMessage !== undefined ? { statusMessage: record.statusMessage } : {}),
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ttlMs: record.ttlMs,
+    pollIntervalMs: record.pollIntervalMs,
+    ...(record.status === 'completed' && outcome?.kind === 'result' ? { result: outcome.result } : {}),
+    ...(record.status === 'failed' && outcome?.kind === 'error'
+      ? { error: { code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }) } }
+      : {}),
+  };
+}
