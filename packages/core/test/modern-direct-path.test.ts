@@ -2,7 +2,17 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsInt, IsString, MinLength } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context, createMcpApp, McpServer, sdkContextOf, Tool, ToolError } from '../src/index.js';
+import {
+  Context,
+  createMcpApp,
+  InvalidTokenError,
+  McpServer,
+  RequireScopes,
+  sdkContextOf,
+  type TokenVerifier,
+  Tool,
+  ToolError,
+} from '../src/index.js';
 import type { AppRuntime } from '../src/runtime/app-runtime.js';
 import type { ModernDirectDispatcher } from '../src/runtime/modern-direct-dispatch.js';
 import { HttpEndpoint } from '../src/transports/http-endpoint.js';
@@ -98,6 +108,17 @@ class ModernServer {
     return answer.action;
   }
 
+  @Tool({ description: 'who is calling' })
+  whoami(ctx: Context) {
+    return { client: ctx.principal?.clientId ?? null, scopes: ctx.principal?.scopes ?? [], token: ctx.principal?.token ?? null };
+  }
+
+  @RequireScopes('repo:write')
+  @Tool({ description: 'needs a scope' })
+  write() {
+    return 'written';
+  }
+
   @Tool({ description: 'waits until the client goes away' })
   wait(ctx: Context) {
     started?.();
@@ -174,10 +195,29 @@ const requests: Exchange[] = [
   },
 ];
 
+/** Tokens are their own scopes: `reader` has none, `writer` has repo:write; anything else is refused. */
+const verifier: TokenVerifier = {
+  async verify(token) {
+    if (token !== 'reader' && token !== 'writer') throw new InvalidTokenError('unknown token');
+    return { token, clientId: `${token}-app`, scopes: token === 'writer' ? ['repo:write'] : [], extra: { sub: token } };
+  },
+};
+const AUTH = { verifier, resource: 'http://127.0.0.1/mcp', authorizationServers: ['http://127.0.0.1/issuer'] };
+
+const authRequests: Exchange[] = [
+  call(50, 'tools/call', { name: 'whoami', arguments: {} }),
+  call(51, 'tools/call', { name: 'whoami', arguments: {} }, { authorization: 'Bearer reader' }),
+  call(52, 'tools/call', { name: 'write', arguments: {} }, { authorization: 'Bearer reader' }),
+  call(53, 'tools/call', { name: 'write', arguments: {} }, { authorization: 'Bearer writer' }),
+  call(54, 'tools/list', {}, { authorization: 'Bearer writer' }),
+  call(55, 'tools/call', { name: 'whoami', arguments: {} }, { authorization: 'Bearer forged' }),
+];
+
 interface Answered {
   readonly status: number | undefined;
   readonly type: string | undefined;
   readonly body: string;
+  readonly challenge?: string;
 }
 
 function post(url: string, exchange: Exchange): Promise<Answered> {
@@ -191,7 +231,10 @@ function post(url: string, exchange: Exchange): Promise<Answered> {
       res.on('data', (chunk: string) => {
         body += chunk;
       });
-      res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }));
+      res.on('end', () => {
+        const challenge = res.headers['www-authenticate'];
+        resolve({ status: res.statusCode, type: res.headers['content-type'], body, ...(challenge ? { challenge } : {}) });
+      });
     });
     req.setTimeout(5_000, () => req.destroy(new Error(`no answer to ${text}`)));
     req.on('error', reject);
@@ -224,16 +267,20 @@ beforeAll(async () => {
     servedDirectly.push(offered.message.id);
     return answer.then((message) => (tamper ? tamper(message) : message));
   };
-  for (const withDirect of [false, true]) {
-    const endpoint = new HttpEndpoint(
-      (track) => runtime.createServer(track),
-      {},
-      undefined,
-      undefined,
-      undefined,
-      withDirect ? direct : undefined,
-    );
-    servers.push({ ...(await serve(endpoint)), endpoint });
+  const scopes = (method: string, params: Record<string, unknown> | undefined) => runtime.requiredScopes(method, params);
+  // Without auth, then with it: each time one server without the direct path and one with it.
+  for (const options of [{}, { auth: AUTH }]) {
+    for (const withDirect of [false, true]) {
+      const endpoint = new HttpEndpoint(
+        (track) => runtime.createServer(track),
+        options,
+        scopes,
+        undefined,
+        undefined,
+        withDirect ? direct : undefined,
+      );
+      servers.push({ ...(await serve(endpoint)), endpoint });
+    }
   }
 });
 
@@ -284,6 +331,22 @@ describe('the 2026-07-28 direct path over HTTP', () => {
     expect(text).toContain('"code":-32021');
     expect(text).toMatch(/^400 application\/json .*"id":22/m);
     expect(text).toMatch(/^400 application\/json .*"id":26/m);
+  });
+
+  it('answers as the SDK path does with auth on: principal, scopes step-up, refused tokens', async () => {
+    const [, , sdkServer, directServer] = servers as [(typeof servers)[0], (typeof servers)[0], (typeof servers)[0], (typeof servers)[0]];
+    servedDirectly.length = 0;
+    const viaSdk: Answered[] = [];
+    const direct: Answered[] = [];
+    for (const exchange of authRequests) {
+      viaSdk.push(await post(sdkServer.url, exchange));
+      direct.push(await post(directServer.url, exchange));
+    }
+    expect(direct).toEqual(viaSdk);
+    expect(servedDirectly).toEqual([51, 53, 54]);
+    expect(viaSdk.map((a) => a.status)).toEqual([401, 200, 403, 200, 200, 401]);
+    expect(viaSdk[1]?.body).toContain('{\\"client\\":\\"reader-app\\",\\"scopes\\":[],\\"token\\":\\"redacted\\"}');
+    expect(viaSdk[3]?.body).toContain('"text":"written"');
   });
 
   it('is checked by that comparison: a different answer from the direct path fails it', async () => {

@@ -32,8 +32,8 @@ const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, 
 export interface ModernCall {
   readonly message: { readonly id: RequestId; readonly method: string; readonly params?: unknown };
   readonly principal?: AuthInfo;
-  /** Aborted when the client goes away before its answer. */
-  readonly signal: AbortSignal;
+  /** Calls `listener` once if the client goes away before its answer (at once if it has already). */
+  onGone(listener: () => void): void;
   /** The request as a web `Request` (`ctx.http.req`), built only if a handler reads it. */
   request(): Request;
   /** Sends a notification of this call before its answer (its answer becomes an SSE stream, as the SDK's does). */
@@ -137,9 +137,8 @@ export class ModernDirectDispatcher {
     const mcpReq = new DirectRequestContext(server, id, method, undefined, () => ctx, envelope, exchange);
     ctx = { sessionId: undefined, mcpReq, http: httpOf(call) } as unknown as ServerContext;
     // As the SDK's per-request transport does when the client goes away: the call is aborted, nothing is sent.
-    const gone = () => mcpReq.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
-    if (call.signal.aborted) return undefined;
-    call.signal.addEventListener('abort', gone, { once: true });
+    call.onGone(() => mcpReq.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')));
+    if (mcpReq.aborted) return undefined;
     this.wire.exchanges.set(exchange, call);
     const request = { method, params };
     try {
@@ -159,7 +158,6 @@ export class ModernDirectDispatcher {
       }
       return { result: encoded, jsonrpc: '2.0', id } as JSONRPCMessage;
     } finally {
-      call.signal.removeEventListener('abort', gone);
       this.wire.exchanges.delete(exchange);
     }
   }

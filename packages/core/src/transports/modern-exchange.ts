@@ -20,8 +20,8 @@ const SSE_HEADERS = Object.freeze({
 export interface ModernCall {
   readonly message: { readonly id: string | number; readonly method: string; readonly params?: unknown };
   readonly principal?: AuthInfo;
-  /** Aborted when the client goes away before its answer. */
-  readonly signal: AbortSignal;
+  /** Calls `listener` once if the client goes away before its answer (at once if it has already). */
+  onGone(listener: () => void): void;
   /** The request as a web `Request` (`ctx.http.req`), built only if a handler reads it. */
   request(): Request;
   /** Sends a notification of this call before its answer. */
@@ -40,7 +40,8 @@ export type DirectModern = (call: ModernCall) => Promise<unknown> | undefined;
  * and then its answer (with the SDK's keep-alive comments while it runs).
  */
 export class ModernExchange implements ModernCall {
-  private readonly gone = new AbortController();
+  private gone = false;
+  private goneListener?: () => void;
   private keepAlive?: NodeJS.Timeout;
 
   constructor(
@@ -50,17 +51,20 @@ export class ModernExchange implements ModernCall {
     readonly request: () => Request,
   ) {
     res.once('close', () => {
-      if (!res.writableFinished) this.gone.abort();
       this.stopKeepAlive();
+      if (res.writableFinished) return;
+      this.gone = true;
+      this.goneListener?.();
     });
   }
 
-  get signal(): AbortSignal {
-    return this.gone.signal;
+  onGone(listener: () => void): void {
+    if (this.gone) listener();
+    else this.goneListener = listener;
   }
 
   notify(message: unknown): void {
-    if (this.gone.signal.aborted || this.res.writableEnded) return;
+    if (this.gone || this.res.writableEnded) return;
     if (!this.res.headersSent) {
       this.res.writeHead(200, SSE_HEADERS);
       this.keepAlive = setInterval(() => this.res.write(': keepalive\n\n'), KEEP_ALIVE_MS);

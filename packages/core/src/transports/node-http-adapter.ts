@@ -240,10 +240,6 @@ async function serveAdmitted(
   parsedBody: unknown,
   options: { maxBody: number; maxPendingNotifications?: number },
 ): Promise<void> {
-  const gone = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
   const method = (req.method ?? 'GET').toUpperCase();
   let body: Uint8Array<ArrayBuffer> | string | undefined;
   /** The body decoded once, for the endpoint (which would otherwise read a clone of the Request's body). */
@@ -261,6 +257,21 @@ async function serveAdmitted(
     body = read as Uint8Array<ArrayBuffer>; // a Buffer's bytes; the Request copies them once
     text = read.toString('utf8');
   }
+  /** Aborted when the client goes away before its answer; made only on the SDK's path (or for `ctx.http.req`). */
+  let gone: AbortController | undefined;
+  const goneSignal = () => {
+    if (!gone) {
+      const controller = new AbortController();
+      gone = controller;
+      if (res.closed || res.destroyed) controller.abort();
+      else {
+        res.once('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+      }
+    }
+    return gone.signal;
+  };
   const toRequest = () => {
     const headers = headersOf(req);
     if (parsedBody !== undefined) {
@@ -268,7 +279,7 @@ async function serveAdmitted(
       headers.delete('content-encoding');
       headers.set('content-length', String(Buffer.byteLength(body as string)));
     }
-    return new Request(url, { method, headers, signal: gone.signal, ...(body !== undefined ? { body } : {}) });
+    return new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) });
   };
   let response: Response;
   try {
@@ -283,7 +294,7 @@ async function serveAdmitted(
   } catch {
     response = jsonRpcErrorResponse(500, -32603, 'Internal server error');
   }
-  await writeResponse(res, response, gone.signal);
+  await writeResponse(res, response, goneSignal());
 }
 
 /**
