@@ -13,10 +13,10 @@ import {
   Tool,
   ToolError,
 } from '../src/index.js';
+import type { DirectModern } from '../src/context/modern-call.js';
 import type { AppRuntime } from '../src/runtime/app-runtime.js';
 import type { ModernDirectDispatcher } from '../src/runtime/modern-direct-dispatch.js';
 import { HttpEndpoint } from '../src/transports/http-endpoint.js';
-import type { DirectModern } from '../src/transports/modern-exchange.js';
 import { toAdmittingNodeHandler } from '../src/transports/node-http-adapter.js';
 
 // The 2026-07-28 direct path (tools/call, tools/list, ping straight from node:http) must answer

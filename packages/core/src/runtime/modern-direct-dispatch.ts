@@ -1,5 +1,4 @@
 import {
-  type AuthInfo,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   isInputRequiredResult,
@@ -13,6 +12,7 @@ import {
   type ServerContext,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
+import type { ModernCall } from '../context/modern-call.js';
 import {
   ACCEPTS,
   DirectRequestContext,
@@ -27,18 +27,6 @@ import {
 export const MODERN_REVISION = '2026-07-28';
 /** The envelope keys a direct call may carry: the ones every 2026-07-28 request carries, nothing that makes the call send notifications (`logLevel`). */
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
-
-/** One 2026-07-28 request the HTTP transport offers to the direct path, its envelope and headers already checked as the SDK checks them. */
-export interface ModernCall {
-  readonly message: { readonly id: RequestId; readonly method: string; readonly params?: unknown };
-  readonly principal?: AuthInfo;
-  /** Calls `listener` once if the client goes away before its answer (at once if it has already). */
-  onGone(listener: () => void): void;
-  /** The request as a web `Request` (`ctx.http.req`), built only if a handler reads it. */
-  request(): Request;
-  /** Sends a notification of this call before its answer (its answer becomes an SSE stream, as the SDK's does). */
-  notify(message: JSONRPCMessage): void;
-}
 
 /** `Server` members the direct path uses so that what it runs is the SDK's own code (2.4.0, pinned; the byte-equality tests fail if they change). */
 interface SdkServerInternals {

@@ -13,6 +13,7 @@ import {
   type McpServer as SdkMcpServer,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
+import type { DirectModern } from '../context/modern-call.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
@@ -20,7 +21,6 @@ import { type Message, messagesOf, type ParsedBody, whenBodyEnds } from './http-
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { LegacySessions } from './legacy-sessions.js';
-import type { DirectModern } from './modern-exchange.js';
 import { PerClientCounter } from './per-client-counter.js';
 import type { SessionRelay } from './session-relay.js';
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { ModernCall } from '../context/modern-call.js';
 
 /** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
 const KEEP_ALIVE_MS = 15_000;
@@ -15,24 +16,6 @@ const SSE_HEADERS = Object.freeze({
   'content-type': 'text/event-stream',
   'x-accel-buffering': 'no',
 });
-
-/** One 2026-07-28 request offered to the app's direct path (`DirectModern`). */
-export interface ModernCall {
-  readonly message: { readonly id: string | number; readonly method: string; readonly params?: unknown };
-  readonly principal?: AuthInfo;
-  /** Calls `listener` once if the client goes away before its answer (at once if it has already). */
-  onGone(listener: () => void): void;
-  /** The request as a web `Request` (`ctx.http.req`), built only if a handler reads it. */
-  request(): Request;
-  /** Sends a notification of this call before its answer. */
-  notify(message: unknown): void;
-}
-
-/**
- * The app's direct path for 2026-07-28 requests: the call's JSON-RPC answer (undefined when there
- * is nothing to send, the client having gone), or undefined at once when the SDK must serve it.
- */
-export type DirectModern = (call: ModernCall) => Promise<unknown> | undefined;
 
 /**
  * A 2026-07-28 call answered on a node:http response as the SDK's per-request transport answers
