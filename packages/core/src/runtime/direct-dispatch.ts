@@ -100,9 +100,8 @@ const RESULT_ORDER = ['content', 'structuredContent', 'isError'];
 const NO_REQUEST_STATE = () => undefined;
 
 /**
- * `ctx.mcpReq` of a request a direct path serves: what the SDK's would hold, with the abort signal
- * made only when someone reads it. A 2026-07-28 request carries its `envelope`, and its
- * notifications and requests name `related` (the exchange it belongs to) instead of its id.
+ * `ctx.mcpReq` of a request the direct path serves: what the SDK's would hold for a 2025-11-25
+ * request, with the abort signal made only when someone reads it.
  */
 export class DirectRequestContext {
   readonly requestState = NO_REQUEST_STATE;
@@ -115,7 +114,9 @@ export class DirectRequestContext {
     readonly method: string,
     readonly _meta: Record<string, unknown> | undefined,
     private readonly base: () => ServerContext,
+    /** A 2026-07-28 request's envelope (the modern direct path). */
     readonly envelope?: Record<string, unknown>,
+    /** What its notifications and requests name as related: its id, or the 2026-07-28 exchange it belongs to. */
     private readonly related: unknown = id,
   ) {}
 
