@@ -12,6 +12,7 @@ import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
+import type { ModernDirectDispatcher } from '../runtime/modern-direct-dispatch.js';
 import { type AppState, isShared } from '../state/app-state.js';
 import { memoryState } from '../state/memory-state.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
@@ -88,6 +89,9 @@ export class McpApp {
   private readonly relay?: SessionRelay;
   /** Settles once the app listens to the shared state (at once for the memory state). */
   private readonly shared: Promise<void>;
+  /** The direct path of 2026-07-28 HTTP requests, shared by the app's endpoints once bound (made with the first). */
+  private modernDirect?: ModernDirectDispatcher;
+  private modernDirectBinding?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
     checkSingleInstance(serverClasses);
@@ -173,6 +177,15 @@ export class McpApp {
 
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
+    // Until it is bound (a few microtasks), every request goes through the SDK.
+    this.modernDirectBinding ??= this.runtime.createModernDirect().then(
+      (direct) => {
+        this.modernDirect = direct;
+      },
+      (error) => {
+        process.stderr.write(`[armature] the 2026-07-28 direct path is off: ${messageOf(error)}\n`);
+      },
+    );
     const endpoint = new HttpEndpoint(
       (track) => this.runtime.createServer(track),
       options,
@@ -183,6 +196,7 @@ export class McpApp {
         unreadable: (uris, principal, meta) => this.runtime.unreadable(uris, principal, meta),
       },
       this.relay,
+      (call) => this.modernDirect?.serve(call),
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
@@ -212,6 +226,7 @@ export class McpApp {
     const host = options.host ?? '127.0.0.1';
     const path = options.path ?? '/mcp';
     const handler = this.httpHandler(options);
+    await this.modernDirectBinding;
     const healthPath = options.healthPath === undefined ? '/health' : options.healthPath;
     const warning = exposureWarning({ host, auth: options.auth, allowedHosts: options.allowedHosts });
     if (warning && !warnedExposure) {

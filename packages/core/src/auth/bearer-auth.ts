@@ -17,6 +17,16 @@ export interface AuthOptions {
   resourceName?: string;
 }
 
+/**
+ * What admitting a request reads of it: its method, URL and headers. A web `Request` is one; the
+ * node:http adapter passes a view of its `IncomingMessage` instead of building a `Request`.
+ */
+export interface RequestHead {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+}
+
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** Who owns a session or stream: the client and the subject (the verifier guarantees one). */
@@ -57,7 +67,7 @@ export class BearerAuth {
   }
 
   /** Answers the metadata for GET on the well-known paths; undefined for anything else. */
-  serveMetadata(request: Request): Response | undefined {
+  serveMetadata(request: RequestHead): Response | undefined {
     const { pathname } = new URL(request.url);
     if (!pathname.startsWith(PROTECTED_RESOURCE_METADATA_PATH)) return undefined;
     if (request.method !== 'GET') return new Response(null, { status: 405, headers: { allow: 'GET' } });
@@ -75,7 +85,7 @@ export class BearerAuth {
   }
 
   /** The verified caller, or the response refusing the request. */
-  async authenticate(request: Request): Promise<{ principal: AuthInfo } | { response: Response }> {
+  async authenticate(request: RequestHead): Promise<{ principal: AuthInfo } | { response: Response }> {
     const url = new URL(request.url);
     if (url.searchParams.has('access_token')) {
       // RFC 6750 §2.3 allows it; MCP authorization forbids tokens in the URI (they end up in logs).

@@ -28,6 +28,7 @@ import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
 import { callKindsOf, createSdkServer, planOfUri, type ServedApp } from './dispatch.js';
+import { ModernDirectDispatcher } from './modern-direct-dispatch.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
 
@@ -146,6 +147,16 @@ export class AppRuntime implements ServedApp {
    */
   createServer(track = true, wire?: Transport): SdkMcpServer {
     return createSdkServer(this, track, { wire });
+  }
+
+  /**
+   * The 2026-07-28 direct path of one HTTP endpoint: one SDK server, made and bound once, whose
+   * handlers serve the frequent requests without a server per request. Resolves once bound.
+   */
+  async createModernDirect(): Promise<ModernDirectDispatcher> {
+    const modern = new ModernDirectDispatcher();
+    await modern.bind(createSdkServer(this, false, { direct: false, modern }).server);
+    return modern;
   }
 
   /** The OAuth scopes a JSON-RPC request needs (`@RequireScopes` of what it calls), for HTTP step-up. */

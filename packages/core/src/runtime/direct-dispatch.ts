@@ -21,8 +21,9 @@ export type RequestHandler = (params: Params, sdk: ServerContext) => Promise<unk
  * `Server._wireCodec()` in `@modelcontextprotocol/server` 2.4.0 (pinned; the byte-equality tests
  * fail if it changes).
  */
-interface WireCodec {
+export interface WireCodec {
   readonly era: string;
+  hasRequestMethod(method: string): boolean;
   encodeResult(method: string, result: unknown, serverInfo?: unknown): unknown;
   encodeErrorCode(code: number): number;
   validateResult(method: string, result: unknown): { ok: true; value: unknown } | { ok: false; reason: string; message?: string };
@@ -38,7 +39,7 @@ const LEGACY_ERA = '2025-11-25';
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 const WIRE_ONLY_PARAMS = ['inputResponses', 'requestState', 'task', 'inputRequests'];
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
@@ -60,7 +61,7 @@ function plainMeta(meta: unknown): boolean {
  * Which params each direct method takes; anything else (a wrong type, an unknown member, 2026-07-28
  * material) goes to the SDK, whose schemas answer it as they always did.
  */
-const ACCEPTS: Readonly<Record<string, (params: Record<string, unknown>) => boolean>> = {
+export const ACCEPTS: Readonly<Record<string, (params: Record<string, unknown>) => boolean>> = {
   'tools/call': (p) =>
     typeof p.name === 'string' &&
     (p.arguments === undefined || isPlainObject(p.arguments)) &&
@@ -75,7 +76,7 @@ const ACCEPTS: Readonly<Record<string, (params: Record<string, unknown>) => bool
  * blocks, `structuredContent`, `isError`. Anything else (a block the tool returned as is, `_meta`)
  * is checked by the SDK's own result schema, as on the SDK path.
  */
-function isPlainToolResult(result: unknown): boolean {
+export function isPlainToolResult(result: unknown): boolean {
   if (!isPlainObject(result) || !Array.isArray(result.content)) return false;
   // The schema writes its members in its own order: only a result already in that order is unchanged.
   let order = 0;
@@ -116,7 +117,7 @@ const encodedTexts = new WeakMap<object, string>();
  * `ctx.mcpReq` of a request the direct path serves: what the SDK's would hold for a 2025-11-25
  * request, with the abort signal made only when someone reads it.
  */
-class DirectRequestContext {
+export class DirectRequestContext {
   readonly requestState = NO_REQUEST_STATE;
   private controller?: AbortController;
   private cancelled = false;
@@ -127,6 +128,10 @@ class DirectRequestContext {
     readonly method: string,
     readonly _meta: Record<string, unknown> | undefined,
     private readonly base: () => ServerContext,
+    /** A 2026-07-28 request's envelope (the modern direct path). */
+    readonly envelope?: Record<string, unknown>,
+    /** What its notifications and requests name as related: its id, or the 2026-07-28 exchange it belongs to. */
+    private readonly related: unknown = id,
   ) {}
 
   get signal(): AbortSignal {
@@ -145,11 +150,11 @@ class DirectRequestContext {
   }
 
   notify(notification: { method: string; params?: Record<string, unknown> }) {
-    return this.server.notification(notification as never, { relatedRequestId: this.id });
+    return this.server.notification(notification as never, { relatedRequestId: this.related as RequestId });
   }
 
   send(request: { method: string; params?: Record<string, unknown> }, options?: Record<string, unknown>) {
-    return this.server.request(request as never, { ...options, relatedRequestId: this.id } as never);
+    return this.server.request(request as never, { ...options, relatedRequestId: this.related } as never);
   }
 
   /** Through the SDK's own context, built only when the handler logs: its log filter (capability, level) applies as is. */
@@ -308,7 +313,7 @@ function httpOf(extra: MessageExtraInfo | undefined): ServerContext['http'] {
 }
 
 /** A thrown error as the SDK answers it. */
-function errorResponse(codec: WireCodec, id: RequestId, error: unknown): JSONRPCMessage {
+export function errorResponse(codec: WireCodec, id: RequestId, error: unknown): JSONRPCMessage {
   const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
   return {
     jsonrpc: '2.0',

@@ -11,6 +11,7 @@ import {
   type ServerCapabilities,
   type ServerContext,
   type StandardSchemaV1,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -33,6 +34,7 @@ import type { ChangeBroadcaster, LiveConnection } from './change-notifier.js';
 import { DirectDispatcher } from './direct-dispatch.js';
 import { type CallKind, type ExecutorSettings, executeCall } from './execute-call.js';
 import { withMiddleware } from './middleware.js';
+import { MODERN_REVISION, type ModernDirectDispatcher } from './modern-direct-dispatch.js';
 import { serveTasks } from './tasks/task-handlers.js';
 import type { TaskService } from './tasks/task-service.js';
 
@@ -103,12 +105,13 @@ export function planOfUri(app: Pick<ServedApp, 'resources' | 'resourceTemplates'
  * the number of tools. `track` keeps it informed of changes until it closes. The direct path sits in
  * front of the SDK on 2025-11-25 connections, on the transport the SDK connects to or, given a
  * `wire`, on that one (stdio: ahead of the SDK's per-connection entry); `direct: false` leaves
- * every request to the SDK (the byte-equality tests compare the two).
+ * every request to the SDK (the byte-equality tests compare the two). Given `modern`, the
+ * server's handlers are also that 2026-07-28 direct path's (the one server it serves with).
  */
 export function createSdkServer(
   app: ServedApp,
   track: boolean,
-  { direct = true, wire }: { direct?: boolean; wire?: Transport } = {},
+  { direct = true, wire, modern }: { direct?: boolean; wire?: Transport; modern?: ModernDirectDispatcher } = {},
 ): SdkMcpServer {
   const { info, instructions } = app.definition;
   const mcp = new SdkMcpServer(
@@ -117,6 +120,8 @@ export function createSdkServer(
       capabilities: app.capabilities,
       ...(instructions ? { instructions } : {}),
       requestState: { verify: (state, ctx) => app.codec.verify(state, ctx) },
+      // The direct path's server is bound to 2026-07-28 as the SDK's entry binds its own.
+      ...(modern ? { supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION] } : {}),
     },
   );
   const connection: LiveConnection = { mcp, subscriptions: new Set() };
@@ -149,9 +154,11 @@ export function createSdkServer(
         ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never,
       );
     directPath?.handle(method, serve);
+    modern?.handle(method, serve);
   };
-  // The SDK answers ping itself; the direct path answers it the same way.
+  // The SDK answers ping itself; the direct paths answer it the same way.
   directPath?.handle('ping', async () => ({}));
+  modern?.handle('ping', async () => ({}));
   // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the direct path in
   // front of the SDK once it is connected; 2026-07-28 requests always go through the SDK.
   if (directPath && wire) directPath.interpose(wire);

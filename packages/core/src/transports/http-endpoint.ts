@@ -1,5 +1,6 @@
 import {
   type AuthInfo,
+  classifyInboundRequest,
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   type EventStore,
@@ -11,7 +12,8 @@ import {
   originValidationResponse,
   type McpServer as SdkMcpServer,
 } from '@modelcontextprotocol/server';
-import { type AuthOptions, BearerAuth, ownerOf } from '../auth/bearer-auth.js';
+import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
+import type { DirectModern } from '../context/modern-call.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
@@ -25,6 +27,9 @@ import type { SessionRelay } from './session-relay.js';
 /** Bodies from this size on (characters) are pre-scanned and parsed a turn apart: each step costs milliseconds. */
 const LARGE_BODY = 512 * 1024;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** The 2026-07-28 methods a direct path may answer. */
+const DIRECT_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
+const MODERN_REVISION = '2026-07-28';
 
 export interface HttpEndpointOptions {
   /**
@@ -123,6 +128,8 @@ export class HttpEndpoint {
    *   notified of changes) and false for a single 2026-07-28 request.
    * @param relay given when instances share a state: 2025-11-25 sessions and their events live in
    *   it (its event store replaces `eventStore`), and changes reach them through it, not tracking.
+   * @param direct the app's direct path for frequent 2026-07-28 requests (node:http only), offered
+   *   each request `directCandidate` finds; without it every request goes to the SDK.
    */
   constructor(
     readonly factory: (track: boolean) => SdkMcpServer,
@@ -130,6 +137,7 @@ export class HttpEndpoint {
     private readonly scopesFor?: ScopeRequirement,
     private readonly uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
+    readonly direct?: DirectModern,
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
@@ -185,11 +193,13 @@ export class HttpEndpoint {
    * declared size and the bearer token. The body is not read, so an unauthenticated client
    * cannot make the server read and parse megabytes before its 401.
    */
-  async admit(request: Request, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
+  async admit(request: RequestHead, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
     if (this.closed) return { response: jsonRpcErrorResponse(503, -32000, 'Service Unavailable: the server is shutting down') };
+    // The SDK's checks read only `headers.get` of what they are given.
+    const head = request as Request;
     const rejected =
-      (this.allowedHosts && hostHeaderValidationResponse(request, this.allowedHosts)) ||
-      (this.allowedOrigins && originValidationResponse(request, this.allowedOrigins));
+      (this.allowedHosts && hostHeaderValidationResponse(head, this.allowedHosts)) ||
+      (this.allowedOrigins && originValidationResponse(head, this.allowedOrigins));
     if (rejected) return { response: rejected };
     const metadata = this.auth?.serveMetadata(request);
     if (metadata) return { response: metadata };
@@ -210,19 +220,28 @@ export class HttpEndpoint {
    * node adapter, which then spares a tee of the Request's body and its stream plumbing.
    */
   async serve(request: Request, caller: Caller, bodyText?: string): Promise<Response> {
-    // A JSON POST body is read and parsed here once and handed on as `parsedBody`: the SDK's era
-    // classifier and transports would otherwise each parse it again. A nesting or size bomb is
-    // refused before anything parses it.
+    const text = request.method === 'POST' ? (bodyText ?? (await request.clone().text())) : undefined;
+    const checked = await this.check(request, caller, text);
+    if ('response' in checked) return checked.response;
+    return this.route(request, caller, checked.body);
+  }
+
+  /**
+   * What every admitted request's body goes through before anything serves it: a JSON POST body is
+   * pre-scanned (a nesting or size bomb is refused before anything parses it), parsed once (the
+   * SDK's era classifier and transports would otherwise each parse it again), its id checked, and
+   * the scopes its calls need asked of the token.
+   */
+  async check(head: RequestHead, caller: Caller, text: string | undefined): Promise<{ body?: ParsedBody } | { response: Response }> {
     let body: ParsedBody | undefined;
-    if (request.method === 'POST') {
-      const text = bodyText ?? (await request.clone().text());
+    if (text !== undefined) {
       // A large body is decoded, pre-scanned and parsed in separate turns of the event loop, so
       // other requests are served in between (reliability figure 7: no block over 50 ms).
       if (text.length >= LARGE_BODY) await nextTurn();
       const scan = prescanJson(text, this.messageLimits);
-      if (scan.problem) return jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null);
+      if (scan.problem) return { response: jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null) };
       // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
-      if (isJsonContentType(request.headers.get('content-type') ?? '')) {
+      if (isJsonContentType(head.headers.get('content-type') ?? '')) {
         if (text.length >= LARGE_BODY) await nextTurn();
         try {
           body = { value: JSON.parse(text) as unknown };
@@ -230,13 +249,45 @@ export class HttpEndpoint {
           body = undefined;
         }
         const id = (body?.value as Message | null | undefined)?.id;
-        if (typeof id === 'number' && !Number.isSafeInteger(id)) return unsafeIdResponse(scan.rawId);
+        if (typeof id === 'number' && !Number.isSafeInteger(id)) return { response: unsafeIdResponse(scan.rawId) };
       }
     }
     if (this.auth && caller.principal) {
       const stepUp = this.missingScopes(body, caller.principal);
-      if (stepUp) return this.auth.insufficientScope(stepUp);
+      if (stepUp) return { response: this.auth.insufficientScope(stepUp) };
     }
+    return { body };
+  }
+
+  /**
+   * A checked POST the direct path may answer: one 2026-07-28 request of a direct method that the
+   * SDK's own classifier routes to its 2026-07-28 path, carrying the standard headers that path
+   * requires, matching the body. Anything else (a batch, a notification, a rejection the SDK
+   * answers, a 2025-11-25 request) is routed as before.
+   */
+  directCandidate(head: RequestHead, body: ParsedBody | undefined): Message | undefined {
+    if (!this.direct || this.closed || head.method !== 'POST' || !body) return undefined;
+    const message = body.value as Message | null;
+    if (typeof message !== 'object' || message === null || Array.isArray(message) || !DIRECT_METHODS.has(message.method as string)) {
+      return undefined;
+    }
+    const protocolVersionHeader = head.headers.get('mcp-protocol-version') ?? undefined;
+    const mcpMethodHeader = head.headers.get('mcp-method') ?? undefined;
+    const mcpNameHeader = head.headers.get('mcp-name') ?? undefined;
+    // The SDK requires both headers; it answers their absence itself.
+    if (protocolVersionHeader !== MODERN_REVISION || mcpMethodHeader !== message.method) return undefined;
+    if (message.method === 'tools/call') {
+      // Mcp-Name must name the tool as the body does (an encoded or padded value is the SDK's to read).
+      if (mcpNameHeader === undefined || mcpNameHeader !== message.params?.name || /^[\t ]|[\t ]$|^=\?/.test(mcpNameHeader))
+        return undefined;
+    }
+    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body: message });
+    if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN_REVISION) return undefined;
+    return message;
+  }
+
+  /** Routes a checked request: 2025-11-25 traffic to the sessions, the rest to the SDK's 2026-07-28 handler. */
+  async route(request: Request, caller: Caller, body: ParsedBody | undefined): Promise<Response> {
     if (await isLegacyRequest(request, body?.value, { maxRequestBodySize: this.maxBody })) return this.legacy.serve(request, caller, body);
     return this.serveModern(request, caller, body);
   }

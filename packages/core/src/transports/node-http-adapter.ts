@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
+import type { RequestHead } from '../auth/bearer-auth.js';
 import { bindNotificationValve, type NotificationStream, NotificationValve } from '../context/notification-valve.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint } from './http-endpoint.js';
+import type { ParsedBody } from './http-messages.js';
 import { jsonRpcErrorBody, jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { ModernExchange } from './modern-exchange.js';
 
 /** How much of a refused body is read and dropped, so that a small one ends cleanly. */
 const DRAIN_BYTES = 256 * 1024;
@@ -123,14 +126,33 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** A body-less web `Request` carrying the method, URL and headers: enough to admit or refuse. */
-function headOf(req: IncomingMessage, url: string): Request | undefined {
-  try {
-    return new Request(url, { method: req.method ?? 'GET', headers: headersOf(req) });
-  } catch {
-    return undefined; // CONNECT, TRACE and other methods a Request cannot carry.
-  }
+/** The methods a web `Request` can carry (CONNECT, TRACE and TRACK it cannot). */
+const FORBIDDEN_METHODS = /^(connect|trace|track)$/i;
+/** An HTTP token: what a request method must be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * The method, URL and headers of a request, read straight from the `IncomingMessage`: enough to
+ * admit or refuse it without a web `Request`. Undefined for a method a `Request` cannot carry.
+ */
+function headOf(req: IncomingMessage, url: string): RequestHead | undefined {
+  const method = req.method ?? 'GET';
+  if (!TOKEN.test(method) || FORBIDDEN_METHODS.test(method)) return undefined;
+  const headers = req.headers;
+  return {
+    method: NORMALIZED_METHODS.has(method.toUpperCase()) ? method.toUpperCase() : method,
+    url,
+    headers: {
+      get(name: string) {
+        const value = headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+  };
 }
+/** The methods a web `Request` writes in upper case whatever their case (the Fetch standard's normalisation). */
+const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
 
 /**
  * The body as one buffer, counted as it arrives: undefined as soon as it passes `max` (what was
@@ -211,16 +233,13 @@ async function writeResponse(res: ServerResponse, response: Response, gone: Abor
 async function serveAdmitted(
   endpoint: HttpEndpoint,
   caller: Caller,
+  head: RequestHead,
   req: IncomingMessage,
   res: ServerResponse,
   url: string,
   parsedBody: unknown,
   options: { maxBody: number; maxPendingNotifications?: number },
 ): Promise<void> {
-  const gone = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
   const method = (req.method ?? 'GET').toUpperCase();
   let body: Uint8Array<ArrayBuffer> | string | undefined;
   /** The body decoded once, for the endpoint (which would otherwise read a clone of the Request's body). */
@@ -238,21 +257,69 @@ async function serveAdmitted(
     body = read as Uint8Array<ArrayBuffer>; // a Buffer's bytes; the Request copies them once
     text = read.toString('utf8');
   }
-  const headers = headersOf(req);
-  if (parsedBody !== undefined) {
-    headers.delete('transfer-encoding');
-    headers.delete('content-encoding');
-    headers.set('content-length', String(Buffer.byteLength(body as string)));
-  }
-  const request = new Request(url, { method, headers, signal: gone.signal, ...(body !== undefined ? { body } : {}) });
-  bindNotificationValve(request, () => new NotificationValve(responseStream(res), options.maxPendingNotifications));
+  /** Aborted when the client goes away before its answer; made only on the SDK's path (or for `ctx.http.req`). */
+  let gone: AbortController | undefined;
+  const goneSignal = () => {
+    if (!gone) {
+      const controller = new AbortController();
+      gone = controller;
+      if (res.closed || res.destroyed) controller.abort();
+      else {
+        res.once('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+      }
+    }
+    return gone.signal;
+  };
+  const toRequest = () => {
+    const headers = headersOf(req);
+    if (parsedBody !== undefined) {
+      headers.delete('transfer-encoding');
+      headers.delete('content-encoding');
+      headers.set('content-length', String(Buffer.byteLength(body as string)));
+    }
+    return new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) });
+  };
   let response: Response;
   try {
-    response = await endpoint.serve(request, caller, text);
+    const checked = await endpoint.check(head, caller, method === 'POST' ? (text ?? '') : undefined);
+    if ('response' in checked) response = checked.response;
+    else {
+      if (serveDirect(endpoint, head, caller, checked.body, res, toRequest)) return;
+      const request = toRequest();
+      bindNotificationValve(request, () => new NotificationValve(responseStream(res), options.maxPendingNotifications));
+      response = await endpoint.route(request, caller, checked.body);
+    }
   } catch {
     response = jsonRpcErrorResponse(500, -32603, 'Internal server error');
   }
-  await writeResponse(res, response, gone.signal);
+  await writeResponse(res, response, goneSignal());
+}
+
+/**
+ * Offers a checked request to the endpoint's direct path; true when it took it (and writes its
+ * answer to `res` itself), false to serve it through the SDK.
+ */
+function serveDirect(
+  endpoint: HttpEndpoint,
+  head: RequestHead,
+  caller: Caller,
+  body: ParsedBody | undefined,
+  res: ServerResponse,
+  toRequest: () => Request,
+): boolean {
+  const message = endpoint.directCandidate(head, body);
+  if (!message || !endpoint.direct) return false;
+  const exchange = new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest);
+  const answer = endpoint.direct(exchange);
+  if (!answer) return false;
+  // As the SDK's handler answers a failure of its own: 500, never a dropped request.
+  answer.then(
+    (result) => exchange.finish(result),
+    () => exchange.fail(jsonRpcErrorBody(-32603, 'Internal server error', message.id ?? null)),
+  );
+  return true;
 }
 
 function badRequest(message: string): Response {
@@ -298,6 +365,15 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: Admittin
       await refuse(req, res, admitted.response);
       return;
     }
-    await serveAdmitted(endpoint, admitted.caller, req, res, url, typeof parsedBody === 'function' ? undefined : parsedBody, serveOptions);
+    await serveAdmitted(
+      endpoint,
+      admitted.caller,
+      head,
+      req,
+      res,
+      url,
+      typeof parsedBody === 'function' ? undefined : parsedBody,
+      serveOptions,
+    );
   };
 }

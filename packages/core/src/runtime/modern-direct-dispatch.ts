@@ -1,0 +1,192 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isInputRequiredResult,
+  type JSONRPCMessage,
+  PerRequestHTTPServerTransport,
+  PROTOCOL_VERSION_META_KEY,
+  type RequestId,
+  SdkError,
+  SdkErrorCode,
+  type Server,
+  type ServerContext,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import type { ModernCall } from '../context/modern-call.js';
+import {
+  ACCEPTS,
+  DirectRequestContext,
+  errorResponse,
+  isPlainObject,
+  isPlainToolResult,
+  type RequestHandler,
+  type WireCodec,
+} from './direct-dispatch.js';
+
+/** The revision the direct path serves. */
+export const MODERN_REVISION = '2026-07-28';
+/** The envelope keys a direct call may carry: the ones every 2026-07-28 request carries, nothing that makes the call send notifications (`logLevel`). */
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
+
+/** `Server` members the direct path uses so that what it runs is the SDK's own code (2.4.0, pinned; the byte-equality tests fail if they change). */
+interface SdkServerInternals {
+  _wireCodec(): WireCodec;
+  _outboundServerInfo(): unknown;
+  _wrapHandler(method: string, handler: (request: Request2026, ctx: ServerContext) => Promise<unknown>): SdkHandler;
+  _invokeInputRequiredCapableHandler(method: string, handler: SdkHandler, request: Request2026, ctx: ServerContext): Promise<unknown>;
+}
+type Request2026 = { method: string; params?: Record<string, unknown> };
+type SdkHandler = (request: Request2026, ctx: ServerContext) => Promise<unknown>;
+
+/**
+ * The one SDK server the direct path serves 2026-07-28 requests with, bound to that revision the
+ * way `createMcpHandler` binds its per-request servers (connected to a per-request transport
+ * classified 2026-07-28). It never receives a message: its transport only carries the
+ * notifications of the calls served here to their own exchange.
+ */
+class ModernWire extends PerRequestHTTPServerTransport {
+  readonly exchanges = new Map<object, ModernCall>();
+
+  constructor() {
+    super({ classification: { era: 'modern', revision: MODERN_REVISION } } as ConstructorParameters<
+      typeof PerRequestHTTPServerTransport
+    >[0]);
+  }
+
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const related = options?.relatedRequestId as unknown as object | undefined;
+    if (related !== undefined) this.exchanges.get(related)?.notify(message);
+  }
+}
+
+/**
+ * Answers a 2026-07-28 `tools/call`, `tools/list` or `ping` straight from the node:http adapter,
+ * without a server, transport, web `Request` or `Response` per request: the same handlers the SDK
+ * path runs, wrapped by the SDK's own `tools/call` seams (input-required checks, result schema
+ * unless the result is plainly valid), encoded by its 2026 era codec. A request the SDK would read
+ * differently (other params or `_meta`, retry material, a `logLevel` or progress token that would
+ * make it stream notifications) is declined and served by the SDK.
+ */
+export class ModernDirectDispatcher {
+  private readonly handlers = new Map<string, SdkHandler>();
+  private readonly raw = new Map<string, RequestHandler>();
+  private readonly wire = new ModernWire();
+  private server?: Server;
+
+  /** Serves `method` with `handler` (the one the SDK path runs), if it is a direct method. */
+  handle(method: string, handler: RequestHandler): void {
+    if (ACCEPTS[method]) this.raw.set(method, handler);
+  }
+
+  /**
+   * Serves with `server`, whose handlers were installed through `handle`: wraps them as the SDK
+   * wraps its own and binds the server to 2026-07-28. Nothing is served before it resolves.
+   */
+  async bind(server: Server): Promise<void> {
+    const sdk = server as unknown as SdkServerInternals;
+    for (const [method, handler] of this.raw) {
+      this.handlers.set(
+        method,
+        sdk._wrapHandler(method, (request, ctx) => handler(request.params, ctx)),
+      );
+    }
+    await server.connect(this.wire);
+    this.server = server;
+  }
+
+  /** The call's answer (undefined: the client went away), or undefined at once when the SDK must serve it. */
+  serve(call: ModernCall): Promise<JSONRPCMessage | undefined> | undefined {
+    const { id, method, params } = call.message;
+    const handler = this.handlers.get(method);
+    const server = this.server;
+    if (!handler || !server || !isPlainObject(params) || server.getNegotiatedProtocolVersion() !== MODERN_REVISION) return undefined;
+    const envelope = envelopeOf(params._meta);
+    // A method the revision does not define (ping) is answered by the SDK's own refusal.
+    if (!envelope || !ACCEPTS[method]?.(params) || !(server as unknown as SdkServerInternals)._wireCodec().hasRequestMethod(method))
+      return undefined;
+    const lifted: Record<string, unknown> = {};
+    for (const key in params) if (key !== '_meta') lifted[key] = params[key];
+    return this.run(server, call, id, method, lifted, envelope, handler);
+  }
+
+  private async run(
+    server: Server,
+    call: ModernCall,
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown>,
+    envelope: Record<string, unknown>,
+    handler: SdkHandler,
+  ): Promise<JSONRPCMessage | undefined> {
+    const sdk = server as unknown as SdkServerInternals;
+    const codec = sdk._wireCodec();
+    const exchange = {};
+    let ctx: ServerContext;
+    const mcpReq = new DirectRequestContext(server, id, method, undefined, () => ctx, envelope, exchange);
+    ctx = { sessionId: undefined, mcpReq, http: httpOf(call) } as unknown as ServerContext;
+    // As the SDK's per-request transport does when the client goes away: the call is aborted, nothing is sent.
+    call.onGone(() => mcpReq.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')));
+    if (mcpReq.aborted) return undefined;
+    this.wire.exchanges.set(exchange, call);
+    const request = { method, params };
+    try {
+      let result: unknown;
+      try {
+        result = await (method === 'tools/call' ? this.callTool(sdk, request, ctx) : handler(request, ctx));
+      } catch (error) {
+        return mcpReq.aborted ? undefined : errorResponse(codec, id, error);
+      }
+      if (mcpReq.aborted) return undefined;
+      let encoded: unknown;
+      try {
+        encoded = codec.encodeResult(method, result, sdk._outboundServerInfo());
+      } catch (error) {
+        server.onerror?.(new Error(`Failed to encode result for ${method}: ${error}`));
+        return errorResponse(codec, id, { code: -32603, message: 'Internal error' });
+      }
+      return { result: encoded, jsonrpc: '2.0', id } as JSONRPCMessage;
+    } finally {
+      this.wire.exchanges.delete(exchange);
+    }
+  }
+
+  /**
+   * `tools/call` through the SDK's own seams: the input-required checks around the handler, then,
+   * unless the result is a plainly valid one (which they leave unchanged), the SDK's whole wrapper
+   * (result normalisation and schema) around the result already made.
+   */
+  private async callTool(sdk: SdkServerInternals, request: Request2026, ctx: ServerContext): Promise<unknown> {
+    const raw = this.raw.get('tools/call') as RequestHandler;
+    const result = await sdk._invokeInputRequiredCapableHandler('tools/call', (r, c) => raw(r.params, c), request, ctx);
+    if (isInputRequiredResult(result as never) || isPlainToolResult(result)) return result;
+    return sdk._wrapHandler('tools/call', async () => result)(request, ctx);
+  }
+}
+
+/**
+ * The envelope of `_meta` when it holds nothing but the keys every 2026-07-28 request carries (the
+ * transport has checked them as the SDK does), else undefined.
+ */
+function envelopeOf(meta: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(meta)) return undefined;
+  for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return undefined;
+  const envelope: Record<string, unknown> = {};
+  for (const key of [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]) {
+    if (key in meta) envelope[key] = meta[key];
+  }
+  return envelope;
+}
+
+/** `ctx.http` as the SDK builds it for a 2026-07-28 request, its web `Request` made when first read. */
+function httpOf(call: ModernCall): ServerContext['http'] {
+  let req: Request | undefined;
+  return {
+    ...(call.principal ? { authInfo: call.principal } : {}),
+    get req() {
+      req ??= call.request();
+      return req;
+    },
+    closeSSE: undefined,
+    closeStandaloneSSE: undefined,
+  } as ServerContext['http'];
+}

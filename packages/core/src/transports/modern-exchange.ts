@@ -1,0 +1,92 @@
+import type { ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { ModernCall } from '../context/modern-call.js';
+
+/** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
+const KEEP_ALIVE_MS = 15_000;
+/**
+ * The one error the SDK's per-request transport answers with an HTTP status of its own even from a
+ * handler: -32021 (missing client capability), 400 as in its ladder table.
+ */
+const MISSING_CAPABILITY = -32021;
+/** The headers of a streamed answer, as the SDK's per-request transport sends them. */
+const SSE_HEADERS = Object.freeze({
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'content-type': 'text/event-stream',
+  'x-accel-buffering': 'no',
+});
+
+/**
+ * A 2026-07-28 call answered on a node:http response as the SDK's per-request transport answers
+ * it: one JSON body, or, once the call sends a notification, an SSE stream of its notifications
+ * and then its answer (with the SDK's keep-alive comments while it runs).
+ */
+export class ModernExchange implements ModernCall {
+  private gone = false;
+  private goneListener?: () => void;
+  private keepAlive?: NodeJS.Timeout;
+
+  constructor(
+    readonly message: ModernCall['message'],
+    readonly principal: AuthInfo | undefined,
+    private readonly res: ServerResponse,
+    readonly request: () => Request,
+  ) {
+    res.once('close', () => {
+      this.stopKeepAlive();
+      if (res.writableFinished) return;
+      this.gone = true;
+      this.goneListener?.();
+    });
+  }
+
+  onGone(listener: () => void): void {
+    if (this.gone) listener();
+    else this.goneListener = listener;
+  }
+
+  notify(message: unknown): void {
+    if (this.gone || this.res.writableEnded) return;
+    if (!this.res.headersSent) {
+      this.res.writeHead(200, SSE_HEADERS);
+      this.keepAlive = setInterval(() => this.res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+      this.keepAlive.unref();
+    }
+    this.res.write(frame(message));
+  }
+
+  /** Writes the answer (or ends the stream when there is none). */
+  finish(answer: unknown): void {
+    this.stopKeepAlive();
+    if (this.res.writableEnded) return;
+    if (this.res.headersSent) {
+      this.res.end(answer === undefined ? undefined : frame(answer));
+      return;
+    }
+    if (answer === undefined) {
+      this.res.destroy();
+      return;
+    }
+    const body = JSON.stringify(answer);
+    const status = (answer as { error?: { code?: unknown } }).error?.code === MISSING_CAPABILITY ? 400 : 200;
+    this.res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  }
+
+  /** Answers 500 with `body` (a failure of the server, not of the call); ends a stream already begun. */
+  fail(body: string): void {
+    this.stopKeepAlive();
+    if (this.res.writableEnded) return;
+    if (this.res.headersSent) this.res.end();
+    else this.res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  }
+
+  private stopKeepAlive(): void {
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+  }
+}
+
+function frame(message: unknown): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
