@@ -15,18 +15,18 @@ export function compileShapeCheck(schema: JsonSchema): JsonValidator {
 
 /** Issues found so far; undefined while there are none (a valid payload allocates nothing). */
 type Issues = ValidationIssue[] | undefined;
-/** Checks the value found under `key` of the value at path `at` (`key` undefined: the value at `at`). */
-type Check = (value: unknown, at: string, key: string | number | undefined, issues: Issues) => Issues;
+/** One generated function per `$defs` entry and one for the root: (value, its path, issues so far). */
+type Check = (value: unknown, path: string, issues: Issues) => Issues;
 
-/** Ajv's type tests with `strict: false` (so `strictNumbers` off): Infinity is a number and an integer. */
-const TYPE_TESTS: Readonly<Record<string, (value: unknown) => boolean>> = {
-  string: (value) => typeof value === 'string',
-  number: (value) => typeof value === 'number',
-  integer: (value) => typeof value === 'number' && !((value as number) % 1) && !Number.isNaN(value),
-  boolean: (value) => typeof value === 'boolean',
-  null: (value) => value === null,
-  object: isObject,
-  array: (value) => Array.isArray(value),
+/** Ajv's type tests with `strict: false` (so `strictNumbers` off: Infinity is a number and an integer). */
+const TYPE_TESTS: Readonly<Record<string, (v: string) => string>> = {
+  string: (v) => `typeof ${v} === "string"`,
+  number: (v) => `typeof ${v} === "number"`,
+  integer: (v) => `(typeof ${v} === "number" && !(${v} % 1) && !Number.isNaN(${v}))`,
+  boolean: (v) => `typeof ${v} === "boolean"`,
+  null: (v) => `${v} === null`,
+  object: (v) => `(${v} !== null && typeof ${v} === "object" && !Array.isArray(${v}))`,
+  array: (v) => `Array.isArray(${v})`,
 };
 
 const NODE_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', '$ref', 'pattern']);
@@ -36,8 +36,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function pathOf(at: string, key: string | number | undefined): string {
-  if (key === undefined) return at;
+/** The dotted path of `key` under `at` (what Ajv's instancePath becomes in toIssue). */
+function pathOf(at: string, key: string | number): string {
   return at === '' ? String(key) : `${at}.${key}`;
 }
 
@@ -47,97 +47,100 @@ function add(issues: Issues, path: string, message: string): ValidationIssue[] {
   return list;
 }
 
-/** The compiled shape check, or undefined when `schema` uses something only Ajv covers. */
-export function compileOwnShapeCheck(schema: JsonSchema): JsonValidator | undefined {
-  const { $schema: _dialect, $defs, ...root } = schema;
-  if ($defs !== undefined && !isObject($defs)) return undefined;
-  const slots = new Map<string, { check?: Check }>();
-  for (const name of Object.keys($defs ?? {})) slots.set(name, {});
-  const compile = (node: unknown): Check | undefined => (isObject(node) ? compileNode(node, slots, compile) : undefined);
-  for (const [name, slot] of slots) {
-    slot.check = compile(($defs as Record<string, unknown>)[name]);
-    if (!slot.check) return undefined;
-  }
-  const check = compile(root);
-  if (!check) return undefined;
-  return (value) => {
-    const issues = check(value, '', undefined, undefined);
-    return issues ? { ok: false, issues: unique(issues) } : { ok: true, value };
-  };
-}
+/** Thrown while generating when the schema uses something only Ajv covers. */
+class Uncovered extends Error {}
 
 /**
- * One schema node. The order of the checks is Ajv's: the type, then `$ref`, then the keywords of
- * the value's type (strings: `pattern`; arrays: `items`; objects: `required`, then
- * `additionalProperties`, then `properties`), each only when the value has that type.
+ * The compiled shape check, or undefined when `schema` uses something only Ajv covers. The code is
+ * generated once at start-up (like Ajv's, and compile-dto's): a path is only put together when an
+ * issue is reported, and a valid payload allocates nothing.
  */
-function compileNode(
-  node: Record<string, unknown>,
-  slots: ReadonlyMap<string, { check?: Check }>,
-  compile: (node: unknown) => Check | undefined,
-): Check | undefined {
-  if (Object.keys(node).some((key) => !NODE_KEYS.has(key))) return undefined;
-  const { type, $ref, pattern, items, properties, required, additionalProperties } = node;
+export function compileOwnShapeCheck(schema: JsonSchema): JsonValidator | undefined {
+  const { $schema: _dialect, $defs = {}, ...root } = schema;
+  if (!isObject($defs)) return undefined;
+  const defNames = Object.keys($defs);
+  const patterns: RegExp[] = [];
+  let counter = 0;
+  const fresh = () => `v${counter++}`;
 
-  if (type !== undefined && (typeof type !== 'string' || !Object.hasOwn(TYPE_TESTS, type))) return undefined;
-  const typeTest = type === undefined ? undefined : TYPE_TESTS[type as string];
-  const typeMessage = `must be ${String(type)}`;
-
-  let ref: { check?: Check } | undefined;
-  if ($ref !== undefined) {
-    const name = typeof $ref === 'string' ? REF.exec($ref)?.[1] : undefined;
-    ref = name === undefined ? undefined : slots.get(name);
-    if (!ref) return undefined;
-  }
-
-  let regex: RegExp | undefined;
-  if (pattern !== undefined) {
-    if (typeof pattern !== 'string') return undefined;
-    try {
-      regex = new RegExp(pattern, 'u'); // Ajv's unicodeRegExp default
-    } catch {
-      return undefined;
+  /** Statements checking the value in variable `v`, whose path is the expression `path`. */
+  function node(schemaNode: unknown, v: string, path: string): string {
+    if (!isObject(schemaNode) || Object.keys(schemaNode).some((key) => !NODE_KEYS.has(key))) throw new Uncovered();
+    const { type, $ref, pattern, items, properties, required, additionalProperties } = schemaNode;
+    const out: string[] = [];
+    // Ajv's order: the type, then $ref, then the keywords of the value's type, each only when it has that type.
+    if (type !== undefined) {
+      if (typeof type !== 'string' || !Object.hasOwn(TYPE_TESTS, type)) throw new Uncovered();
+      out.push(
+        `if (!(${(TYPE_TESTS[type] as (v: string) => string)(v)})) issues = add(issues, ${path}, ${JSON.stringify(`must be ${type}`)});`,
+      );
     }
-  }
-  const patternMessage = `must match pattern "${String(pattern)}"`;
-
-  let itemCheck: Check | undefined;
-  if (items !== undefined) {
-    itemCheck = compile(items);
-    if (!itemCheck) return undefined;
-  }
-
-  if (required !== undefined && !(Array.isArray(required) && required.every((name) => typeof name === 'string'))) return undefined;
-  const requiredNames = (required as string[] | undefined) ?? [];
-  if (additionalProperties !== undefined && typeof additionalProperties !== 'boolean') return undefined;
-  const closed = additionalProperties === false;
-  if (properties !== undefined && !isObject(properties)) return undefined;
-  const propertyChecks: [string, Check][] = [];
-  for (const [name, sub] of Object.entries(properties ?? {})) {
-    const check = compile(sub);
-    if (!check) return undefined;
-    propertyChecks.push([name, check]);
-  }
-  const known = new Set(propertyChecks.map(([name]) => name));
-  const objectKeywords = requiredNames.length > 0 || closed || propertyChecks.length > 0;
-
-  return (value, at, key, issues) => {
-    if (typeTest && !typeTest(value)) issues = add(issues, pathOf(at, key), typeMessage);
-    if (ref) issues = (ref.check as Check)(value, at, key, issues);
-    if (regex && typeof value === 'string' && !regex.test(value)) issues = add(issues, pathOf(at, key), patternMessage);
-    if (itemCheck && Array.isArray(value)) {
-      const here = pathOf(at, key);
-      for (let i = 0; i < value.length; i++) issues = itemCheck(value[i], here, i, issues);
+    if ($ref !== undefined) {
+      const index = typeof $ref === 'string' ? defNames.indexOf(REF.exec($ref)?.[1] ?? '') : -1;
+      if (index < 0) throw new Uncovered();
+      out.push(`issues = f${index}(${v}, ${path}, issues);`);
     }
-    if (objectKeywords && isObject(value)) {
-      const here = pathOf(at, key);
-      for (const name of requiredNames) if (value[name] === undefined) issues = add(issues, pathOf(here, name), 'is required');
-      if (closed) for (const name in value) if (!known.has(name)) issues = add(issues, pathOf(here, name), 'unknown property; remove it');
-      for (const [name, check] of propertyChecks) {
-        const property = value[name];
-        if (property !== undefined) issues = check(property, here, name, issues);
+    if (pattern !== undefined) {
+      if (typeof pattern !== 'string') throw new Uncovered();
+      try {
+        patterns.push(new RegExp(pattern, 'u')); // Ajv's unicodeRegExp default
+      } catch {
+        throw new Uncovered();
       }
+      const message = JSON.stringify(`must match pattern "${pattern}"`);
+      out.push(`if (typeof ${v} === "string" && !re[${patterns.length - 1}].test(${v})) issues = add(issues, ${path}, ${message});`);
     }
-    return issues;
+    if (items !== undefined) {
+      const i = fresh();
+      const item = fresh();
+      out.push(
+        `if (Array.isArray(${v})) for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {`,
+        `const ${item} = ${v}[${i}];`,
+        node(items, item, `p(${path}, ${i})`),
+        '}',
+      );
+    }
+    if (required !== undefined && !(Array.isArray(required) && required.every((name) => typeof name === 'string'))) throw new Uncovered();
+    if (additionalProperties !== undefined && typeof additionalProperties !== 'boolean') throw new Uncovered();
+    if (properties !== undefined && !isObject(properties)) throw new Uncovered();
+    const names = Object.keys(properties ?? {});
+    const object: string[] = [];
+    for (const name of (required as string[] | undefined) ?? []) {
+      const key = JSON.stringify(name);
+      object.push(`if (${v}[${key}] === undefined) issues = add(issues, p(${path}, ${key}), "is required");`);
+    }
+    if (additionalProperties === false) {
+      const k = fresh();
+      const known = names.map((name) => `${k} !== ${JSON.stringify(name)}`).join(' && ') || 'true';
+      object.push(`for (const ${k} in ${v}) if (${known}) issues = add(issues, p(${path}, ${k}), "unknown property; remove it");`);
+    }
+    for (const name of names) {
+      const key = JSON.stringify(name);
+      const sub = fresh();
+      object.push(
+        `{ const ${sub} = ${v}[${key}];`,
+        `if (${sub} !== undefined) {`,
+        node((properties as Record<string, unknown>)[name], sub, `p(${path}, ${key})`),
+        '} }',
+      );
+    }
+    if (object.length > 0) out.push(`if (${(TYPE_TESTS.object as (v: string) => string)(v)}) {`, ...object, '}');
+    return out.join('\n');
+  }
+
+  let code: string;
+  try {
+    const functions = [...defNames.map((name) => $defs[name]), root].map(
+      (def, index) => `function f${index}(value, path, issues) {\n${node(def, 'value', 'path')}\nreturn issues;\n}`,
+    );
+    code = `"use strict";\n${functions.join('\n')}\nreturn f${defNames.length};`;
+  } catch (error) {
+    if (error instanceof Uncovered) return undefined;
+    throw error;
+  }
+  const check = new Function('add', 'p', 're', code)(add, pathOf, patterns) as Check;
+  return (value) => {
+    const issues = check(value, '', undefined);
+    return issues ? { ok: false, issues: unique(issues) } : { ok: true, value };
   };
 }
