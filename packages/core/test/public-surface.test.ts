@@ -56,4 +56,10 @@ describe('@armature/core public surface', () => {
       ].sort(),
     );
   });
+
+  it('is exported the same by the built package (dist/index.js, one bundled module)', async () => {
+    const built = (await import(new URL('../dist/index.js', import.meta.url).href)) as Record<string, unknown>;
+    expect(Object.keys(built).sort()).toEqual(Object.keys(core).sort());
+    for (const [name, value] of Object.entries(core)) expect(typeof built[name], name).toBe(typeof value);
+  });
 });

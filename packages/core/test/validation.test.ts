@@ -66,12 +66,16 @@ class ValidationServer {
     description: 'raw',
     inputSchema: {
       type: 'object',
-      properties: { n: { type: 'integer', minimum: 1 }, tag: { type: 'string', default: 'none' } },
+      properties: {
+        n: { type: 'integer', minimum: 1 },
+        tag: { type: 'string', default: 'none' },
+        contact: { type: 'string', format: 'email' },
+      },
       required: ['n'],
       additionalProperties: false,
     },
   })
-  raw(input: { n: number; tag: string }) {
+  raw(input: { n: number; tag: string; contact?: string }) {
     calls.push(input);
     return `${input.n}:${input.tag}`;
   }
@@ -168,6 +172,13 @@ describe('arguments are validated before the handler runs', () => {
     const bad = await call('raw', { n: 0, extra: 1 });
     expect(textOf(bad)).toBe('Invalid arguments for tool "raw":\nextra: unknown property; remove it\nn: must be >= 1');
     expect(textOf(await call('raw', {}))).toBe('Invalid arguments for tool "raw":\nn: is required');
+  });
+
+  it('checks the formats of a hand-written schema (ajv-formats, loaded for the first such schema)', async () => {
+    expect(textOf(await call('raw', { n: 1, contact: 'ada@example.com' }))).toBe('1:none');
+    expect(textOf(await call('raw', { n: 1, contact: 'ada' }))).toBe(
+      'Invalid arguments for tool "raw":\ncontact: must match format "email"',
+    );
   });
 
   it('rejects arguments given to a tool that takes none', async () => {

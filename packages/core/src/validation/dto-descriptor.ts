@@ -3,7 +3,8 @@ import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { findDeclaredType } from '../schema/class-transformer-storage.js';
 import { DtoSchemaWriter, type SchemaProblem, structuralSchema } from '../schema/dto-to-json-schema.js';
 import { type CompiledDto, compileDto } from './compile-dto.js';
-import { compileShapeCheck, type JsonValidator } from './json-schema-validator.js';
+import type { JsonValidator } from './json-schema-validator.js';
+import { compileShapeCheck } from './shape-check.js';
 
 /**
  * Everything the runtime needs to know about one DTO class, worked out once: the schema it
