@@ -2,6 +2,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsInt, IsString, MinLength } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DirectModern } from '../src/context/modern-call.js';
 import {
   Context,
   createMcpApp,
@@ -13,7 +14,6 @@ import {
   Tool,
   ToolError,
 } from '../src/index.js';
-import type { DirectModern } from '../src/context/modern-call.js';
 import type { AppRuntime } from '../src/runtime/app-runtime.js';
 import type { ModernDirectDispatcher } from '../src/runtime/modern-direct-dispatch.js';
 import { HttpEndpoint } from '../src/transports/http-endpoint.js';
