@@ -17,6 +17,8 @@ export interface Settings {
   inMemoryCalls: number;
   /** Full tools/list walks (every page) per sample. */
   listWalks: number;
+  /** Untimed walks per side before the first sample, as `warmupCalls` for the throughput scenarios. */
+  listWarmupWalks: number;
   /** stdio calls before the last RSS reading of the memory scenario. */
   memoryCalls: number;
 }
@@ -31,7 +33,8 @@ export const FULL: Settings = {
   httpCalls: 10_000,
   httpConnections: 32,
   inMemoryCalls: 5_000,
-  listWalks: 20,
+  listWalks: 100,
+  listWarmupWalks: 200,
   memoryCalls: 100_000,
 };
 
@@ -46,5 +49,6 @@ export const QUICK: Settings = {
   httpConnections: 32,
   inMemoryCalls: 200,
   listWalks: 2,
+  listWarmupWalks: 3,
   memoryCalls: 2_000,
 };

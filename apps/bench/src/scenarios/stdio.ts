@@ -119,7 +119,7 @@ function toolsListAllPages(settings: Settings): Scenario {
         checkSame('the names tools/list gives, every page read', listed);
         const sides: Opened['sides'] = {};
         for (const [name, child] of children) {
-          for (let i = 0; i < 3; i++) await walkToolsList(child);
+          for (let i = 0; i < settings.listWarmupWalks; i++) await walkToolsList(child);
           sides[name] = async () => {
             const started = performance.now();
             for (let i = 0; i < settings.listWalks; i++) await walkToolsList(child);
