@@ -1,6 +1,5 @@
 import {
   type AuthInfo,
-  classifyInboundRequest,
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   type EventStore,
@@ -21,6 +20,7 @@ import { type Message, messagesOf, type ParsedBody, whenBodyEnds } from './http-
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { LegacySessions } from './legacy-sessions.js';
+import { ModernRoutes } from './modern-routes.js';
 import { PerClientCounter } from './per-client-counter.js';
 import type { SessionRelay } from './session-relay.js';
 
@@ -122,6 +122,7 @@ export class HttpEndpoint {
   private sweeperStopped = false;
   private readonly auth?: BearerAuth;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
+  private readonly modernRoutes = new ModernRoutes();
 
   /**
    * @param factory builds a fresh SDK server; `track` is true for a 2025-11-25 session (kept and
@@ -275,15 +276,18 @@ export class HttpEndpoint {
     const mcpMethodHeader = head.headers.get('mcp-method') ?? undefined;
     const mcpNameHeader = head.headers.get('mcp-name') ?? undefined;
     // The SDK requires both headers; it answers their absence itself.
-    if (protocolVersionHeader !== MODERN_REVISION || mcpMethodHeader !== message.method) return undefined;
+    if (protocolVersionHeader !== MODERN_REVISION || mcpMethodHeader === undefined || mcpMethodHeader !== message.method) return undefined;
     if (message.method === 'tools/call') {
       // Mcp-Name must name the tool as the body does (an encoded or padded value is the SDK's to read).
       if (mcpNameHeader === undefined || mcpNameHeader !== message.params?.name || /^[\t ]|[\t ]$|^=\?/.test(mcpNameHeader))
         return undefined;
     }
-    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body: message });
-    if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN_REVISION) return undefined;
-    return message;
+    const modern = this.modernRoutes.isModern(message, {
+      protocolVersion: protocolVersionHeader,
+      mcpMethod: mcpMethodHeader,
+      mcpName: mcpNameHeader,
+    });
+    return modern ? message : undefined;
   }
 
   /** Routes a checked request: 2025-11-25 traffic to the sessions, the rest to the SDK's 2026-07-28 handler. */

@@ -1,0 +1,97 @@
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../src/transports/http-messages.js';
+import { ModernRoutes } from '../src/transports/modern-routes.js';
+
+// The direct path asks the SDK's classifier once per envelope: its verdict for every request must
+// stay exactly the classifier's, whatever came before it.
+
+const VERSION = '2026-07-28';
+const envelope = fc.record(
+  {
+    'io.modelcontextprotocol/protocolVersion': fc.constantFrom(VERSION, VERSION, VERSION, '2025-11-25', 7),
+    'io.modelcontextprotocol/clientInfo': fc.constantFrom({ name: 'a', version: '1' }, { name: 'b', version: '2' }, { name: 3 }),
+    'io.modelcontextprotocol/clientCapabilities': fc.constantFrom({}, { sampling: {} }, 'none'),
+    progressToken: fc.constantFrom('t', 1.5, null),
+  },
+  // Mostly complete envelopes, so that remembered verdicts are met often.
+  {
+    requiredKeys: [
+      'io.modelcontextprotocol/protocolVersion',
+      'io.modelcontextprotocol/clientInfo',
+      'io.modelcontextprotocol/clientCapabilities',
+    ],
+  },
+);
+const message = fc
+  .record({
+    jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0'),
+    id: fc.constantFrom(1, 'x', 2, 'y', null, 1.5, 2 ** 60),
+    method: fc.constantFrom('tools/call', 'tools/list'),
+    params: fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({ name: fc.constant('add'), arguments: fc.constant({ a: 1 }), _meta: envelope }, { requiredKeys: ['_meta'] }),
+      },
+      { weight: 1, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.constant({ _meta: 'x' }) },
+    ),
+    // Now and then a member that makes it a response, or one no request has.
+    more: fc.constantFrom({}, {}, {}, {}, { result: {} }, { error: { code: 1, message: 'm' } }, { extra: true }),
+  })
+  .map(({ more, ...body }) => ({ ...body, ...more }));
+
+function classifierSays(body: Message): boolean {
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: VERSION,
+    mcpMethodHeader: body.method as string,
+    body,
+  });
+  return route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === VERSION;
+}
+
+describe('remembered 2026-07-28 routes', () => {
+  it('give the classifier verdict for every request of a sequence, remembered or not', () => {
+    let modern = 0;
+    let total = 0;
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 30 }), (messages) => {
+        const routes = new ModernRoutes();
+        for (const body of messages as Message[]) {
+          const said = routes.isModern(body, { protocolVersion: VERSION, mcpMethod: body.method as string, mcpName: undefined });
+          expect(said).toBe(classifierSays(body));
+          total++;
+          if (said) modern++;
+        }
+      }),
+      { numRuns: 500 },
+    );
+    // The runs meet both verdicts often (the remembered one included).
+    expect(modern / total).toBeGreaterThan(0.01);
+    expect(modern / total).toBeLessThan(0.95);
+  });
+
+  it('remember a client envelope: its later requests are not classified again', () => {
+    const routes = new ModernRoutes();
+    const body = (id: number) =>
+      ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/list',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': VERSION,
+            'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }) as Message;
+    const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
+    expect(routes.isModern(body(1), headers)).toBe(true);
+    // A body the classifier would refuse outright is still refused: only plain shapes are remembered.
+    expect(routes.isModern({ ...body(2), result: {} } as Message, headers)).toBe(false);
+    expect(routes.isModern(body(3), headers)).toBe(true);
+  });
+});
