@@ -1,6 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
 import type { TaskRecord } from '../../state/task-store.js';
 import type { CallRequest } from '../call-request.js';
+import { wireOf } from './task-service.js';
 
 // The 2026-07-28 tasks extension (SEP-2663; ext-tasks specification/draft/tasks.md): what it
 // names, how a client opts in, and how it shows a task. The task rules stay in TaskService.
@@ -35,14 +36,12 @@ export function tasksExtensionMissing(message: string): MissingRequiredClientCap
  */
 export function detailedTaskOf(record: TaskRecord): Record<string, unknown> {
   const { outcome } = record;
+  // The fields both revisions show, under the extension's names for the two that differ.
+  const { ttl, pollInterval, ...shared } = wireOf(record);
   return {
-    taskId: record.taskId,
-    status: record.status,
-    ...(record.statusMessage !== undefined ? { statusMessage: record.statusMessage } : {}),
-    createdAt: new Date(record.createdAt).toISOString(),
-    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
-    ttlMs: record.ttlMs,
-    pollIntervalMs: record.pollIntervalMs,
+    ...shared,
+    ttlMs: ttl,
+    pollIntervalMs: pollInterval,
     ...(record.status === 'completed' && outcome?.kind === 'result' ? { result: outcome.result } : {}),
     ...(record.status === 'failed' && outcome?.kind === 'error'
       ? { error: { code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }) } }
