@@ -24,6 +24,15 @@ export interface LineTransportOptions {
 }
 
 const NEWLINE = 0x0a;
+/**
+ * Lines from this size on (bytes) are decoded, pre-scanned, parsed and delivered in separate turns
+ * of the event loop, as large HTTP bodies are: each step costs milliseconds (reliability figure 7:
+ * no block over 50 ms). Lines after one wait their turn, so the order holds.
+ */
+const LARGE_LINE = 512 * 1024;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** `parse`'s answer for a line that is not JSON (already rejected). */
+const NOT_JSON = Symbol('not JSON');
 /** How much of an over-long line is kept to read its id from (ids come first in practice). */
 const HEAD_BYTES = 4_096;
 
@@ -58,6 +67,9 @@ export class LineTransport implements Transport, NotificationStream {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private pending: Buffer[] = [];
+  /** Complete lines waiting while a large one is handled turn by turn (the input is paused meanwhile). */
+  private backlog: Buffer[] = [];
+  private draining = false;
   private pendingBytes = 0;
   private discarding = false;
   /** Ids of the peer's requests not answered yet (JSON-RPC: unique among pending requests). */
@@ -207,6 +219,7 @@ export class LineTransport implements Transport, NotificationStream {
       this.pending = [];
       this.pendingBytes = 0;
       if (line.length > this.maxBytes) this.reject(this.idFromHead([line]), -32600, this.tooLarge());
+      else if (this.draining || line.length >= LARGE_LINE) this.holdBack(line);
       else this.handleLine(line);
     }
     if (data.length === 0 || this.discarding) return;
@@ -232,25 +245,81 @@ export class LineTransport implements Transport, NotificationStream {
     return `Invalid Request: a message must not exceed ${this.maxBytes} bytes`;
   }
 
+  /** Holds `line` back until the large line before it has been handled; starts handling if none is. */
+  private holdBack(line: Buffer): void {
+    this.backlog.push(line);
+    if (this.draining) return;
+    this.draining = true;
+    this.input.pause();
+    // Not in this turn, which has just joined the line's chunks.
+    setImmediate(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (let line = this.backlog.shift(); line && !this.closed; line = this.backlog.shift()) {
+        if (line.length >= LARGE_LINE) await this.handleLargeLine(line);
+        else this.handleLine(line);
+      }
+    } finally {
+      this.backlog = [];
+      this.draining = false;
+      if (!this.closed) this.input.resume();
+    }
+  }
+
   private handleLine(line: Buffer): void {
+    const text = this.decode(line);
+    if (text === undefined) return;
+    const scan = this.scan(text);
+    if (!scan) return;
+    const value = this.parse(text);
+    if (value !== NOT_JSON) this.deliver(value, scan);
+  }
+
+  /** `handleLine`, each step a turn of the event loop apart. */
+  private async handleLargeLine(line: Buffer): Promise<void> {
+    const text = this.decode(line);
+    if (text === undefined) return;
+    await nextTurn();
+    const scan = this.closed ? undefined : this.scan(text);
+    if (!scan) return;
+    await nextTurn();
+    const value = this.closed ? NOT_JSON : this.parse(text);
+    if (value === NOT_JSON) return;
+    await nextTurn();
+    if (!this.closed) this.deliver(value, scan);
+  }
+
+  /** The line as text, or undefined when it is empty or not UTF-8 (answered). */
+  private decode(line: Buffer): string | undefined {
     if (!isUtf8(line)) {
       this.reject(null, -32700, 'Parse error: the line is not valid UTF-8; send JSON text encoded as UTF-8');
-      return;
+      return undefined;
     }
-    const textLine = line.toString('utf8').trim();
-    if (textLine === '') return;
-    const scan = prescanJson(textLine, this.messageLimits);
-    if (scan.problem) {
-      this.reject(scan.id ?? null, -32600, `Invalid Request: ${scan.problem}`);
-      return;
-    }
-    let value: unknown;
+    const text = line.toString('utf8').trim();
+    return text === '' ? undefined : text;
+  }
+
+  /** The pre-scan of the text, or undefined when it breaks a message limit (answered). */
+  private scan(text: string): ReturnType<typeof prescanJson> | undefined {
+    const scan = prescanJson(text, this.messageLimits);
+    if (!scan.problem) return scan;
+    this.reject(scan.id ?? null, -32600, `Invalid Request: ${scan.problem}`);
+    return undefined;
+  }
+
+  private parse(text: string): unknown {
     try {
-      value = JSON.parse(textLine);
+      return JSON.parse(text);
     } catch {
       this.reject(null, -32700, 'Parse error: the line is not valid JSON');
-      return;
+      return NOT_JSON;
     }
+  }
+
+  /** Checks a parsed line as a JSON-RPC message and hands it on. */
+  private deliver(value: unknown, scan: ReturnType<typeof prescanJson>): void {
     if (Array.isArray(value)) {
       this.reject(null, -32600, 'Invalid Request: batches are not supported; send one JSON-RPC message per line');
       return;
