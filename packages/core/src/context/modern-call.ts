@@ -3,6 +3,9 @@
 // Types only, so neither layer imports the other.
 import type { AuthInfo } from '@modelcontextprotocol/server';
 
+/** The stateless protocol revision (the SDK names it internally only). */
+export const MODERN_REVISION = '2026-07-28';
+
 /** One 2026-07-28 request the HTTP transport offers to the direct path, its envelope and headers checked as the SDK checks them. */
 export interface ModernCall {
   readonly message: { readonly id: string | number; readonly method: string; readonly params?: unknown };

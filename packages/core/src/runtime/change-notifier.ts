@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import { MODERN_REVISION } from '../context/modern-call.js';
 import type { StateBus } from '../state/app-state.js';
 
 /** Where 2026-07-28 `subscriptions/listen` streams are notified (one per HTTP handler). */
@@ -16,8 +17,6 @@ export interface LiveConnection {
   /** URIs this connection subscribed to with `resources/subscribe` (2025-11-25). */
   readonly subscriptions: Set<string>;
 }
-
-const MODERN = '2026-07-28';
 
 /** One change, as it travels between instances. */
 interface Change {
@@ -133,7 +132,7 @@ export class ChangeBroadcaster {
 
   private applyResourceUpdated(uri: string): void {
     for (const connection of this.live) {
-      const modern = connection.mcp.server.getNegotiatedProtocolVersion() === MODERN;
+      const modern = connection.mcp.server.getNegotiatedProtocolVersion() === MODERN_REVISION;
       // On a modern stdio connection the SDK routes it to matching subscriptions/listen streams.
       if (modern || connection.subscriptions.has(uri)) void connection.mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
     }

@@ -10,6 +10,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../validation/plain-object.js';
 
 type Params = Record<string, unknown> | undefined;
 
@@ -38,12 +39,6 @@ const LEGACY_ERA = '2025-11-25';
 /** `_meta` keys and params the SDK lifts out of a request before its handler sees it (2026-07-28 material). */
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 const WIRE_ONLY_PARAMS = ['inputResponses', 'requestState', 'task', 'inputRequests'];
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function isProgressToken(value: unknown): boolean {
   return value === undefined || typeof value === 'string' || Number.isSafeInteger(value);

@@ -24,6 +24,7 @@ import type {
   ToolDefinition,
 } from '../builder/definitions.js';
 import type { Middleware } from '../context/execution-context.js';
+import { MODERN_REVISION } from '../context/modern-call.js';
 import { callMessages } from '../messages/call-messages.js';
 import { isAllowed, visibleEntries } from './access.js';
 import { completionKind, promptKind, resourceKind, toolKind, unknownPrompt, unknownTool } from './call-kinds.js';
@@ -34,7 +35,7 @@ import type { ChangeBroadcaster, LiveConnection } from './change-notifier.js';
 import { DirectDispatcher } from './direct-dispatch.js';
 import { type CallKind, type ExecutorSettings, executeCall } from './execute-call.js';
 import { withMiddleware } from './middleware.js';
-import { MODERN_REVISION, type ModernDirectDispatcher } from './modern-direct-dispatch.js';
+import type { ModernDirectDispatcher } from './modern-direct-dispatch.js';
 import { serveTasks } from './tasks/task-handlers.js';
 import type { TaskService } from './tasks/task-service.js';
 

@@ -12,19 +12,10 @@ import {
   type ServerContext,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import type { ModernCall } from '../context/modern-call.js';
-import {
-  ACCEPTS,
-  DirectRequestContext,
-  errorResponse,
-  isPlainObject,
-  isPlainToolResult,
-  type RequestHandler,
-  type WireCodec,
-} from './direct-dispatch.js';
+import { MODERN_REVISION, type ModernCall } from '../context/modern-call.js';
+import { isPlainObject } from '../validation/plain-object.js';
+import { ACCEPTS, DirectRequestContext, errorResponse, isPlainToolResult, type RequestHandler, type WireCodec } from './direct-dispatch.js';
 
-/** The revision the direct path serves. */
-export const MODERN_REVISION = '2026-07-28';
 /** The envelope keys a direct call may carry: the ones every 2026-07-28 request carries, nothing that makes the call send notifications (`logLevel`). */
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 

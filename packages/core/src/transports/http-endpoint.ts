@@ -12,24 +12,21 @@ import {
   type McpServer as SdkMcpServer,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
-import type { DirectModern } from '../context/modern-call.js';
+import { type DirectModern, MODERN_REVISION } from '../context/modern-call.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { type Message, messagesOf, type ParsedBody, whenBodyEnds } from './http-messages.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
+import { LARGE_INPUT, nextTurn } from './large-input.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { ModernRoutes } from './modern-routes.js';
 import { PerClientCounter } from './per-client-counter.js';
 import type { SessionRelay } from './session-relay.js';
 
-/** Bodies from this size on (characters) are pre-scanned and parsed a turn apart: each step costs milliseconds. */
-const LARGE_BODY = 512 * 1024;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The 2026-07-28 methods a direct path may answer. */
 const DIRECT_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
-const MODERN_REVISION = '2026-07-28';
 
 export interface HttpEndpointOptions {
   /**
@@ -238,12 +235,12 @@ export class HttpEndpoint {
     if (text !== undefined) {
       // A large body is decoded, pre-scanned and parsed in separate turns of the event loop, so
       // other requests are served in between (reliability figure 7: no block over 50 ms).
-      if (text.length >= LARGE_BODY) await nextTurn();
+      if (text.length >= LARGE_INPUT) await nextTurn();
       const scan = prescanJson(text, this.messageLimits);
       if (scan.problem) return { response: jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null) };
       // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
       if (isJsonContentType(head.headers.get('content-type') ?? '')) {
-        if (text.length >= LARGE_BODY) await nextTurn();
+        if (text.length >= LARGE_INPUT) await nextTurn();
         try {
           body = { value: JSON.parse(text) as unknown };
         } catch {

@@ -4,6 +4,7 @@ import { type JSONRPCMessage, parseJSONRPCMessage, type RequestId, type Transpor
 import { type NotificationStream, NotificationValve } from '../context/notification-valve.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { asPlainJsonRpcCall } from './json-rpc-shape.js';
+import { LARGE_INPUT, nextTurn } from './large-input.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
@@ -24,13 +25,6 @@ export interface LineTransportOptions {
 }
 
 const NEWLINE = 0x0a;
-/**
- * Lines from this size on (bytes) are decoded, pre-scanned, parsed and delivered in separate turns
- * of the event loop, as large HTTP bodies are: each step costs milliseconds (reliability figure 7:
- * no block over 50 ms). Lines after one wait their turn, so the order holds.
- */
-const LARGE_LINE = 512 * 1024;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** `parse`'s answer for a line that is not JSON (already rejected). */
 const NOT_JSON = Symbol('not JSON');
 /** How much of an over-long line is kept to read its id from (ids come first in practice). */
@@ -219,7 +213,7 @@ export class LineTransport implements Transport, NotificationStream {
       this.pending = [];
       this.pendingBytes = 0;
       if (line.length > this.maxBytes) this.reject(this.idFromHead([line]), -32600, this.tooLarge());
-      else if (this.draining || line.length >= LARGE_LINE) this.holdBack(line);
+      else if (this.draining || line.length >= LARGE_INPUT) this.holdBack(line);
       else this.handleLine(line);
     }
     if (data.length === 0 || this.discarding) return;
@@ -245,7 +239,10 @@ export class LineTransport implements Transport, NotificationStream {
     return `Invalid Request: a message must not exceed ${this.maxBytes} bytes`;
   }
 
-  /** Holds `line` back until the large line before it has been handled; starts handling if none is. */
+  /**
+   * Holds `line` back until the large line before it has been handled, so the order holds; a large
+   * line itself is handled a step a turn (`LARGE_INPUT`). Starts handling if nothing is.
+   */
   private holdBack(line: Buffer): void {
     this.backlog.push(line);
     if (this.draining) return;
@@ -258,7 +255,7 @@ export class LineTransport implements Transport, NotificationStream {
   private async drain(): Promise<void> {
     try {
       for (let line = this.backlog.shift(); line && !this.closed; line = this.backlog.shift()) {
-        if (line.length >= LARGE_LINE) await this.handleLargeLine(line);
+        if (line.length >= LARGE_INPUT) await this.handleLargeLine(line);
         else this.handleLine(line);
       }
     } finally {

@@ -1,15 +1,10 @@
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../validation/plain-object.js';
 import type { Message } from './http-messages.js';
 
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * True for a JSON-RPC request of plain shape: `jsonrpc` "2.0", a string or safe-integer id, a
