@@ -264,4 +264,41 @@ describe('the direct path', () => {
     expect((reason as Error).message).toBe('Connection closed');
     await app.close();
   });
+
+  it('answers what a frozen result holds now, not what it held at an earlier call', async () => {
+    const block = { type: 'text', text: '' };
+    const shared = Object.freeze({ content: [block] });
+    let calls = 0;
+    @McpServer({ name: 'frozen', version: '1.0.0' })
+    class FrozenServer {
+      @Tool({ description: 'the same frozen result, its block changed each call' })
+      count() {
+        block.text = String(++calls);
+        return shared;
+      }
+    }
+    const app = createMcpApp(FrozenServer);
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const lines: string[] = [];
+    stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+    const handle = app.listenStdio({ stdin, stdout });
+    const answered = async (id: number) => {
+      for (let i = 0; i < 100 && !lines.some((l) => l.includes(`"id":${id}}`)); i++) await new Promise((r) => setTimeout(r, 10));
+      return lines.find((l) => l.includes(`"id":${id}}`));
+    };
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })}\n`,
+    );
+    await answered(1);
+    stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    const count = async (id: number) => {
+      stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'count' } })}\n`);
+      return answered(id);
+    };
+    expect(await count(2)).toBe('{"result":{"content":[{"type":"text","text":"1"}]},"jsonrpc":"2.0","id":2}');
+    expect(await count(3)).toBe('{"result":{"content":[{"type":"text","text":"2"}]},"jsonrpc":"2.0","id":3}');
+    await handle.close();
+    await app.close();
+  });
 });

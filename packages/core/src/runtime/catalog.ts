@@ -7,6 +7,14 @@ interface Entry<D, V> {
   enabled: boolean;
 }
 
+/** The list pages catalogs keep: the same object, unchanged, until their catalog changes. */
+const keptPages = new WeakSet<object>();
+
+/** True for a list page a catalog keeps (whatever is made of it may be kept as long). */
+export function isKeptPage(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && keptPages.has(value);
+}
+
 /**
  * The run-time state over frozen definitions: which entries are enabled (or removed), and the list
  * payload, rebuilt only when something changes, so a list request does no per-request work.
@@ -93,6 +101,7 @@ export class Catalog<D extends { readonly plan: { readonly guarded: boolean } },
     // Only the cursors pages hand out are kept: any other a client makes up is served, not stored.
     if (cursor === undefined || (offset % pageSize === 0 && offset < views.length && cursor === cursorOf(offset))) {
       this.pages.set(cursor, result);
+      keptPages.add(result);
     }
     return result;
   }

@@ -11,6 +11,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../validation/plain-object.js';
+import { isKeptPage } from './catalog.js';
 
 type Params = Record<string, unknown> | undefined;
 
@@ -103,8 +104,8 @@ interface ResultTextSink {
 }
 
 /**
- * The encoded text of results that are frozen and shared: list pages kept by their catalog. The
- * direct path serves only the 2025-11-25 era, whose encoding depends on nothing but the result.
+ * The encoded text of the list pages catalogs keep. The direct path serves only the 2025-11-25
+ * era, whose encoding depends on nothing but the result.
  */
 const encodedTexts = new WeakMap<object, string>();
 
@@ -269,16 +270,17 @@ export class DirectDispatcher {
   }
 
   /**
-   * The encoded result, or its JSON text when the transport takes text and the result is a shared
-   * frozen one (a list page), whose text is then made once.
+   * The encoded result, or its JSON text when the transport takes text and the result is a list
+   * page a catalog keeps, whose text is then made once. (A frozen result of the handler's own may
+   * hold objects that change: it is encoded each time.)
    */
   private answer(transport: Transport, codec: WireCodec, method: string, result: unknown): unknown {
     const takesText = typeof (transport as Partial<ResultTextSink>).sendResultText === 'function';
-    if (!takesText || typeof result !== 'object' || result === null || !Object.isFrozen(result)) return this.encode(codec, method, result);
-    let text = encodedTexts.get(result);
+    if (!takesText || !isKeptPage(result)) return this.encode(codec, method, result);
+    let text = encodedTexts.get(result as object);
     if (text === undefined) {
       text = JSON.stringify(this.encode(codec, method, result));
-      encodedTexts.set(result, text);
+      encodedTexts.set(result as object, text);
     }
     return text;
   }
