@@ -1,3 +1,4 @@
+export { type BuildOptions, type BuildResult, buildApp } from './build/bundle-app.js';
 export { type CreatedProject, CreateError, type CreateProjectOptions, createProject } from './create/create-project.js';
 export { nestProjectFiles } from './create/nest-project-files.js';
 export { type ProjectOptions, projectFiles, TEMPLATES, type Template, type Transport } from './create/project-files.js';

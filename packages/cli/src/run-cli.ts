@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { buildApp } from './build/bundle-app.js';
 import { CreateError, createProject } from './create/create-project.js';
 import { TEMPLATES, type Template, type Transport } from './create/project-files.js';
 import { startDev } from './dev/dev.js';
@@ -28,6 +29,7 @@ Usage
   armature inspect [entry] [options]        print and lint the tools, resources and prompts
   armature dev [entry] [options] [-- args]  run the server with vite-node, restarting on changes
   armature check [folder]                   find DTO properties with no decorator (default src), without running them
+  armature build [entry] [options]          bundle the compiled server into one file that starts faster
 
 new
   --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
@@ -57,6 +59,11 @@ dev
   entry                      module that starts the server (default src/main.ts)
   --watch <path>             what to watch (repeatable; default src, tsconfig.json, package.json, .env)
   -- <args>                  arguments for the entry (its process.argv.slice(2)), e.g. armature dev src/main.ts -- --http
+
+build
+  entry                      the compiled module that starts the server (default dist/main.js; run npm run build first)
+  --out <dir>                where the bundle goes (default dist/bundle); run it with node <dir>/<entry name>.mjs
+  --external <package>       leave a package out of the bundle, imported from node_modules at run time (repeatable)
 
 Every command that writes
   --dry-run                  print the plan, write nothing
@@ -287,6 +294,20 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
             : `armature check: ${findings.length} finding(s)\n`,
         );
         return findings.length === 0 ? 0 : 1;
+      });
+    case 'build':
+      return guard(io, async () => {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { out: { type: 'string' }, external: { type: 'string', multiple: true } },
+        });
+        if (positionals.length > 1) throw new UsageError('usage: armature build [entry] [--out <dir>] [--external <package>]');
+        const built = await buildApp({ entry: positionals[0], outDir: values.out, external: values.external, cwd: io.cwd });
+        out(
+          `armature build: ${built.entry} (${(built.bytes / 1024).toFixed(0)} KiB of JavaScript in ${built.files.filter((f) => f.endsWith('.mjs')).length} file(s))\nRun it with: node ${built.entry}\n`,
+        );
+        return 0;
       });
     case 'dev':
       return guard(io, async () => {

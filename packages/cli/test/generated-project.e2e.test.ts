@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ARMATURE_BIN,
@@ -164,6 +166,65 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       ]),
     );
   }, 300_000);
+
+  it(
+    'armature build bundles the grown server, and the bundle answers every request as dist/main.js does',
+    async () => {
+      const built = await cli(['build'], STEP);
+      expect(built.code, built.stdout + built.stderr).toBe(0);
+      expect(built.stdout).toContain('Run it with: node dist/bundle/main.mjs');
+
+      // The same requests to the compiled server and to its bundle, over stdio with the SDK's own
+      // client: the catalogue, valid calls, and calls the DTOs refuse (the messages come from the
+      // validators the bundle kept of class-validator's ES build).
+      const answers = async (entry: string) => {
+        const client = new Client({ name: 'e2e-build', version: '1.0.0' });
+        await client.connect(
+          new StdioClientTransport({ command: process.execPath, args: [entry], cwd: root, env: childEnv() as Record<string, string> }),
+        );
+        try {
+          const start = { street: 'Via Roma 1', zip: '00100' };
+          return {
+            tools: await client.listTools(),
+            prompts: await client.listPrompts(),
+            resources: await client.listResources(),
+            calls: [
+              await client.callTool({ name: 'greet', arguments: { name: 'Ada', language: 'it' } }),
+              await client.callTool({ name: 'greet', arguments: { name: '', shout: true } }),
+              await client.callTool({ name: 'get_forecast', arguments: { city: 'Rome', days: 3, units: 'metric' } }),
+              await client.callTool({ name: 'get_forecast', arguments: { city: 'x'.repeat(65), days: 15, units: 'kelvin', raw: 'yes' } }),
+              await client.callTool({
+                name: 'plan_trip',
+                arguments: { title: 'Trip', due: '2026-12-24T10:00:00.000Z', kind: 'day', start, stops: [start] },
+              }),
+              await client.callTool({
+                name: 'plan_trip',
+                arguments: {
+                  title: '',
+                  tags: ['a', 'b', 'c', 'd', 'e', 'f'],
+                  due: 'soon',
+                  kind: 'year',
+                  start: { zip: '1', floor: 99 },
+                  stops: [{}],
+                },
+              }),
+              await client.callTool({ name: 'create_invoice', arguments: { customer: 'ACME', amount: 12.5 } }),
+              await client.callTool({ name: 'create_invoice', arguments: { customer: 'AC', amount: 0.1 } }),
+            ],
+          };
+        } finally {
+          await client.close();
+        }
+      };
+      const compiled = await answers('dist/main.js');
+      const bundled = await answers('dist/bundle/main.mjs');
+      expect(bundled).toEqual(compiled);
+      expect(compiled.tools.tools.map((tool) => tool.name).sort()).toEqual(['create_invoice', 'get_forecast', 'greet', 'plan_trip']);
+      expect(compiled.calls.map((call) => call.isError ?? false)).toEqual([false, true, false, true, false, true, false, true]);
+      expect(JSON.stringify(compiled.calls[5])).toContain('start.zip');
+    },
+    STEP,
+  );
 
   it(
     'inspect prints the catalogue and lints it; --strict fails on the TODO descriptions',

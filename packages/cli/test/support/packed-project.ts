@@ -8,11 +8,15 @@ import { fileURLToPath } from 'node:url';
 export const CLI_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ARMATURE_BIN = join(CLI_ROOT, 'dist', 'bin', 'armature.js');
 
-/** The environment for the commands a generated project runs: no colours, no prompts, no outer vitest. */
+/**
+ * The environment for the commands a generated project runs: no colours, no prompts, no outer
+ * vitest, and no NODE_PATH (pnpm's bin shims set it to this workspace's hoisted node_modules, where
+ * a user's project would find packages it does not install).
+ */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(VITEST|TEST$|NODE_OPTIONS$|npm_)/.test(key)) env[key] = value;
+    if (!/^(VITEST|TEST$|NODE_OPTIONS$|NODE_PATH$|npm_)/.test(key)) env[key] = value;
   }
   return { ...env, CI: 'true', FORCE_COLOR: '0', NO_COLOR: '1', ...extra };
 }

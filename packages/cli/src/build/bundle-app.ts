@@ -1,0 +1,140 @@
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import type { Plugin, RolldownOutput } from 'rolldown';
+import { findProject, ProjectError, toPosix } from '../util/project.js';
+
+export interface BuildOptions {
+  /** The compiled entry that starts the server (default `dist/main.js`, what `npm run build` writes). */
+  entry?: string;
+  /** Where the bundle goes (default `dist/bundle`); the entry becomes `<name>.mjs` in it. */
+  outDir?: string;
+  /** Packages left out of the bundle and imported from node_modules at run time (native addons, say). */
+  external?: readonly string[];
+  cwd?: string;
+}
+
+export interface BuildResult {
+  /** The file to run, relative to the project: `node <entry>`. */
+  readonly entry: string;
+  /** Every file written, relative to the project. */
+  readonly files: readonly string[];
+  /** Size of the JavaScript written, in bytes (source maps not counted). */
+  readonly bytes: number;
+}
+
+const BUILTINS = new Set(builtinModules);
+const isBuiltin = (id: string): boolean => id.startsWith('node:') || BUILTINS.has(id) || BUILTINS.has(id.split('/')[0] as string);
+
+/**
+ * `armature build`: the compiled server and everything it imports, joined into one ES module (plus
+ * a chunk per lazily imported library) with rolldown. A fresh process then reads and links one file
+ * instead of several hundred, and class-validator comes from its side-effect-free ES build, so the
+ * validators no DTO uses (and validator.js, libphonenumber-js behind them) are left out. tsc stays the
+ * compiler: it alone emits the decorator metadata Armature reads, so the bundle starts from its output.
+ */
+export async function buildApp(options: BuildOptions = {}): Promise<BuildResult> {
+  const project = findProject(options.cwd ?? process.cwd());
+  const root = project.root;
+  const entryName = options.entry ?? 'dist/main.js';
+  const entry = resolve(root, entryName);
+  if (/\.[mc]?tsx?$/.test(entry) && !entry.endsWith('.d.ts')) {
+    throw new ProjectError(
+      `armature build bundles the compiled JavaScript, and ${entryName} is TypeScript.\n` +
+        'Fix: compile first (npm run build), then name the compiled entry: armature build dist/main.js',
+    );
+  }
+  if (!existsSync(entry)) {
+    throw new ProjectError(
+      `${entryName} does not exist.\nFix: compile first (npm run build), or name the compiled entry: armature build <entry.js>`,
+    );
+  }
+  const outDir = resolve(root, options.outDir ?? 'dist/bundle');
+  const external = options.external ?? [];
+  const isExternal = (id: string): boolean => isBuiltin(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
+
+  const { build } = await import('rolldown');
+  const output: RolldownOutput = await build({
+    input: { [basename(entry, extname(entry))]: entry },
+    cwd: root,
+    platform: 'node',
+    external: isExternal,
+    plugins: [classValidatorEsm(), ownFileUrls(outDir)],
+    logLevel: 'warn',
+    onLog(level, log) {
+      // Unresolved imports are reported as errors below; the rest (eval in a library, say) is noise here.
+      if (level === 'warn' && log.code === 'UNRESOLVED_IMPORT') throw new Error(log.message);
+    },
+    write: true,
+    output: {
+      dir: outDir,
+      format: 'esm',
+      entryFileNames: '[name].mjs',
+      // Lazily imported libraries (jose, for JWT auth) get a file of their own, in the same folder:
+      // ownFileUrls computes paths from outDir.
+      chunkFileNames: '[name]-[hash].mjs',
+      sourcemap: true,
+    },
+  }).catch((error: unknown) => {
+    throw new ProjectError(
+      `armature build could not bundle ${entryName}: ${(error as Error).message}\n` +
+        'Fix: install what is missing, or leave a package out of the bundle with --external <package> (it is then imported from node_modules at run time).',
+    );
+  });
+
+  const files = output.output.map((file) => toPosix(relative(root, join(outDir, file.fileName)))).sort();
+  const bytes = output.output.reduce((sum, file) => sum + (file.type === 'chunk' ? Buffer.byteLength(file.code) : 0), 0);
+  const main = output.output.find((file) => file.type === 'chunk' && file.isEntry);
+  return { entry: toPosix(relative(root, join(outDir, main?.fileName ?? ''))), files, bytes };
+}
+
+/**
+ * class-validator ships CommonJS (`main`) and an ES build marked side-effect free (`es2015`). Both
+ * the user's DTOs and @armature/core (which also imports `class-validator/cjs/...` files) are pointed
+ * at the ES build, so there is one copy and the unused validators can be left out.
+ */
+function classValidatorEsm(): Plugin {
+  const roots = new Map<string, string | null>();
+  const esmRoot = (importer: string): string | null => {
+    const from = dirname(importer);
+    if (!roots.has(from)) {
+      let found: string | null = null;
+      try {
+        const dir = dirname(realpathSync(createRequire(importer).resolve('class-validator/package.json')));
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { es2015?: string };
+        if (pkg.es2015 && existsSync(join(dir, 'esm2015'))) found = join(dir, 'esm2015');
+      } catch {
+        // not installed where this module looks: rolldown reports the import itself
+      }
+      roots.set(from, found);
+    }
+    return roots.get(from) ?? null;
+  };
+  return {
+    name: 'armature:class-validator-esm',
+    resolveId(source, importer) {
+      if (!importer || (source !== 'class-validator' && !source.startsWith('class-validator/cjs/'))) return null;
+      const esm = esmRoot(importer);
+      if (!esm) return null;
+      const file = source === 'class-validator' ? 'index.js' : source.slice('class-validator/cjs/'.length);
+      const target = join(esm, file.endsWith('.js') ? file : `${file}.js`);
+      return existsSync(target) ? target : null;
+    },
+  };
+}
+
+/**
+ * `import.meta.url` keeps naming the module's own file, not the bundle: a library that loads a
+ * file or a package relative to itself (core loads Ajv that way, only for hand-written schemas)
+ * finds it where it did before. The bundle therefore runs next to the project's node_modules.
+ */
+function ownFileUrls(outDir: string): Plugin {
+  return {
+    name: 'armature:own-file-urls',
+    transform(code, id) {
+      if (!code.includes('import.meta.url') || id.startsWith('\0')) return null;
+      const path = toPosix(relative(outDir, realpathSync(id)));
+      return { code: code.replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(path)}, import.meta.url).href`) };
+    },
+  };
+}
