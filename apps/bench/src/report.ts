@@ -24,7 +24,12 @@ export function fmtGoal(goal: Goal): string {
 }
 
 const verdict = (row: Row) => (row.scenario.goal.kind === 'report' ? 'n/a' : row.pass ? 'PASS' : 'FAIL');
-const vsAnchor = (row: Row) => `${fmtRelative(row.scenario.goal, row.relative)} of ${SIDE_TITLES[row.scenario.anchor]}`;
+/** "0.92x of SDK v2", naming the judged side when it is not Armature as run from tsc's output. */
+const vsAnchor = (row: Row) => {
+  const subject = row.scenario.subject ?? 'armature';
+  const of = `${fmtRelative(row.scenario.goal, row.relative)} of ${SIDE_TITLES[row.scenario.anchor]}`;
+  return subject === 'armature' ? of : `${SIDE_TITLES[subject]}: ${of}`;
+};
 
 function cells(row: Row): string[] {
   const { scenario } = row;
@@ -82,7 +87,14 @@ export function markdownTable(rows: readonly Row[]): string {
 
 // ---- the chart: per scenario, each side's speed relative to the anchor (higher is better), log scale
 
-const COLORS: Record<SideName, string> = { armature: '#2563eb', sdk: '#6b7280', sdkV1: '#c4b5fd', raw: '#10b981', memory: '#93c5fd' };
+const COLORS: Record<SideName, string> = {
+  armature: '#2563eb',
+  bundled: '#1e3a8a',
+  sdk: '#6b7280',
+  sdkV1: '#c4b5fd',
+  raw: '#10b981',
+  memory: '#93c5fd',
+};
 const LOW = 1 / 8;
 const HIGH = 16;
 const WIDTH = 760;
@@ -134,14 +146,14 @@ export function svgChart(rows: readonly Row[]): string {
         )}</title></rect>`,
       );
       const clamped = value > HIGH || value < LOW;
-      if (side === 'armature' || clamped) {
+      if (side === (row.scenario.subject ?? 'armature') || clamped) {
         const after = value >= 1 ? Math.min(to + 4, RIGHT - 30) : Math.max(from - 4, LABEL + 30);
         parts.push(
           `<text x="${after.toFixed(1)}" y="${top + BAR - 2}" text-anchor="${value >= 1 ? 'start' : 'end'}" font-size="10">${value.toFixed(2)}x</text>`,
         );
       }
       const goal = goalMark(row);
-      if (side === 'armature' && goal !== undefined) {
+      if (side === (row.scenario.subject ?? 'armature') && goal !== undefined) {
         const mark = x(goal);
         parts.push(
           `<line x1="${mark.toFixed(1)}" x2="${mark.toFixed(1)}" y1="${top - 2}" y2="${top + BAR + 2}" stroke="#dc2626" stroke-width="2"/>`,

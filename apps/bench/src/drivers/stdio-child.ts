@@ -33,9 +33,9 @@ export class StdioChild {
     void this.exited.then((code) => this.fail(new Error(`${label} exited (code ${code})\n${this.stderr}`)));
   }
 
-  /** Spawns `node <entry> ...args`; `entry` is a file of dist/servers. */
+  /** Spawns `node <entry> ...args`; `entry` is a file of dist/, e.g. `servers/sdk-stdio.js`. */
   static spawn(label: string, entry: string, args: readonly string[] = []): StdioChild {
-    const file = new URL(`../servers/${entry}.js`, import.meta.url).pathname;
+    const file = new URL(`../${entry}`, import.meta.url).pathname;
     return new StdioChild(label, spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'] }));
   }
 

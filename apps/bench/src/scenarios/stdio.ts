@@ -12,10 +12,12 @@ import { ADD_FIXED, addArgs, checkRefused, checkSame, ok, SEARCH_FIXED, SEARCH_I
 type StdioSide = Exclude<SideName, 'memory'>;
 
 export const STDIO_ENTRIES: Record<StdioSide, string> = {
-  armature: 'armature-stdio',
-  sdk: 'sdk-stdio',
-  sdkV1: 'sdk-v1-stdio',
-  raw: 'raw-loop-stdio',
+  armature: 'servers/armature-stdio.js',
+  // `armature build dist/servers/armature-stdio.js --out dist/built` (the bench's build script).
+  bundled: 'built/armature-stdio.mjs',
+  sdk: 'servers/sdk-stdio.js',
+  sdkV1: 'servers/sdk-v1-stdio.js',
+  raw: 'servers/raw-loop-stdio.js',
 };
 /** `--extra 498`: `add`, `search` and 498 copies of `add`, 500 tools. */
 const EXTRA_FOR_500 = ['--extra', '498'];
@@ -41,6 +43,8 @@ async function answersOf(children: Map<SideName, StdioChild>, method: string, pa
 }
 
 const ALL: readonly StdioSide[] = ['armature', 'sdk', 'sdkV1', 'raw'];
+/** The start-up scenarios also run the bundled server: their goals judge it, as a deployed server starts. */
+const STARTING: readonly StdioSide[] = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw'];
 
 function stdioThroughput(settings: Settings, tool: 'add' | 'search'): Scenario {
   const args = tool === 'add' ? addArgs : searchArgs;
@@ -138,13 +142,13 @@ function toolsListAllPages(settings: Settings): Scenario {
 function coldStart(settings: Settings, tools: 2 | 500): Scenario {
   const args = tools === 500 ? EXTRA_FOR_500 : [];
   const sides: Opened['sides'] = {};
-  for (const name of ALL) {
+  for (const name of STARTING) {
     sides[name] = async () => {
       const { ms, child, listed } = await StdioChild.coldStart(SIDE_TITLES[name], STDIO_ENTRIES[name], args);
       await child.close();
       // The same tools from every side: add and search first; Armature and the loop page by 100, the SDKs list all.
       const names = (listed as ListResult).tools.map((t) => t.name);
-      const expected = name === 'armature' || name === 'raw' ? Math.min(tools, 100) : tools;
+      const expected = name === 'sdk' || name === 'sdkV1' ? tools : Math.min(tools, 100);
       if (names[0] !== 'add' || names[1] !== 'search' || names.length !== expected) {
         throw new Error(`cold start: ${SIDE_TITLES[name]} listed ${names.length} tools starting ${names.slice(0, 2).join(', ')}`);
       }
@@ -156,6 +160,7 @@ function coldStart(settings: Settings, tools: 2 | 500): Scenario {
     title: `cold start with ${tools} tools: spawn of a fresh process to the answer of its first tools/list (initialize first), ms`,
     unit: 'ms',
     anchor: 'sdk',
+    subject: 'bundled',
     goal: { kind: 'ratio-at-most', value: 1.1 },
     passes: settings.spawnPasses,
     async open() {
@@ -166,7 +171,7 @@ function coldStart(settings: Settings, tools: 2 | 500): Scenario {
 
 function idleRss(settings: Settings): Scenario {
   const sides: Opened['sides'] = {};
-  for (const name of ALL) {
+  for (const name of STARTING) {
     sides[name] = async () => {
       const child = StdioChild.spawn(SIDE_TITLES[name], STDIO_ENTRIES[name]);
       try {
@@ -184,6 +189,7 @@ function idleRss(settings: Settings): Scenario {
     title: 'idle RSS: a fresh stdio process after initialize (and a ping), 200 ms later, MB',
     unit: 'MB',
     anchor: 'sdk',
+    subject: 'bundled',
     goal: { kind: 'plus-at-most', value: 10 },
     passes: settings.spawnPasses,
     async open() {
