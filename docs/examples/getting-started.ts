@@ -7,7 +7,6 @@ import { expectEqual, json } from './support/check.js';
 
 export const outputs = {
   'greet-schema': `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
     "name": {

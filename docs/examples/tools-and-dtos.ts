@@ -217,7 +217,6 @@ repo: must match /^[\w.-]+\/[\w.-]+$/ regular expression
 query: must be longer than or equal to 1 characters
 limit: must not be greater than 50`,
   'search-schema': `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
     "repo": {
@@ -274,7 +273,6 @@ state: must be one of the following values: open, closed`,
   'no-conversion': `Invalid arguments for tool "search_issues":
 limit: must be integer`,
   'nested-schema': `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "properties": {
     "name": {
@@ -480,7 +478,6 @@ async function rawSchema(): Promise<void> {
         type: 'object',
         properties: { sum: { type: 'number' } },
         required: ['sum'],
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
       },
       'raw outputSchema advertised',
     );
@@ -503,7 +500,6 @@ async function outputDto(): Promise<void> {
     expectEqual(
       json(tool?.outputSchema),
       {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         properties: { sku: { type: 'string' }, cents: { type: 'integer' }, currency: { const: 'EUR', type: 'string' } },
         required: ['sku', 'cents', 'currency'],
@@ -566,7 +562,7 @@ async function noArguments(): Promise<void> {
   const app = createMcpApp(ClockServer);
   expectEqual(
     app.definition.toolList[0]?.inputSchema,
-    { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {}, additionalProperties: false },
+    { type: 'object', properties: {}, additionalProperties: false },
     'a tool without a DTO',
   );
   const { client, close } = await connectInMemory(app);

@@ -163,7 +163,6 @@ describe('ToolboxServer, level 3: full pipeline', () => {
         name: 'add',
         description: 'Adds two numbers and returns the sum.',
         inputSchema: {
-          $schema: 'https://json-schema.org/draft/2020-12/schema',
           type: 'object',
           properties: {
             a: { type: 'number', description: 'The first addend' },
@@ -187,7 +186,6 @@ describe('ToolboxServer, level 3: full pipeline', () => {
 
     it('advertises the hand-written schema of count_words as written', async () => {
       expect((await t.listTools()).find((tool) => tool.name === 'count_words')?.inputSchema).toEqual({
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         properties: {
           text: { type: 'string', minLength: 1, description: 'The text to count' },

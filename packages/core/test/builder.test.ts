@@ -197,7 +197,6 @@ describe('buildAppDefinition: problems are found at start-up, all at once', () =
     expect(tools.get('ping')?.input.kind).toBe('none');
     expect(tools.get('bare')?.input.kind).toBe('none');
     expect(tools.get('ping')?.inputSchema).toEqual({
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: {},
       additionalProperties: false,

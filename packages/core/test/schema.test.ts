@@ -109,7 +109,6 @@ describe('DTO -> JSON Schema 2020-12', () => {
     const { schema, problems } = dtoToJsonSchema(Order);
     expect(problems).toEqual([]);
     expect(schema).toEqual({
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: {
         email: { type: 'string', description: 'Customer e-mail', examples: ['a@b.c'] },
@@ -230,14 +229,12 @@ describe('DTO -> JSON Schema 2020-12', () => {
       annotations: { readOnlyHint: true, openWorldHint: false },
       _meta: { 'example.com/team': 'pricing' },
       inputSchema: {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         properties: { sku: { type: 'string', description: 'Stock keeping unit' } },
         required: ['sku'],
         additionalProperties: false,
       },
       outputSchema: {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         properties: { sku: { type: 'string' }, cents: { type: 'integer' }, currency: { type: 'string', enum: ['EUR'] } },
         required: ['sku', 'cents', 'currency'],
@@ -246,19 +243,28 @@ describe('DTO -> JSON Schema 2020-12', () => {
     });
   });
 
-  it('passes a raw inputSchema through, adding the 2020-12 dialect', () => {
+  it("advertises a raw inputSchema as written: no dialect added, the author's own kept", () => {
     @McpServer({ name: 'raw', version: '1' })
     class Raw {
       @Tool({ description: 'd', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
       search(input: { q: string }) {
         return input.q;
       }
+
+      @Tool({
+        description: 'd',
+        inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { n: { type: 'number' } } },
+      })
+      count(input: { n?: number }) {
+        return String(input.n);
+      }
     }
-    expect(createMcpApp(Raw).definition.toolList[0]?.inputSchema).toEqual({
+    const [search, count] = createMcpApp(Raw).definition.toolList;
+    expect(search?.inputSchema).toEqual({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
+    expect(count?.inputSchema).toEqual({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      properties: { q: { type: 'string' } },
-      required: ['q'],
+      properties: { n: { type: 'number' } },
     });
   });
 });

@@ -1,7 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { MESSAGES } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
-import { JSON_SCHEMA_DIALECT } from '../schema/dto-to-json-schema.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { compileJsonSchema, type JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
@@ -14,7 +13,8 @@ import { explicitDto } from './infer-dto-parameter.js';
 function rawSchema(build: HandlerBuild<'tool'>, option: 'inputSchema' | 'outputSchema', schema: JsonSchema) {
   if (schema.type !== 'object') build.add(MESSAGES.rawSchemaNotObject, option);
   try {
-    return { validate: compileJsonSchema(schema), schema: { $schema: JSON_SCHEMA_DIALECT, ...schema } };
+    // Advertised as written: a `$schema` the author gave stays, none is added (2020-12 is MCP's default).
+    return { validate: compileJsonSchema(schema), schema };
   } catch (error) {
     build.add(MESSAGES.rawSchemaInvalid, option, (error as Error).message);
     return undefined;

@@ -1,6 +1,5 @@
 import { MESSAGES, type MessageDefinition, problem } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerKind, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
-import { JSON_SCHEMA_DIALECT } from '../schema/dto-to-json-schema.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { type DtoDescriptor, describeDto } from '../validation/dto-descriptor.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
@@ -9,7 +8,7 @@ import type { CallPlan } from './definitions.js';
 import { explicitDto, inferDtoParameter } from './infer-dto-parameter.js';
 
 export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
-export const EMPTY_INPUT_SCHEMA: JsonSchema = { $schema: JSON_SCHEMA_DIALECT, type: 'object', properties: {}, additionalProperties: false };
+export const EMPTY_INPUT_SCHEMA: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
 export type Method = (...args: unknown[]) => unknown;
 export type Report = (message: string, fix: string, code?: string) => void;

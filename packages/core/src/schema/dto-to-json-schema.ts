@@ -5,8 +5,6 @@ import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
 import { findDeclaredType } from './class-transformer-storage.js';
 
-export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
-
 // RFC 3339 calendar dates, month lengths and leap years included (what ajv-formats' `date` checks).
 const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
 const LEAP_DAY = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29';
@@ -193,10 +191,13 @@ export class DtoSchemaWriter {
   private readonly usedNames = new Set<string>();
   readonly problems: SchemaProblem[] = [];
 
-  /** The complete schema for `dto`, with `$schema` and `$defs`. */
+  /**
+   * The complete schema for `dto`, with its `$defs`. No `$schema`: MCP reads an embedded schema
+   * without one as JSON Schema 2020-12 (SEP-1613), and the URL would add about 60 bytes to every
+   * tool of every `tools/list`, which clients often hand to the model as tokens.
+   */
   write(dto: Constructor): JsonSchema {
-    const root = this.objectSchema(dto);
-    const document: JsonSchema = { $schema: JSON_SCHEMA_DIALECT, ...root };
+    const document: JsonSchema = this.objectSchema(dto);
     if (Object.keys(this.defs).length > 0) document.$defs = this.defs;
     return document;
   }

@@ -40,8 +40,7 @@ export function compileShapeCheckWithAjv(schema: JsonSchema): JsonValidator {
     validateSchema: false,
     meta: false,
   });
-  const { $schema: _dialect, ...rest } = schema;
-  const check: ValidateFunction = shapes.compile(rest);
+  const check: ValidateFunction = shapes.compile(schema);
   return (value) => (check(value) ? { ok: true, value } : { ok: false, issues: unique((check.errors ?? []).map(toIssue)) });
 }
 

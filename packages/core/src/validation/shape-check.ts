@@ -56,7 +56,7 @@ class Uncovered extends Error {}
  * issue is reported, and a valid payload allocates nothing.
  */
 export function compileOwnShapeCheck(schema: JsonSchema): JsonValidator | undefined {
-  const { $schema: _dialect, $defs = {}, ...root } = schema;
+  const { $defs = {}, ...root } = schema;
   if (!isObject($defs)) return undefined;
   const defNames = Object.keys($defs);
   const patterns: RegExp[] = [];
