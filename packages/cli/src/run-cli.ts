@@ -304,9 +304,12 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         });
         if (positionals.length > 1) throw new UsageError('usage: armature build [entry] [--out <dir>] [--external <package>]');
         const built = await buildApp({ entry: positionals[0], outDir: values.out, external: values.external, cwd: io.cwd });
-        out(
-          `armature build: ${built.entry} (${(built.bytes / 1024).toFixed(0)} KiB of JavaScript in ${built.files.filter((f) => f.endsWith('.mjs')).length} file(s))\nRun it with: node ${built.entry}\n`,
-        );
+        const files = built.files.filter((f) => f.endsWith('.mjs')).length;
+        out(`armature build: ${built.entry} (${(built.bytes / 1024).toFixed(0)} KiB of JavaScript in ${files} file(s))\n`);
+        if (built.notInstalled.length > 0) {
+          out(`Not installed, so left as imports that fail only if they run: ${built.notInstalled.join(', ')}\n`);
+        }
+        out(`Run it with: node ${built.entry}\n`);
         return 0;
       });
     case 'dev':

@@ -1,7 +1,27 @@
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { armature, installedArmature, packedInstall, projectTests, run, tempDir } from './support/packed-project.js';
+import { armature, childEnv, installedArmature, packedInstall, projectTests, run, tempDir } from './support/packed-project.js';
+
+/** Starts `node <entry>` in `root` on a free port; resolves with the Nest app's base URL once it listens. */
+function startNest(root: string, entry: string) {
+  const child = spawn(process.execPath, [entry], { cwd: root, env: childEnv({ PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = new Promise<string>((found, fail) => {
+    let text = '';
+    const timer = setTimeout(() => fail(new Error(`${entry}: no endpoint printed: ${text}`)), 30_000);
+    child.stderr.on('data', (chunk) => {
+      text += chunk;
+      const match = /REST on (\S+),/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        found(match[1] as string);
+      }
+    });
+  });
+  return { child, url };
+}
 
 // armature new --template nestjs as a user gets it: the @armature packages (core, nestjs, testing,
 // cli) installed from their packed tarballs with pnpm, Nest from the registry; then the project's own
@@ -46,6 +66,44 @@ describe('a project made by armature new --template nestjs, installed with pnpm'
       expect(inspect.stdout).toContain('greeter 0.1.0: 1 tool');
       expect(inspect.stdout).toContain('      name: string, 1..64 chars, required. Who to greet');
       expect(inspect.stdout).toContain('Lint: no findings');
+
+      // armature build bundles a Nest app too: @nestjs/core's optional packages (microservices,
+      // websockets) are not installed, so they stay imports, named, as in the compiled code.
+      const bundled = await installedArmature(root, ['build'], 60_000);
+      expect(bundled.code, bundled.stdout + bundled.stderr).toBe(0);
+      expect(bundled.stdout).toContain('Not installed, so left as imports that fail only if they run: ');
+      expect(bundled.stdout).toContain('@nestjs/microservices');
+      const answers: unknown[] = [];
+      for (const entry of ['dist/main.js', 'dist/bundle/main.mjs']) {
+        const { child, url } = startNest(root, entry);
+        try {
+          const base = await url;
+          const rest = await fetch(`${base}/greetings`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Ada', language: 'it' }),
+          });
+          const refused = await fetch(`${base}/greetings`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: '' }),
+          });
+          const client = new Client({ name: 'e2e-nest', version: '1.0.0' });
+          await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+          answers.push({
+            rest: [rest.status, await rest.json()],
+            refused: [refused.status, await refused.json()],
+            tools: await client.listTools(),
+            greet: await client.callTool({ name: 'greet', arguments: { name: 'Ada', language: 'it' } }),
+            invalid: await client.callTool({ name: 'greet', arguments: { name: '' } }),
+          });
+          await client.close();
+        } finally {
+          child.kill('SIGTERM');
+        }
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[0]).toMatchObject({ greet: { structuredContent: { greeting: 'Ciao, Ada!' } }, invalid: { isError: true } });
 
       // The server is found in the Nest layout; the generated test builds the app with Nest's injector.
       const generated = await installedArmature(root, [

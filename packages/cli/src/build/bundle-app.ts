@@ -21,6 +21,11 @@ export interface BuildResult {
   readonly files: readonly string[];
   /** Size of the JavaScript written, in bytes (source maps not counted). */
   readonly bytes: number;
+  /**
+   * Packages imported somewhere but not installed (optional ones, such as the transports
+   * @nestjs/core tries): left as imports, which fail at run time only if reached, as under Node.
+   */
+  readonly notInstalled: readonly string[];
 }
 
 const BUILTINS = new Set(builtinModules);
@@ -53,18 +58,16 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
   const external = options.external ?? [];
   const isExternal = (id: string): boolean => isBuiltin(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
 
+  const notInstalled = new Set<string>();
   const { build } = await import('rolldown');
   const output: RolldownOutput = await build({
     input: { [basename(entry, extname(entry))]: entry },
     cwd: root,
     platform: 'node',
     external: isExternal,
-    plugins: [classValidatorEsm(), ownFileUrls(outDir)],
-    logLevel: 'warn',
-    onLog(level, log) {
-      // Unresolved imports are reported as errors below; the rest (eval in a library, say) is noise here.
-      if (level === 'warn' && log.code === 'UNRESOLVED_IMPORT') throw new Error(log.message);
-    },
+    plugins: [classValidatorEsm(), notInstalledAsImports(notInstalled), ownFileUrls(outDir)],
+    // Libraries' own warnings (eval, circular imports) are not the user's to act on.
+    logLevel: 'silent',
     write: true,
     output: {
       dir: outDir,
@@ -85,7 +88,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
   const files = output.output.map((file) => toPosix(relative(root, join(outDir, file.fileName)))).sort();
   const bytes = output.output.reduce((sum, file) => sum + (file.type === 'chunk' ? Buffer.byteLength(file.code) : 0), 0);
   const main = output.output.find((file) => file.type === 'chunk' && file.isEntry);
-  return { entry: toPosix(relative(root, join(outDir, main?.fileName ?? ''))), files, bytes };
+  return { entry: toPosix(relative(root, join(outDir, main?.fileName ?? ''))), files, bytes, notInstalled: [...notInstalled].sort() };
 }
 
 /**
@@ -119,6 +122,31 @@ function classValidatorEsm(): Plugin {
       const file = source === 'class-validator' ? 'index.js' : source.slice('class-validator/cjs/'.length);
       const target = join(esm, file.endsWith('.js') ? file : `${file}.js`);
       return existsSync(target) ? target : null;
+    },
+  };
+}
+
+/** `@scope/name/deep/file.js` -> `@scope/name`, `name/file.js` -> `name`. */
+const packageOf = (source: string): string =>
+  source
+    .split('/')
+    .slice(0, source.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/**
+ * A bare import that resolves nowhere stays an import in the bundle, as it was in the compiled
+ * code: Node fails on it only when it runs, and libraries that try optional packages
+ * (`try { require('@nestjs/microservices') } catch {}`) rely on that. Each one is reported.
+ */
+function notInstalledAsImports(notInstalled: Set<string>): Plugin {
+  return {
+    name: 'armature:not-installed',
+    async resolveId(source, importer, extra) {
+      if (!importer || /^[./\0]/.test(source) || /^[A-Za-z]:[\\/]/.test(source) || isBuiltin(source)) return null;
+      const resolved = await this.resolve(source, importer, { kind: extra.kind, skipSelf: true });
+      if (resolved) return resolved;
+      notInstalled.add(packageOf(source));
+      return { id: source, external: true };
     },
   };
 }
