@@ -242,3 +242,20 @@ describe('versions a new project pins', () => {
     }
   });
 });
+
+describe('armature build', () => {
+  it('refuses a TypeScript entry and a missing one, each with the command that fixes it', async () => {
+    const s = session();
+    expect(await s.run('new', 'app', '--yes', '--no-install')).toBe(0);
+    const inApp = (...argv: string[]) => runCli(argv, { cwd: join(s.cwd, 'app'), ui: plainUi((line) => s.lines.push(line)) });
+    expect(await inApp('build', 'src/main.ts')).toBe(1);
+    expect(s.lines.at(-1)).toBe(
+      'error: armature build bundles the compiled JavaScript, and src/main.ts is TypeScript.\n' +
+        'Fix: compile first (npm run build), then name the compiled entry: armature build dist/main.js',
+    );
+    expect(await inApp('build')).toBe(1);
+    expect(s.lines.at(-1)).toBe(
+      'error: dist/main.js does not exist.\nFix: compile first (npm run build), or name the compiled entry: armature build <entry.js>',
+    );
+  });
+});

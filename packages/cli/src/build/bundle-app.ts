@@ -43,7 +43,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
   const root = project.root;
   const entryName = options.entry ?? 'dist/main.js';
   const entry = resolve(root, entryName);
-  if (/\.[mc]?tsx?$/.test(entry) && !entry.endsWith('.d.ts')) {
+  if (/\.[mc]?tsx?$/.test(entry)) {
     throw new ProjectError(
       `armature build bundles the compiled JavaScript, and ${entryName} is TypeScript.\n` +
         'Fix: compile first (npm run build), then name the compiled entry: armature build dist/main.js',
