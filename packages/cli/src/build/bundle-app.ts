@@ -77,6 +77,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
       // ownFileUrls computes paths from outDir.
       chunkFileNames: '[name]-[hash].mjs',
       sourcemap: true,
+      banner: OWN_FILE_HELPERS,
     },
   }).catch((error: unknown) => {
     throw new ProjectError(
@@ -151,18 +152,58 @@ function notInstalledAsImports(notInstalled: Set<string>): Plugin {
   };
 }
 
+/** Where a bundled module's own file is, relative to the bundle's folder, as a URL path. */
+const ownPath = (outDir: string, id: string): string => toPosix(relative(outDir, realpathSync(id)));
+
 /**
- * `import.meta.url` keeps naming the module's own file, not the bundle: a library that loads a
- * file or a package relative to itself (core loads Ajv that way, only for hand-written schemas)
+ * `import.meta.url` keeps naming the module's own file, not the bundle, and so do `__dirname` and
+ * `__filename` in a CommonJS module (which ES output would leave undefined): a library that loads
+ * a file or a package relative to itself (core loads Ajv that way, only for hand-written schemas)
  * finds it where it did before. The bundle therefore runs next to the project's node_modules.
  */
 function ownFileUrls(outDir: string): Plugin {
+  const commonJs = commonJsRule();
   return {
     name: 'armature:own-file-urls',
     transform(code, id) {
-      if (!code.includes('import.meta.url') || id.startsWith('\0')) return null;
-      const path = toPosix(relative(outDir, realpathSync(id)));
-      return { code: code.replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(path)}, import.meta.url).href`) };
+      if (id.startsWith('\0')) return null;
+      let out = code;
+      if (out.includes('import.meta.url')) {
+        out = out.replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(ownPath(outDir, id))}, import.meta.url).href`);
+      }
+      if (/\b__(dirname|filename)\b/.test(out) && commonJs(id)) {
+        out = `var __filename = ${OWN_FILE}(${JSON.stringify(ownPath(outDir, id))}), __dirname = ${OWN_DIR}(__filename);\n${out}`;
+      }
+      return out === code ? null : { code: out };
     },
   };
+}
+
+const OWN_FILE = '__armatureOwnFile';
+const OWN_DIR = '__armatureOwnDir';
+/** Put at the top of every file written: what the `__filename` lines above call. */
+const OWN_FILE_HELPERS =
+  `import { fileURLToPath as ${OWN_FILE}Path } from 'node:url';\n` +
+  `import { dirname as ${OWN_DIR} } from 'node:path';\n` +
+  `const ${OWN_FILE} = (path) => ${OWN_FILE}Path(new URL(path, import.meta.url));`;
+
+/** Node's own rule: `.cjs` is CommonJS, `.js` is unless the nearest package.json says `"type": "module"`. */
+function commonJsRule(): (file: string) => boolean {
+  const typeOf = new Map<string, string | undefined>();
+  const typeAt = (dir: string): string | undefined => {
+    if (!typeOf.has(dir)) {
+      const manifest = join(dir, 'package.json');
+      const parent = dirname(dir);
+      typeOf.set(
+        dir,
+        existsSync(manifest)
+          ? ((JSON.parse(readFileSync(manifest, 'utf8')) as { type?: string }).type ?? 'commonjs')
+          : parent === dir
+            ? 'commonjs'
+            : typeAt(parent),
+      );
+    }
+    return typeOf.get(dir);
+  };
+  return (file) => file.endsWith('.cjs') || (file.endsWith('.js') && typeAt(dirname(file)) !== 'module');
 }

@@ -1,0 +1,59 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/index.js';
+
+// What armature build keeps of how Node loads a library, on a small project of hand-written files
+// (no Armature in it; the e2e tests bundle real generated projects): a CommonJS package reading a
+// file next to itself with __dirname, an ES package doing so with import.meta.url, an ES module
+// asking whether __dirname exists, and an optional import of a package that is not installed.
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-')));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
+
+write('package.json', JSON.stringify({ name: 'app', type: 'module', dependencies: { '@armature/core': '0.1.0' } }));
+write('node_modules/cjs-lib/package.json', JSON.stringify({ name: 'cjs-lib', main: 'index.js' }));
+write('node_modules/cjs-lib/data.txt', 'read by __dirname');
+write(
+  'node_modules/cjs-lib/index.js',
+  "const { readFileSync } = require('node:fs');\nconst { join } = require('node:path');\n" +
+    "module.exports = () => readFileSync(join(__dirname, 'data.txt'), 'utf8') + ' in ' + require('node:path').basename(__filename);\n",
+);
+write('node_modules/esm-lib/package.json', JSON.stringify({ name: 'esm-lib', type: 'module', exports: './index.js' }));
+write('node_modules/esm-lib/data.txt', 'read by import.meta.url');
+write(
+  'node_modules/esm-lib/index.js',
+  "import { readFileSync } from 'node:fs';\n" +
+    "export const read = () => readFileSync(new URL('./data.txt', import.meta.url), 'utf8');\n" +
+    'export const hasDirname = () => typeof __dirname;\n',
+);
+write(
+  'dist/main.js',
+  "import cjs from 'cjs-lib';\nimport { hasDirname, read } from 'esm-lib';\n" +
+    "let optional = 'not installed';\ntry { await import('not-installed-lib'); optional = 'installed'; } catch {}\n" +
+    'console.log(JSON.stringify([cjs(), read(), hasDirname(), optional]));\n',
+);
+
+const runs = (entry: string) => {
+  const run = spawnSync(process.execPath, [entry], { cwd: root, encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout) as unknown;
+};
+
+describe('armature build', () => {
+  it('bundles into dist/bundle, and each library still finds the files next to it as under Node', async () => {
+    const built = await buildApp({ cwd: root });
+    expect(built.entry).toBe('dist/bundle/main.mjs');
+    expect(built.notInstalled).toEqual(['not-installed-lib']);
+    const expected = ['read by __dirname in index.js', 'read by import.meta.url', 'undefined', 'not installed'];
+    expect(runs('dist/main.js')).toEqual(expected);
+    expect(runs('dist/bundle/main.mjs')).toEqual(expected);
+  });
+});
