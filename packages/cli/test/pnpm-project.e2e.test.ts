@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +55,17 @@ describe('a project made by armature new --transport http, installed with pnpm',
       expect(inspect.stdout).toContain('Lint: no findings');
       const built = await installedArmature(root, ['build']);
       expect(built.code, built.stdout + built.stderr).toBe(0);
+      // Moved away from node_modules, the bundle cannot load Ajv for the hand-written schema:
+      // start-up says so (ARM122), not that the schema is invalid.
+      const moved = join(base, 'moved');
+      mkdirSync(moved);
+      copyFileSync(join(root, 'dist/bundle/main.mjs'), join(moved, 'main.mjs'));
+      const away = await run(process.execPath, ['main.mjs'], moved, 30_000);
+      expect(away.code).toBe(1);
+      expect(away.stderr).toContain(
+        "1. E2eHttpServer.add: `inputSchema` is checked with Ajv, which could not be loaded: Cannot find module 'ajv/dist/2020.js' [ARM122]\n" +
+          '     Fix: install the dependencies of @armature/core again (it depends on ajv and ajv-formats); a bundle made by armature build runs next to the node_modules it was built from',
+      );
       // The compiled server, then its bundle (pnpm's layout: nothing hoisted, so every import the
       // bundle leaves to node_modules must resolve from the files it came from).
       for (const entry of ['dist/main.js', 'dist/bundle/main.mjs']) {

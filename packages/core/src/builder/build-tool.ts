@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { MESSAGES } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
-import { compileJsonSchema, type JsonValidator } from '../validation/json-schema-validator.js';
+import { compileJsonSchema, JsonSchemaValidatorMissing, type JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import type { PlanContext } from './build-call-plan.js';
 import type { OutputDefinition, TaskSupport, ToolDefinition } from './definitions.js';
@@ -16,7 +16,11 @@ function rawSchema(build: HandlerBuild<'tool'>, option: 'inputSchema' | 'outputS
     // Advertised as written: a `$schema` the author gave stays, none is added (2020-12 is MCP's default).
     return { validate: compileJsonSchema(schema), schema };
   } catch (error) {
-    build.add(MESSAGES.rawSchemaInvalid, option, (error as Error).message);
+    build.add(
+      error instanceof JsonSchemaValidatorMissing ? MESSAGES.jsonSchemaValidatorMissing : MESSAGES.rawSchemaInvalid,
+      option,
+      (error as Error).message,
+    );
     return undefined;
   }
 }

@@ -197,6 +197,15 @@ export const MESSAGES = {
       fix: 'createMcpApp(Server, { state, requestStateKey: process.env.MCP_REQUEST_STATE_KEY }) with the same secret (32 random bytes or more) on every instance',
     }),
   ),
+  jsonSchemaValidatorMissing: define(
+    'ARM122',
+    'Ajv, which checks hand-written schemas, could not be loaded',
+    ['inputSchema', "Cannot find module 'ajv/dist/2020.js'"] as const,
+    (option: string, reason: string) => ({
+      message: `\`${option}\` is checked with Ajv, which could not be loaded: ${reason}`,
+      fix: 'install the dependencies of @armature/core again (it depends on ajv and ajv-formats); a bundle made by armature build runs next to the node_modules it was built from',
+    }),
+  ),
 
   noParamMetadata: define(
     'ARM200',

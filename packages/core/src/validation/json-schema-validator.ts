@@ -6,7 +6,19 @@ import type { ValidationOutcome } from './dto-validator.js';
 
 // Ajv is loaded at the first schema that needs it, during the build (never per request): an app
 // whose DTO shapes the shape-check compiler covers (validation/shape-check.ts) never loads it.
-const load = createRequire(import.meta.url);
+const requireHere = createRequire(import.meta.url);
+
+/** Ajv or ajv-formats is not where @armature/core can load it (a broken install, a bundle moved away). */
+export class JsonSchemaValidatorMissing extends Error {}
+
+function load(id: string): unknown {
+  try {
+    return requireHere(id);
+  } catch (error) {
+    throw new JsonSchemaValidatorMissing((error as Error).message.split('\n')[0]);
+  }
+}
+
 type AjvClass = new (options: object) => Ajv2020;
 const ajvClass = (): AjvClass => (load('ajv/dist/2020.js') as { Ajv2020: AjvClass }).Ajv2020;
 
