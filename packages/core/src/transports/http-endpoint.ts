@@ -233,8 +233,8 @@ export class HttpEndpoint {
   async check(head: RequestHead, caller: Caller, text: string | undefined): Promise<{ body?: ParsedBody } | { response: Response }> {
     let body: ParsedBody | undefined;
     if (text !== undefined) {
-      // A large body is decoded, pre-scanned and parsed in separate turns of the event loop, so
-      // other requests are served in between (reliability figure 7: no block over 50 ms).
+      // A large body is decoded, pre-scanned, parsed and served in separate turns of the event
+      // loop, so other requests are served in between (reliability figure 7: no block over 50 ms).
       if (text.length >= LARGE_INPUT) await nextTurn();
       const scan = prescanJson(text, this.messageLimits);
       if (scan.problem) return { response: jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null) };
@@ -248,6 +248,9 @@ export class HttpEndpoint {
         }
         const id = (body?.value as Message | null | undefined)?.id;
         if (typeof id === 'number' && !Number.isSafeInteger(id)) return { response: unsafeIdResponse(scan.rawId) };
+        // Serving it starts a turn later as well: the parse was this turn's work, and what runs
+        // next (the SDK's checks, the arguments' validation) would otherwise add to it.
+        if (text.length >= LARGE_INPUT) await nextTurn();
       }
     }
     if (this.auth && caller.principal) {
