@@ -56,4 +56,28 @@ describe('armature build', () => {
     expect(runs('dist/main.js')).toEqual(expected);
     expect(runs('dist/bundle/main.mjs')).toEqual(expected);
   });
+
+  it('names a file of the app that is missing, in plain text, with the fix', async () => {
+    const broken = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-broken-')));
+    try {
+      writeFileSync(
+        join(broken, 'package.json'),
+        JSON.stringify({ name: 'broken', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
+      );
+      mkdirSync(join(broken, 'dist'));
+      writeFileSync(join(broken, 'dist/main.js'), "import './gone.js';\n");
+      const error = await buildApp({ cwd: broken }).then(
+        () => undefined,
+        (reason: Error) => reason,
+      );
+      expect(error?.message).toMatch(/^armature build could not bundle dist\/main\.js: Build failed with 1 error:\n/);
+      expect(error?.message).toContain("Could not resolve './gone.js' in dist/main.js");
+      expect(error?.message).not.toContain('\u001b[');
+      expect(error?.message.split('\n').at(-1)).toBe(
+        'Fix: if a file of your app is missing, compile again (npm run build); if a library is what fails, leave it out of the bundle with --external <package> (it is then imported from node_modules at run time).',
+      );
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
 });

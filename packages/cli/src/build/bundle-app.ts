@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import type { Plugin, RolldownOutput } from 'rolldown';
 import { findProject, ProjectError, toPosix } from '../util/project.js';
 
@@ -81,8 +82,8 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
     },
   }).catch((error: unknown) => {
     throw new ProjectError(
-      `armature build could not bundle ${entryName}: ${(error as Error).message}\n` +
-        'Fix: install what is missing, or leave a package out of the bundle with --external <package> (it is then imported from node_modules at run time).',
+      `armature build could not bundle ${entryName}: ${stripVTControlCharacters((error as Error).message).trim()}\n` +
+        'Fix: if a file of your app is missing, compile again (npm run build); if a library is what fails, leave it out of the bundle with --external <package> (it is then imported from node_modules at run time).',
     );
   });
 
