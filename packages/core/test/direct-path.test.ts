@@ -1,74 +1,18 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { IsInt, IsString, MinLength } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { Context, createMcpApp, McpServer, Tool, ToolError } from '../src/index.js';
+import { Context, createMcpApp, McpServer, Tool } from '../src/index.js';
 import type { AppRuntime } from '../src/runtime/app-runtime.js';
 import { createSdkServer } from '../src/runtime/dispatch.js';
 import { serveOverStdio } from '../src/transports/stdio.js';
+import { DirectPathTools } from './support/direct-path-tools.js';
 
 // The direct path (tools/call, tools/list, ping on 2025-11-25 connections) must answer exactly
 // what the SDK path answers: the same lines, byte for byte, in the same order.
 
-class Pair {
-  @IsInt()
-  a!: number;
-
-  @IsInt()
-  b!: number;
-}
-
-class Query {
-  @IsString()
-  @MinLength(3)
-  query!: string;
-}
-
-class Report {
-  constructor(
-    readonly total: number,
-    readonly items: string[],
-  ) {}
-}
-
 @McpServer({ name: 'direct', version: '1.0.0' })
-class DirectServer {
-  @Tool({ description: 'adds' })
-  add(input: Pair) {
-    return input.a + input.b;
-  }
-
-  @Tool({ description: 'a structured answer' })
-  search(input: Query) {
-    return new Report(2, [input.query, `${input.query}!`]);
-  }
-
-  @Tool({ description: 'a block returned as is, with annotations' })
-  annotated() {
-    return { type: 'text', text: 'hi', annotations: { audience: ['user'], priority: 0.5 } };
-  }
-
-  @Tool({ description: 'a whole result with _meta' })
-  whole() {
-    return { content: [{ type: 'text', text: 'x' }], _meta: { 'example.com/trace': 'abc' }, isError: false };
-  }
-
-  @Tool({ description: 'a result the SDK schema refuses' })
-  invalid() {
-    return { content: [{ type: 'text', text: 'x', annotations: { priority: 'high' } }] };
-  }
-
-  @Tool({ description: 'an expected failure' })
-  refuse() {
-    throw new ToolError('No stock left', { sku: 'A1' });
-  }
-
-  @Tool({ description: 'an unexpected failure' })
-  crash(): string {
-    throw new Error('disk on fire');
-  }
-
+class DirectServer extends DirectPathTools {
   @Tool({ description: 'logs and reports progress' })
   async chatty(ctx: Context) {
     await ctx.log.info('starting', { step: 1 });

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IsInt, IsString, MinLength } from 'class-validator';
+import { IsString } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DirectModern } from '../src/context/modern-call.js';
 import {
@@ -12,36 +12,15 @@ import {
   sdkContextOf,
   type TokenVerifier,
   Tool,
-  ToolError,
 } from '../src/index.js';
 import type { AppRuntime } from '../src/runtime/app-runtime.js';
 import type { ModernDirectDispatcher } from '../src/runtime/modern-direct-dispatch.js';
 import { HttpEndpoint } from '../src/transports/http-endpoint.js';
 import { toAdmittingNodeHandler } from '../src/transports/node-http-adapter.js';
+import { DirectPathTools } from './support/direct-path-tools.js';
 
 // The 2026-07-28 direct path (tools/call, tools/list, ping straight from node:http) must answer
 // exactly what the SDK's createMcpHandler path answers: status, content type and body, byte for byte.
-
-class Pair {
-  @IsInt()
-  a!: number;
-
-  @IsInt()
-  b!: number;
-}
-
-class Query {
-  @IsString()
-  @MinLength(3)
-  query!: string;
-}
-
-class Report {
-  constructor(
-    readonly total: number,
-    readonly items: string[],
-  ) {}
-}
 
 class Answer {
   @IsString()
@@ -52,42 +31,7 @@ let aborted: unknown;
 let started: (() => void) | undefined;
 
 @McpServer({ name: 'modern-direct', version: '1.0.0' })
-class ModernServer {
-  @Tool({ description: 'adds' })
-  add(input: Pair) {
-    return input.a + input.b;
-  }
-
-  @Tool({ description: 'a structured answer' })
-  search(input: Query) {
-    return new Report(2, [input.query, `${input.query}!`]);
-  }
-
-  @Tool({ description: 'a block returned as is, with annotations' })
-  annotated() {
-    return { type: 'text', text: 'hi', annotations: { audience: ['user'], priority: 0.5 } };
-  }
-
-  @Tool({ description: 'a whole result with _meta' })
-  whole() {
-    return { content: [{ type: 'text', text: 'x' }], _meta: { 'example.com/trace': 'abc' }, isError: false };
-  }
-
-  @Tool({ description: 'a result the SDK schema refuses' })
-  invalid() {
-    return { content: [{ type: 'text', text: 'x', annotations: { priority: 'high' } }] };
-  }
-
-  @Tool({ description: 'an expected failure' })
-  refuse() {
-    throw new ToolError('No stock left', { sku: 'A1' });
-  }
-
-  @Tool({ description: 'an unexpected failure' })
-  crash(): string {
-    throw new Error('disk on fire');
-  }
-
+class ModernServer extends DirectPathTools {
   @Tool({ description: 'logs and reports progress' })
   async chatty(ctx: Context) {
     await ctx.log.info('starting', { step: 1 });
