@@ -77,8 +77,8 @@ const afterChange = [undefined, cursor(3), cursor(6)].map((at, i) => ({
   params: at ? { cursor: at } : {},
 }));
 
-/** Every line one server writes for the conversation, as written. */
-async function conversation(direct: boolean): Promise<string[]> {
+/** Every line one server writes for the conversation, as written, and how many requests the direct path answered. */
+async function conversation(direct: boolean): Promise<{ lines: string[]; served: number }> {
   const app = createMcpApp(DirectServer, { onError: () => undefined, pageSize: 3 });
   const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
   const stdin = new PassThrough();
@@ -115,14 +115,21 @@ async function conversation(direct: boolean): Promise<string[]> {
   for (const request of afterChange) await send(request);
   await handle.close();
   await app.close();
-  return lines;
+  return { lines, served: app.stats.direct };
 }
+
+/** The requests of the conversation the direct path answers: all but the five odd shapes and logging/setLevel. */
+const SERVED_DIRECTLY = requests.length - 6 + pages.length + madeUpCursors.length + afterChange.length;
 
 describe('the direct path', () => {
   it('answers every request over stdio exactly as the SDK path does, byte for byte', async () => {
-    const viaSdk = await conversation(false);
-    const direct = await conversation(true);
+    const { lines: viaSdk, served: servedWithout } = await conversation(false);
+    const { lines: direct, served } = await conversation(true);
     expect(direct).toEqual(viaSdk);
+    // The comparison is between the two paths: every plain ping, tools/list and tools/call was
+    // answered by the direct path (the odd shapes, ids 18-22, by the SDK), none without it.
+    expect(servedWithout).toBe(0);
+    expect(served).toBe(SERVED_DIRECTLY);
     // The conversation covers what it claims: results, tool errors, JSON-RPC errors, notifications.
     const text = viaSdk.join('\n');
     expect(viaSdk).toContain('{"result":{"content":[{"type":"text","text":"5"}]},"jsonrpc":"2.0","id":6}');

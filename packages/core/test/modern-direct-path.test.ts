@@ -204,7 +204,9 @@ let tamper: ((answer: unknown) => unknown) | undefined;
 const servers: { url: string; server: Server; endpoint: HttpEndpoint }[] = [];
 
 beforeAll(async () => {
-  dispatcher = await runtime.createModernDirect();
+  const made = await runtime.createModernDirect();
+  if (!made) throw new Error('the 2026-07-28 direct path is off');
+  dispatcher = made;
   const direct: DirectModern = (offered) => {
     const answer = dispatcher.serve(offered as never);
     if (!answer) return undefined;

@@ -2,6 +2,7 @@
 // offers each request it found eligible as a `ModernCall` and writes what the runtime answers.
 // Types only, so neither layer imports the other.
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { NotificationValve } from './notification-valve.js';
 
 /** The stateless protocol revision (the SDK names it internally only). */
 export const MODERN_REVISION = '2026-07-28';
@@ -14,6 +15,8 @@ export interface ModernCall {
   onGone(listener: () => void): void;
   /** The request as a web `Request` (`ctx.http.req`), built only if a handler reads it. */
   request(): Request;
+  /** The backpressure of the stream this call's notifications go to, made when the first is sent. */
+  readonly notifications: () => NotificationValve;
   /** Sends a notification (or request) of this call before its answer. */
   notify(message: unknown): void;
 }

@@ -21,6 +21,7 @@ import type {
 } from '../builder/definitions.js';
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
+import { sdkInternals } from '../seams/sdk-internals.js';
 import { isAllowed } from './access.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
@@ -94,7 +95,7 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
  * are served by `createSdkServer` (dispatch) and run by the one executor.
  */
 export class AppRuntime implements ServedApp {
-  readonly stats: RuntimeStats = { liveScopes: 0, calls: 0 };
+  readonly stats: RuntimeStats = { liveScopes: 0, calls: 0, direct: 0 };
   readonly tools: Catalog<ToolDefinition, Tool>;
   readonly resources: Catalog<ResourceDefinition, Resource>;
   readonly resourceTemplates: Catalog<ResourceTemplateDefinition, ResourceTemplateType>;
@@ -153,8 +154,10 @@ export class AppRuntime implements ServedApp {
    * The 2026-07-28 direct path of one HTTP endpoint: one SDK server, made and bound once, whose
    * handlers serve the frequent requests without a server per request. Resolves once bound.
    */
-  async createModernDirect(): Promise<ModernDirectDispatcher> {
-    const modern = new ModernDirectDispatcher();
+  async createModernDirect(): Promise<ModernDirectDispatcher | undefined> {
+    const sdk = sdkInternals();
+    if (!sdk) return undefined;
+    const modern = new ModernDirectDispatcher(sdk, this.stats);
     await modern.bind(createSdkServer(this, false, { direct: false, modern }).server);
     return modern;
   }

@@ -10,6 +10,8 @@ export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId
 export interface RuntimeStats {
   liveScopes: number;
   calls: number;
+  /** Requests answered by the fast path, without the SDK's per-message request handling. */
+  direct: number;
 }
 
 /** What every request of an app shares. */

@@ -10,31 +10,15 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import type { SdkInternals, SdkLog, WireCodec } from '../seams/sdk-internals.js';
 import { isPlainObject } from '../validation/plain-object.js';
+import type { RuntimeStats } from './call-request.js';
 import { isKeptPage } from './catalog.js';
 
 type Params = Record<string, unknown> | undefined;
 
 /** A request handler as both paths run it: after the SDK's parsing, or straight from the wire. */
 export type RequestHandler = (params: Params, sdk: ServerContext) => Promise<unknown>;
-
-/**
- * The part of the SDK's era codec the direct path uses so its answers stay those of the SDK:
- * `Server._wireCodec()` in `@modelcontextprotocol/server` 2.4.0 (pinned; the byte-equality tests
- * fail if it changes).
- */
-export interface WireCodec {
-  readonly era: string;
-  hasRequestMethod(method: string): boolean;
-  encodeResult(method: string, result: unknown, serverInfo?: unknown): unknown;
-  encodeErrorCode(code: number): number;
-  validateResult(method: string, result: unknown): { ok: true; value: unknown } | { ok: false; reason: string; message?: string };
-}
-
-/** `Server.buildContext` (protected in the typings): the SDK's own per-request context, for its log filter. */
-interface SdkContextBuilder {
-  buildContext(base: ServerContext, extra: undefined): { mcpReq: { log(level: string, data: unknown, logger?: string): Promise<void> } };
-}
 
 const LEGACY_ERA = '2025-11-25';
 /** `_meta` keys and params the SDK lifts out of a request before its handler sees it (2026-07-28 material). */
@@ -117,13 +101,15 @@ export class DirectRequestContext {
   readonly requestState = NO_REQUEST_STATE;
   private controller?: AbortController;
   private cancelled = false;
+  private logger?: SdkLog;
 
   constructor(
     private readonly server: Server,
+    private readonly sdk: SdkInternals,
     readonly id: RequestId,
     readonly method: string,
     readonly _meta: Record<string, unknown> | undefined,
-    private readonly base: () => ServerContext,
+    private readonly sessionId: string | undefined,
     /** A 2026-07-28 request's envelope (the modern direct path). */
     readonly envelope?: Record<string, unknown>,
     /** What its notifications and requests name as related: its id, or the 2026-07-28 exchange it belongs to. */
@@ -153,9 +139,10 @@ export class DirectRequestContext {
     return this.server.request(request as never, { ...options, relatedRequestId: this.related } as never);
   }
 
-  /** Through the SDK's own context, built only when the handler logs: its log filter (capability, level) applies as is. */
+  /** The SDK's own log, made when the handler first logs: its filter (capability, level) applies as is. */
   log(level: string, data: unknown, logger?: string) {
-    return (this.server as unknown as SdkContextBuilder).buildContext(this.base(), undefined).mcpReq.log(level, data, logger);
+    this.logger ??= this.sdk.logOf(this.server, { sessionId: this.sessionId, mcpReq: this });
+    return this.logger(level, data, logger);
   }
 
   elicitInput(params: unknown, options?: unknown) {
@@ -178,7 +165,11 @@ export class DirectDispatcher {
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly running = new Map<RequestId, DirectRequestContext>();
 
-  constructor(private readonly server: Server) {}
+  constructor(
+    private readonly server: Server,
+    private readonly sdk: SdkInternals,
+    private readonly stats: RuntimeStats,
+  ) {}
 
   /** Serves `method` directly with `handler` (the one the SDK path runs), if it is a direct method. */
   handle(method: string, handler: RequestHandler): void {
@@ -204,10 +195,6 @@ export class DirectDispatcher {
     };
   }
 
-  private codec(): WireCodec {
-    return (this.server as unknown as { _wireCodec(): WireCodec })._wireCodec();
-  }
-
   /** Serves `message` and returns true, or returns false to hand it to the SDK. */
   private offer(transport: Transport, message: JSONRPCMessage, extra: MessageExtraInfo | undefined): boolean {
     const { method, params } = message as { method?: unknown; params?: unknown };
@@ -227,7 +214,7 @@ export class DirectDispatcher {
     if (params !== undefined && !(isPlainObject(params) && plainMeta(params._meta) && ACCEPTS[method]?.(params))) return false;
     if (params !== undefined && WIRE_ONLY_PARAMS.some((key) => key in params)) return false;
     if (this.server.getNegotiatedProtocolVersion() === undefined) return false;
-    const codec = this.codec();
+    const codec = this.sdk.codec(this.server);
     if (codec.era !== LEGACY_ERA) return false;
     this.run(transport, codec, message.id as RequestId, method, params as Params, handler, extra);
     return true;
@@ -245,10 +232,10 @@ export class DirectDispatcher {
     const sessionId = transport.sessionId;
     const http = httpOf(extra);
     const meta = params?._meta as Record<string, unknown> | undefined;
-    let ctx: ServerContext;
-    const mcpReq = new DirectRequestContext(this.server, id, method, meta, () => ctx);
-    ctx = { sessionId, mcpReq, http } as unknown as ServerContext;
+    const mcpReq = new DirectRequestContext(this.server, this.sdk, id, method, meta, sessionId);
+    const ctx = { sessionId, mcpReq, http } as unknown as ServerContext;
     this.running.set(id, mcpReq);
+    this.stats.direct++;
     Promise.resolve()
       .then(() => handler(params, ctx))
       .then((result) => this.answer(transport, codec, method, result))

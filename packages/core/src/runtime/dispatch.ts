@@ -26,6 +26,7 @@ import type {
 import type { Middleware } from '../context/execution-context.js';
 import { MODERN_REVISION } from '../context/modern-call.js';
 import { callMessages } from '../messages/call-messages.js';
+import { sdkInternals } from '../seams/sdk-internals.js';
 import { isAllowed, visibleEntries } from './access.js';
 import { completionKind, promptKind, resourceKind, toolKind, unknownPrompt, unknownTool } from './call-kinds.js';
 import { CallRequest, type RequestEnvironment } from './call-request.js';
@@ -128,7 +129,8 @@ export function createSdkServer(
   const connection: LiveConnection = { mcp, subscriptions: new Set() };
   const server = mcp.server;
   // A one-request 2026-07-28 server (`track` false) never serves the 2025-11-25 era: no direct path.
-  const directPath = direct && track ? new DirectDispatcher(server) : undefined;
+  const sdk = direct && track ? sdkInternals() : undefined;
+  const directPath = sdk ? new DirectDispatcher(server, sdk, app.stats) : undefined;
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: Handler, params?: StandardSchemaV1) => {

@@ -3,52 +3,22 @@ import {
   CLIENT_INFO_META_KEY,
   isInputRequiredResult,
   type JSONRPCMessage,
-  PerRequestHTTPServerTransport,
   PROTOCOL_VERSION_META_KEY,
   type RequestId,
   SdkError,
   SdkErrorCode,
   type Server,
   type ServerContext,
-  type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { MODERN_REVISION, type ModernCall } from '../context/modern-call.js';
+import { bindNotificationValve } from '../context/notification-valve.js';
+import { bindToModern, type SdkHandler, type SdkInternals, type SdkRequest } from '../seams/sdk-internals.js';
 import { isPlainObject } from '../validation/plain-object.js';
-import { ACCEPTS, DirectRequestContext, errorResponse, isPlainToolResult, type RequestHandler, type WireCodec } from './direct-dispatch.js';
+import type { RuntimeStats } from './call-request.js';
+import { ACCEPTS, DirectRequestContext, errorResponse, isPlainToolResult, type RequestHandler } from './direct-dispatch.js';
 
 /** The envelope keys a direct call may carry: the ones every 2026-07-28 request carries, nothing that makes the call send notifications (`logLevel`). */
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
-
-/** `Server` members the direct path uses so that what it runs is the SDK's own code (2.4.0, pinned; the byte-equality tests fail if they change). */
-interface SdkServerInternals {
-  _wireCodec(): WireCodec;
-  _outboundServerInfo(): unknown;
-  _wrapHandler(method: string, handler: (request: Request2026, ctx: ServerContext) => Promise<unknown>): SdkHandler;
-  _invokeInputRequiredCapableHandler(method: string, handler: SdkHandler, request: Request2026, ctx: ServerContext): Promise<unknown>;
-}
-type Request2026 = { method: string; params?: Record<string, unknown> };
-type SdkHandler = (request: Request2026, ctx: ServerContext) => Promise<unknown>;
-
-/**
- * The one SDK server the direct path serves 2026-07-28 requests with, bound to that revision the
- * way `createMcpHandler` binds its per-request servers (connected to a per-request transport
- * classified 2026-07-28). It never receives a message: its transport only carries the
- * notifications of the calls served here to their own exchange.
- */
-class ModernWire extends PerRequestHTTPServerTransport {
-  readonly exchanges = new Map<object, ModernCall>();
-
-  constructor() {
-    super({ classification: { era: 'modern', revision: MODERN_REVISION } } as ConstructorParameters<
-      typeof PerRequestHTTPServerTransport
-    >[0]);
-  }
-
-  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const related = options?.relatedRequestId as unknown as object | undefined;
-    if (related !== undefined) this.exchanges.get(related)?.notify(message);
-  }
-}
 
 /**
  * Answers a 2026-07-28 `tools/call`, `tools/list` or `ping` straight from the node:http adapter,
@@ -61,8 +31,14 @@ class ModernWire extends PerRequestHTTPServerTransport {
 export class ModernDirectDispatcher {
   private readonly handlers = new Map<string, SdkHandler>();
   private readonly raw = new Map<string, RequestHandler>();
-  private readonly wire = new ModernWire();
+  /** The calls running, by the object their notifications name as related. */
+  private readonly exchanges = new Map<object, ModernCall>();
   private server?: Server;
+
+  constructor(
+    private readonly sdk: SdkInternals,
+    private readonly stats: RuntimeStats,
+  ) {}
 
   /** Serves `method` with `handler` (the one the SDK path runs), if it is a direct method. */
   handle(method: string, handler: RequestHandler): void {
@@ -74,14 +50,15 @@ export class ModernDirectDispatcher {
    * wraps its own and binds the server to 2026-07-28. Nothing is served before it resolves.
    */
   async bind(server: Server): Promise<void> {
-    const sdk = server as unknown as SdkServerInternals;
     for (const [method, handler] of this.raw) {
       this.handlers.set(
         method,
-        sdk._wrapHandler(method, (request, ctx) => handler(request.params, ctx)),
+        this.sdk.wrap(server, method, (request, ctx) => handler(request.params, ctx)),
       );
     }
-    await server.connect(this.wire);
+    await bindToModern(server, (message, related) => {
+      if (related !== undefined) this.exchanges.get(related as unknown as object)?.notify(message);
+    });
     this.server = server;
   }
 
@@ -93,8 +70,7 @@ export class ModernDirectDispatcher {
     if (!handler || !server || !isPlainObject(params) || server.getNegotiatedProtocolVersion() !== MODERN_REVISION) return undefined;
     const envelope = envelopeOf(params._meta);
     // A method the revision does not define (ping) is answered by the SDK's own refusal.
-    if (!envelope || !ACCEPTS[method]?.(params) || !(server as unknown as SdkServerInternals)._wireCodec().hasRequestMethod(method))
-      return undefined;
+    if (!envelope || !ACCEPTS[method]?.(params) || !this.sdk.codec(server).hasRequestMethod(method)) return undefined;
     const lifted: Record<string, unknown> = {};
     for (const key in params) if (key !== '_meta') lifted[key] = params[key];
     return this.run(server, call, id, method, lifted, envelope, handler);
@@ -109,35 +85,36 @@ export class ModernDirectDispatcher {
     envelope: Record<string, unknown>,
     handler: SdkHandler,
   ): Promise<JSONRPCMessage | undefined> {
-    const sdk = server as unknown as SdkServerInternals;
-    const codec = sdk._wireCodec();
+    const codec = this.sdk.codec(server);
     const exchange = {};
-    let ctx: ServerContext;
-    const mcpReq = new DirectRequestContext(server, id, method, undefined, () => ctx, envelope, exchange);
-    ctx = { sessionId: undefined, mcpReq, http: httpOf(call) } as unknown as ServerContext;
+    const mcpReq = new DirectRequestContext(server, this.sdk, id, method, undefined, undefined, envelope, exchange);
+    const ctx = { sessionId: undefined, mcpReq, http: httpOf(call) } as unknown as ServerContext;
+    // Its notifications wait while the client is not reading its stream, as on the other paths.
+    bindNotificationValve(mcpReq, call.notifications);
+    this.stats.direct++;
     // As the SDK's per-request transport does when the client goes away: the call is aborted, nothing is sent.
     call.onGone(() => mcpReq.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')));
     if (mcpReq.aborted) return undefined;
-    this.wire.exchanges.set(exchange, call);
+    this.exchanges.set(exchange, call);
     const request = { method, params };
     try {
       let result: unknown;
       try {
-        result = await (method === 'tools/call' ? this.callTool(sdk, request, ctx) : handler(request, ctx));
+        result = await (method === 'tools/call' ? this.callTool(server, request, ctx) : handler(request, ctx));
       } catch (error) {
         return mcpReq.aborted ? undefined : errorResponse(codec, id, error);
       }
       if (mcpReq.aborted) return undefined;
       let encoded: unknown;
       try {
-        encoded = codec.encodeResult(method, result, sdk._outboundServerInfo());
+        encoded = codec.encodeResult(method, result, this.sdk.serverInfo(server));
       } catch (error) {
         server.onerror?.(new Error(`Failed to encode result for ${method}: ${error}`));
         return errorResponse(codec, id, { code: -32603, message: 'Internal error' });
       }
       return { result: encoded, jsonrpc: '2.0', id } as JSONRPCMessage;
     } finally {
-      this.wire.exchanges.delete(exchange);
+      this.exchanges.delete(exchange);
     }
   }
 
@@ -146,11 +123,11 @@ export class ModernDirectDispatcher {
    * unless the result is a plainly valid one (which they leave unchanged), the SDK's whole wrapper
    * (result normalisation and schema) around the result already made.
    */
-  private async callTool(sdk: SdkServerInternals, request: Request2026, ctx: ServerContext): Promise<unknown> {
+  private async callTool(server: Server, request: SdkRequest, ctx: ServerContext): Promise<unknown> {
     const raw = this.raw.get('tools/call') as RequestHandler;
-    const result = await sdk._invokeInputRequiredCapableHandler('tools/call', (r, c) => raw(r.params, c), request, ctx);
+    const result = await this.sdk.invokeInputRequiredCapable(server, 'tools/call', (r, c) => raw(r.params, c), request, ctx);
     if (isInputRequiredResult(result as never) || isPlainToolResult(result)) return result;
-    return sdk._wrapHandler('tools/call', async () => result)(request, ctx);
+    return this.sdk.wrap(server, 'tools/call', async () => result)(request, ctx);
   }
 }
 

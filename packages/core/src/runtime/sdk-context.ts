@@ -100,7 +100,8 @@ export class SdkRequestContext extends Context {
   /** The backpressure of the stream this request's notifications go to (its SSE response, or stdout). */
   private get notificationValve(): NotificationValve | undefined {
     this.notified = true;
-    return notificationValveOf(this.sdk.http?.req, this.server);
+    // The direct paths bind it to the request itself (reading `http.req` there would build a web Request).
+    return notificationValveOf(this.sdk.mcpReq) ?? notificationValveOf(this.sdk.http?.req, this.server);
   }
 
   /** Whether this request sent (or may have sent) a notification through a valve. */

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ModernCall } from '../context/modern-call.js';
+import type { NotificationValve } from '../context/notification-valve.js';
 
 /** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
 const KEEP_ALIVE_MS = 15_000;
@@ -32,6 +33,7 @@ export class ModernExchange implements ModernCall {
     readonly principal: AuthInfo | undefined,
     private readonly res: ServerResponse,
     readonly request: () => Request,
+    readonly notifications: () => NotificationValve,
   ) {
     res.once('close', () => {
       this.stopKeepAlive();

@@ -286,9 +286,10 @@ async function serveAdmitted(
     const checked = await endpoint.check(head, caller, method === 'POST' ? (text ?? '') : undefined);
     if ('response' in checked) response = checked.response;
     else {
-      if (serveDirect(endpoint, head, caller, checked.body, res, toRequest)) return;
+      const notifications = () => new NotificationValve(responseStream(res), options.maxPendingNotifications);
+      if (serveDirect(endpoint, head, caller, checked.body, res, toRequest, notifications)) return;
       const request = toRequest();
-      bindNotificationValve(request, () => new NotificationValve(responseStream(res), options.maxPendingNotifications));
+      bindNotificationValve(request, notifications);
       response = await endpoint.route(request, caller, checked.body);
     }
   } catch {
@@ -308,10 +309,11 @@ function serveDirect(
   body: ParsedBody | undefined,
   res: ServerResponse,
   toRequest: () => Request,
+  notifications: () => NotificationValve,
 ): boolean {
   const message = endpoint.directCandidate(head, body);
   if (!message || !endpoint.direct) return false;
-  const exchange = new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest);
+  const exchange = new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest, notifications);
   const answer = endpoint.direct(exchange);
   if (!answer) return false;
   // As the SDK's handler answers a failure of its own: 500, never a dropped request.
