@@ -305,6 +305,27 @@ describe('the 2026-07-28 direct path over HTTP', () => {
     }
   });
 
+  it('builds no web Request for a call that logs (the log filter reads only the envelope)', async () => {
+    const directServer = servers[1] as (typeof servers)[0];
+    const Original = globalThis.Request;
+    let made = 0;
+    globalThis.Request = new Proxy(Original, {
+      construct(target, args, newTarget) {
+        made++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+    servedDirectly.length = 0;
+    try {
+      const answer = await post(directServer.url, call(41, 'tools/call', { name: 'chatty', arguments: {} }));
+      expect(JSON.parse(answer.body)).toMatchObject({ result: { content: [{ type: 'text', text: 'done' }] }, id: 41 });
+    } finally {
+      globalThis.Request = Original;
+    }
+    expect(servedDirectly).toEqual([41]);
+    expect(made).toBe(0);
+  });
+
   it('aborts ctx.signal when the client goes away, and sends nothing', async () => {
     const directServer = servers[1] as (typeof servers)[0];
     const running = new Promise<void>((resolve) => {
