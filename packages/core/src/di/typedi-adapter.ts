@@ -5,14 +5,8 @@ import type { BuildProblem } from '../messages/build-error.js';
 import { callMessages } from '../messages/call-messages.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
+import { injectRecords } from '../seams/typedi.js';
 import type { ContainerAdapter, RequestScope } from './container-adapter.js';
-
-interface TypediHandler {
-  object: object;
-  propertyName?: string;
-  index?: number;
-  value: (container: { get(id: unknown): unknown }) => unknown;
-}
 
 /** How to build one request-scoped class, worked out once at start-up. */
 interface ConstructionPlan {
@@ -22,10 +16,6 @@ interface ConstructionPlan {
 }
 
 const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Object, Array, Function, Symbol, undefined]);
-
-function handlersOf(): TypediHandler[] {
-  return (Container as unknown as { handlers: TypediHandler[] }).handlers;
-}
 
 /**
  * typedi behind Armature's container seam. Services stay typedi singletons (resolved from the
@@ -85,7 +75,7 @@ export class TypediContainerAdapter implements ContainerAdapter {
       problems.push(problem(MESSAGES.noConstructorMetadata, target.name, target.length));
     }
     const paramTypes = reflected ?? [];
-    const handlers = handlersOf();
+    const handlers = injectRecords();
     const params = paramTypes.map((type, index) => {
       const handler = handlers.find((h) => h.index === index && (h.object === target || h.object === Object.getPrototypeOf(target)));
       if (handler) return (scope: TypediRequestScope) => handler.value(scope);

@@ -11,4 +11,23 @@ export const seamMessages = {
       'or update @armature/core.\n'
     );
   },
+  classTransformerOff(problem: string): string {
+    return (
+      `[armature] class-transformer's records cannot be read (${problem}): nested DTO types are not taken from @Type, ` +
+      'and class-transformer and class-validator check every call themselves (slower). Fix: install the class-transformer ' +
+      'version @armature/core pins, in one copy (npm ls class-transformer).\n'
+    );
+  },
+  classValidatorOff(problem: string): string {
+    return (
+      `[armature] the compiled DTO checks are off (${problem}): class-transformer and class-validator check every call ` +
+      'themselves (slower). Fix: install the class-validator version @armature/core pins, or update @armature/core.\n'
+    );
+  },
+  typediOff(problem: string): string {
+    return (
+      `[armature] typedi's @Inject records cannot be read (${problem}): parameters of server and @RequestScoped classes ` +
+      'are resolved by their type only. Fix: install the typedi version @armature/core pins, or pass another container.\n'
+    );
+  },
 };

@@ -3,7 +3,7 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
 import { MESSAGES, type MessageDefinition } from '../messages/message-catalog.js';
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
-import { findDeclaredType } from './class-transformer-storage.js';
+import { findDeclaredType } from '../seams/class-transformer.js';
 
 // RFC 3339 calendar dates, month lengths and leap years included (what ajv-formats' `date` checks).
 const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';

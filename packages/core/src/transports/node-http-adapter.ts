@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { bindNotificationValve, type NotificationStream, NotificationValve } from '../context/notification-valve.js';
+import { continueSent } from '../seams/node-http.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint } from './http-endpoint.js';
 import type { ParsedBody } from './http-messages.js';
@@ -33,7 +34,7 @@ function hasBody(req: IncomingMessage): boolean {
 /** True when the client sent `Expect: 100-continue` and is still waiting for the go-ahead. */
 function awaitingContinue(req: IncomingMessage, res: ServerResponse): boolean {
   // Node sends `100 Continue` itself unless the server listens for 'checkContinue' (listenHttp does).
-  return /100-continue/i.test(req.headers.expect ?? '') && (res as { _sent100?: boolean })._sent100 !== true;
+  return /100-continue/i.test(req.headers.expect ?? '') && continueSent(res) !== true;
 }
 
 /**

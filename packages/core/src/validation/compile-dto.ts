@@ -2,7 +2,8 @@ import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'cla
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import { findTypeMetadata, hasExposeOrExclude, transformsToClass } from '../schema/class-transformer-storage.js';
+import { findTypeMetadata, hasExposeOrExclude, transformerStorageReadable, transformsToClass } from '../seams/class-transformer.js';
+import { isOptionalCondition, validatorInternalsReadable } from '../seams/class-validator.js';
 import * as runtime from './compiled-dto-runtime.js';
 import { builders, type ConstraintInstance, checkers, FALLBACK, type Fallback } from './compiled-dto-runtime.js';
 import type { ValidationOutcome } from './dto-validator.js';
@@ -38,10 +39,13 @@ const BUILT_IN_TYPES = new Set<unknown>([undefined, String, Number, Boolean, Dat
 /**
  * Compiles `dto` (and every class its `@Type`s name) into generated functions, once, at start-up.
  * Undefined when the DTO uses something the generated code does not mirror (`@Expose`/`@Exclude`,
- * a constructor that needs arguments, no code generation allowed): the libraries then run as before.
+ * a constructor that needs arguments, no code generation allowed) or a seam it reads through is off:
+ * the libraries then run as before.
  * Only for DTOs whose constraints are all synchronous (the caller checks).
  */
 export function compileDto(dto: Constructor): CompiledDto | undefined {
+  // The generated code mirrors what it reads through these seams: without them, the libraries run.
+  if (!transformerStorageReadable() || !validatorInternalsReadable()) return undefined;
   const pending: Function[] = [];
   if (!compileClass(dto, pending)) return undefined;
   for (let i = 0; i < pending.length; i++) {
@@ -178,7 +182,7 @@ function checkSource(cls: Function, grouped: Record<string, ValidationMetadata[]
     if (conditions.length > 0) {
       // @IsOptional's condition, written out (the same two reads of the property); others are called.
       const calls = conditions.map((m, i) =>
-        m.name === 'isOptional' && isOptionalCondition(m)
+        m.name === 'isOptional' && isOptionalCondition(m.constraints?.[0])
           ? `const c${i} = o[${key}] !== null && o[${key}] !== undefined;`
           : `const c${i} = ${ref((m.constraints as Function[])[0])}(o, v);`,
       );
@@ -230,14 +234,4 @@ if (!g || g.length === 0) out.push({ path: join(path, ks[i]), message: 'unknown 
 ${blocks.join('\n')}
 return undefined;
 }`;
-}
-
-// The function @IsOptional records, as class-validator 0.15.1 writes it (its ES2015+ and ES5
-// builds): anything else is called.
-const IS_OPTIONAL_SOURCE =
-  /^(?:\(object, value\) =>|function \(object, value\)) \{\s*return object\[propertyName\] !== null && object\[propertyName\] !== undefined;\s*\}$/;
-
-function isOptionalCondition(meta: ValidationMetadata): boolean {
-  const condition = meta.constraints?.[0];
-  return typeof condition === 'function' && IS_OPTIONAL_SOURCE.test(Function.prototype.toString.call(condition));
 }

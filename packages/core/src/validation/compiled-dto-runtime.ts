@@ -1,8 +1,7 @@
-// @ts-expect-error: the file ships without type declarations; the same token replacement class-validator uses
-import * as validationUtilsModule from 'class-validator/cjs/validation/ValidationUtils.js';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
-import { findTypeMetadata, PLAIN_TO_CLASS, transformsToClass } from '../schema/class-transformer-storage.js';
+import { findTypeMetadata, PLAIN_TO_CLASS, transformsToClass } from '../seams/class-transformer.js';
+import { replaceMessageTokens } from '../seams/class-validator.js';
 import { stripProperty } from './dto-validator.js';
 
 /**
@@ -27,11 +26,6 @@ export interface ConstraintInstance {
   validate(value: unknown, args: unknown): unknown;
   defaultMessage?: (args: unknown) => string;
 }
-
-const utils = ((validationUtilsModule as { ValidationUtils?: unknown }).ValidationUtils ??
-  (validationUtilsModule as { default: { ValidationUtils: unknown } }).default.ValidationUtils) as {
-  replaceMessageSpecialTokens(message: unknown, args: unknown): string;
-};
 
 /** Builders and checkers of every compiled class, found by constructor (as the libraries find metadata). */
 export const builders = new WeakMap<Function, BuildInstance>();
@@ -171,7 +165,7 @@ export function messageOf(meta: ValidationMetadata, constraint: ConstraintInstan
   };
   let message: unknown = meta.message || '';
   if (!meta.message && constraint && constraint.defaultMessage instanceof Function) message = constraint.defaultMessage(args);
-  return utils.replaceMessageSpecialTokens(message, args);
+  return replaceMessageTokens(message, args);
 }
 
 /** The issues of one class-validator error: its constraints (in their order), named by `path`. */

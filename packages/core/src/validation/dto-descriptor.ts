@@ -1,7 +1,7 @@
 import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'class-validator';
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
-import { findDeclaredType } from '../schema/class-transformer-storage.js';
 import { DtoSchemaWriter, type SchemaProblem, structuralSchema } from '../schema/dto-to-json-schema.js';
+import { findDeclaredType } from '../seams/class-transformer.js';
 import { type CompiledDto, compileDto } from './compile-dto.js';
 import type { JsonValidator } from './json-schema-validator.js';
 import { compileShapeCheck } from './shape-check.js';

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Another library's internals are reached only through packages/core/src/seams/, whose files check
+// at start-up that what they use is there and fall back to the library's public path when not.
+// This fails on any other file of packages/core/src that reaches in: an underscore member (the SDK's
+// private and protected members, Node's `_sent100`), a deep import of class-transformer or
+// class-validator that loads code, or typedi's `Container.handlers`.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const src = join(root, 'packages/core/src');
+const SEAMS = join(src, 'seams');
+
+const RULES = [
+  { what: 'a private or protected member', pattern: /(?:\.\s*|\[\s*['"])(_(?!meta\b)[A-Za-z]\w*)/g },
+  {
+    what: 'a deep import that loads library code',
+    pattern: /^\s*import\s+(?!type\b)[^;]*?from\s+['"]((?:class-transformer|class-validator|typedi)\/[^'"]+)['"]/gm,
+  },
+  { what: "typedi's internal handler list", pattern: /\b(handlers)\s*:\s*TypediHandler|\{\s*(handlers)\s*:/g },
+];
+
+function* files(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (path !== SEAMS) yield* files(path);
+    } else if (entry.name.endsWith('.ts')) yield path;
+  }
+}
+
+const problems = [];
+for (const file of files(src)) {
+  const text = readFileSync(file, 'utf8');
+  for (const { what, pattern } of RULES) {
+    for (const match of text.matchAll(pattern)) {
+      const line = text.slice(0, match.index).split('\n').length;
+      const name = match.slice(1).find(Boolean);
+      problems.push(`${relative(root, file)}:${line}: ${what} (${name}) is reached outside packages/core/src/seams/`);
+    }
+  }
+}
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  console.error(`lint:seams: ${problems.length} problem(s). Move the access into a seam file that checks it at start-up.`);
+  process.exit(1);
+}
+console.log('lint:seams: only packages/core/src/seams/ reaches into other libraries');
