@@ -49,6 +49,10 @@ const requests: object[] = [
   { jsonrpc: '2.0', id: 15, method: 'tools/call', params: { name: 'nope', arguments: {} } },
   { jsonrpc: '2.0', id: 16, method: 'tools/call', params: { name: 'chatty', arguments: {}, _meta: { progressToken: 'tok' } } },
   { jsonrpc: '2.0', id: 17, method: 'tools/call', params: { name: 'chatty', arguments: {} } },
+  // A key that would reach the prototype, as JSON.parse makes it (an own property).
+  JSON.parse(
+    '{"jsonrpc":"2.0","id":"proto","method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3,"__proto__":{"polluted":true}}}}',
+  ),
   // Shapes the direct path leaves to the SDK: its schema decides, on both servers alike.
   { jsonrpc: '2.0', id: 18, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 }, extra: true } },
   { jsonrpc: '2.0', id: 19, method: 'tools/call', params: { name: 42 } },
@@ -118,8 +122,11 @@ async function conversation(direct: boolean): Promise<{ lines: string[]; served:
   return { lines, served: app.stats.direct };
 }
 
-/** The requests of the conversation the direct path answers: all but the five odd shapes and logging/setLevel. */
-const SERVED_DIRECTLY = requests.length - 6 + pages.length + madeUpCursors.length + afterChange.length;
+/**
+ * The requests of the conversation the direct path answers: all but the five odd shapes,
+ * logging/setLevel and the `__proto__` key (refused by the line transport before either path).
+ */
+const SERVED_DIRECTLY = requests.length - 7 + pages.length + madeUpCursors.length + afterChange.length;
 
 describe('the direct path', () => {
   it('answers every request over stdio exactly as the SDK path does, byte for byte', async () => {
@@ -133,6 +140,10 @@ describe('the direct path', () => {
     // The conversation covers what it claims: results, tool errors, JSON-RPC errors, notifications.
     const text = viaSdk.join('\n');
     expect(viaSdk).toContain('{"result":{"content":[{"type":"text","text":"5"}]},"jsonrpc":"2.0","id":6}');
+    // The SDK's parser used to drop the key silently (the call answered 5) where the direct path refused it.
+    expect(viaSdk).toContain(
+      '{"jsonrpc":"2.0","id":"proto","error":{"code":-32600,"message":"Invalid Request: the message has a \\"__proto__\\" key, which could reach an object\'s prototype; remove it"}}',
+    );
     expect(text).toContain('"method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":2,"message":"half"}');
     expect(text).toContain('"method":"notifications/message","params":{"level":"info","data":{"message":"starting","data":{"step":1}}}');
     expect(text).not.toContain('filtered out by the level');

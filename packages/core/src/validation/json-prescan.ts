@@ -22,6 +22,7 @@ export interface PrescanResult {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const UNDERSCORE = 0x5f;
 
 /**
  * One linear pass over raw JSON text counting nesting and values outside strings. V8's
@@ -59,6 +60,7 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
         depth--;
         break;
       case 0x3a: // :
+        if (keyStart >= 0 && isProtoKey(text, keyStart)) return { problem: PROTO_KEY, id, rawId };
         if (depth === 1 && keyStart >= 0) {
           lastKeyAtTop = text.slice(keyStart, text.indexOf('"', keyStart));
           if (lastKeyAtTop === 'id' && rawId === undefined) ({ id, rawId } = readId(text, i + 1));
@@ -71,6 +73,35 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
     if (values > limits.maxValues) return { problem: `the message holds more than ${limits.maxValues} values`, id, rawId };
   }
   return { id, rawId };
+}
+
+/**
+ * Refused wherever it appears: JSON.parse makes it an own key, which the direct path's checks see,
+ * while the SDK's schema parser turns it into the prototype of the object it builds (the key then
+ * silently disappears). Refusing it before either parses keeps every path's answer the same.
+ */
+const PROTO_KEY = 'the message has a "__proto__" key, which could reach an object\'s prototype; remove it';
+
+/** Whether the key whose text starts at `start` (after its opening quote) reads `__proto__`, escapes decoded. */
+function isProtoKey(text: string, start: number): boolean {
+  // `__proto__` spelt with or without escapes begins with `_` or a backslash.
+  const first = text.charCodeAt(start);
+  if (first !== UNDERSCORE && first !== BACKSLASH) return false;
+  let close = start;
+  let escaped = false;
+  for (; close < text.length; close++) {
+    const c = text.charCodeAt(close);
+    if (c === BACKSLASH) {
+      escaped = true;
+      close++;
+    } else if (c === QUOTE) break;
+  }
+  if (!escaped) return close - start === 9 && text.startsWith('__proto__', start);
+  try {
+    return JSON.parse(text.slice(start - 1, close + 1)) === '__proto__';
+  } catch {
+    return false;
+  }
 }
 
 /** The id token at `from` as written, and its value when it is a string or a number of at most 16 digits. */
