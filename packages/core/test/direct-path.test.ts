@@ -87,7 +87,7 @@ async function conversation(direct: boolean): Promise<{ lines: string[]; served:
   const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const handle = serveOverStdio((wire) => createSdkServer(runtime, true, direct ? { wire } : { direct: false }), { stdin, stdout });
+  const handle = serveOverStdio((wire) => createSdkServer(runtime, 'connection', direct ? { wire } : { direct: false }), { stdin, stdout });
   const lines: string[] = [];
   let buffer = '';
   let waiting: { id: unknown; done: () => void } | undefined;

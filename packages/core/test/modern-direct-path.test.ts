@@ -218,7 +218,7 @@ beforeAll(async () => {
   for (const options of [{}, { auth: AUTH }]) {
     for (const withDirect of [false, true]) {
       const endpoint = new HttpEndpoint(
-        (track) => runtime.createServer(track),
+        (purpose) => runtime.createServer(purpose),
         options,
         scopes,
         undefined,

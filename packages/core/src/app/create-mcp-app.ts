@@ -170,7 +170,7 @@ export class McpApp {
    * stderr so that stdout carries protocol messages only.
    */
   listenStdio(options: StdioOptions = {}): StdioHandle {
-    const handle = serveOverStdio((wire) => this.runtime.createServer(true, wire), options);
+    const handle = serveOverStdio((wire) => this.runtime.createServer('connection', wire), options);
     this.track(() => handle.close());
     return handle;
   }
@@ -187,7 +187,7 @@ export class McpApp {
       },
     );
     const endpoint = new HttpEndpoint(
-      (track) => this.runtime.createServer(track),
+      (purpose) => this.runtime.createServer(purpose),
       options,
       (method, params) => this.runtime.requiredScopes(method, params),
       {

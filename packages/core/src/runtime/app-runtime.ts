@@ -20,6 +20,7 @@ import type {
   ToolDefinition,
 } from '../builder/definitions.js';
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
+import type { ServerPurpose } from '../context/server-purpose.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
 import { isAllowed } from './access.js';
@@ -146,8 +147,8 @@ export class AppRuntime implements ServedApp {
    * A fresh SDK server. `track` keeps it informed of changes until it closes: true for long-lived
    * connections, false for the one-request instances of 2026-07-28 HTTP.
    */
-  createServer(track = true, wire?: Transport): SdkMcpServer {
-    return createSdkServer(this, track, { wire });
+  createServer(purpose: ServerPurpose = 'connection', wire?: Transport): SdkMcpServer {
+    return createSdkServer(this, purpose, { wire });
   }
 
   /**
@@ -158,7 +159,7 @@ export class AppRuntime implements ServedApp {
     const sdk = sdkInternals();
     if (!sdk) return undefined;
     const modern = new ModernDirectDispatcher(sdk, this.stats);
-    await modern.bind(createSdkServer(this, false, { direct: false, modern }).server);
+    await modern.bind(createSdkServer(this, 'request', { modern }).server);
     return modern;
   }
 

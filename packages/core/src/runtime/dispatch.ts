@@ -25,6 +25,7 @@ import type {
 } from '../builder/definitions.js';
 import type { Middleware } from '../context/execution-context.js';
 import { MODERN_REVISION } from '../context/modern-call.js';
+import type { ServerPurpose } from '../context/server-purpose.js';
 import { callMessages } from '../messages/call-messages.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
 import { isAllowed, visibleEntries } from './access.js';
@@ -104,15 +105,16 @@ export function planOfUri(app: Pick<ServedApp, 'resources' | 'resourceTemplates'
 /**
  * A fresh SDK server for one connection (or one 2026-07-28 request), serving the app's shared,
  * prebuilt catalogs: a handful of request handlers, none per tool, so the cost does not grow with
- * the number of tools. `track` keeps it informed of changes until it closes. The direct path sits in
- * front of the SDK on 2025-11-25 connections, on the transport the SDK connects to or, given a
+ * the number of tools. A `connection` is kept informed of changes until it closes (a
+ * `shared-session` learns of them through the shared state). The direct path sits in front of the
+ * SDK on 2025-11-25 connections and sessions, on the transport the SDK connects to or, given a
  * `wire`, on that one (stdio: ahead of the SDK's per-connection entry); `direct: false` leaves
  * every request to the SDK (the byte-equality tests compare the two). Given `modern`, the
  * server's handlers are also that 2026-07-28 direct path's (the one server it serves with).
  */
 export function createSdkServer(
   app: ServedApp,
-  track: boolean,
+  purpose: ServerPurpose,
   { direct = true, wire, modern }: { direct?: boolean; wire?: Transport; modern?: ModernDirectDispatcher } = {},
 ): SdkMcpServer {
   const { info, instructions } = app.definition;
@@ -128,8 +130,8 @@ export function createSdkServer(
   );
   const connection: LiveConnection = { mcp, subscriptions: new Set() };
   const server = mcp.server;
-  // A one-request 2026-07-28 server (`track` false) never serves the 2025-11-25 era: no direct path.
-  const sdk = direct && track ? sdkInternals() : undefined;
+  // A one-request 2026-07-28 server never serves the 2025-11-25 era: no direct path.
+  const sdk = direct && purpose !== 'request' ? sdkInternals() : undefined;
   const directPath = sdk ? new DirectDispatcher(server, sdk, app.stats) : undefined;
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
@@ -245,7 +247,7 @@ export function createSdkServer(
   if (app.capabilities.completions) {
     on('completion/complete', async (params, call) => complete(app, params, call));
   }
-  if (track) app.broadcaster.track(connection);
+  if (purpose === 'connection') app.broadcaster.track(connection);
   return mcp;
 }
 

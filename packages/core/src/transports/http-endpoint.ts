@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
 import { type DirectModern, MODERN_REVISION } from '../context/modern-call.js';
+import type { ServerPurpose } from '../context/server-purpose.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
@@ -122,15 +123,14 @@ export class HttpEndpoint {
   private readonly modernRoutes = new ModernRoutes();
 
   /**
-   * @param factory builds a fresh SDK server; `track` is true for a 2025-11-25 session (kept and
-   *   notified of changes) and false for a single 2026-07-28 request.
+   * @param factory builds a fresh SDK server for a 2025-11-25 session or a single 2026-07-28 request.
    * @param relay given when instances share a state: 2025-11-25 sessions and their events live in
-   *   it (its event store replaces `eventStore`), and changes reach them through it, not tracking.
+   *   it (its event store replaces `eventStore`), and changes reach them through it.
    * @param direct the app's direct path for frequent 2026-07-28 requests (node:http only), offered
    *   each request `directCandidate` finds; without it every request goes to the SDK.
    */
   constructor(
-    readonly factory: (track: boolean) => SdkMcpServer,
+    readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
     options: HttpEndpointOptions = {},
     private readonly scopesFor?: ScopeRequirement,
     private readonly uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
@@ -160,8 +160,14 @@ export class HttpEndpoint {
         'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
       );
     }
-    this.legacy = new LegacySessions(() => factory(!relay), this.limits, eventStore, options.retryIntervalMs, relay);
-    this.modern = createMcpHandler(() => factory(false), {
+    this.legacy = new LegacySessions(
+      () => factory(relay ? 'shared-session' : 'connection'),
+      this.limits,
+      eventStore,
+      options.retryIntervalMs,
+      relay,
+    );
+    this.modern = createMcpHandler(() => factory('request'), {
       legacy: 'reject',
       maxRequestBodySize: this.maxBody,
       maxSubscriptions: this.limits.maxListenStreams,
