@@ -13,12 +13,14 @@ const LAYERS = [
   ['builder', ['validation', 'schema', 'di', 'seams', 'context', 'metadata', 'messages']],
   ['state', ['messages']],
   ['runtime', ['builder', 'validation', 'schema', 'di', 'state', 'seams', 'context', 'metadata', 'messages']],
+  ['engine', ['runtime', 'builder', 'validation', 'schema', 'di', 'state', 'seams', 'context', 'metadata', 'messages']],
   ['auth', ['messages']],
-  ['transports', ['auth', 'validation', 'state', 'seams', 'context', 'metadata', 'messages']],
+  ['transports', ['engine', 'auth', 'validation', 'state', 'seams', 'context', 'metadata', 'messages']],
   [
     'app',
     [
       'transports',
+      'engine',
       'auth',
       'runtime',
       'builder',

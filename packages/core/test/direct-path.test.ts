@@ -2,9 +2,9 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { createSdkServer } from '../src/engine/sdk-server.js';
 import { Context, createMcpApp, McpServer, Tool } from '../src/index.js';
 import type { AppRuntime } from '../src/runtime/app-runtime.js';
-import { createSdkServer } from '../src/runtime/dispatch.js';
 import { serveOverStdio } from '../src/transports/stdio.js';
 import { DirectPathTools } from './support/direct-path-tools.js';
 

@@ -2,7 +2,9 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DirectModern } from '../src/context/modern-call.js';
+import { AppEngine } from '../src/engine/app-engine.js';
+import type { DirectModern } from '../src/engine/exchange.js';
+import type { ModernDirectDispatcher } from '../src/engine/modern-front.js';
 import {
   Context,
   createMcpApp,
@@ -14,7 +16,6 @@ import {
   Tool,
 } from '../src/index.js';
 import type { AppRuntime } from '../src/runtime/app-runtime.js';
-import type { ModernDirectDispatcher } from '../src/runtime/modern-direct-dispatch.js';
 import { HttpEndpoint } from '../src/transports/http-endpoint.js';
 import { toAdmittingNodeHandler } from '../src/transports/node-http-adapter.js';
 import { DirectPathTools } from './support/direct-path-tools.js';
@@ -196,6 +197,7 @@ async function serve(endpoint: HttpEndpoint): Promise<{ url: string; server: Ser
 
 const app = createMcpApp(ModernServer, { onError: () => undefined, pageSize: 3 });
 const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
+const engine = new AppEngine(runtime);
 let dispatcher: ModernDirectDispatcher;
 /** The ids the direct path answered itself. */
 const servedDirectly: unknown[] = [];
@@ -204,7 +206,7 @@ let tamper: ((answer: unknown) => unknown) | undefined;
 const servers: { url: string; server: Server; endpoint: HttpEndpoint }[] = [];
 
 beforeAll(async () => {
-  const made = await runtime.createModernDirect();
+  const made = await engine.createModernDirect();
   if (!made) throw new Error('the 2026-07-28 direct path is off');
   dispatcher = made;
   const direct: DirectModern = (offered) => {
@@ -218,7 +220,7 @@ beforeAll(async () => {
   for (const options of [{}, { auth: AUTH }]) {
     for (const withDirect of [false, true]) {
       const endpoint = new HttpEndpoint(
-        (purpose) => runtime.createServer(purpose),
+        (purpose) => engine.createServer(purpose),
         options,
         scopes,
         undefined,

@@ -6,13 +6,14 @@ import { type BuildOptions, buildAppDefinition } from '../builder/build-app-defi
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
+import { AppEngine } from '../engine/app-engine.js';
+import type { ModernDirectDispatcher } from '../engine/modern-front.js';
 import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
-import type { ModernDirectDispatcher } from '../runtime/modern-direct-dispatch.js';
 import { type AppState, isShared } from '../state/app-state.js';
 import { memoryState } from '../state/memory-state.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
@@ -81,6 +82,7 @@ function defaultReporter(error: unknown, info: { tool: string; requestId: unknow
 export class McpApp {
   readonly definition: AppDefinition;
   private readonly runtime: AppRuntime;
+  private readonly engine: AppEngine;
   private readonly closers = new Set<() => Promise<void>>();
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly listeners = new Set<import('node:http').Server>();
@@ -102,6 +104,7 @@ export class McpApp {
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
     this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, { ...options, tasks });
+    this.engine = new AppEngine(this.runtime);
     const changes = this.runtime.broadcaster;
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);
@@ -162,7 +165,7 @@ export class McpApp {
    * with the SDK's `InMemoryTransport` in tests. Never share one between connections.
    */
   createServer(): SdkMcpServer {
-    return this.runtime.createServer();
+    return this.engine.createServer();
   }
 
   /**
@@ -170,7 +173,7 @@ export class McpApp {
    * stderr so that stdout carries protocol messages only.
    */
   listenStdio(options: StdioOptions = {}): StdioHandle {
-    const handle = serveOverStdio((wire) => this.runtime.createServer('connection', wire), options);
+    const handle = serveOverStdio((wire) => this.engine.createServer('connection', wire), options);
     this.track(() => handle.close());
     return handle;
   }
@@ -178,7 +181,7 @@ export class McpApp {
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
     // Until it is bound (a few microtasks), every request goes through the SDK.
-    this.modernDirectBinding ??= this.runtime.createModernDirect().then(
+    this.modernDirectBinding ??= this.engine.createModernDirect().then(
       (direct) => {
         this.modernDirect = direct;
       },
@@ -187,7 +190,7 @@ export class McpApp {
       },
     );
     const endpoint = new HttpEndpoint(
-      (purpose) => this.runtime.createServer(purpose),
+      (purpose) => this.engine.createServer(purpose),
       options,
       (method, params) => this.runtime.requiredScopes(method, params),
       {

@@ -5,11 +5,9 @@ import {
   type Prompt,
   type Resource,
   type ResourceTemplateType,
-  type McpServer as SdkMcpServer,
   type ServerCapabilities,
   type ServerContext,
   type Tool,
-  type Transport,
 } from '@modelcontextprotocol/server';
 import type {
   AppDefinition,
@@ -20,17 +18,14 @@ import type {
   ToolDefinition,
 } from '../builder/definitions.js';
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
-import type { ServerPurpose } from '../context/server-purpose.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
-import { sdkInternals } from '../seams/sdk-internals.js';
 import { isAllowed } from './access.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
-import { callKindsOf, createSdkServer, planOfUri, type ServedApp } from './dispatch.js';
-import { ModernDirectDispatcher } from './modern-direct-dispatch.js';
+import { callKindsOf, planOfUri, type ServedApp } from './served-app.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
 
@@ -141,26 +136,6 @@ export class AppRuntime implements ServedApp {
     this.capabilities = capabilitiesOf(definition);
     this.kinds = callKindsOf(this);
     this.tasks = new TaskService(this, options.tasks);
-  }
-
-  /**
-   * A fresh SDK server. `track` keeps it informed of changes until it closes: true for long-lived
-   * connections, false for the one-request instances of 2026-07-28 HTTP.
-   */
-  createServer(purpose: ServerPurpose = 'connection', wire?: Transport): SdkMcpServer {
-    return createSdkServer(this, purpose, { wire });
-  }
-
-  /**
-   * The 2026-07-28 direct path of one HTTP endpoint: one SDK server, made and bound once, whose
-   * handlers serve the frequent requests without a server per request. Resolves once bound.
-   */
-  async createModernDirect(): Promise<ModernDirectDispatcher | undefined> {
-    const sdk = sdkInternals();
-    if (!sdk) return undefined;
-    const modern = new ModernDirectDispatcher(sdk, this.stats);
-    await modern.bind(createSdkServer(this, 'request', { modern }).server);
-    return modern;
   }
 
   /** The OAuth scopes a JSON-RPC request needs (`@RequireScopes` of what it calls), for HTTP step-up. */

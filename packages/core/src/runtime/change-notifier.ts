@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
-import { MODERN_REVISION } from '../context/modern-call.js';
+import { MODERN_REVISION } from '../context/revisions.js';
 import type { StateBus } from '../state/app-state.js';
 
 /** Where 2026-07-28 `subscriptions/listen` streams are notified (one per HTTP handler). */

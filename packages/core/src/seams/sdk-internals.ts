@@ -5,10 +5,8 @@
 // exists and that known results encode to known bytes; when not, it returns undefined, says so once
 // on stderr, and every request goes through the SDK's public request handling instead.
 import { McpServer, PerRequestHTTPServerTransport, type RequestId, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import { MODERN_REVISION } from '../context/modern-call.js';
+import { LEGACY_REVISION, MODERN_REVISION } from '../context/revisions.js';
 import { seamMessages } from '../messages/seam-messages.js';
-
-const LEGACY_REVISION = '2025-11-25';
 
 /** The part of the SDK's era codec (`Server._wireCodec()`) the fast path encodes with. */
 export interface WireCodec {

@@ -12,8 +12,9 @@ import {
   type McpServer as SdkMcpServer,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
-import { type DirectModern, MODERN_REVISION } from '../context/modern-call.js';
+import { MODERN_REVISION } from '../context/revisions.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
+import type { DirectModern } from '../engine/exchange.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';

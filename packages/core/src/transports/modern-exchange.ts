@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import type { ModernCall } from '../context/modern-call.js';
 import type { NotificationValve } from '../context/notification-valve.js';
+import type { ModernCall } from '../engine/exchange.js';
 
 /** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
 const KEEP_ALIVE_MS = 15_000;

@@ -1,11 +1,6 @@
-// The seam between the HTTP transport and the runtime's 2026-07-28 direct path: the transport
-// offers each request it found eligible as a `ModernCall` and writes what the runtime answers.
-// Types only, so neither layer imports the other.
+// What a wire hands the request engine: one incoming request and the means to answer it.
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import type { NotificationValve } from './notification-valve.js';
-
-/** The stateless protocol revision (the SDK names it internally only). */
-export const MODERN_REVISION = '2026-07-28';
+import type { NotificationValve } from '../context/notification-valve.js';
 
 /** One 2026-07-28 request the HTTP transport offers to the direct path, its envelope and headers checked as the SDK checks them. */
 export interface ModernCall {

@@ -10,17 +10,17 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { LEGACY_REVISION } from '../context/revisions.js';
+import type { RuntimeStats } from '../runtime/call-request.js';
+import { isKeptPage } from '../runtime/catalog.js';
 import type { SdkInternals, SdkLog, WireCodec } from '../seams/sdk-internals.js';
 import { isPlainObject } from '../validation/plain-object.js';
-import type { RuntimeStats } from './call-request.js';
-import { isKeptPage } from './catalog.js';
 
 type Params = Record<string, unknown> | undefined;
 
 /** A request handler as both paths run it: after the SDK's parsing, or straight from the wire. */
 export type RequestHandler = (params: Params, sdk: ServerContext) => Promise<unknown>;
 
-const LEGACY_ERA = '2025-11-25';
 /** `_meta` keys and params the SDK lifts out of a request before its handler sees it (2026-07-28 material). */
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 const WIRE_ONLY_PARAMS = ['inputResponses', 'requestState', 'task', 'inputRequests'];
@@ -215,7 +215,7 @@ export class DirectDispatcher {
     if (params !== undefined && WIRE_ONLY_PARAMS.some((key) => key in params)) return false;
     if (this.server.getNegotiatedProtocolVersion() === undefined) return false;
     const codec = this.sdk.codec(this.server);
-    if (codec.era !== LEGACY_ERA) return false;
+    if (codec.era !== LEGACY_REVISION) return false;
     this.run(transport, codec, message.id as RequestId, method, params as Params, handler, extra);
     return true;
   }

@@ -10,12 +10,13 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { MODERN_REVISION, type ModernCall } from '../context/modern-call.js';
 import { bindNotificationValve } from '../context/notification-valve.js';
+import { MODERN_REVISION } from '../context/revisions.js';
+import type { RuntimeStats } from '../runtime/call-request.js';
 import { bindToModern, type SdkHandler, type SdkInternals, type SdkRequest } from '../seams/sdk-internals.js';
 import { isPlainObject } from '../validation/plain-object.js';
-import type { RuntimeStats } from './call-request.js';
-import { ACCEPTS, DirectRequestContext, errorResponse, isPlainToolResult, type RequestHandler } from './direct-dispatch.js';
+import type { ModernCall } from './exchange.js';
+import { ACCEPTS, DirectRequestContext, errorResponse, isPlainToolResult, type RequestHandler } from './session-front.js';
 
 /** The envelope keys a direct call may carry: the ones every 2026-07-28 request carries, nothing that makes the call send notifications (`logLevel`). */
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);

@@ -1,0 +1,32 @@
+import type { McpServer as SdkMcpServer, Transport } from '@modelcontextprotocol/server';
+import type { ServerPurpose } from '../context/server-purpose.js';
+import type { AppRuntime } from '../runtime/app-runtime.js';
+import { sdkInternals } from '../seams/sdk-internals.js';
+import { ModernDirectDispatcher } from './modern-front.js';
+import { createSdkServer } from './sdk-server.js';
+
+/**
+ * How an app's requests reach its runtime: SDK servers for the wires to connect, with the
+ * engine's fast path in front of them where it serves.
+ */
+export class AppEngine {
+  constructor(private readonly runtime: AppRuntime) {}
+
+  /** A fresh SDK server for a connection, a shared session, or one 2026-07-28 request. */
+  createServer(purpose: ServerPurpose = 'connection', wire?: Transport): SdkMcpServer {
+    return createSdkServer(this.runtime, purpose, { wire });
+  }
+
+  /**
+   * The 2026-07-28 fast path of one HTTP endpoint: one SDK server, made and bound once, whose
+   * handlers serve the frequent requests without a server per request. Resolves once bound;
+   * undefined when the SDK seam is off.
+   */
+  async createModernDirect(): Promise<ModernDirectDispatcher | undefined> {
+    const sdk = sdkInternals();
+    if (!sdk) return undefined;
+    const modern = new ModernDirectDispatcher(sdk, this.runtime.stats);
+    await modern.bind(createSdkServer(this.runtime, 'request', { modern }).server);
+    return modern;
+  }
+}

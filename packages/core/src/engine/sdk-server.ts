@@ -1,0 +1,97 @@
+import {
+  McpServer as SdkMcpServer,
+  type ServerContext,
+  type StandardSchemaV1,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { MODERN_REVISION } from '../context/revisions.js';
+import type { ServerPurpose } from '../context/server-purpose.js';
+import { CallRequest } from '../runtime/call-request.js';
+import type { LiveConnection } from '../runtime/change-notifier.js';
+import { withMiddleware } from '../runtime/middleware.js';
+import type { ServedApp } from '../runtime/served-app.js';
+import { sdkInternals } from '../seams/sdk-internals.js';
+import { type MethodHandler, registerMethodHandlers } from './method-handlers.js';
+import type { ModernDirectDispatcher } from './modern-front.js';
+import { DirectDispatcher } from './session-front.js';
+
+type Params = Record<string, unknown> | undefined;
+
+/**
+ * A fresh SDK server for one connection (or one 2026-07-28 request), serving the app's shared,
+ * prebuilt catalogs: a handful of request handlers, none per tool, so the cost does not grow with
+ * the number of tools. A `connection` is kept informed of changes until it closes (a
+ * `shared-session` learns of them through the shared state). The direct path sits in front of the
+ * SDK on 2025-11-25 connections and sessions, on the transport the SDK connects to or, given a
+ * `wire`, on that one (stdio: ahead of the SDK's per-connection entry); `direct: false` leaves
+ * every request to the SDK (the byte-equality tests compare the two). Given `modern`, the
+ * server's handlers are also that 2026-07-28 direct path's (the one server it serves with).
+ */
+export function createSdkServer(
+  app: ServedApp,
+  purpose: ServerPurpose,
+  { direct = true, wire, modern }: { direct?: boolean; wire?: Transport; modern?: ModernDirectDispatcher } = {},
+): SdkMcpServer {
+  const { info, instructions } = app.definition;
+  const mcp = new SdkMcpServer(
+    { ...info },
+    {
+      capabilities: app.capabilities,
+      ...(instructions ? { instructions } : {}),
+      requestState: { verify: (state, ctx) => app.codec.verify(state, ctx) },
+      // The direct path's server is bound to 2026-07-28 as the SDK's entry binds its own.
+      ...(modern ? { supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION] } : {}),
+    },
+  );
+  const connection: LiveConnection = { mcp, subscriptions: new Set() };
+  const server = mcp.server;
+  // A one-request 2026-07-28 server never serves the 2025-11-25 era: no direct path.
+  const sdk = direct && purpose !== 'request' ? sdkInternals() : undefined;
+  const directPath = sdk ? new DirectDispatcher(server, sdk, app.stats) : undefined;
+  // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
+  // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
+  const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {
+    const serve = async (params: Params, sdk: ServerContext) => {
+      const call = new CallRequest(app, method, sdk, server);
+      try {
+        const result =
+          app.middleware.length === 0
+            ? await handler(params, call)
+            : await withMiddleware(app.middleware, call, params, app, async () => handler(params, call));
+        // Log lines and progress the handler did not await go out before its answer.
+        const sent = call.ctx.sent();
+        if (sent) await sent;
+        return result;
+      } finally {
+        await call.end();
+      }
+    };
+    if (params)
+      server.setRequestHandler(method, { params }, (checked, sdk) => serve(checked as Params, sdk) as Promise<Record<string, unknown>>);
+    else
+      server.setRequestHandler(
+        method as never,
+        ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never,
+      );
+    directPath?.handle(method, serve);
+    modern?.handle(method, serve);
+  };
+  // The SDK answers ping itself; the direct paths answer it the same way.
+  directPath?.handle('ping', async () => ({}));
+  modern?.handle('ping', async () => ({}));
+  // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the direct path in
+  // front of the SDK once it is connected; 2026-07-28 requests always go through the SDK.
+  if (directPath && wire) directPath.interpose(wire);
+  else if (directPath) {
+    const connect = mcp.connect.bind(mcp);
+    mcp.connect = async (transport) => {
+      await connect(transport);
+      directPath.interpose(transport);
+    };
+  }
+
+  registerMethodHandlers(app, server, connection, on);
+  if (purpose === 'connection') app.broadcaster.track(connection);
+  return mcp;
+}
