@@ -4,7 +4,7 @@ import { IsString } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppEngine } from '../src/engine/app-engine.js';
 import type { DirectModern } from '../src/engine/exchange.js';
-import type { ModernDirectDispatcher } from '../src/engine/modern-front.js';
+import type { ModernFront } from '../src/engine/modern-front.js';
 import {
   Context,
   createMcpApp,
@@ -198,7 +198,7 @@ async function serve(endpoint: HttpEndpoint): Promise<{ url: string; server: Ser
 const app = createMcpApp(ModernServer, { onError: () => undefined, pageSize: 3 });
 const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
 const engine = new AppEngine(runtime);
-let dispatcher: ModernDirectDispatcher;
+let dispatcher: ModernFront;
 /** The ids the direct path answered itself. */
 const servedDirectly: unknown[] = [];
 /** When set, the direct path's answers go through it (to show the comparison can fail). */
@@ -355,7 +355,7 @@ describe('app.listenHttp', () => {
     const listening = createMcpApp(ModernServer, { onError: () => undefined });
     const listener = await listening.listenHttp({ port: 0 });
     try {
-      const modern = (listening as unknown as { modernDirect?: ModernDirectDispatcher }).modernDirect as ModernDirectDispatcher;
+      const modern = (listening as unknown as { modernDirect?: ModernFront }).modernDirect as ModernFront;
       let offered = 0;
       const serve = modern.serve.bind(modern);
       modern.serve = (c) => {

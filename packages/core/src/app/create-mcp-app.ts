@@ -7,7 +7,7 @@ import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
-import type { ModernDirectDispatcher } from '../engine/modern-front.js';
+import type { ModernFront } from '../engine/modern-front.js';
 import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
@@ -92,7 +92,7 @@ export class McpApp {
   /** Settles once the app listens to the shared state (at once for the memory state). */
   private readonly shared: Promise<void>;
   /** The direct path of 2026-07-28 HTTP requests, shared by the app's endpoints once bound (made with the first). */
-  private modernDirect?: ModernDirectDispatcher;
+  private modernDirect?: ModernFront;
   private modernDirectBinding?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {

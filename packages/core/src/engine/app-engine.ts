@@ -2,7 +2,7 @@ import type { McpServer as SdkMcpServer, Transport } from '@modelcontextprotocol
 import type { ServerPurpose } from '../context/server-purpose.js';
 import type { AppRuntime } from '../runtime/app-runtime.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
-import { ModernDirectDispatcher } from './modern-front.js';
+import { ModernFront } from './modern-front.js';
 import { createSdkServer } from './sdk-server.js';
 
 /**
@@ -22,10 +22,10 @@ export class AppEngine {
    * handlers serve the frequent requests without a server per request. Resolves once bound;
    * undefined when the SDK seam is off.
    */
-  async createModernDirect(): Promise<ModernDirectDispatcher | undefined> {
+  async createModernDirect(): Promise<ModernFront | undefined> {
     const sdk = sdkInternals();
     if (!sdk) return undefined;
-    const modern = new ModernDirectDispatcher(sdk, this.runtime.stats);
+    const modern = new ModernFront(sdk, this.runtime.stats);
     await modern.bind(createSdkServer(this.runtime, 'request', { modern }).server);
     return modern;
   }

@@ -1,8 +1,29 @@
-// What a wire hands the request engine: one incoming request and the means to answer it.
-import type { AuthInfo } from '@modelcontextprotocol/server';
+// What a wire hands the request engine: one incoming request, and how to reach its client.
+import type { AuthInfo, RequestId, ServerContext } from '@modelcontextprotocol/server';
 import type { NotificationValve } from '../context/notification-valve.js';
 
-/** One 2026-07-28 request the HTTP transport offers to the direct path, its envelope and headers checked as the SDK checks them. */
+/** One request the engine serves, as its front made it from what came over the wire. */
+export interface Exchange {
+  readonly id: RequestId;
+  readonly method: string;
+  /** The params the handler sees (on 2026-07-28 without `_meta`, whose envelope is lifted out). */
+  readonly params: Record<string, unknown> | undefined;
+  /** The request's `_meta` (2025-11-25; on 2026-07-28 the SDK hands the handler none). */
+  readonly meta: Record<string, unknown> | undefined;
+  /** The 2026-07-28 envelope: protocol version, client info and capabilities. */
+  readonly envelope?: Record<string, unknown>;
+  readonly sessionId: string | undefined;
+  /** `ctx.http` as the SDK would build it for this request. */
+  readonly http: ServerContext['http'];
+  /** What this request's notifications and requests to the client name as related. */
+  readonly related: unknown;
+  /** The backpressure of the stream this request alone answers on, made when first needed (2026-07-28 HTTP). */
+  readonly notifications?: () => NotificationValve;
+  /** Calls `listener` once when the client cancels or goes away (at once if it already has). */
+  onGone(listener: (reason: unknown) => void): void;
+}
+
+/** One 2026-07-28 request the HTTP transport offers the engine, its envelope and headers checked as the SDK checks them. */
 export interface ModernCall {
   readonly message: { readonly id: string | number; readonly method: string; readonly params?: unknown };
   readonly principal?: AuthInfo;
@@ -17,7 +38,7 @@ export interface ModernCall {
 }
 
 /**
- * The direct path: the call's JSON-RPC answer (undefined when there is nothing to send, the client
- * having gone), or undefined at once when the SDK must serve the request.
+ * The 2026-07-28 fast path: the call's JSON-RPC answer (undefined when there is nothing to send,
+ * the client having gone), or undefined at once when the SDK must serve the request.
  */
 export type DirectModern = (call: ModernCall) => Promise<unknown> | undefined;

@@ -13,8 +13,8 @@ import { withMiddleware } from '../runtime/middleware.js';
 import type { ServedApp } from '../runtime/served-app.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
 import { type MethodHandler, registerMethodHandlers } from './method-handlers.js';
-import type { ModernDirectDispatcher } from './modern-front.js';
-import { DirectDispatcher } from './session-front.js';
+import type { ModernFront } from './modern-front.js';
+import { SessionFront } from './session-front.js';
 
 type Params = Record<string, unknown> | undefined;
 
@@ -31,7 +31,7 @@ type Params = Record<string, unknown> | undefined;
 export function createSdkServer(
   app: ServedApp,
   purpose: ServerPurpose,
-  { direct = true, wire, modern }: { direct?: boolean; wire?: Transport; modern?: ModernDirectDispatcher } = {},
+  { direct = true, wire, modern }: { direct?: boolean; wire?: Transport; modern?: ModernFront } = {},
 ): SdkMcpServer {
   const { info, instructions } = app.definition;
   const mcp = new SdkMcpServer(
@@ -48,7 +48,7 @@ export function createSdkServer(
   const server = mcp.server;
   // A one-request 2026-07-28 server never serves the 2025-11-25 era: no direct path.
   const sdk = direct && purpose !== 'request' ? sdkInternals() : undefined;
-  const directPath = sdk ? new DirectDispatcher(server, sdk, app.stats) : undefined;
+  const directPath = sdk ? new SessionFront(server, sdk, app.stats) : undefined;
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {

@@ -1,0 +1,64 @@
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../validation/plain-object.js';
+
+// Which requests the engine answers itself, on either revision: one table. Anything else (another
+// method, a param of another type or name, `_meta` the SDK would read differently) is declined and
+// served by the SDK, whose schemas answer it as they always did.
+
+/** The params each method the engine serves may have (`_meta` is checked per revision below). */
+const PARAMS: Readonly<Record<string, (params: Record<string, unknown>) => boolean>> = {
+  'tools/call': (p) =>
+    typeof p.name === 'string' &&
+    (p.arguments === undefined || isPlainObject(p.arguments)) &&
+    Object.keys(p).every((key) => key === 'name' || key === 'arguments' || key === '_meta'),
+  'tools/list': (p) =>
+    (p.cursor === undefined || typeof p.cursor === 'string') && Object.keys(p).every((key) => key === 'cursor' || key === '_meta'),
+  ping: (p) => Object.keys(p).every((key) => key === '_meta'),
+};
+
+/** Whether the engine serves `method` at all. */
+export function isEngineMethod(method: string): boolean {
+  return Object.hasOwn(PARAMS, method);
+}
+
+/** `_meta` keys the SDK lifts out of a request before its handler sees it (2026-07-28 material). */
+const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
+
+function isProgressToken(value: unknown): boolean {
+  return value === undefined || typeof value === 'string' || Number.isSafeInteger(value);
+}
+
+/**
+ * A 2025-11-25 request the engine serves: a method of the table with its params, and `_meta` as
+ * the SDK's request schemas accept it unchanged (an object with a valid progress token and no
+ * envelope keys).
+ */
+export function acceptsLegacy(method: string, params: unknown): boolean {
+  if (params === undefined) return isEngineMethod(method);
+  if (!isPlainObject(params) || !PARAMS[method]?.(params)) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta) || !isProgressToken(meta.progressToken)) return false;
+  for (const key in meta) if (key.startsWith(ENVELOPE_PREFIX)) return false;
+  return true;
+}
+
+/**
+ * The envelope keys a 2026-07-28 request the engine serves may carry: the ones every such request
+ * carries, nothing that makes the call send notifications (`logLevel`) or a progress token.
+ */
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY];
+
+/**
+ * A 2026-07-28 request the engine serves: its envelope (undefined when declined), a method of the
+ * table with its params, and `_meta` holding nothing but those envelope keys.
+ */
+export function acceptsModern(method: string, params: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(params) || !PARAMS[method]?.(params)) return undefined;
+  const meta = params._meta;
+  if (!isPlainObject(meta)) return undefined;
+  for (const key in meta) if (!ENVELOPE_KEYS.includes(key)) return undefined;
+  const envelope: Record<string, unknown> = {};
+  for (const key of ENVELOPE_KEYS) if (key in meta) envelope[key] = meta[key];
+  return envelope;
+}

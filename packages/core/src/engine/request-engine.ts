@@ -1,0 +1,56 @@
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { bindNotificationValve } from '../context/notification-valve.js';
+import type { RuntimeStats } from '../runtime/call-request.js';
+import type { SdkInternals } from '../seams/sdk-internals.js';
+import { isEngineMethod } from './accept-table.js';
+import { EngineRequestContext } from './engine-request-context.js';
+import type { Answer, Era, Invoke, RequestHandler } from './era-encoding.js';
+import type { Exchange } from './exchange.js';
+
+/**
+ * Serves the requests a front accepted (see accept-table.ts) with the same handlers the SDK path
+ * runs, without the SDK's per-message parsing and context building, and answers as the SDK would,
+ * byte for byte: one way to run a request, cancel it and send its notifications, whichever wire
+ * and revision it came from. What differs per revision is the `Era`.
+ */
+export class RequestEngine {
+  private readonly invokers = new Map<string, Invoke>();
+
+  constructor(
+    private readonly server: Server,
+    private readonly sdk: SdkInternals,
+    private readonly stats: RuntimeStats,
+    private readonly era: Era,
+  ) {}
+
+  /** Serves `method` with `handler` (the one the SDK path runs), if the engine serves it. */
+  handle(method: string, handler: RequestHandler): void {
+    if (isEngineMethod(method)) this.invokers.set(method, this.era.prepare(method, handler));
+  }
+
+  /** Whether a handler was given for `method`. */
+  serves(method: string): boolean {
+    return this.invokers.has(method);
+  }
+
+  /**
+   * The answer to `exchange` (one of the methods it `serves`), or undefined when the client
+   * cancelled or went away first: then nothing may be sent.
+   */
+  async run(exchange: Exchange, takesText = false): Promise<Answer | undefined> {
+    const invoke = this.invokers.get(exchange.method) as Invoke;
+    const mcpReq = new EngineRequestContext(this.server, this.sdk, exchange);
+    exchange.onGone((reason) => mcpReq.abort(reason));
+    if (mcpReq.aborted) return undefined;
+    // Its notifications wait while the client is not reading its stream, as on the other paths.
+    if (exchange.notifications) bindNotificationValve(mcpReq, exchange.notifications);
+    this.stats.direct++;
+    const ctx = { sessionId: exchange.sessionId, mcpReq, http: exchange.http } as unknown as ServerContext;
+    try {
+      const result = await invoke(exchange.method, exchange.params, ctx);
+      return mcpReq.aborted ? undefined : this.era.answer(exchange.id, exchange.method, result, takesText);
+    } catch (error) {
+      return mcpReq.aborted ? undefined : this.era.error(exchange.id, error);
+    }
+  }
+}
