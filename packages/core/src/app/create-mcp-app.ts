@@ -38,6 +38,13 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
    * endpoint; it needs `requestStateKey`. The app closes the state when it closes.
    */
   state?: AppState;
+  /**
+   * Whether the request engine answers the frequent requests itself (`tools/call`, `tools/list`,
+   * `ping`), with the same bytes as the SDK's request handling but a fraction of its work. Default
+   * true; false sends every request through the SDK's public request handling, e.g. to rule the
+   * engine out while investigating a problem. `app.stats.direct` counts what the engine answered.
+   */
+  fastPath?: boolean;
 }
 
 export interface ListenHttpOptions extends HttpEndpointOptions {
@@ -104,7 +111,7 @@ export class McpApp {
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
     this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, { ...options, tasks });
-    this.engine = new AppEngine(this.runtime);
+    this.engine = new AppEngine(this.runtime, options.fastPath ?? true);
     const changes = this.runtime.broadcaster;
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);

@@ -10,20 +10,24 @@ import { createSdkServer } from './sdk-server.js';
  * engine's fast path in front of them where it serves.
  */
 export class AppEngine {
-  constructor(private readonly runtime: AppRuntime) {}
+  /** @param fastPath whether the engine answers the requests it accepts (else the SDK answers all). */
+  constructor(
+    private readonly runtime: AppRuntime,
+    private readonly fastPath = true,
+  ) {}
 
   /** A fresh SDK server for a connection, a shared session, or one 2026-07-28 request. */
   createServer(purpose: ServerPurpose = 'connection', wire?: Transport): SdkMcpServer {
-    return createSdkServer(this.runtime, purpose, { wire });
+    return createSdkServer(this.runtime, purpose, { wire, direct: this.fastPath });
   }
 
   /**
    * The 2026-07-28 fast path of one HTTP endpoint: one SDK server, made and bound once, whose
    * handlers serve the frequent requests without a server per request. Resolves once bound;
-   * undefined when the SDK seam is off.
+   * undefined when the fast path is off (by option, or because the SDK seam is).
    */
   async createModernDirect(): Promise<ModernFront | undefined> {
-    const sdk = sdkInternals();
+    const sdk = this.fastPath ? sdkInternals() : undefined;
     if (!sdk) return undefined;
     const modern = new ModernFront(sdk, this.runtime.stats);
     await modern.bind(createSdkServer(this.runtime, 'request', { modern }).server);

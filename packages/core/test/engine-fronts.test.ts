@@ -1,0 +1,242 @@
+import { PassThrough } from 'node:stream';
+import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RequestEngine } from '../src/engine/request-engine.js';
+import { createMcpApp, type McpApp, McpServer } from '../src/index.js';
+import { DirectPathTools } from './support/direct-path-tools.js';
+import { rawHttp } from './support/raw-http.js';
+
+// Every front of the request engine, held to the same rule: the same conversation gets the same
+// bytes with the engine on (fastPath, the default) as with every request going through the SDK's
+// public request handling, and with the engine on, the engine answered every request of it. A run
+// whose engine is deliberately broken must fail the comparison, so the comparison is known to see
+// the engine's answers.
+
+@McpServer({ name: 'fronts', version: '1.0.0' })
+class FrontServer extends DirectPathTools {}
+
+/** The requests of the conversation: every kind of answer the conversion table makes, and refusals. */
+const CONVERSATION: readonly (readonly [string, Record<string, unknown>])[] = [
+  ['ping', {}],
+  ['tools/list', {}],
+  ['tools/call', { name: 'add', arguments: { a: 2, b: 3 } }],
+  ['tools/call', { name: 'add', arguments: { a: 'two', b: 3, c: 1 } }],
+  ['tools/call', { name: 'search', arguments: { query: 'lamp' } }],
+  ['tools/call', { name: 'annotated', arguments: {} }],
+  ['tools/call', { name: 'whole', arguments: {} }],
+  ['tools/call', { name: 'invalid', arguments: {} }],
+  ['tools/call', { name: 'refuse', arguments: {} }],
+  ['tools/call', { name: 'crash', arguments: {} }],
+  ['tools/call', { name: 'nope', arguments: {} }],
+];
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const request = (i: number) => {
+  const [method, params] = CONVERSATION[i] as (typeof CONVERSATION)[number];
+  return { jsonrpc: '2.0', id: i + 1, method, params };
+};
+
+/** A front: how one conversation reaches the app over it, answers as the client sees them. */
+interface Front {
+  readonly name: string;
+  converse(app: McpApp): Promise<string[]>;
+}
+
+const inMemory: Front = {
+  name: 'in-memory (2025-11-25)',
+  async converse(app) {
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    await app.createServer().connect(server);
+    const answers: string[] = [];
+    let answered: (() => void) | undefined;
+    client.onmessage = (message) => {
+      answers.push(JSON.stringify(message));
+      answered?.();
+    };
+    await client.start();
+    const send = (message: object) =>
+      new Promise<void>((resolve) => {
+        answered = resolve;
+        void client.send(message as JSONRPCMessage);
+      });
+    await send(INITIALIZE);
+    await client.send(INITIALIZED as JSONRPCMessage);
+    for (let i = 0; i < CONVERSATION.length; i++) await send(request(i));
+    await client.close();
+    return answers.slice(1);
+  },
+};
+
+const stdio: Front = {
+  name: 'stdio (2025-11-25)',
+  async converse(app) {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const handle = app.listenStdio({ stdin, stdout });
+    const lines: string[] = [];
+    let answered: (() => void) | undefined;
+    let buffer = '';
+    stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      for (let at = buffer.indexOf('\n'); at !== -1; at = buffer.indexOf('\n')) {
+        lines.push(buffer.slice(0, at));
+        buffer = buffer.slice(at + 1);
+        answered?.();
+      }
+    });
+    const send = (message: object) =>
+      new Promise<void>((resolve) => {
+        answered = resolve;
+        stdin.write(`${JSON.stringify(message)}\n`);
+      });
+    await send(INITIALIZE);
+    stdin.write(`${JSON.stringify(INITIALIZED)}\n`);
+    for (let i = 0; i < CONVERSATION.length; i++) await send(request(i));
+    await handle.close();
+    return lines.slice(1);
+  },
+};
+
+/** A 2025-11-25 session over HTTP, each exchange as `status content-type body`. */
+async function sessionOver(post: (body: object, headers: Record<string, string>) => Promise<[number, string, string, string?]>) {
+  const [, , , sessionId] = await post(INITIALIZE, {});
+  const headers = { 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-11-25' };
+  await post(INITIALIZED, headers);
+  const answers: string[] = [];
+  for (let i = 0; i < CONVERSATION.length; i++) {
+    const [status, type, body] = await post(request(i), headers);
+    answers.push(`${status} ${type} ${body}`);
+  }
+  return answers;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+const httpSession: Front = {
+  name: 'HTTP session on node:http (2025-11-25)',
+  async converse(app) {
+    const listener = await app.listenHttp({ port: 0 });
+    try {
+      return await sessionOver(async (body, headers) => {
+        const answer = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
+        return [answer.status, String(answer.headers['content-type']), answer.body, answer.headers['mcp-session-id'] as string];
+      });
+    } finally {
+      await listener.close();
+    }
+  },
+};
+
+const httpFetch: Front = {
+  name: 'HTTP session through fetch (2025-11-25)',
+  async converse(app) {
+    const handler = app.httpHandler();
+    try {
+      return await sessionOver(async (body, headers) => {
+        const response = await handler.fetch(
+          new Request('http://127.0.0.1/mcp', {
+            method: 'POST',
+            headers: { ...JSON_HEADERS, host: '127.0.0.1', ...headers },
+            body: JSON.stringify(body),
+          }),
+        );
+        return [
+          response.status,
+          String(response.headers.get('content-type')),
+          await response.text(),
+          response.headers.get('mcp-session-id') ?? undefined,
+        ];
+      });
+    } finally {
+      await handler.close();
+    }
+  },
+};
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+const httpModern: Front = {
+  name: 'HTTP on node:http (2026-07-28)',
+  async converse(app) {
+    const listener = await app.listenHttp({ port: 0 });
+    try {
+      const answers: string[] = [];
+      for (let i = 0; i < CONVERSATION.length; i++) {
+        const { id, method, params } = request(i);
+        const name = (params as { name?: string }).name;
+        const answer = await rawHttp(listener.url, {
+          headers: {
+            ...JSON_HEADERS,
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': method,
+            ...(name ? { 'mcp-name': name } : {}),
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } }),
+        });
+        answers.push(`${answer.status} ${answer.headers['content-type']} ${answer.body}`);
+      }
+      return answers;
+    } finally {
+      await listener.close();
+    }
+  },
+};
+
+/** What the engine answers on each front: the whole conversation, but ping on 2026-07-28 (not a method there). */
+const SERVED: Record<string, number> = {
+  [inMemory.name]: CONVERSATION.length,
+  [stdio.name]: CONVERSATION.length,
+  [httpSession.name]: CONVERSATION.length,
+  [httpFetch.name]: CONVERSATION.length,
+  [httpModern.name]: CONVERSATION.length - 1,
+};
+
+async function converse(front: Front, fastPath: boolean): Promise<{ answers: string[]; served: number }> {
+  const app = createMcpApp(FrontServer, { onError: () => undefined, fastPath });
+  try {
+    const answers = await front.converse(app);
+    return { answers, served: app.stats.direct };
+  } finally {
+    await app.close();
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe.each([inMemory, stdio, httpSession, httpFetch, httpModern])('the request engine on $name', (front) => {
+  it('answers the conversation with the same bytes as the SDK path, and answered it itself', async () => {
+    const viaSdk = await converse(front, false);
+    const viaEngine = await converse(front, true);
+    expect(viaEngine.answers).toEqual(viaSdk.answers);
+    expect(viaSdk.served).toBe(0);
+    expect(viaEngine.served).toBe(SERVED[front.name]);
+    // The conversation holds what it claims: a result, a tool error and a JSON-RPC error.
+    const text = viaSdk.answers.join('\n');
+    expect(text).toContain('{"type":"text","text":"5"}');
+    expect(text).toContain('No stock left');
+    expect(text).toContain('Invalid tools/call result');
+  });
+
+  it('is seen by that comparison: an engine that answers differently fails it', async () => {
+    const run = RequestEngine.prototype.run;
+    vi.spyOn(RequestEngine.prototype, 'run').mockImplementation(async function (this: RequestEngine, ...args) {
+      const answer = await run.apply(this, args);
+      return answer && 'result' in answer ? { ...answer, result: { ...(answer.result as object), tampered: true } } : answer;
+    });
+    const viaSdk = await converse(front, false);
+    const viaEngine = await converse(front, true);
+    expect(viaEngine.answers).not.toEqual(viaSdk.answers);
+  });
+});
