@@ -88,6 +88,7 @@ export type {
 export { memoryState } from './state/memory-state.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
+export type { HttpListenerOptions } from './transports/http-listener.js';
 export { DEFAULT_EVENT_STORE_LIMITS, InMemoryEventStore, type InMemoryEventStoreOptions } from './transports/in-memory-event-store.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';

@@ -1,7 +1,5 @@
-import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
-import { PROTECTED_RESOURCE_METADATA_PATH } from '../auth/bearer-auth.js';
 import { type BuildOptions, buildAppDefinition } from '../builder/build-app-definition.js';
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
@@ -17,6 +15,7 @@ import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js
 import { type AppState, isShared } from '../state/app-state.js';
 import { memoryState } from '../state/memory-state.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
+import { type HttpListenerOptions, listenNodeHttp } from '../transports/http-listener.js';
 import { exposureWarning } from '../transports/network-exposure.js';
 import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
 import { SessionRelay } from '../transports/session-relay.js';
@@ -47,22 +46,7 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
   fastPath?: boolean;
 }
 
-export interface ListenHttpOptions extends HttpEndpointOptions {
-  /** Most open TCP connections; further ones are closed as soon as they are accepted. Default 1,024. */
-  maxConnections?: number;
-  /** Time a client has to send the request headers (slow-loris guard, Node's `headersTimeout`). Default 10 s. */
-  headersTimeoutMs?: number;
-  /** Time a client has to send a whole request, body included (Node's `requestTimeout`). Default 30 s. */
-  requestTimeoutMs?: number;
-  /** Path answering `200 {"status":"ok"}` (503 while shutting down), for load balancers. Default `/health`; `false` turns it off. */
-  healthPath?: string | false;
-  /** Interface to bind. Default `127.0.0.1` (loopback only). */
-  host?: string;
-  /** Port; `0` picks a free one. Default 3000. */
-  port?: number;
-  /** Path of the MCP endpoint. Default `/mcp`. */
-  path?: string;
-}
+export interface ListenHttpOptions extends HttpEndpointOptions, HttpListenerOptions {}
 
 export interface HttpListener {
   /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
@@ -233,47 +217,15 @@ export class McpApp {
    */
   async listenHttp(options: ListenHttpOptions = {}): Promise<HttpListener> {
     await this.ready();
-    const host = options.host ?? '127.0.0.1';
-    const path = options.path ?? '/mcp';
     const handler = this.httpHandler(options);
     await this.modernDirectBinding;
-    const healthPath = options.healthPath === undefined ? '/health' : options.healthPath;
-    const warning = exposureWarning({ host, auth: options.auth, allowedHosts: options.allowedHosts });
+    const warning = exposureWarning({ host: options.host ?? '127.0.0.1', auth: options.auth, allowedHosts: options.allowedHosts });
     if (warning && !warnedExposure) {
       warnedExposure = true;
       process.stderr.write(`[armature] WARNING ${warning}\n`);
     }
-    const headersTimeout = options.headersTimeoutMs ?? 10_000;
-    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-      const pathname = (req.url ?? '/').split('?')[0] ?? '/';
-      if (healthPath && pathname === healthPath) {
-        const up = !this.shuttingDown;
-        res.writeHead(up ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: up ? 'ok' : 'shutting down' }));
-        return;
-      }
-      if (pathname !== path && !(options.auth && pathname.startsWith(PROTECTED_RESOURCE_METADATA_PATH))) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found: the MCP endpoint is ${path}` }));
-        return;
-      }
-      void handler(req, res);
-    };
-    // Node checks these timeouts on an interval (30 s by default): check often enough to honour them.
-    const server = createNodeServer({ connectionsCheckingInterval: Math.max(100, Math.min(5_000, headersTimeout / 4)) }, onRequest);
-    // `Expect: 100-continue`: the handler checks the headers (size, auth) before telling the client to send the body.
-    server.on('checkContinue', onRequest);
-    server.headersTimeout = headersTimeout;
-    server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000);
-    server.maxConnections = options.maxConnections ?? 1_024;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 3000, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    const { server, url } = await listenNodeHttp(handler, options, () => !this.shuttingDown);
     this.listeners.add(server);
-    const { port } = server.address() as AddressInfo;
-    const shownHost = host.includes(':') ? `[${host}]` : host;
     const close = async () => {
       this.listeners.delete(server);
       await handler.close();
@@ -281,7 +233,7 @@ export class McpApp {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     };
     this.track(close);
-    return { url: `http://${shownHost}:${port}${path}`, close };
+    return { url, close };
   }
 
   /**
