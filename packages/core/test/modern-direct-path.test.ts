@@ -355,7 +355,7 @@ describe('app.listenHttp', () => {
     const listening = createMcpApp(ModernServer, { onError: () => undefined });
     const listener = await listening.listenHttp({ port: 0 });
     try {
-      const modern = (listening as unknown as { modernDirect?: ModernFront }).modernDirect as ModernFront;
+      const modern = (listening as unknown as { engine: AppEngine }).engine.modern as ModernFront;
       let offered = 0;
       const serve = modern.serve.bind(modern);
       modern.serve = (c) => {

@@ -5,7 +5,6 @@ import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
-import type { ModernFront } from '../engine/modern-front.js';
 import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
@@ -82,9 +81,6 @@ export class McpApp {
   private readonly relay?: SessionRelay;
   /** Settles once the app listens to the shared state (at once for the memory state). */
   private readonly shared: Promise<void>;
-  /** The direct path of 2026-07-28 HTTP requests, shared by the app's endpoints once bound (made with the first). */
-  private modernDirect?: ModernFront;
-  private modernDirectBinding?: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
     checkSingleInstance(serverClasses);
@@ -172,14 +168,7 @@ export class McpApp {
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
     // Until it is bound (a few microtasks), every request goes through the SDK.
-    this.modernDirectBinding ??= this.engine.createModernDirect().then(
-      (direct) => {
-        this.modernDirect = direct;
-      },
-      (error) => {
-        process.stderr.write(`[armature] the 2026-07-28 direct path is off: ${messageOf(error)}\n`);
-      },
-    );
+    void this.engine.bindModern();
     const endpoint = new HttpEndpoint(
       (purpose) => this.engine.createServer(purpose),
       options,
@@ -190,7 +179,7 @@ export class McpApp {
         unreadable: (uris, principal, meta) => this.runtime.unreadable(uris, principal, meta),
       },
       this.relay,
-      (call) => this.modernDirect?.serve(call),
+      (call) => this.engine.modern?.serve(call),
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
@@ -218,7 +207,7 @@ export class McpApp {
   async listenHttp(options: ListenHttpOptions = {}): Promise<HttpListener> {
     await this.ready();
     const handler = this.httpHandler(options);
-    await this.modernDirectBinding;
+    await this.engine.bindModern();
     const warning = exposureWarning({ host: options.host ?? '127.0.0.1', auth: options.auth, allowedHosts: options.allowedHosts });
     if (warning && !warnedExposure) {
       warnedExposure = true;

@@ -1,5 +1,7 @@
 import type { McpServer as SdkMcpServer, Transport } from '@modelcontextprotocol/server';
 import type { ServerPurpose } from '../context/server-purpose.js';
+import { messageOf } from '../messages/call-messages.js';
+import { engineMessages } from '../messages/seam-messages.js';
 import type { AppRuntime } from '../runtime/app-runtime.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
 import { ModernFront } from './modern-front.js';
@@ -10,6 +12,10 @@ import { createSdkServer } from './sdk-server.js';
  * engine's fast path in front of them where it serves.
  */
 export class AppEngine {
+  /** The 2026-07-28 fast path of the app's HTTP endpoints, once bound (see `bindModern`). */
+  modern?: ModernFront;
+  private modernBinding?: Promise<void>;
+
   /** @param fastPath whether the engine answers the requests it accepts (else the SDK answers all). */
   constructor(
     private readonly runtime: AppRuntime,
@@ -22,9 +28,25 @@ export class AppEngine {
   }
 
   /**
-   * The 2026-07-28 fast path of one HTTP endpoint: one SDK server, made and bound once, whose
-   * handlers serve the frequent requests without a server per request. Resolves once bound;
-   * undefined when the fast path is off (by option, or because the SDK seam is).
+   * Binds the 2026-07-28 fast path the app's HTTP endpoints share (once; later calls wait for the
+   * same binding). Until it is bound, and when it cannot be, every request goes through the SDK.
+   */
+  bindModern(): Promise<void> {
+    this.modernBinding ??= this.createModernDirect().then(
+      (modern) => {
+        this.modern = modern;
+      },
+      (error) => {
+        process.stderr.write(engineMessages.modernFastPathOff(messageOf(error)));
+      },
+    );
+    return this.modernBinding;
+  }
+
+  /**
+   * The 2026-07-28 fast path: one SDK server, made and bound once, whose handlers serve the
+   * frequent requests without a server per request. Resolves once bound; undefined when the fast
+   * path is off (by option, or because the SDK seam is).
    */
   async createModernDirect(): Promise<ModernFront | undefined> {
     const sdk = this.fastPath ? sdkInternals() : undefined;

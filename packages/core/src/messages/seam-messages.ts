@@ -1,3 +1,10 @@
+/** What the request engine says about itself on stderr. */
+export const engineMessages = {
+  modernFastPathOff(reason: string): string {
+    return `[armature] the 2026-07-28 fast path is off (every such request goes through the SDK): ${reason}\n`;
+  },
+};
+
 /**
  * What Armature says when one of its seams into another library finds that library not as it
  * expects: the fast path behind that seam is switched off and the library's public path serves.
