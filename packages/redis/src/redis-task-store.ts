@@ -1,5 +1,6 @@
 import type { TaskRecord, TaskStore, TaskUpdate } from '@armature/core';
 import type { Connection } from './connection.js';
+import { RedisTaskQuota } from './redis-task-quota.js';
 
 // Changes a task that exists and is not terminal, in one step: the fields given (field, value
 // pairs; the outcome stays JSON text Lua never decodes), `lastUpdatedAt` unless the update only
@@ -55,9 +56,11 @@ function fieldsOf(update: TaskUpdate): string[] {
  * `tasks/cancel` for a task another instance runs: one hash per task expiring with its ttl, an
  * index of each owner's tasks by creation time, and a channel telling every instance which task
  * changed (how a cancel reaches the instance running the handler). The rules (owners, leases,
- * ttl bounds) are the task service's, as with the in-memory store.
+ * ttl bounds) are the task service's, as with the in-memory store. The counts behind the task
+ * limits live beside the tasks, so the caps hold across instances.
  */
 export class RedisTaskStore implements TaskStore {
+  readonly quota: RedisTaskQuota;
   private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
   private subscribed?: Promise<void>;
 
@@ -68,6 +71,7 @@ export class RedisTaskStore implements TaskStore {
     private readonly openTimeoutMs: number,
     private readonly now: () => number = Date.now,
   ) {
+    this.quota = new RedisTaskQuota(commands, prefix);
     subscriber.client.on('message', (channel: string, taskId: string) => {
       if (channel !== this.channel || !this.watchers.has(taskId)) return;
       this.get(taskId).then(
