@@ -248,6 +248,21 @@ describe('task limits', () => {
   });
 });
 
+describe('task limit options', () => {
+  it('refuses at start-up a limit that is not a whole number of 1 or more, naming each and the fix', () => {
+    const limits = { maxOpenTasksPerOwner: 0, maxRunningTasksPerOwner: Number.NaN, maxRunningTasks: 256 };
+    expect(() => createMcpApp(LimitServer, { tasks: { limits } })).toThrow(
+      [
+        'Armature cannot start the MCP server: 2 problems in its options.',
+        '  1. createMcpApp options: tasks.limits.maxOpenTasksPerOwner is 0; it must be a whole number of 1 or more [ARM123]',
+        '     Fix: createMcpApp(Server, { tasks: { limits: { maxOpenTasksPerOwner: 16 } } }), or leave it out for its default',
+        '  2. createMcpApp options: tasks.limits.maxRunningTasksPerOwner is NaN; it must be a whole number of 1 or more [ARM123]',
+        '     Fix: createMcpApp(Server, { tasks: { limits: { maxRunningTasksPerOwner: 16 } } }), or leave it out for its default',
+      ].join('\n'),
+    );
+  });
+});
+
 describe('guards on a task-augmented call', () => {
   it('are asked once: when the task is created, not again when it runs', async () => {
     const listener = await listen();

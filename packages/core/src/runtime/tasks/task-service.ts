@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
+import { ArmatureBuildError } from '../../messages/build-error.js';
 import { callMessages, messageOf } from '../../messages/call-messages.js';
+import { MESSAGES, problem } from '../../messages/message-catalog.js';
 import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
 import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
@@ -45,6 +47,23 @@ export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
   maxRunningTasks: 256,
   maxResultBytesPerOwner: 16 * 1024 * 1024,
 });
+
+/** The limits with the defaults filled in; a limit that is not a whole number of 1 or more is a start-up error. */
+function limitsOf(chosen: Partial<TaskLimits> = {}): TaskLimits {
+  const given = Object.entries(chosen).filter(([, value]) => value !== undefined);
+  const problems = given
+    .filter(([, value]) => !(Number.isSafeInteger(value) && (value as number) >= 1))
+    .map(([limit, value]) =>
+      problem(
+        MESSAGES.taskLimitInvalid,
+        'createMcpApp options',
+        limit,
+        typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value)),
+      ),
+    );
+  if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot start the MCP server', 'in its options');
+  return Object.freeze({ ...DEFAULT_TASK_LIMITS, ...Object.fromEntries(given) });
+}
 
 /** A task as the wire shows it (2025-11-25 `Task`). */
 export interface WireTask {
@@ -109,8 +128,7 @@ export class TaskService {
     this.maxTtlMs = options.maxTtlMs ?? 86_400_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.leaseMs = options.leaseMs ?? 30_000;
-    const chosen = Object.entries(options.limits ?? {}).filter(([, value]) => value !== undefined);
-    this.limits = Object.freeze({ ...DEFAULT_TASK_LIMITS, ...Object.fromEntries(chosen) });
+    this.limits = limitsOf(options.limits);
     this.quota = this.store.quota ?? new InMemoryTaskQuota();
   }
 
