@@ -3,7 +3,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useCluster } from './support/cluster.js';
+import { stopInstance, useCluster } from './support/cluster.js';
 
 // The task limits on the Redis state: three real instances behind a strictly alternating proxy
 // count together, so a cap holds in total, not per instance.
@@ -136,5 +136,27 @@ describe('task limits on the Redis state, through three instances', () => {
       'the first task to expire',
     );
     expect('taskId' in (await create(client, 'finish'))).toBe(true);
+  });
+
+  // Last: it kills an instance.
+  it('frees the running shares of an instance that dies when their leases lapse', async () => {
+    const client = await session();
+    const before = cluster.proxy.routed.length;
+    // One after the other through the alternating proxy: the four land on all three instances.
+    const holds: Answer[] = [];
+    for (let i = 0; i < 4; i++) holds.push(await create(client, 'hold'));
+    expect(accepted(holds)).toBe(4);
+    const ranOn = cluster.proxy.routed.slice(before).filter((r) => r.body.includes('"name":"hold"'));
+    expect(ranOn.some((r) => r.instance === 'c')).toBe(true);
+    expect(refusedBy([await create(client, 'hold')])).toEqual(['maxRunningTasksPerOwner']);
+
+    await stopInstance(cluster.instances[2] as (typeof cluster.instances)[number], 'SIGKILL');
+    // Nobody renews the dead instance's leases (leaseMs 600): their shares lapse and a task fits again.
+    const admitted = await until(
+      () => create(client, 'hold'),
+      (answer) => 'taskId' in answer,
+      'a running share of the dead instance to lapse',
+    );
+    expect('taskId' in admitted).toBe(true);
   });
 });
