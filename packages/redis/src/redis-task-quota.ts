@@ -3,30 +3,33 @@ import type { Connection } from './connection.js';
 
 // Each count is one Lua script, so that instances sharing the Redis never admit past a cap between
 // a read and a write. Keys: the owner's open tasks (zset by expiry) and their result bytes (hash),
-// the owner's running tasks and everyone's (zsets by lease expiry). Every script first forgets
-// what has run out at ARGV[1] (now): expired tasks free their share the moment their ttl passes.
+// the owner's running tasks and everyone's (zsets by lease expiry). The scripts that count (admit,
+// keep) first forget what has run out at ARGV[1] (now): an expired task frees its share the moment
+// its ttl passes.
 
-/** Forgets expired open tasks (and their bytes) and lapsed running shares. KEYS: open, bytes[, runningOwner, runningAll]. */
-const PRUNE = `
+/**
+ * What the scripts share: `prune` forgets expired open tasks (and their bytes) and lapsed running
+ * shares (KEYS: open, bytes[, runningOwner, runningAll]); `outlive` keeps a key as long as its
+ * longest-lived entry.
+ */
+const PRELUDE = `
 local function prune(now)
   local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
-  if #expired > 0 then
-    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-    redis.call('HDEL', KEYS[2], unpack(expired))
-  end
+  -- One HDEL each: unpack() of a long list would overflow Lua's stack.
+  for _, taskId in ipairs(expired) do redis.call('HDEL', KEYS[2], taskId) end
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
   if KEYS[3] then
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
     redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
   end
 end
--- A key lives as long as the longest-lived entry it holds.
 local function outlive(key, at)
   if redis.call('PEXPIRETIME', key) < tonumber(at) then redis.call('PEXPIREAT', key, at) end
 end
 `;
 
 /** ARGV: now, taskId, expiresAt, leaseExpiresAt, maxOpenTasksPerOwner, maxRunningTasksPerOwner, maxRunningTasks. */
-const ADMIT = `${PRUNE}
+const ADMIT = `${PRELUDE}
 prune(ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then return 'maxOpenTasksPerOwner' end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 'maxRunningTasksPerOwner' end
@@ -40,17 +43,14 @@ return false
 `;
 
 /** KEYS: runningOwner, runningAll. ARGV: taskId, leaseExpiresAt. Only a share still held is renewed. */
-const RENEW = `
-local function outlive(key, at)
-  if redis.call('PEXPIRETIME', key) < tonumber(at) then redis.call('PEXPIREAT', key, at) end
-end
+const RENEW = `${PRELUDE}
 if redis.call('ZADD', KEYS[1], 'XX', 'CH', ARGV[2], ARGV[1]) == 1 then outlive(KEYS[1], ARGV[2]) end
 redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[1])
 return 1
 `;
 
 /** ARGV: now, taskId, bytes, maxResultBytesPerOwner. Returns { 1 } kept, { 0, used } over, { 2 } gone. */
-const KEEP = `${PRUNE}
+const KEEP = `${PRELUDE}
 prune(ARGV[1])
 local expiresAt = redis.call('ZSCORE', KEYS[1], ARGV[2])
 if not expiresAt then return { 2 } end
