@@ -71,17 +71,30 @@ afterEach(async () => {
   guardAllows = true;
 });
 
-async function listen(tasks: TaskOptions = {}): Promise<HttpListener> {
+/** A bearer-token verifier knowing two users of one client app. */
+const verifier = {
+  async verify(token: string) {
+    const sub = { 'token-ann': 'ann', 'token-bob': 'bob' }[token];
+    if (!sub) throw new Error('unknown token');
+    return { token, clientId: 'app', scopes: [], extra: { sub } };
+  },
+};
+
+async function listen(tasks: TaskOptions = {}, auth = false): Promise<HttpListener> {
   const app = createMcpApp(LimitServer, { onError: () => undefined, tasks: { pollIntervalMs: 20, ...tasks } });
-  const listener = await app.listenHttp({ port: 0 });
+  const listener = await app.listenHttp({
+    port: 0,
+    ...(auth ? { auth: { verifier, resource: 'http://127.0.0.1/mcp', authorizationServers: ['http://127.0.0.1/issuer'] } } : {}),
+  });
   open.push(() => listener.close());
   return listener;
 }
 
 /** A 2025-11-25 session of the official v1 client (it speaks the tasks utility): one owner. */
-async function session(url: string): Promise<V1Client> {
+async function session(url: string, token?: string): Promise<V1Client> {
   const client = new V1Client({ name: 'limits', version: '1.0.0' });
-  await client.connect(new V1Transport(new URL(url)));
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(new V1Transport(new URL(url), requestInit ? { requestInit } : undefined));
   open.push(() => client.close());
   return client;
 }
@@ -153,6 +166,21 @@ describe('task limits', () => {
     const task = await createTask(other, 'quick');
     const result = await other.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+  });
+
+  it('counts an authenticated principal once across its sessions; another principal is unaffected', async () => {
+    const listener = await listen({ limits: { maxRunningTasksPerOwner: 2 } }, true);
+    const [annHere, annThere, bob] = [
+      await session(listener.url, 'token-ann'),
+      await session(listener.url, 'token-ann'),
+      await session(listener.url, 'token-bob'),
+    ];
+    await createTask(annHere, 'hold');
+    await createTask(annThere, 'hold');
+    expect(await refusal(annHere, 'hold')).toMatchObject({ data: { limit: 'maxRunningTasksPerOwner', max: 2 } });
+    expect(await refusal(annThere, 'hold')).toMatchObject({ data: { limit: 'maxRunningTasksPerOwner', max: 2 } });
+    expect((await createTask(bob, 'hold')).status).toBe('working');
+    expect((await createTask(bob, 'hold')).status).toBe('working');
   });
 
   it('caps the running handlers of all owners together', async () => {
