@@ -238,8 +238,11 @@ describe('task limits', () => {
     const first = await createTask(client, 'hold');
     await createTask(client, 'hold');
     expect(await refusal(client, 'hold')).toMatchObject({ data: { limit: 'maxOpenTasksPerOwner', max: 2 } });
-    await client.experimental.tasks.cancelTask(first.taskId);
+    const cancelled = await client.experimental.tasks.cancelTask(first.taskId);
     expect((await createTask(client, 'hold')).status).toBe('working');
+    // Counted against no limit, a cancelled task is kept a minute more, not the rest of its hour.
+    expect(first.ttl).toBe(3_600_000);
+    expect(cancelled.ttl).toBe(120_000);
   });
 
   it('drops a result that does not fit in what the owner may keep, and fails its task saying so', async () => {

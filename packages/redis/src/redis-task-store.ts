@@ -4,11 +4,18 @@ import { RedisTaskQuota } from './redis-task-quota.js';
 
 // Changes a task that exists and is not terminal, in one step: the fields given (field, value
 // pairs; the outcome stays JSON text Lua never decodes), `lastUpdatedAt` unless the update only
-// renews the lease, and a notice to every instance. Returns the task's fields, or nil.
+// renews the lease, and a notice to every instance. A new `ttlMs` moves the hash's expiry to
+// createdAt + ttlMs. Returns the task's fields, or nil.
 const UPDATE = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return nil end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+for i = 3, #ARGV, 2 do
+  if ARGV[i] == 'ttlMs' then
+    local createdAt = cjson.decode(redis.call('HGET', KEYS[1], 'fixed')).createdAt
+    redis.call('PEXPIREAT', KEYS[1], string.format('%d', createdAt + tonumber(ARGV[i + 1])))
+  end
+end
 if ARGV[1] == '0' then
   redis.call('HSET', KEYS[1], 'lastUpdatedAt', ARGV[2])
   redis.call('PUBLISH', KEYS[2], KEYS[3])
@@ -34,6 +41,8 @@ function decode(hash: Record<string, string>): TaskRecord | undefined {
   const fixed = JSON.parse(hash.fixed) as Fixed;
   return {
     ...fixed,
+    // Cut since creation (a cancelled task is kept a short while only).
+    ...(hash.ttlMs !== undefined ? { ttlMs: Number(hash.ttlMs) } : {}),
     status: hash.status as TaskRecord['status'],
     lastUpdatedAt: Number(hash.lastUpdatedAt),
     leaseExpiresAt: Number(hash.leaseExpiresAt),
@@ -48,6 +57,7 @@ function fieldsOf(update: TaskUpdate): string[] {
   if (update.statusMessage !== undefined) fields.push('statusMessage', update.statusMessage);
   if (update.outcome !== undefined) fields.push('outcome', JSON.stringify(update.outcome));
   if (update.leaseExpiresAt !== undefined) fields.push('leaseExpiresAt', String(update.leaseExpiresAt));
+  if (update.ttlMs !== undefined) fields.push('ttlMs', String(update.ttlMs));
   return fields;
 }
 

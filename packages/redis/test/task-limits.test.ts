@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stopInstance, useCluster } from './support/cluster.js';
 
@@ -105,8 +106,19 @@ describe('task limits on the Redis state, through three instances', () => {
     const holds = await Promise.all(Array.from({ length: 4 }, () => create(client, 'hold')));
     expect(accepted(holds)).toBe(4);
     expect(refusedBy([await create(client, 'finish')])).toEqual(['maxOpenTasksPerOwner']);
-    await client.experimental.tasks.cancelTask((holds[0] as { taskId: string }).taskId);
+    const { taskId } = holds[0] as { taskId: string };
+    await client.experimental.tasks.cancelTask(taskId);
     expect('taskId' in (await create(client, 'finish'))).toBe(true);
+    // The cancelled task is kept one to two minutes more, in Redis too: its ttl and its hash's expiry are cut.
+    expect((await client.experimental.tasks.getTask(taskId)).ttl).toBe(120_000);
+    const redis = new Redis(cluster.redis.url);
+    try {
+      const left = await redis.pttl(`armature:task:${taskId}`);
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThanOrEqual(120_000);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('caps the tasks one owner holds in total; an expired task frees its share when its ttl passes', async () => {

@@ -53,6 +53,8 @@ export interface TaskUpdate {
   readonly statusMessage?: string;
   readonly outcome?: TaskOutcome;
   readonly leaseExpiresAt?: number;
+  /** A shorter `ttlMs` (from `createdAt`, as always): the task is forgotten sooner (a cancelled one). */
+  readonly ttlMs?: number;
 }
 
 /**

@@ -48,6 +48,13 @@ export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
   maxResultBytesPerOwner: 16 * 1024 * 1024,
 });
 
+/**
+ * A cancelled task is still kept one to two of these after the cancel (its ttl is cut): long
+ * enough for its client to read its status; 2025-11-25 lets a receiver delete a cancelled task at
+ * any time, and the 2026-07-28 extension lets a task's `ttlMs` change.
+ */
+const CANCELLED_KEPT_MS = 60_000;
+
 /** The limits with the defaults filled in; a limit that is not a whole number of 1 or more is a start-up error. */
 function limitsOf(chosen: Partial<TaskLimits> = {}): TaskLimits {
   const given = Object.entries(chosen).filter(([, value]) => value !== undefined);
@@ -224,7 +231,9 @@ export class TaskService {
 
   /**
    * Marks a task cancelled in the store; the instance running it sees the change and aborts it.
-   * Its shares of the limits are freed at once, without waiting for the handler to stop.
+   * Its shares of the limits are freed at once, without waiting for the handler to stop, and it is
+   * kept one to two minutes more (`CANCELLED_KEPT_MS`): a cancelled task counts against no limit,
+   * so cancelling must not pile records up for a whole ttl.
    */
   private async markCancelled(record: TaskRecord): Promise<TaskRecord | undefined> {
     const message = callMessages.taskCancelled();
@@ -232,6 +241,8 @@ export class TaskService {
       status: 'cancelled',
       statusMessage: message,
       outcome: { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
+      // Whole periods since creation, so the ttl a client reads does not depend on the millisecond of the cancel.
+      ttlMs: Math.min(record.ttlMs, (Math.floor((this.now() - record.createdAt) / CANCELLED_KEPT_MS) + 2) * CANCELLED_KEPT_MS),
     });
     if (cancelled) await this.quota.release(record.owner, record.taskId);
     return cancelled;
