@@ -106,7 +106,7 @@ export const outputs: Record<string, string> = {
       statusMessage: 'The task was cancelled by the client (tasks/cancel)',
       createdAt: '<time>',
       lastUpdatedAt: '<time>',
-      ttlMs: 3_600_000,
+      ttlMs: 120_000, // cut at the cancel: kept one to two minutes more
       pollIntervalMs: 50,
       resultType: 'complete',
       _meta: SERVER_INFO,

@@ -64,6 +64,19 @@ export const app = createMcpApp(SearchIndexServer, {
 });
 // #endregion
 
+// #region limits
+export const limitedApp = createMcpApp(SearchIndexServer, {
+  tasks: {
+    limits: {
+      maxOpenTasksPerOwner: 100, // tasks a caller holds: running, or finished and kept until their ttl passes
+      maxRunningTasksPerOwner: 2, // a caller's handlers running at once (default 16)
+      maxRunningTasks: 256, // handlers running at once, all callers together (with redisState: all instances)
+      maxResultBytesPerOwner: 16 * 1024 * 1024, // bytes of results a caller's finished tasks keep
+    },
+  },
+});
+// #endregion
+
 export const outputs: Record<string, string> = {
   'tools-list': JSON.stringify(
     [
@@ -81,6 +94,16 @@ completed`,
   'not-found':
     'MCP error -32602: Task not found: 00000000-0000-4000-8000-000000000000 (it never existed, its ttl has passed, or it belongs to another caller)',
   'cancel-twice': 'MCP error -32602: Cannot cancel task <taskId>: it is already cancelled',
+  'limit-refused': JSON.stringify(
+    {
+      code: -32600,
+      message:
+        'MCP error -32600: Task refused: 2 tasks of this caller are already running (tasks.limits.maxRunningTasksPerOwner). Wait for one to finish (poll tasks/get) or cancel one (tasks/cancel), then call again',
+      data: { limit: 'maxRunningTasksPerOwner', max: 2 },
+    },
+    null,
+    2,
+  ),
 };
 
 export async function main(): Promise<void> {
@@ -159,6 +182,29 @@ export async function main(): Promise<void> {
       await client.close();
     }
   } finally {
+    await listener.close();
+  }
+  await showLimits();
+}
+
+/** One caller asks limitedApp for a third export while two run: refused, naming the limit. */
+async function showLimits(): Promise<void> {
+  const listener = await limitedApp.listenHttp({ port: 0 });
+  const client = new Client({ name: 'my-client', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    const exportTask = () =>
+      client.request({ method: 'tools/call', params: { name: 'exportAll', arguments: {}, task: {} } }, CreateTaskResultSchema);
+    const running = [await exportTask(), await exportTask()];
+    const refused = await exportTask().then(
+      () => 'no error',
+      (error: { code: number; message: string; data?: unknown }) =>
+        JSON.stringify({ code: error.code, message: error.message, data: error.data }, null, 2),
+    );
+    expectEqual(refused, outputs['limit-refused'], 'a task over maxRunningTasksPerOwner');
+    for (const { task } of running) await client.experimental.tasks.cancelTask(task.taskId);
+  } finally {
+    await client.close();
     await listener.close();
   }
 }

@@ -22,6 +22,7 @@ const GUIDES = [
   'deployment.md',
   'scale-out.md',
   'security.md',
+  'limits.md',
 ];
 
 it('docs/ holds every guide page', () => {

@@ -72,7 +72,7 @@ export { audio, type ContentBlock, embeddedResource, image, resourceLink, text }
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
 export { sdkContextOf } from './runtime/sdk-context.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
-export type { TaskOptions } from './runtime/tasks/task-service.js';
+export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type {
   AppState,
@@ -86,6 +86,7 @@ export type {
   StreamClaim,
 } from './state/app-state.js';
 export { memoryState } from './state/memory-state.js';
+export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export type { HttpListenerOptions } from './transports/http-listener.js';

@@ -14,6 +14,7 @@ describe('@armature/core public surface', () => {
         'DEFAULT_ARGUMENT_LIMITS',
         'DEFAULT_EVENT_STORE_LIMITS',
         'DEFAULT_MESSAGE_LIMITS',
+        'DEFAULT_TASK_LIMITS',
         'Field',
         'InMemoryEventStore',
         'InMemoryTaskStore',

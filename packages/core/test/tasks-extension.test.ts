@@ -275,7 +275,8 @@ describe('tools as tasks on 2026-07-28 (tasks extension)', () => {
       status: 'cancelled',
       statusMessage: 'The task was cancelled by the client (tasks/cancel)',
       ...TIMES,
-      ttlMs: 3_600_000,
+      // Cut at the cancel: a cancelled task is kept one to two minutes more.
+      ttlMs: 120_000,
       pollIntervalMs: 20,
       _meta: SERVER_INFO,
     });

@@ -1,13 +1,21 @@
 import type { TaskRecord, TaskStore, TaskUpdate } from '@armature/core';
 import type { Connection } from './connection.js';
+import { RedisTaskQuota } from './redis-task-quota.js';
 
 // Changes a task that exists and is not terminal, in one step: the fields given (field, value
 // pairs; the outcome stays JSON text Lua never decodes), `lastUpdatedAt` unless the update only
-// renews the lease, and a notice to every instance. Returns the task's fields, or nil.
+// renews the lease, and a notice to every instance. A new `ttlMs` moves the hash's expiry to
+// createdAt + ttlMs. Returns the task's fields, or nil.
 const UPDATE = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return nil end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+for i = 3, #ARGV, 2 do
+  if ARGV[i] == 'ttlMs' then
+    local createdAt = cjson.decode(redis.call('HGET', KEYS[1], 'fixed')).createdAt
+    redis.call('PEXPIREAT', KEYS[1], string.format('%d', createdAt + tonumber(ARGV[i + 1])))
+  end
+end
 if ARGV[1] == '0' then
   redis.call('HSET', KEYS[1], 'lastUpdatedAt', ARGV[2])
   redis.call('PUBLISH', KEYS[2], KEYS[3])
@@ -33,6 +41,8 @@ function decode(hash: Record<string, string>): TaskRecord | undefined {
   const fixed = JSON.parse(hash.fixed) as Fixed;
   return {
     ...fixed,
+    // Cut since creation (a cancelled task is kept a short while only).
+    ...(hash.ttlMs !== undefined ? { ttlMs: Number(hash.ttlMs) } : {}),
     status: hash.status as TaskRecord['status'],
     lastUpdatedAt: Number(hash.lastUpdatedAt),
     leaseExpiresAt: Number(hash.leaseExpiresAt),
@@ -47,6 +57,7 @@ function fieldsOf(update: TaskUpdate): string[] {
   if (update.statusMessage !== undefined) fields.push('statusMessage', update.statusMessage);
   if (update.outcome !== undefined) fields.push('outcome', JSON.stringify(update.outcome));
   if (update.leaseExpiresAt !== undefined) fields.push('leaseExpiresAt', String(update.leaseExpiresAt));
+  if (update.ttlMs !== undefined) fields.push('ttlMs', String(update.ttlMs));
   return fields;
 }
 
@@ -55,9 +66,11 @@ function fieldsOf(update: TaskUpdate): string[] {
  * `tasks/cancel` for a task another instance runs: one hash per task expiring with its ttl, an
  * index of each owner's tasks by creation time, and a channel telling every instance which task
  * changed (how a cancel reaches the instance running the handler). The rules (owners, leases,
- * ttl bounds) are the task service's, as with the in-memory store.
+ * ttl bounds) are the task service's, as with the in-memory store. The counts behind the task
+ * limits live beside the tasks, so the caps hold across instances.
  */
 export class RedisTaskStore implements TaskStore {
+  readonly quota: RedisTaskQuota;
   private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
   private subscribed?: Promise<void>;
 
@@ -68,6 +81,7 @@ export class RedisTaskStore implements TaskStore {
     private readonly openTimeoutMs: number,
     private readonly now: () => number = Date.now,
   ) {
+    this.quota = new RedisTaskQuota(commands, prefix);
     subscriber.client.on('message', (channel: string, taskId: string) => {
       if (channel !== this.channel || !this.watchers.has(taskId)) return;
       this.get(taskId).then(

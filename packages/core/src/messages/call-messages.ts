@@ -1,6 +1,16 @@
 import type { ValidationIssue } from './validation-issue.js';
 import { formatIssues } from './validation-issue.js';
 
+/** Why a task was refused, per `tasks.limits` option, and what the caller can do about it. */
+const TASK_LIMIT_REACHED = {
+  maxOpenTasksPerOwner: (max: number) =>
+    `this caller already holds ${max} tasks (tasks.limits.maxOpenTasksPerOwner), running or finished and kept until their ttl passes. Cancel one that runs (tasks/cancel), wait for finished ones to expire, or ask for a shorter ttl (params.task.ttl, on 2025-11-25), then call again`,
+  maxRunningTasksPerOwner: (max: number) =>
+    `${max} tasks of this caller are already running (tasks.limits.maxRunningTasksPerOwner). Wait for one to finish (poll tasks/get) or cancel one (tasks/cancel), then call again`,
+  maxRunningTasks: (max: number) =>
+    `the server is already running its maximum of ${max} tasks for all callers together (tasks.limits.maxRunningTasks). Call again later`,
+};
+
 /**
  * The text a client reads when Armature itself answers a call (rather than the user's method):
  * unknown names, argument and result problems, timeouts, masked failures. Written here once;
@@ -100,6 +110,14 @@ export const callMessages = {
   },
   taskIdMissing(): string {
     return 'params.taskId must be a string: the taskId of the task, as the tools/call that created it answered';
+  },
+  /** A task refused because `limit` (a `tasks.limits` option) is reached: what was hit and what to do. */
+  taskLimitReached(limit: keyof typeof TASK_LIMIT_REACHED, max: number): string {
+    return `Task refused: ${TASK_LIMIT_REACHED[limit](max)}`;
+  },
+  /** A finished task whose result does not fit in what its owner may keep. */
+  taskResultOverLimit(bytes: number, max: number, used: number): string {
+    return `The task's result (${bytes} bytes as JSON) was dropped: with the ${used} bytes the caller's other finished tasks keep, it goes over tasks.limits.maxResultBytesPerOwner (${max}). Let older tasks expire (a shorter ttl frees them sooner), or return a smaller result`;
   },
   taskLeaseExpired(leaseMs: number): string {
     return `The server instance running this task stopped answering for it (no lease renewal within ${leaseMs} ms); the task is failed. Call the tool again to retry`;

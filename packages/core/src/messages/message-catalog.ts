@@ -206,6 +206,15 @@ export const MESSAGES = {
       fix: 'install the dependencies of @armature/core again (it depends on ajv and ajv-formats); a bundle made by armature build runs next to the node_modules it was built from',
     }),
   ),
+  taskLimitInvalid: define(
+    'ARM123',
+    'a task limit is not a whole number of 1 or more',
+    ['maxRunningTasksPerOwner', 'NaN'] as const,
+    (limit: string, found: string) => ({
+      message: `tasks.limits.${limit} is ${found}; it must be a whole number of 1 or more`,
+      fix: `createMcpApp(Server, { tasks: { limits: { ${limit}: 16 } } }), or leave it out for its default`,
+    }),
+  ),
 
   noParamMetadata: define(
     'ARM200',

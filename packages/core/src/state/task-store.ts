@@ -1,3 +1,5 @@
+import type { TaskQuota } from './task-quota.js';
+
 /** The states of a task (2025-11-25 tasks utility and 2026-07-28 tasks extension alike); the last three are terminal. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -51,6 +53,8 @@ export interface TaskUpdate {
   readonly statusMessage?: string;
   readonly outcome?: TaskOutcome;
   readonly leaseExpiresAt?: number;
+  /** A shorter `ttlMs` (from `createdAt`, as always): the task is forgotten sooner (a cancelled one). */
+  readonly ttlMs?: number;
 }
 
 /**
@@ -60,6 +64,11 @@ export interface TaskUpdate {
  * task, when a lease has run out) are the task service's, so every store applies them alike.
  */
 export interface TaskStore {
+  /**
+   * The counts behind the task limits, kept where the tasks are so that they hold across every
+   * instance sharing the store. Without it, each instance counts its own (in memory).
+   */
+  readonly quota?: TaskQuota;
   /** Stores a new task. */
   create(record: TaskRecord): Promise<void>;
   /** The task, or undefined when it never existed or its ttl has passed. */

@@ -115,7 +115,8 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
   on('tasks/list', (params, call) => tasks.list(ownerOf(call, connection), params?.cursor as string | undefined, app.pageSize));
 
   // From here the answer is a task or a task error: a caller who may not use the tool learns that
-  // first, exactly as from an ordinary call (undefined: the ordinary call refuses it).
+  // first, exactly as from an ordinary call. Guards and scopes are asked here, once: the task's
+  // background run does not ask them again.
   const hidden = async (tool: ToolDefinition, call: CallRequest) => tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call));
 
   return async (tool, params, call) => {
@@ -125,7 +126,7 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
       if (tool.taskSupport === 'forbidden') return undefined;
       const declared = declaresTasks(call);
       if (!declared && tool.taskSupport === 'optional') return undefined;
-      if (await hidden(tool, call)) return undefined;
+      if (await hidden(tool, call)) return tasks.denied(tool, call);
       if (!declared) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
       const record = await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true);
       return { resultType: 'task', ...detailedTaskOf(record) };
@@ -133,7 +134,7 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     const requested = params?.task as { ttl?: unknown } | undefined;
     const asked = requested !== undefined && requested !== null;
     if (!asked && tool.taskSupport !== 'required') return undefined;
-    if (await hidden(tool, call)) return undefined;
+    if (await hidden(tool, call)) return tasks.denied(tool, call);
     // spec 2025-11-25 (tool-level negotiation): a required tool called without a task, or a task
     // asked of a tool without one, is -32601.
     if (!asked) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));

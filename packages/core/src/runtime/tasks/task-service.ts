@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
+import { ArmatureBuildError } from '../../messages/build-error.js';
 import { callMessages, messageOf } from '../../messages/call-messages.js';
+import { MESSAGES, problem } from '../../messages/message-catalog.js';
+import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
 import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import { type AskClient, detachedContext, TaskRequestContext } from './task-context.js';
 
@@ -23,6 +27,49 @@ export interface TaskOptions {
    * of it while the handler runs). Past it, the task is failed. Default 30,000 ms.
    */
   leaseMs?: number;
+  /**
+   * Caps on tasks per owner and in total; each left out keeps its default (`DEFAULT_TASK_LIMITS`).
+   * With a shared store (`redisState`) they count across all instances. See docs/limits.md.
+   */
+  limits?: Partial<TaskLimits>;
+}
+
+/**
+ * The default task limits. An owner is a principal, else a 2025-11-25 session, else a
+ * connection, and one task handler costs tens of kilobytes while it runs: the defaults leave room
+ * for a client fanning out a batch (16 at once, 100 kept) and cap what one anonymous session can
+ * make the server hold (16 handlers, 100 records, 16 MiB of results), while 256 handlers in all keep
+ * a server with many sessions responsive. Raise them for trusted callers; see docs/limits.md.
+ */
+export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
+  maxOpenTasksPerOwner: 100,
+  maxRunningTasksPerOwner: 16,
+  maxRunningTasks: 256,
+  maxResultBytesPerOwner: 16 * 1024 * 1024,
+});
+
+/**
+ * A cancelled task is still kept one to two of these after the cancel (its ttl is cut): long
+ * enough for its client to read its status; 2025-11-25 lets a receiver delete a cancelled task at
+ * any time, and the 2026-07-28 extension lets a task's `ttlMs` change.
+ */
+const CANCELLED_KEPT_MS = 60_000;
+
+/** The limits with the defaults filled in; a limit that is not a whole number of 1 or more is a start-up error. */
+function limitsOf(chosen: Partial<TaskLimits> = {}): TaskLimits {
+  const given = Object.entries(chosen).filter(([, value]) => value !== undefined);
+  const problems = given
+    .filter(([, value]) => !(Number.isSafeInteger(value) && (value as number) >= 1))
+    .map(([limit, value]) =>
+      problem(
+        MESSAGES.taskLimitInvalid,
+        'createMcpApp options',
+        limit,
+        typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value)),
+      ),
+    );
+  if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot start the MCP server', 'in its options');
+  return Object.freeze({ ...DEFAULT_TASK_LIMITS, ...Object.fromEntries(given) });
 }
 
 /** A task as the wire shows it (2025-11-25 `Task`). */
@@ -75,6 +122,8 @@ export class TaskService {
   readonly maxTtlMs: number;
   readonly pollIntervalMs: number;
   readonly leaseMs: number;
+  readonly limits: TaskLimits;
+  private readonly quota: TaskQuota;
 
   constructor(
     private readonly env: TaskEnvironment,
@@ -86,11 +135,15 @@ export class TaskService {
     this.maxTtlMs = options.maxTtlMs ?? 86_400_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.leaseMs = options.leaseMs ?? 30_000;
+    this.limits = limitsOf(options.limits);
+    this.quota = this.store.quota ?? new InMemoryTaskQuota();
   }
 
   /**
    * Creates the task and starts its handler in the background; returns the task as created, once
-   * the store holds it (so a `tasks/get` on any instance finds it). `server` is the connection
+   * the store holds it (so a `tasks/get` on any instance finds it). A task over one of the limits
+   * is refused with a JSON-RPC error naming it (`-32600`, `data: { limit, max }`): it was never
+   * accepted, so no task exists to report it. `server` is the connection
    * notifications go to; `extension` marks a task of the 2026-07-28 tasks extension, which has no
    * stream to notify.
    */
@@ -118,7 +171,18 @@ export class TaskService {
       leaseExpiresAt: now + this.leaseMs,
       ...(extension ? { extension: true } : {}),
     };
-    await this.store.create(record);
+    const share = { owner, taskId: record.taskId, expiresAt: now + record.ttlMs, leaseExpiresAt: record.leaseExpiresAt };
+    const refused = await this.quota.admit(share, this.limits, now);
+    if (refused) {
+      const max = this.limits[refused];
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, callMessages.taskLimitReached(refused, max), { limit: refused, max });
+    }
+    try {
+      await this.store.create(record);
+    } catch (error) {
+      await this.quota.release(owner, record.taskId);
+      throw error;
+    }
     this.run(record, tool, args, call, server);
     return record;
   }
@@ -142,7 +206,7 @@ export class TaskService {
    */
   async requestCancel(taskId: string, owner: string): Promise<void> {
     const record = await this.visible(taskId, owner);
-    if (!isTerminal(record.status)) await this.markCancelled(taskId);
+    if (!isTerminal(record.status)) await this.markCancelled(record);
   }
 
   /** `tasks/list`: the caller's live tasks, a page at a time. */
@@ -159,20 +223,34 @@ export class TaskService {
     if (isTerminal(record.status)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.taskAlreadyTerminal(taskId, record.status));
     }
-    const cancelled = await this.markCancelled(taskId);
+    const cancelled = await this.markCancelled(record);
     // Finished meanwhile: the task keeps the status it reached first.
     if (!cancelled) return this.cancel(taskId, owner);
     return wireOf(cancelled);
   }
 
-  /** Marks a task cancelled in the store; the instance running it sees the change and aborts it. */
-  private markCancelled(taskId: string): Promise<TaskRecord | undefined> {
+  /**
+   * Marks a task cancelled in the store; the instance running it sees the change and aborts it.
+   * Its shares of the limits are freed at once, without waiting for the handler to stop, and it is
+   * kept one to two minutes more (`CANCELLED_KEPT_MS`): a cancelled task counts against no limit,
+   * so cancelling must not pile records up for a whole ttl.
+   */
+  private async markCancelled(record: TaskRecord): Promise<TaskRecord | undefined> {
     const message = callMessages.taskCancelled();
-    return this.store.update(taskId, {
+    const cancelled = await this.store.update(record.taskId, {
       status: 'cancelled',
       statusMessage: message,
       outcome: { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
+      // Whole periods since creation, so the ttl a client reads does not depend on the millisecond of the cancel.
+      ttlMs: Math.min(record.ttlMs, (Math.floor((this.now() - record.createdAt) / CANCELLED_KEPT_MS) + 2) * CANCELLED_KEPT_MS),
     });
+    if (cancelled) await this.quota.release(record.owner, record.taskId);
+    return cancelled;
+  }
+
+  /** The answer to a caller who may not use the tool: exactly that of an ordinary call to it. */
+  denied(tool: ToolDefinition, call: CallRequest): Promise<never> {
+    return this.env.kinds.tools.denied(tool.plan, tool, call);
   }
 
   /**
@@ -205,13 +283,33 @@ export class TaskService {
     const failed = await this.store.update(record.taskId, {
       status: 'failed',
       statusMessage: message,
-      // The extension fails a task with a JSON-RPC error only; the utility with a tool error.
-      outcome: record.extension
-        ? { kind: 'error', code: ProtocolErrorCode.InternalError, message }
-        : { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> },
+      outcome: this.failure(record, message),
     });
     // Not updated: another reader failed it first, or it just expired (then the caller keeps the old view).
     return failed ?? (await this.store.get(record.taskId)) ?? record;
+  }
+
+  /** What a task Armature fails answers: the extension fails a task with a JSON-RPC error only; the utility with a tool error. */
+  private failure(record: TaskRecord, message: string): TaskOutcome {
+    return record.extension
+      ? { kind: 'error', code: ProtocolErrorCode.InternalError, message }
+      : { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> };
+  }
+
+  /**
+   * Ends the task with `update`, its outcome counted against the owner's result bytes; an outcome
+   * that does not fit is dropped and the task failed saying so, so what an owner keeps stays bounded.
+   */
+  private async settle(record: TaskRecord, update: TaskUpdate & { outcome: TaskOutcome }): Promise<void> {
+    const { owner, taskId } = record;
+    const bytes = Buffer.byteLength(JSON.stringify(update.outcome));
+    const kept = await this.quota.keep(owner, taskId, bytes, this.limits, this.now());
+    if (kept.kept || 'gone' in kept) {
+      await this.store.update(taskId, update);
+      return;
+    }
+    const message = callMessages.taskResultOverLimit(bytes, this.limits.maxResultBytesPerOwner, kept.used);
+    await this.store.update(taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
   }
 
   /** Resolves on the task's next change, or after `maxWaitMs` (to look at its lease again). */
@@ -242,10 +340,11 @@ export class TaskService {
   /**
    * Runs the handler through the one executor, outside the request that created the task: its own
    * Context (progress -> status), its own DI scope, its signal aborted by `tasks/cancel`, its run
-   * bounded by the ttl. The lease is renewed until it ends.
+   * bounded by the ttl. The lease (and with it the task's running share) is renewed until it ends.
+   * Guards and scopes are not asked again: the request that created the task asked them.
    */
   private run(record: TaskRecord, tool: ToolDefinition, args: unknown, call: CallRequest, server: Server): void {
-    const { taskId, extension = false } = record;
+    const { taskId, owner, extension = false } = record;
     const controller = new AbortController();
     // 2026-07-28: the request that created the task has been answered and its server closed; the
     // extension's own notifications (subscriptions/listen) are not served, clients poll.
@@ -259,7 +358,9 @@ export class TaskService {
     });
     const renew = setInterval(
       () => {
-        void this.store.update(taskId, { leaseExpiresAt: this.now() + this.leaseMs }).catch(() => undefined);
+        const leaseExpiresAt = this.now() + this.leaseMs;
+        void this.store.update(taskId, { leaseExpiresAt }).catch(() => undefined);
+        void this.quota.renew(owner, taskId, leaseExpiresAt).catch(() => undefined);
       },
       Math.max(Math.floor(this.leaseMs / 3), 1),
     );
@@ -286,30 +387,30 @@ export class TaskService {
       reportError: this.env.reportError,
       stats: this.env.stats,
     };
-    const finish = (update: TaskUpdate) => this.store.update(taskId, update);
-    executeCall(settings, tool.plan, this.env.kinds.tools, tool, request, args)
+    const checked = { ...tool.plan, guarded: false };
+    executeCall(settings, checked, this.env.kinds.tools, tool, request, args)
       .then(
-        (result) =>
-          finish({
-            // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.
-            status: result.isError && !extension ? 'failed' : 'completed',
-            ...(result.isError ? { statusMessage: firstText(result) } : { statusMessage: undefined }),
-            outcome: { kind: 'result', result: result as Record<string, unknown> },
-          }),
-        (error: unknown) =>
-          finish({
-            status: 'failed',
-            statusMessage: messageOf(error),
-            outcome:
-              error instanceof ProtocolError
-                ? { kind: 'error', code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
-                : { kind: 'error', code: ProtocolErrorCode.InternalError, message: messageOf(error) },
-          }),
+        (result): TaskUpdate & { outcome: TaskOutcome } => ({
+          // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.
+          status: result.isError && !extension ? 'failed' : 'completed',
+          ...(result.isError ? { statusMessage: firstText(result) } : { statusMessage: undefined }),
+          outcome: { kind: 'result', result: result as Record<string, unknown> },
+        }),
+        (error: unknown): TaskUpdate & { outcome: TaskOutcome } => ({
+          status: 'failed',
+          statusMessage: messageOf(error),
+          outcome:
+            error instanceof ProtocolError
+              ? { kind: 'error', code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
+              : { kind: 'error', code: ProtocolErrorCode.InternalError, message: messageOf(error) },
+        }),
       )
+      .then((update) => this.settle(record, update))
       .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId }))
       .finally(async () => {
         clearInterval(renew);
         stopWatching();
+        await this.quota.stopped(owner, taskId).catch(() => undefined);
         await request.end();
       });
   }
