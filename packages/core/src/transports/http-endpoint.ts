@@ -22,10 +22,12 @@ import { type Message, messagesOf, type ParsedBody, whenBodyEnds } from './http-
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { LARGE_INPUT, nextTurn } from './large-input.js';
-import { LegacySessions } from './legacy-sessions.js';
 import { ModernRoutes } from './modern-routes.js';
 import { PerClientCounter } from './per-client-counter.js';
 import type { SessionRelay } from './session-relay.js';
+import { localSessions } from './session-sharing.js';
+import { SessionTable } from './session-table.js';
+import { SharedSessions } from './shared-sessions.js';
 
 /** The 2026-07-28 methods a direct path may answer. */
 const DIRECT_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
@@ -109,7 +111,7 @@ export type ScopeRequirement = (method: string, params: Record<string, unknown> 
  * read and before any server or session is created; then `serve` reads the body.
  */
 export class HttpEndpoint {
-  private readonly legacy: LegacySessions;
+  private readonly legacy: SessionTable;
   private readonly modern;
   private readonly maxBody: number;
   private readonly allowedHosts: string[] | false;
@@ -161,12 +163,12 @@ export class HttpEndpoint {
         'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
       );
     }
-    this.legacy = new LegacySessions(
+    this.legacy = new SessionTable(
       () => factory(relay ? 'shared-session' : 'connection'),
       this.limits,
       eventStore,
       options.retryIntervalMs,
-      relay,
+      relay ? (copies) => new SharedSessions(relay, copies, this.limits) : () => localSessions,
     );
     this.modern = createMcpHandler(() => factory('request'), {
       legacy: 'reject',

@@ -2,71 +2,49 @@ import { randomUUID } from 'node:crypto';
 import {
   type EventStore,
   isInitializeRequest,
-  type JSONRPCMessage,
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import { type SessionRecord, storeUnavailableMessage } from '../state/app-state.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
-import type { RelayTarget, SessionRelay } from './session-relay.js';
-import { applyLogLevel, reviveSession } from './session-revival.js';
+import type { SessionSharing } from './session-sharing.js';
 import { idKey, type Session, SessionTransport } from './session-transport.js';
-import { StreamClaims } from './stream-claims.js';
+import type { SessionCopies } from './shared-sessions.js';
 
 const SESSION_NOT_FOUND = 'Session not found';
-
-/** Thrown by a shared-store operation; answered 503 naming the store. */
-class StoreFailure {
-  constructor(readonly cause: unknown) {}
-}
-
-/** An effect on the shared record whose failure the client is told about, naming the store. */
-function naming(store: string, effect: () => Promise<void>): () => Promise<void> {
-  return async () => {
-    try {
-      await effect();
-    } catch {
-      throw new Error(storeUnavailableMessage(store));
-    }
-  };
-}
-
-async function fromStore<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    throw new StoreFailure(error);
-  }
-}
 
 /**
  * The 2025-11-25 half of the HTTP endpoint: sessions kept here (the SDK keeps none), routed by
  * `Mcp-Session-Id`, owned by whoever opened them, within the total and per-client caps, each with its
  * own view of the event store, evicted when idle or never initialized, and purged when they end.
- * With a relay (instances sharing a state), a session opened on another instance is re-created
- * here from its stored record, and traffic for it crosses instances through the relay.
+ * Its `SessionSharing` decides what other instances see of them (nothing, for `localSessions`).
  */
-export class LegacySessions implements RelayTarget {
+export class SessionTable {
   private readonly sessions = new Map<string, Session>();
-  private readonly reviving = new Map<string, Promise<Session | undefined>>();
   private readonly sessionsPerClient: PerClientCounter;
-  private readonly unregister?: () => void;
+  private readonly sharing: SessionSharing;
 
-  /** @param factory builds the SDK server of one session (tracked for change notifications when not shared). */
+  /**
+   * @param factory builds the SDK server of one session.
+   * @param share makes the table's sharing, given the table's copies of its sessions.
+   */
   constructor(
     private readonly factory: () => SdkMcpServer,
     private readonly limits: typeof DEFAULT_HTTP_LIMITS,
     private readonly eventStore: EventStore | undefined,
     private readonly retryInterval: number | undefined,
-    private readonly relay?: SessionRelay,
+    share: (copies: SessionCopies) => SessionSharing,
   ) {
     this.sessionsPerClient = new PerClientCounter(limits.maxSessionsPerClient);
-    this.unregister = relay?.register(this);
+    this.sharing = share({
+      get: (id) => this.sessions.get(id),
+      set: (id, session) => this.sessions.set(id, session),
+      drop: (id) => this.endSession(id, true),
+    });
   }
 
   /**
@@ -90,9 +68,9 @@ export class LegacySessions implements RelayTarget {
     try {
       return await this.route(request, caller, parsed);
     } catch (error) {
-      if (!(error instanceof StoreFailure) || !this.relay) throw error;
-      const id = messagesOf(parsed).length === 1 ? (messagesOf(parsed)[0]?.id ?? null) : null;
-      return jsonRpcErrorResponse(503, -32000, storeUnavailableMessage(this.relay.state.name), id, { 'retry-after': '5' });
+      const failure = this.sharing.failure(error, parsed);
+      if (!failure) throw error;
+      return failure;
     }
   }
 
@@ -100,7 +78,7 @@ export class LegacySessions implements RelayTarget {
     const sessionId = request.headers.get('mcp-session-id');
     const options = { ...(caller.principal ? { authInfo: caller.principal } : {}), ...(parsed ? { parsedBody: parsed.value } : {}) };
     if (sessionId) {
-      const session = this.sessions.get(sessionId) ?? (await this.revive(sessionId, caller));
+      const session = this.sessions.get(sessionId) ?? (await this.sharing.revive(sessionId, caller, (id) => this.connect(id)));
       // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
       if (!session || session.owner !== caller.owner) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
       session.lastSeen = Date.now();
@@ -115,15 +93,14 @@ export class LegacySessions implements RelayTarget {
           );
         }
       }
-      if (this.relay && !(await this.refreshed(sessionId, session))) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
+      if (!(await this.sharing.refresh(sessionId, session))) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
       if (request.method === 'GET') {
-        const replay = await (this.relay ? fromStore(this.refusedReplay(request, session)) : this.refusedReplay(request, session));
+        const replay = await this.sharing.store(this.refusedReplay(request, session));
         if (replay) return replay;
       }
       const refused = this.admitMessages(session, parsed);
       if (refused) return refused;
-      if (this.relay && request.method === 'POST' && (await this.relayed(sessionId, session, parsed)))
-        return new Response(null, { status: 202 });
+      if (request.method === 'POST' && (await this.sharing.relayed(sessionId, session, parsed))) return new Response(null, { status: 202 });
       return this.handle(session, this.withSessionVersion(request, session), parsed, options);
     }
     if (request.method !== 'POST') {
@@ -181,32 +158,11 @@ export class LegacySessions implements RelayTarget {
       lastSeen: now,
       counted: true,
     });
-    if (this.relay) {
-      const { sessions, name } = this.relay.state;
-      const params = (body as { params?: Partial<SessionRecord> }).params ?? {};
-      const record = (protocolVersion: string): SessionRecord => ({
-        ...(caller.owner !== undefined ? { owner: caller.owner } : {}),
-        ...(caller.client !== undefined ? { client: caller.client } : {}),
-        protocolVersion,
-        capabilities: params.capabilities ?? {},
-        clientInfo: params.clientInfo ?? { name: 'unknown', version: 'unknown' },
-        initialized: false,
-      });
-      const ttl = this.limits.sessionInitializeTimeoutMs;
-      try {
-        // Stored before anything is streamed (a store that is away is a 503 here, not a broken stream).
-        await fromStore(sessions.put(sessionId, record(String(params.protocolVersion)), ttl));
-      } catch (error) {
-        this.endSession(sessionId, true);
-        throw error;
-      }
-      // Then with the revision negotiated, before the client can see its session id and use it elsewhere.
-      transport.onAnswered.set(
-        idKey(id),
-        naming(name, () =>
-          sessions.put(sessionId, record(server.server.getNegotiatedProtocolVersion() ?? String(params.protocolVersion)), ttl),
-        ),
-      );
+    try {
+      await this.sharing.opened(sessionId, this.sessions.get(sessionId) as Session, caller, body);
+    } catch (error) {
+      this.endSession(sessionId, true);
+      throw error;
     }
     const response = await this.handle(this.sessions.get(sessionId) as Session, request, { value: body }, { ...options, parsedBody: body });
     if (transport.sessionId === undefined) this.endSession(sessionId, true);
@@ -233,9 +189,7 @@ export class LegacySessions implements RelayTarget {
   /** A new SDK server connected to a new transport for session `sessionId`. */
   private async connect(sessionId: string) {
     const server = this.factory();
-    const relay = this.relay;
-    const claims = relay ? new StreamClaims(relay.instance, relay.state.events, relay.state.instances) : undefined;
-    const events = this.eventStore ? new SessionEventStore(this.eventStore, sessionId, claims) : undefined;
+    const events = this.eventStore ? new SessionEventStore(this.eventStore, sessionId, this.sharing.claims()) : undefined;
     const transport = new SessionTransport({
       sessionIdGenerator: () => sessionId,
       ...(events ? { eventStore: events } : {}),
@@ -245,104 +199,8 @@ export class LegacySessions implements RelayTarget {
     });
     transport.onclose = () => this.endSession(sessionId);
     await server.connect(transport);
-    if (relay) transport.relay = (message) => relay.toClient(sessionId, message);
+    this.sharing.connected(sessionId, transport);
     return { server, transport, events };
-  }
-
-  /**
-   * A session opened on another instance, re-created here from its stored record (once, however
-   * many requests for it arrive together). Undefined when no instance knows it, or not for `caller`.
-   */
-  private revive(sessionId: string, caller: Caller): Promise<Session | undefined> {
-    if (!this.relay) return Promise.resolve(undefined);
-    let pending = this.reviving.get(sessionId);
-    if (!pending) {
-      pending = this.reviveOnce(sessionId, caller).finally(() => this.reviving.delete(sessionId));
-      this.reviving.set(sessionId, pending);
-    }
-    return pending;
-  }
-
-  private async reviveOnce(sessionId: string, caller: Caller): Promise<Session | undefined> {
-    const record = await fromStore((this.relay as SessionRelay).state.sessions.get(sessionId));
-    if (!record || record.owner !== caller.owner) return undefined;
-    const { server, transport, events } = await this.connect(sessionId);
-    await reviveSession(transport, sessionId, record);
-    const now = Date.now();
-    const session: Session = {
-      transport,
-      server,
-      ...(record.owner !== undefined ? { owner: record.owner } : {}),
-      ...(record.client !== undefined ? { client: record.client } : {}),
-      events,
-      opened: now,
-      initialized: record.initialized,
-      lastSeen: now,
-      counted: false,
-      ...(record.logLevel !== undefined ? { logLevel: record.logLevel } : {}),
-    };
-    this.sessions.set(sessionId, session);
-    return session;
-  }
-
-  /**
-   * Extends the shared session's life and takes what the client changed through other instances
-   * (its log level). False when the session ended meanwhile: this copy is dropped.
-   */
-  private async refreshed(sessionId: string, session: Session): Promise<boolean> {
-    const current = await fromStore((this.relay as SessionRelay).state.sessions.touch(sessionId, this.idleTtl(session)));
-    if (!current) {
-      this.endSession(sessionId, true);
-      return false;
-    }
-    if (current.logLevel !== undefined && current.logLevel !== session.logLevel) {
-      session.logLevel = current.logLevel;
-      await applyLogLevel(session.transport, sessionId, session.server.server.getNegotiatedProtocolVersion() ?? '', current.logLevel);
-    }
-    return true;
-  }
-
-  private idleTtl(session: Session): number {
-    return session.initialized ? this.limits.sessionIdleTimeoutMs : this.limits.sessionInitializeTimeoutMs;
-  }
-
-  /**
-   * Client messages another instance may be waiting for (answers to its elicitation or sampling
-   * requests, cancellations, a new log level) are relayed. True when nothing is left for this
-   * instance to handle (the body held only answers awaited elsewhere).
-   */
-  private async relayed(sessionId: string, session: Session, parsed: ParsedBody | undefined): Promise<boolean> {
-    const relay = this.relay as SessionRelay;
-    let local = false;
-    for (const message of messagesOf(parsed)) {
-      const isAnswer = message.method === undefined && message.id !== undefined;
-      if (isAnswer && session.transport.awaiting.delete(idKey(message.id))) local = true;
-      else if (isAnswer) await fromStore(relay.fromClient(sessionId, message as JSONRPCMessage));
-      else {
-        local = true;
-        if (message.method === 'notifications/cancelled') await fromStore(relay.fromClient(sessionId, message as JSONRPCMessage));
-      }
-    }
-    return !local;
-  }
-
-  /** A client message that reached another instance (an answer awaited here, a cancellation): taken here when this copy is concerned. */
-  fromClient(sessionId: string, message: JSONRPCMessage): void {
-    const session = this.sessions.get(sessionId);
-    if (!session) return;
-    const { transport } = session;
-    if (!('method' in message) && 'id' in message && !transport.awaiting.delete(idKey(message.id))) return;
-    transport.onmessage?.(message);
-  }
-
-  /** An event stored by another instance for the session's GET stream: written if this instance holds it. */
-  written(sessionId: string, eventId: string, message: JSONRPCMessage): void {
-    const session = this.sessions.get(sessionId);
-    if (session) void session.transport.writeRelayed(eventId, message).catch(() => undefined);
-  }
-
-  ended(sessionId: string): void {
-    this.endSession(sessionId, true);
   }
 
   /**
@@ -384,54 +242,22 @@ export class LegacySessions implements RelayTarget {
     for (const message of messages) {
       if (message.method === 'notifications/initialized') session.initialized = true;
       if (message.method === 'notifications/cancelled') session.transport.inFlight.delete(idKey(message.params?.requestId));
-      if (this.relay) this.recordEffect(session, message);
+      this.sharing.record(session, message);
     }
     for (const key of fresh) session.transport.inFlight.add(key);
     return undefined;
   }
 
-  /** What a client message changes in the shared record, done once it succeeded. */
-  private recordEffect(session: Session, message: { method?: unknown; id?: unknown; params?: Record<string, unknown> }): void {
-    const relay = this.relay as SessionRelay;
-    const { sessions } = relay.state;
-    const id = session.transport.sessionId as string;
-    const uri = String(message.params?.uri);
-    const effects: Record<string, () => Promise<void>> = {
-      'resources/subscribe': () => sessions.subscribe(id, uri),
-      'resources/unsubscribe': () => sessions.unsubscribe(id, uri),
-      'logging/setLevel': async () => {
-        session.logLevel = String(message.params?.level);
-        await sessions.update(id, { logLevel: session.logLevel });
-      },
-    };
-    if (message.method === 'notifications/initialized') {
-      // From now on the record lives as long as an idle session may.
-      void sessions
-        .update(id, { initialized: true })
-        .then(() => sessions.touch(id, this.limits.sessionIdleTimeoutMs))
-        .catch((error: unknown) => session.transport.onerror?.(error as Error));
-      return;
-    }
-    const effect = typeof message.method === 'string' ? effects[message.method] : undefined;
-    if (effect && message.id !== undefined) session.transport.onAnswered.set(idKey(message.id), naming(relay.state.name, effect));
-  }
-
   /**
-   * Forgets a session and what it held (its client's slot, its events); closes its server when
-   * asked. With a shared state this instance drops only its copy, unless the session `ended`
-   * (DELETE): then its record and events go and the other instances drop theirs.
+   * Forgets a session and what it held (its client's slot; its events, as its sharing decides);
+   * closes its server when asked. `ended`: the client ended it (DELETE), for every instance.
    */
   private endSession(id: string, closeServer = false, ended = false): void {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
     if (session.counted) this.sessionsPerClient.release(session.client);
-    const relay = this.relay;
-    if (!relay || ended) void session.events?.purge().catch(() => undefined);
-    if (relay && ended) {
-      void relay.state.sessions.delete(id).catch(() => undefined);
-      void relay.ended(id).catch(() => undefined);
-    }
+    this.sharing.forget(id, session, ended);
     if (closeServer) void session.server.close().catch(() => undefined);
   }
 
@@ -447,7 +273,7 @@ export class LegacySessions implements RelayTarget {
 
   /** Ends every session (its events purged) and closes their servers. */
   async close(): Promise<void> {
-    this.unregister?.();
+    this.sharing.close();
     const sessions = [...this.sessions.values()];
     for (const id of [...this.sessions.keys()]) this.endSession(id);
     await Promise.allSettled(sessions.map((s) => s.server.close()));
