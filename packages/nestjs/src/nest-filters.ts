@@ -1,6 +1,6 @@
-import type { ExceptionFilter } from '@nestjs/common';
+import { type ExceptionFilter, HttpException } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants.js';
-import { mcpOutcomeOf } from './http-exceptions.js';
+import { httpAnswerOf, mcpOutcomeOf } from './http-exceptions.js';
 import type { McpExecutionContext } from './mcp-execution-context.js';
 import type { McpResponse } from './mcp-response.js';
 import type { NestRequestScope } from './nest-container-adapter.js';
@@ -31,7 +31,8 @@ export async function filteredError(
     try {
       returned = await filter.catch(error, host);
     } catch (thrown) {
-      return thrown;
+      // Headers it set before throwing (Retry-After) belong to the answer, as on REST.
+      return thrown instanceof HttpException ? mcpOutcomeOf({ ...httpAnswerOf(thrown), headers: response.headers }, host.call, thrown) : thrown;
     }
     if (returned instanceof Error) return returned;
     if (response.written) {
