@@ -19,11 +19,13 @@ import {
   Injectable,
   Module,
   type NestInterceptor,
+  type PipeTransform,
   Post,
   Req,
   Scope,
   UseFilters,
   UseGuards,
+  ValidationPipe,
 } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory, REQUEST, Reflector } from '@nestjs/core';
 import { PassportModule, PassportStrategy, AuthGuard } from '@nestjs/passport';
@@ -392,5 +394,27 @@ describe.each(['express', 'fastify'] as const)("a Nest app on %s: the app's own 
         }
       });
     });
+  }
+});
+
+/** A transforming pipe, as apps add with useGlobalPipes. */
+class TrimPipe implements PipeTransform {
+  transform(value: unknown): unknown {
+    return typeof value === 'string' ? value.trim() : value;
+  }
+}
+
+it('says at start-up which global pipes do not run on MCP tool input (ValidationPipe has nothing left to do there)', async () => {
+  const warnings: string[] = [];
+  const quiet = () => undefined;
+  const app = await NestFactory.create(AppModule, {
+    logger: { log: quiet, error: quiet, debug: quiet, verbose: quiet, warn: (message: string) => warnings.push(message) },
+  });
+  try {
+    app.useGlobalPipes(new ValidationPipe(), new TrimPipe());
+    await app.init();
+    expect(warnings).toEqual([expect.stringMatching(/^The global pipes TrimPipe do not run on MCP tool input: /)]);
+  } finally {
+    await app.close();
   }
 });
