@@ -25,15 +25,15 @@ import {
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { ArmatureModuleOptions } from './armature-options.js';
+import { ArmatureValidationPipe } from './armature-validation.pipe.js';
 import { discoverServers } from './discover-servers.js';
 import { withHttpExceptions } from './http-exceptions.js';
 import { mountOnHttpAdapter } from './http-mount.js';
 import { NestContainerAdapter } from './nest-container-adapter.js';
-import { type EnhancerRef, NestEnhancers } from './nest-enhancers.js';
+import { NestEnhancers } from './nest-enhancers.js';
 import { NestGuardsGuard } from './nest-guards.js';
 import { NestInterceptorsInterceptor } from './nest-interceptors.js';
 import { nestMessages } from './nest-messages.js';
-import { ArmatureValidationPipe } from './armature-validation.pipe.js';
 import { ARMATURE_OPTIONS } from './tokens.js';
 
 /** Armature validates tool input with the DTO's own rules: these global pipes have nothing left to do on MCP. */

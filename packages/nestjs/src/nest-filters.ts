@@ -32,7 +32,9 @@ export async function filteredError(
       returned = await filter.catch(error, host);
     } catch (thrown) {
       // Headers it set before throwing (Retry-After) belong to the answer, as on REST.
-      return thrown instanceof HttpException ? mcpOutcomeOf({ ...httpAnswerOf(thrown), headers: response.headers }, host.call, thrown) : thrown;
+      return thrown instanceof HttpException
+        ? mcpOutcomeOf({ ...httpAnswerOf(thrown), headers: response.headers }, host.call, thrown)
+        : thrown;
     }
     if (returned instanceof Error) return returned;
     if (response.written) {

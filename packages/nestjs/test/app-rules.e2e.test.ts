@@ -28,7 +28,7 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory, REQUEST, Reflector } from '@nestjs/core';
-import { PassportModule, PassportStrategy, AuthGuard } from '@nestjs/passport';
+import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Exclude } from 'class-transformer';
 import { IsInt, IsString, Min } from 'class-validator';
@@ -226,7 +226,10 @@ class BankController {
     PassportModule,
     ClsModule.forRoot({
       global: true,
-      middleware: { mount: true, setup: (cls, request: { headers: Record<string, string> }) => cls.set('requestId', request.headers['x-request-id']) },
+      middleware: {
+        mount: true,
+        setup: (cls, request: { headers: Record<string, string> }) => cls.set('requestId', request.headers['x-request-id']),
+      },
     }),
     ArmatureModule.forRoot({ http: { path: '/mcp' } }),
   ],

@@ -25,7 +25,15 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { map, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArmatureModule, ArmatureValidationPipe, isMcpRequest, MCP_CONTEXT, type McpCall, type McpRequest, mcpCallOf } from '../src/index.js';
+import {
+  ArmatureModule,
+  ArmatureValidationPipe,
+  isMcpRequest,
+  MCP_CONTEXT,
+  type McpCall,
+  type McpRequest,
+  mcpCallOf,
+} from '../src/index.js';
 
 class CreateNoteInput {
   @IsString()
