@@ -20,12 +20,10 @@ import {
   type OnModuleInit,
   Optional,
   type Type,
-  ValidationPipe,
 } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { ArmatureModuleOptions } from './armature-options.js';
-import { ArmatureValidationPipe } from './armature-validation.pipe.js';
 import { discoverServers } from './discover-servers.js';
 import { withHttpExceptions } from './http-exceptions.js';
 import { mountOnHttpAdapter } from './http-mount.js';
@@ -35,9 +33,7 @@ import { NestGuardsGuard } from './nest-guards.js';
 import { NestInterceptorsInterceptor } from './nest-interceptors.js';
 import { nestMessages } from './nest-messages.js';
 import { ARMATURE_OPTIONS } from './tokens.js';
-
-/** Armature validates tool input with the DTO's own rules: these global pipes have nothing left to do on MCP. */
-const VALIDATION_PIPES = [ValidationPipe, ArmatureValidationPipe];
+import { unappliedPipes } from './unapplied-pipes.js';
 
 /**
  * The MCP side of a Nest app: finds the `@McpServer` providers when Nest initialises its modules,
@@ -92,7 +88,12 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
       interceptors.addServer(server.serverClass);
       filters.addServer(server.serverClass);
     }
-    this.warnOfPipes();
+    // Said once at start-up: no pipe is skipped silently.
+    const pipes = unappliedPipes(
+      config,
+      servers.map((server) => server.serverClass),
+    );
+    if (pipes.length > 0) new Logger('Armature').warn(nestMessages.pipesNotApplied(pipes));
     if (servers.length === 0) throw new ArmatureBuildError([nestMessages.noServer()], nestMessages.heading, nestMessages.scope);
     const appGuards: Provided<Guard>[] = [...(this.options.guards ?? [])];
     if (guards.any) {
@@ -150,20 +151,5 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     } catch {
       return false;
     }
-  }
-
-  /** Says, once at start-up, which global pipes do not apply to MCP calls (none is skipped silently). */
-  private warnOfPipes(): void {
-    const skipped = [
-      ...this.config
-        .getGlobalPipes()
-        .filter((pipe) => !VALIDATION_PIPES.some((type) => pipe instanceof type))
-        .map((pipe) => pipe.constructor.name),
-      ...this.config
-        .getGlobalRequestPipes()
-        .filter((wrapper) => !VALIDATION_PIPES.some((type) => wrapper.metatype === type))
-        .map((wrapper) => String(wrapper.name)),
-    ];
-    if (skipped.length > 0) new Logger('Armature').warn(nestMessages.pipesNotApplied(skipped));
   }
 }

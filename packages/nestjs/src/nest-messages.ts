@@ -44,7 +44,7 @@ export const nestMessages = {
     `Nest guard ${guard} threw while guarding ${where}; the call was refused as unknown. Fix the guard: a guard denies by returning false or throwing an HttpException`,
 
   pipesNotApplied: (pipes: readonly string[]): string =>
-    `The global pipes ${pipes.join(', ')} do not run on MCP tool input: Armature validates and transforms the DTO itself ` +
+    `The pipes ${pipes.join(', ')} do not run on MCP tool input: Armature validates and transforms the DTO itself ` +
     '(the same class-validator rules, so ValidationPipe is not needed there). Fix: move the transformation into the DTO ' +
     '(class-transformer @Transform or @Type), which REST and MCP share',
 

@@ -25,6 +25,7 @@ import {
   Scope,
   UseFilters,
   UseGuards,
+  UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory, REQUEST, Reflector } from '@nestjs/core';
@@ -158,7 +159,15 @@ class ProfileOutput {
   passwordHash?: string;
 }
 
+/** A transforming pipe, as apps add with useGlobalPipes. */
+class TrimPipe implements PipeTransform {
+  transform(value: unknown): unknown {
+    return typeof value === 'string' ? value.trim() : value;
+  }
+}
+
 @McpServer({ name: 'bank', version: '1.0.0' })
+@UsePipes(TrimPipe)
 @UseGuards(AuthGuard('jwt'))
 @UseFilters(QuotaFilter)
 @Injectable()
@@ -173,6 +182,7 @@ class BankServer {
     return `user ${this.caller.describe()}, request id ${this.cls.get('requestId')} in the tool`;
   }
 
+  @UsePipes(TrimPipe)
   @Tool({ description: 'Moves money' })
   transfer(input: TransferInput): string {
     if (input.amount > 100) throw new InsufficientFunds(input.amount - 100);
@@ -400,14 +410,7 @@ describe.each(['express', 'fastify'] as const)("a Nest app on %s: the app's own 
   }
 });
 
-/** A transforming pipe, as apps add with useGlobalPipes. */
-class TrimPipe implements PipeTransform {
-  transform(value: unknown): unknown {
-    return typeof value === 'string' ? value.trim() : value;
-  }
-}
-
-it('says at start-up which global pipes do not run on MCP tool input (ValidationPipe has nothing left to do there)', async () => {
+it('says at start-up which pipes do not run on MCP tool input (ValidationPipe has nothing left to do there)', async () => {
   const warnings: string[] = [];
   const quiet = () => undefined;
   const app = await NestFactory.create(AppModule, {
@@ -416,7 +419,9 @@ it('says at start-up which global pipes do not run on MCP tool input (Validation
   try {
     app.useGlobalPipes(new ValidationPipe(), new TrimPipe());
     await app.init();
-    expect(warnings).toEqual([expect.stringMatching(/^The global pipes TrimPipe do not run on MCP tool input: /)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^The pipes TrimPipe \(global\), TrimPipe \(on BankServer\), TrimPipe \(on BankServer\.transfer\) do not run on MCP tool input: /),
+    ]);
   } finally {
     await app.close();
   }
