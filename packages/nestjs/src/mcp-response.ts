@@ -12,8 +12,18 @@ export class McpResponse {
   written = false;
   readonly headers: Record<string, string> = {};
 
+  /** Nothing reaches the socket, so a filter may always answer (Express reads this). */
   get headersSent(): boolean {
     return false;
+  }
+
+  /** Fastify's adapter takes this response for a reply and reads `sent` and `raw.headersSent`. */
+  get sent(): boolean {
+    return false;
+  }
+
+  get raw(): this {
+    return this;
   }
 
   status(code: number): this {

@@ -28,7 +28,7 @@ import {
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
-import { HttpAdapterHost, NestFactory, REQUEST, Reflector } from '@nestjs/core';
+import { APP_FILTER, BaseExceptionFilter, HttpAdapterHost, NestFactory, REQUEST, Reflector } from '@nestjs/core';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Exclude } from 'class-transformer';
@@ -100,6 +100,16 @@ class DomainErrorFilter implements ExceptionFilter {
   catch(error: InsufficientFunds, host: ArgumentsHost): void {
     const body = { statusCode: 409, message: `Insufficient funds: ${error.missing} EUR missing`, error: 'Conflict' };
     this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, 409);
+  }
+}
+
+/** An APP_FILTER catching everything, answering through Nest's BaseExceptionFilter as most apps' catch-all does. */
+@Catch()
+class EverythingFilter extends BaseExceptionFilter {
+  static seen: string[] = [];
+  override catch(error: Error, host: ArgumentsHost): void {
+    EverythingFilter.seen.push(error.constructor.name);
+    super.catch(error, host);
   }
 }
 
@@ -243,7 +253,7 @@ class BankController {
     }),
     ArmatureModule.forRoot({ http: { path: '/mcp' } }),
   ],
-  providers: [JwtStrategy, Caller, BankServer, AdminsOnly, BrokenGuard],
+  providers: [JwtStrategy, Caller, BankServer, AdminsOnly, BrokenGuard, { provide: APP_FILTER, useClass: EverythingFilter }],
   controllers: [BankController],
 })
 class AppModule {}
@@ -380,7 +390,7 @@ describe.each(['express', 'fastify'] as const)("a Nest app on %s: the app's own 
         }
       });
 
-      it('maps a 429 (class filter, Retry-After) to a tool error with retryAfter, and a 403 to a refusal', async () => {
+      it('maps a 429 (class filter, Retry-After) to a tool error with retryAfter, and a 403 (APP_FILTER extending BaseExceptionFilter) to a refusal', async () => {
         const client = await connect(`${base}/mcp`, modern, alice);
         try {
           const limited = (await client.callTool({ name: 'quota', arguments: {} })) as ToolResult;
@@ -389,7 +399,10 @@ describe.each(['express', 'fastify'] as const)("a Nest app on %s: the app's own 
             isError: true,
             structuredContent: { message: 'Daily quota reached', retryAfter: 30 },
           });
+          EverythingFilter.seen = [];
+          // The APP_FILTER catch-all answers the ForbiddenException through BaseExceptionFilter: a 403, refused as unknown.
           await expect(client.callTool({ name: 'vault', arguments: {} })).rejects.toThrow(/^Unknown tool: "vault"$/);
+          expect(EverythingFilter.seen).toEqual(['ForbiddenException']);
         } finally {
           await client.close();
         }
