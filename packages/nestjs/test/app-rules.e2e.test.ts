@@ -28,7 +28,7 @@ import {
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
-import { APP_FILTER, BaseExceptionFilter, HttpAdapterHost, NestFactory, REQUEST, Reflector } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, BaseExceptionFilter, HttpAdapterHost, NestFactory, REQUEST, Reflector } from '@nestjs/core';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Exclude } from 'class-transformer';
@@ -131,6 +131,18 @@ class Audit implements NestInterceptor {
     const request = context.switchToHttp().getRequest();
     const what = isMcpRequest(request) ? `mcp ${mcpCallOf(request)?.name}` : 'http';
     return next.handle().pipe(tap(() => Audit.seen.push(what)));
+  }
+}
+
+/** A request-scoped APP_INTERCEPTOR: built per call in the call's Nest context, with the call's REQUEST. */
+@Injectable({ scope: Scope.REQUEST })
+class RequestLog implements NestInterceptor {
+  static lines: string[] = [];
+  constructor(@Inject(REQUEST) private readonly request: { headers: Record<string, string | undefined> }) {}
+  intercept(context: ExecutionContext, next: CallHandler) {
+    const call = mcpCallOf(context.switchToHttp().getRequest());
+    RequestLog.lines.push(`${call ? `mcp ${call.name}` : 'http'} ${this.request.headers['x-request-id']}`);
+    return next.handle();
   }
 }
 
@@ -253,7 +265,15 @@ class BankController {
     }),
     ArmatureModule.forRoot({ http: { path: '/mcp' } }),
   ],
-  providers: [JwtStrategy, Caller, BankServer, AdminsOnly, BrokenGuard, { provide: APP_FILTER, useClass: EverythingFilter }],
+  providers: [
+    JwtStrategy,
+    Caller,
+    BankServer,
+    AdminsOnly,
+    BrokenGuard,
+    { provide: APP_FILTER, useClass: EverythingFilter },
+    { provide: APP_INTERCEPTOR, useClass: RequestLog },
+  ],
   controllers: [BankController],
 })
 class AppModule {}
@@ -322,12 +342,14 @@ describe.each(['express', 'fastify'] as const)("a Nest app on %s: the app's own 
       it('with the REST token the tool runs, and sees request.user and the CLS value set in middleware', async () => {
         const client = await connect(`${base}/mcp`, modern, alice);
         try {
+          RequestLog.lines = [];
           const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
           expect(names).toEqual(['profile', 'quota', 'transfer', 'vault', 'whoami']);
           const result = (await client.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
           expect(result.content).toEqual([
             { type: 'text', text: 'user alice (request id req-42 in the provider), request id req-42 in the tool' },
           ]);
+          expect(RequestLog.lines).toEqual(['mcp whoami req-42']);
         } finally {
           await client.close();
         }
@@ -433,7 +455,9 @@ it('says at start-up which pipes do not run on MCP tool input (ValidationPipe ha
     app.useGlobalPipes(new ValidationPipe(), new TrimPipe());
     await app.init();
     expect(warnings).toEqual([
-      expect.stringMatching(/^The pipes TrimPipe \(global\), TrimPipe \(on BankServer\), TrimPipe \(on BankServer\.transfer\) do not run on MCP tool input: /),
+      expect.stringMatching(
+        /^The pipes TrimPipe \(global\), TrimPipe \(on BankServer\), TrimPipe \(on BankServer\.transfer\) do not run on MCP tool input: /,
+      ),
     ]);
   } finally {
     await app.close();
