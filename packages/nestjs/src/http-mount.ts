@@ -12,8 +12,8 @@ interface ExpressLayer {
 
 interface ExpressLike {
   all(path: string, handler: (req: IncomingMessage & object, res: ServerResponse) => void): unknown;
+  /** Express 5's (Nest 11 and 12 use Express 5) router; its stack is what Nest itself reads for its parsers. */
   router?: { stack?: ExpressLayer[] };
-  _router?: { stack?: ExpressLayer[] };
 }
 
 interface FastifyLike {
@@ -43,7 +43,7 @@ export function mountOnHttpAdapter(adapterHost: HttpAdapterHost | undefined, pat
   const type = adapter.getType();
   if (type === 'express') {
     const express = adapter.getInstance() as ExpressLike;
-    for (const layer of (express.router ?? express._router)?.stack ?? []) {
+    for (const layer of express.router?.stack ?? []) {
       if (!BODY_PARSERS.has(layer.name ?? '')) continue;
       const parse = layer.handle;
       layer.handle = (req, res, next) => (req.path === path ? next() : parse(req, res, next));
