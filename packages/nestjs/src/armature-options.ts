@@ -10,9 +10,10 @@ export interface ArmatureHttpOptions extends HttpEndpointOptions {
 /** What `ArmatureModule.forRoot` takes: `createMcpApp`'s options, less the container (Nest's injector is). */
 export interface ArmatureModuleOptions extends Omit<CreateMcpAppOptions, 'container'> {
   /**
-   * The Streamable HTTP endpoint on Nest's HTTP adapter (Express), mounted ahead of Nest's body
-   * parser so that Armature reads the raw body with its own limits. Default `{ path: '/mcp' }`;
-   * `false` mounts nothing. Ignored by a standalone application context (no HTTP adapter).
+   * The Streamable HTTP endpoint on Nest's HTTP adapter (Express or Fastify), mounted behind the
+   * app's middleware with Nest's body parsers skipping it, so that Armature reads the raw body with
+   * its own limits. Default `{ path: '/mcp' }`; `false` mounts nothing. Ignored by a standalone
+   * application context (no HTTP adapter).
    */
   http?: ArmatureHttpOptions | false;
   /**

@@ -1,4 +1,4 @@
-import type { Context } from '@armature/core';
+import type { ExecutionContext as ArmatureExecution, Context } from '@armature/core';
 
 /** The MCP call a guard, interceptor or filter is looking at: `request.mcp`. */
 export interface McpCall {
@@ -82,5 +82,17 @@ export function mcpRequestOf(context: Context, http: object | undefined): Mutabl
     principal: { value: principal, enumerable: true },
     mcp: { value: undefined, writable: true },
     user: { value: inherited ?? principal, writable: true, enumerable: true, configurable: true },
+  });
+}
+
+/** The `request.mcp` of what Armature is guarding, intercepting or filtering. */
+export function mcpCallOfExecution(execution: ArmatureExecution): McpCall {
+  return Object.freeze({
+    kind: execution.kind,
+    name: execution.name,
+    phase: execution.phase,
+    args: execution.args,
+    context: execution.context,
+    principal: execution.context.principal,
   });
 }

@@ -1,8 +1,8 @@
 import type { ExecutionContext as ArmatureExecution, Interceptor } from '@armature/core';
 import type { CallHandler, ExceptionFilter, NestInterceptor } from '@nestjs/common';
 import { defer, lastValueFrom, switchMap } from 'rxjs';
-import { mcpCallOfExecution } from './mcp-call.js';
 import { McpExecutionContext } from './mcp-execution-context.js';
+import { mcpCallOfExecution } from './mcp-request.js';
 import { McpResponse } from './mcp-response.js';
 import type { NestRequestScope } from './nest-container-adapter.js';
 import { NestEnhancers } from './nest-enhancers.js';

@@ -404,7 +404,7 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
     });
   }
 
-  it("reads the MCP body itself, ahead of Nest's body parser", async () => {
+  it("reads the MCP body itself: Nest's body parsers skip the MCP path", async () => {
     const response = await fetch(`${base}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
