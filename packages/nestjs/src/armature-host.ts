@@ -1,5 +1,6 @@
 import {
   ArmatureBuildError,
+  type AuthOptions,
   type BuildProblem,
   type Constructor,
   createMcpApp,
@@ -23,12 +24,13 @@ import {
 } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import type { ArmatureModuleOptions } from './armature-options.js';
+import type { ArmatureGuardAuthOptions, ArmatureModuleOptions } from './armature-options.js';
 import { discoverServers } from './discover-servers.js';
 import { withHttpExceptions } from './http-exceptions.js';
 import { mountOnHttpAdapter } from './http-mount.js';
 import { NestContainerAdapter } from './nest-container-adapter.js';
 import { NestEnhancers } from './nest-enhancers.js';
+import { NestGuardVerifier } from './nest-guard.verifier.js';
 import { NestGuardsGuard } from './nest-guards.js';
 import { NestInterceptorsInterceptor } from './nest-interceptors.js';
 import { nestMessages } from './nest-messages.js';
@@ -95,6 +97,8 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     );
     if (pipes.length > 0) new Logger('Armature').warn(nestMessages.pipesNotApplied(pipes));
     if (servers.length === 0) throw new ArmatureBuildError([nestMessages.noServer()], nestMessages.heading, nestMessages.scope);
+    const http = this.options.http === false ? undefined : (this.options.http ?? {});
+    if (http?.auth && http.authenticate) problems.push(nestMessages.authTwice());
     const appGuards: Provided<Guard>[] = [...(this.options.guards ?? [])];
     if (guards.any) {
       adapter.providePerCall(NestGuardsGuard, (scope) => new NestGuardsGuard(guards, scope));
@@ -126,9 +130,10 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     }
     if (all.length > 0 || !app) throw new ArmatureBuildError(all, nestMessages.heading, nestMessages.scope);
     this.built = app;
-    if (this.options.http !== false) {
-      const handler = app.httpHandler(this.options.http ?? {});
-      mountOnHttpAdapter(this.adapterHost, this.options.http?.path ?? '/mcp', (req, res) => void handler(req, res));
+    if (http) {
+      const { authenticate, ...endpoint } = http;
+      const handler = app.httpHandler(authenticate ? { ...endpoint, auth: this.guardAuth(authenticate) } : endpoint);
+      mountOnHttpAdapter(this.adapterHost, http.path ?? '/mcp', (req, res) => void handler(req, res));
     }
   }
 
@@ -142,6 +147,13 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
   async beforeApplicationShutdown(): Promise<void> {
     // The endpoint answers 503 to new requests from here on, while running calls finish.
     await this.built?.shutdown(this.options.shutdownDeadlineMs ?? 10_000);
+  }
+
+  /** `http.authenticate` as core's `auth`: the guard (built once by Nest's injector) behind a `TokenVerifier`. */
+  private guardAuth({ guard, principal, ...auth }: ArmatureGuardAuthOptions): AuthOptions {
+    let instance: Promise<CanActivate> | undefined;
+    const built = () => (instance ??= typeof guard === 'function' ? this.moduleRef.create(guard) : Promise.resolve(guard));
+    return { ...auth, verifier: new NestGuardVerifier(built, principal) };
   }
 
   private knows(token: Constructor): boolean {

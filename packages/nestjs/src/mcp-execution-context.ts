@@ -1,6 +1,6 @@
 import type { Constructor } from '@armature/core';
 import type { ArgumentsHost, ExecutionContext, Type } from '@nestjs/common';
-import type { McpCall, McpRequest, MutableMcpRequest } from './mcp-request.js';
+import type { McpCall, MutableMcpRequest } from './mcp-request.js';
 import type { McpResponse } from './mcp-response.js';
 
 type HttpArgumentsHost = ReturnType<ExecutionContext['switchToHttp']>;
@@ -16,16 +16,17 @@ type WsArgumentsHost = ReturnType<ExecutionContext['switchToWs']>;
  * `getResponse()` an `McpResponse` that records what is written to it.
  */
 export class McpExecutionContext implements ExecutionContext, ArgumentsHost {
-  private readonly args: [McpRequest, McpResponse, () => void];
+  private readonly args: [object, McpResponse, () => void];
 
+  /** `call` is undefined while a guard authenticates the request, before any tool is chosen. */
   constructor(
-    readonly call: McpCall,
-    request: MutableMcpRequest,
+    private readonly call: McpCall | undefined,
+    request: object,
     response: McpResponse,
     private readonly serverClass: Constructor,
     private readonly handler: Function,
   ) {
-    request.mcp = call;
+    if (call) (request as MutableMcpRequest).mcp = call;
     this.args = [request, response, () => undefined];
   }
 
@@ -56,11 +57,11 @@ export class McpExecutionContext implements ExecutionContext, ArgumentsHost {
 
   switchToRpc(): RpcArgumentsHost {
     const [request] = this.args;
-    return { getData: <T>() => this.call.args as T, getContext: <T>() => request as T };
+    return { getData: <T>() => this.call?.args as T, getContext: <T>() => request as T };
   }
 
   switchToWs(): WsArgumentsHost {
     const [request] = this.args;
-    return { getClient: <T>() => request as T, getData: <T>() => this.call.args as T, getPattern: () => this.call.name };
+    return { getClient: <T>() => request as T, getData: <T>() => this.call?.args as T, getPattern: () => this.call?.name ?? '' };
   }
 }

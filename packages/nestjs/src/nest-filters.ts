@@ -2,6 +2,7 @@ import { type ExceptionFilter, HttpException } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants.js';
 import { httpAnswerOf, mcpOutcomeOf } from './http-exceptions.js';
 import type { McpExecutionContext } from './mcp-execution-context.js';
+import type { McpCall } from './mcp-request.js';
 import type { McpResponse } from './mcp-response.js';
 import type { NestRequestScope } from './nest-container-adapter.js';
 import { type HandlerEnhancers, NestEnhancers } from './nest-enhancers.js';
@@ -21,6 +22,7 @@ export async function filteredError(
   error: unknown,
   filters: HandlerEnhancers<ExceptionFilter>,
   scope: NestRequestScope,
+  call: McpCall,
   host: McpExecutionContext,
   response: McpResponse,
 ): Promise<unknown> {
@@ -32,15 +34,13 @@ export async function filteredError(
       returned = await filter.catch(error, host);
     } catch (thrown) {
       // Headers it set before throwing (Retry-After) belong to the answer, as on REST.
-      return thrown instanceof HttpException
-        ? mcpOutcomeOf({ ...httpAnswerOf(thrown), headers: response.headers }, host.call, thrown)
-        : thrown;
+      return thrown instanceof HttpException ? mcpOutcomeOf({ ...httpAnswerOf(thrown), headers: response.headers }, call, thrown) : thrown;
     }
     if (returned instanceof Error) return returned;
     if (response.written) {
-      return mcpOutcomeOf({ status: response.statusCode, body: response.body, headers: response.headers }, host.call, error);
+      return mcpOutcomeOf({ status: response.statusCode, body: response.body, headers: response.headers }, call, error);
     }
-    if (returned !== undefined) return mcpOutcomeOf({ status: 400, body: returned }, host.call, error);
+    if (returned !== undefined) return mcpOutcomeOf({ status: 400, body: returned }, call, error);
     return error;
   }
   return error;

@@ -36,7 +36,7 @@ export class NestInterceptorsInterceptor implements Interceptor {
       return entry && entry.enhancers.length > 0 ? await this.chain(entry.enhancers, context, next) : await next();
     } catch (error) {
       if (!filters || filters.enhancers.length === 0) throw error;
-      throw await filteredError(error, filters, this.scope, context, response);
+      throw await filteredError(error, filters, this.scope, call, context, response);
     }
   }
 

@@ -48,6 +48,17 @@ export const nestMessages = {
     '(the same class-validator rules, so ValidationPipe is not needed there). Fix: move the transformation into the DTO ' +
     '(class-transformer @Transform or @Type), which REST and MCP share',
 
+  tokenRefused: (): string => 'the token was refused',
+
+  authGuardFailed: (guard: string): string =>
+    `Nest guard ${guard} threw while authenticating an MCP request; the token was refused. Fix the guard: a guard denies by returning false or throwing an HttpException`,
+
+  authTwice: (): BuildProblem => ({
+    where: 'ArmatureModule.forRoot',
+    message: 'http.auth and http.authenticate are both set, and a request has one authentication',
+    fix: "keep http.authenticate: { guard: AuthGuard('jwt'), principal, resource, authorizationServers } (or http.auth with a TokenVerifier)",
+  }),
+
   unsupportedAdapter: (type: string): string =>
     `@armature/nestjs mounts its HTTP endpoint on the Express and Fastify adapters; this app uses "${type}". ` +
     'Fix: create the app with @nestjs/platform-express or @nestjs/platform-fastify, or pass ArmatureModule.forRoot({ http: false }) and serve MCP with app.get(ArmatureHost).app.listenHttp()',

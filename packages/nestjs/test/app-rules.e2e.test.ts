@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { Field, McpServer, Tool } from '@armature/core';
+import { Context, Field, McpServer, RequireScopes, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   type ArgumentsHost,
@@ -462,4 +462,122 @@ it('says at start-up which pipes do not run on MCP tool input (ValidationPipe ha
   } finally {
     await app.close();
   }
+});
+
+@McpServer({ name: 'ledger', version: '1.0.0' })
+@Injectable()
+class LedgerServer {
+  @Tool({ description: 'Who the Armature principal is' })
+  whoami(ctx: Context): string {
+    const principal = ctx.principal;
+    return `${String(principal?.extra?.sub)} (client ${principal?.clientId}, scopes ${principal?.scopes.join(' ') || 'none'})`;
+  }
+
+  @RequireScopes('admin')
+  @Tool({ description: 'Needs the admin scope' })
+  audit(): string {
+    return 'audited';
+  }
+}
+
+@Module({
+  imports: [
+    PassportModule,
+    ArmatureModule.forRoot({
+      http: {
+        path: '/mcp',
+        authenticate: {
+          guard: AuthGuard('jwt'),
+          principal: (user: User) => ({ clientId: 'bank-app', scopes: [...user.roles], extra: { sub: user.id } }),
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['http://127.0.0.1/login'],
+        },
+      },
+    }),
+  ],
+  providers: [JwtStrategy, LedgerServer],
+})
+class GuardAuthModule {}
+
+describe.each(['express', 'fastify'] as const)('http.authenticate on %s: the Nest user is the Armature principal', (platform) => {
+  let app: INestApplication;
+  let base: string;
+
+  beforeAll(async () => {
+    app =
+      platform === 'express'
+        ? await NestFactory.create(GuardAuthModule, { logger: false })
+        : await NestFactory.create(GuardAuthModule, new FastifyAdapter(), { logger: false });
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers 401 with a WWW-Authenticate challenge when AuthGuard refuses the token', async () => {
+    for (const authorization of [undefined, `Bearer ${jwt.sign({ sub: 'eve' }, 'another-secret')}`]) {
+      const response = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization ? { authorization } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    }
+  });
+
+  for (const modern of [false, true]) {
+    it(`gives the call the principal made from request.user, whose scopes guard the tools (${modern ? '2026-07-28' : '2025-11-25'})`, async () => {
+      const bob = await connect(`${base}/mcp`, modern, { authorization: `Bearer ${token('bob')}` });
+      try {
+        expect((await bob.listTools()).tools.map((tool) => tool.name)).toEqual(['whoami']);
+        const result = (await bob.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
+        expect(result.content).toEqual([{ type: 'text', text: 'bob (client bank-app, scopes none)' }]);
+      } finally {
+        await bob.close();
+      }
+      const root = await connect(`${base}/mcp`, modern, { authorization: `Bearer ${token('root', ['admin'])}` });
+      try {
+        expect((await root.listTools()).tools.map((tool) => tool.name)).toEqual(['whoami', 'audit']);
+        const result = (await root.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
+        expect(result.content).toEqual([{ type: 'text', text: 'root (client bank-app, scopes admin)' }]);
+      } finally {
+        await root.close();
+      }
+    });
+  }
+});
+
+it('refuses to start with both http.auth and http.authenticate', async () => {
+  @Module({
+    imports: [
+      ArmatureModule.forRoot({
+        http: {
+          auth: { verifier: { verify: () => Promise.reject(new Error('unused')) }, resource: 'http://x/mcp', authorizationServers: [] },
+          authenticate: {
+            guard: AuthGuard('jwt'),
+            principal: () => ({ clientId: 'c', scopes: [], extra: { sub: 's' } }),
+            resource: 'http://x/mcp',
+            authorizationServers: [],
+          },
+        },
+      }),
+    ],
+    providers: [LedgerServer],
+  })
+  class TwiceModule {}
+
+  const failure = await NestFactory.create(TwiceModule, { logger: false, abortOnError: false })
+    .then((created) => created.init())
+    .then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+  expect(failure).toContain('ArmatureModule.forRoot: http.auth and http.authenticate are both set');
 });
