@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type Context, McpServer, Tool } from '@armature/core';
+import { Context, McpServer, RequireScopes, Tool } from '@armature/core';
 import { ArmatureModule, ArmatureValidationPipe, MCP_CONTEXT } from '@armature/nestjs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
@@ -132,6 +132,57 @@ export class NotebookFullFilter implements ExceptionFilter {
 }
 // #endregion
 
+// #region guard-auth
+/** The app's bearer keys, checked by the guard its REST routes use; it leaves the user on request.user. */
+@Injectable()
+export class BearerKeyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; user?: User }>();
+    const user = API_KEYS[/^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? ''];
+    if (!user) throw new UnauthorizedException();
+    request.user = user;
+    return true;
+  }
+}
+
+@McpServer({ name: 'account', version: '1.0.0' })
+@Injectable()
+export class AccountServer {
+  @Tool({ description: 'Who is calling' })
+  whoami(ctx: Context): string {
+    return `${String(ctx.principal?.extra?.sub)} (scopes: ${ctx.principal?.scopes.join(' ') || 'none'})`;
+  }
+
+  @RequireScopes('notes:admin')
+  @Tool({ description: 'Archive every note' })
+  archive_all(): string {
+    return 'Archived';
+  }
+}
+
+@Module({
+  imports: [
+    ArmatureModule.forRoot({
+      http: {
+        path: '/mcp',
+        authenticate: {
+          guard: BearerKeyGuard, // or AuthGuard('jwt') from @nestjs/passport
+          principal: (user: User) => ({
+            clientId: 'notes-app',
+            scopes: user.role === 'admin' ? ['notes:admin'] : [],
+            extra: { sub: user.name },
+          }),
+          resource: 'https://notes.example.com/mcp',
+          authorizationServers: ['https://login.example.com'],
+        },
+      },
+    }),
+  ],
+  providers: [AccountServer],
+})
+export class AuthenticatedAppModule {}
+// #endregion
+
 // #region app-module
 @Module({
   imports: [ArmatureModule.forRoot({ http: { path: '/mcp' } }), NotesModule],
@@ -238,6 +289,43 @@ async function configuredPath(): Promise<void> {
   }
 }
 
+/** http.authenticate: the guard's user is the principal, and its scopes guard the tools. */
+async function guardAuthentication(): Promise<void> {
+  const app = await NestFactory.create(AuthenticatedAppModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`;
+  try {
+    const stranger = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expectEqual(stranger.status, 401, 'no bearer key: 401 with a WWW-Authenticate challenge');
+    for (const [key, tools, whoami] of [
+      ['key-bob', ['whoami'], 'bob (scopes: none)'],
+      ['key-ada', ['whoami', 'archive_all'], 'ada (scopes: notes:admin)'],
+    ] as const) {
+      const client = new Client({ name: 'docs-check', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+      );
+      try {
+        expectEqual(
+          (await client.listTools()).tools.map((tool) => tool.name),
+          [...tools],
+          `${key}: the tools its scopes allow`,
+        );
+        const result = (await client.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
+        expectEqual(result.content[0]?.text, whoami, `${key}: the principal made from request.user`);
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    await app.close();
+  }
+}
+
 /** The start-up error names the provider, its module and the fix. */
 async function forgottenServer(): Promise<void> {
   @Module({ providers: [ArchiveService] })
@@ -265,6 +353,7 @@ type ToolResult = { content: Array<{ text: string }>; isError?: boolean };
 export async function main(): Promise<void> {
   await forgottenServer();
   await configuredPath();
+  await guardAuthentication();
   const app = await NestFactory.create(AppModule, { logger: false });
   applyAppRules(app);
   await app.listen(0, '127.0.0.1');
