@@ -9,7 +9,10 @@ import { nestMessages } from './nest-messages.js';
 
 const logger = new Logger('Armature');
 
-/** What `getHandler()` returns to the guard at admission, where no tool is chosen yet. */
+/**
+ * What `getHandler()` returns to the guard at admission, where no tool is chosen yet (and
+ * `getClass()` is the guard's own class): `Reflector` lookups find nothing rather than throwing.
+ */
 function admission(): void {}
 
 /**
