@@ -23,6 +23,7 @@ import {
   Post,
   Req,
   Scope,
+  ServiceUnavailableException,
   UseFilters,
   UseGuards,
   UsePipes,
@@ -478,12 +479,19 @@ class LedgerServer {
   audit(): string {
     return 'audited';
   }
+
+  @Tool({ description: 'Fails with a 5xx' })
+  balance(): string {
+    throw new ServiceUnavailableException('ledger database password rejected');
+  }
 }
 
 @Module({
   imports: [
     PassportModule,
     ArmatureModule.forRoot({
+      production: true,
+      onError: () => undefined,
       http: {
         path: '/mcp',
         authenticate: {
@@ -536,15 +544,21 @@ describe.each(['express', 'fastify'] as const)('http.authenticate on %s: the Nes
     it(`gives the call the principal made from request.user, whose scopes guard the tools (${modern ? '2026-07-28' : '2025-11-25'})`, async () => {
       const bob = await connect(`${base}/mcp`, modern, { authorization: `Bearer ${token('bob')}` });
       try {
-        expect((await bob.listTools()).tools.map((tool) => tool.name)).toEqual(['whoami']);
+        expect((await bob.listTools()).tools.map((tool) => tool.name)).toEqual(['whoami', 'balance']);
         const result = (await bob.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
         expect(result.content).toEqual([{ type: 'text', text: 'bob (client bank-app, scopes none)' }]);
+        // A 5xx HttpException is an unexpected failure: masked in production.
+        const failed = (await bob.callTool({ name: 'balance', arguments: {} })) as ToolResult;
+        expect({ isError: failed.isError, text: failed.content[0]?.text }).toEqual({
+          isError: true,
+          text: expect.stringMatching(/^Tool "balance" failed unexpectedly; the error was logged on the server \(request \S+\)$/),
+        });
       } finally {
         await bob.close();
       }
       const root = await connect(`${base}/mcp`, modern, { authorization: `Bearer ${token('root', ['admin'])}` });
       try {
-        expect((await root.listTools()).tools.map((tool) => tool.name)).toEqual(['whoami', 'audit']);
+        expect((await root.listTools()).tools.map((tool) => tool.name)).toEqual(['whoami', 'audit', 'balance']);
         const result = (await root.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
         expect(result.content).toEqual([{ type: 'text', text: 'root (client bank-app, scopes admin)' }]);
       } finally {
