@@ -44,9 +44,9 @@ async function rest(method: string, path: string, body?: unknown, headers: Recor
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-async function withClient<T>(modern: boolean, use: (client: Client) => Promise<T>): Promise<T> {
+async function withClient<T>(modern: boolean, use: (client: Client) => Promise<T>, headers: Record<string, string> = {}): Promise<T> {
   const client = new Client({ name: 'nestjs-example-e2e', version: '1' }, modern ? { versionNegotiation: { mode: 'auto' } } : {});
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
   try {
     return await use(client);
   } finally {
@@ -87,7 +87,11 @@ describe('REST and MCP on one port', () => {
     await expect(withClient(true, (client) => client.callTool({ name: 'purge_notes', arguments: {} }))).rejects.toThrow(
       'Unknown tool: "purge_notes"',
     );
-    expect(await rest('DELETE', '/admin/notes', undefined, { 'x-role': 'admin' })).toEqual({ status: 200, body: { deleted: 3 } });
+    // The same guard, unchanged, reads the same header on the MCP POST.
+    const admin = { 'x-role': 'admin' };
+    const tools = await withClient(true, async (client) => (await client.listTools()).tools.map((tool) => tool.name), admin);
+    expect(tools).toContain('purge_notes');
+    expect(await rest('DELETE', '/admin/notes', undefined, admin)).toEqual({ status: 200, body: { deleted: 3 } });
   });
 });
 

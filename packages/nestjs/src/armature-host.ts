@@ -1,45 +1,41 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ArmatureBuildError,
+  type AuthOptions,
   type BuildProblem,
   type Constructor,
   createMcpApp,
   type Guard,
   type Interceptor,
   type McpApp,
-  type McpHttpHandler,
   type Provided,
 } from '@armature/core';
 import {
   type BeforeApplicationShutdown,
   type CanActivate,
+  type ExceptionFilter,
   Inject,
   Injectable,
+  Logger,
   type NestInterceptor,
   type OnApplicationBootstrap,
   type OnModuleInit,
   Optional,
   type Type,
 } from '@nestjs/common';
-import { GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
-import { APP_GUARD, APP_INTERCEPTOR, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import type { ArmatureModuleOptions } from './armature-options.js';
+import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import type { ArmatureGuardAuthOptions, ArmatureModuleOptions } from './armature-options.js';
 import { discoverServers } from './discover-servers.js';
 import { withHttpExceptions } from './http-exceptions.js';
 import { mountOnHttpAdapter } from './http-mount.js';
 import { NestContainerAdapter } from './nest-container-adapter.js';
-import { type EnhancerRef, NestEnhancers } from './nest-enhancers.js';
+import { NestEnhancers } from './nest-enhancers.js';
+import { NestGuardVerifier } from './nest-guard.verifier.js';
 import { NestGuardsGuard } from './nest-guards.js';
 import { NestInterceptorsInterceptor } from './nest-interceptors.js';
 import { nestMessages } from './nest-messages.js';
 import { ARMATURE_OPTIONS } from './tokens.js';
-
-interface GlobalEnhancerWrapper {
-  readonly token: unknown;
-  readonly instance: unknown;
-  readonly isTransient: boolean;
-  isDependencyTreeStatic(): boolean;
-}
+import { unappliedPipes } from './unapplied-pipes.js';
 
 /**
  * The MCP side of a Nest app: finds the `@McpServer` providers when Nest initialises its modules,
@@ -56,18 +52,14 @@ interface GlobalEnhancerWrapper {
 @Injectable()
 export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private built?: McpApp;
-  private handler?: McpHttpHandler;
 
   constructor(
     @Inject(ARMATURE_OPTIONS) private readonly options: ArmatureModuleOptions,
     private readonly discovery: DiscoveryService,
     private readonly moduleRef: ModuleRef,
-    @Optional() adapterHost?: HttpAdapterHost,
-  ) {
-    if (options.http !== false) {
-      mountOnHttpAdapter(adapterHost, options.http?.path ?? '/mcp', (req, res) => this.serveHttp(req, res));
-    }
-  }
+    private readonly config: ApplicationConfig,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
+  ) {}
 
   /** The built Armature app (available once Nest has initialised its modules). */
   get app(): McpApp {
@@ -78,16 +70,35 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
   onModuleInit(): void {
     const { servers, problems } = discoverServers(this.discovery);
     const adapter = new NestContainerAdapter(this.moduleRef, (token) => this.knows(token));
-    const guards = new NestEnhancers<CanActivate>(this.moduleRef, GUARDS_METADATA);
-    const interceptors = new NestEnhancers<NestInterceptor>(this.moduleRef, INTERCEPTORS_METADATA);
-    const globalGuards = this.globalEnhancers<CanActivate>(APP_GUARD);
-    const globalInterceptors = this.globalEnhancers<NestInterceptor>(APP_INTERCEPTOR);
+    const config = this.config;
+    // Global enhancers are read where Nest keeps them (useGlobal* and APP_* alike), statics first.
+    const guards = new NestEnhancers<CanActivate>(this.moduleRef, GUARDS_METADATA, {
+      statics: () => config.getGlobalGuards(),
+      requestScoped: () => config.getGlobalRequestGuards().map((wrapper) => wrapper.token),
+    });
+    const interceptors = new NestEnhancers<NestInterceptor>(this.moduleRef, INTERCEPTORS_METADATA, {
+      statics: () => config.getGlobalInterceptors(),
+      requestScoped: () => config.getGlobalRequestInterceptors().map((wrapper) => wrapper.token),
+    });
+    const filters = new NestEnhancers<ExceptionFilter>(this.moduleRef, EXCEPTION_FILTERS_METADATA, {
+      statics: () => config.getGlobalFilters(),
+      requestScoped: () => config.getGlobalRequestFilters().map((wrapper) => wrapper.token),
+    });
     for (const server of servers) {
       adapter.provide(server.serverClass, server.token, server.instance);
-      guards.addServer(server.serverClass, globalGuards);
-      interceptors.addServer(server.serverClass, globalInterceptors);
+      guards.addServer(server.serverClass);
+      interceptors.addServer(server.serverClass);
+      filters.addServer(server.serverClass);
     }
+    // Said once at start-up: no pipe is skipped silently.
+    const pipes = unappliedPipes(
+      config,
+      servers.map((server) => server.serverClass),
+    );
+    if (pipes.length > 0) new Logger('Armature').warn(nestMessages.pipesNotApplied(pipes));
     if (servers.length === 0) throw new ArmatureBuildError([nestMessages.noServer()], nestMessages.heading, nestMessages.scope);
+    const http = this.options.http === false ? undefined : (this.options.http ?? {});
+    if (http?.auth && http.authenticate) problems.push(nestMessages.authTwice());
     const appGuards: Provided<Guard>[] = [...(this.options.guards ?? [])];
     if (guards.any) {
       adapter.providePerCall(NestGuardsGuard, (scope) => new NestGuardsGuard(guards, scope));
@@ -95,8 +106,8 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     }
     // Nest's interceptors run inside Armature's app-level ones, as the class and method level do.
     const appInterceptors: Provided<Interceptor>[] = [...(this.options.interceptors ?? [])];
-    if (interceptors.any) {
-      adapter.providePerCall(NestInterceptorsInterceptor, (scope) => new NestInterceptorsInterceptor(interceptors, scope));
+    if (interceptors.any || filters.any) {
+      adapter.providePerCall(NestInterceptorsInterceptor, (scope) => new NestInterceptorsInterceptor(interceptors, filters, scope));
       appInterceptors.push(NestInterceptorsInterceptor);
     }
     // Nest's problems and the builder's are reported together, in one error.
@@ -119,7 +130,11 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     }
     if (all.length > 0 || !app) throw new ArmatureBuildError(all, nestMessages.heading, nestMessages.scope);
     this.built = app;
-    if (this.options.http !== false) this.handler = app.httpHandler(this.options.http ?? {});
+    if (http) {
+      const { authenticate, ...endpoint } = http;
+      const handler = app.httpHandler(authenticate ? { ...endpoint, auth: this.guardAuth(authenticate) } : endpoint);
+      mountOnHttpAdapter(this.adapterHost, http.path ?? '/mcp', (req, res) => void handler(req, res));
+    }
   }
 
   onApplicationBootstrap(): void {
@@ -134,14 +149,11 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     await this.built?.shutdown(this.options.shutdownDeadlineMs ?? 10_000);
   }
 
-  private serveHttp(req: IncomingMessage, res: ServerResponse): void {
-    const handler = this.handler;
-    if (handler) {
-      void handler(req, res);
-      return;
-    }
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: nestMessages.notReady() } }));
+  /** `http.authenticate` as core's `auth`: the guard (built once by Nest's injector) behind a `TokenVerifier`. */
+  private guardAuth({ guard, principal, ...auth }: ArmatureGuardAuthOptions): AuthOptions {
+    let instance: Promise<CanActivate> | undefined;
+    const built = () => (instance ??= typeof guard === 'function' ? this.moduleRef.create(guard) : Promise.resolve(guard));
+    return { ...auth, verifier: new NestGuardVerifier(built, principal) };
   }
 
   private knows(token: Constructor): boolean {
@@ -151,17 +163,5 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     } catch {
       return false;
     }
-  }
-
-  /** The `APP_GUARD` or `APP_INTERCEPTOR` providers, in the order Nest applies them. */
-  private globalEnhancers<T>(kind: string): EnhancerRef<T>[] {
-    const refs: EnhancerRef<T>[] = [];
-    for (const wrapper of this.discovery.getProviders() as unknown as GlobalEnhancerWrapper[]) {
-      // Nest registers each under the token `APP_GUARD (UUID: ...)`.
-      if (typeof wrapper.token !== 'string' || !wrapper.token.startsWith(`${kind} `)) continue;
-      const isStatic = wrapper.isDependencyTreeStatic() && !wrapper.isTransient;
-      refs.push(NestEnhancers.globalRef<T>(isStatic ? wrapper.instance : undefined, wrapper.token));
-    }
-    return refs;
   }
 }

@@ -1,42 +1,34 @@
-import type { ExecutionContext as ArmatureExecution, Constructor } from '@armature/core';
-import type { ExecutionContext, Type } from '@nestjs/common';
+import type { Constructor } from '@armature/core';
+import type { ArgumentsHost, ExecutionContext, Type } from '@nestjs/common';
+import type { McpCall, MutableMcpRequest } from './mcp-request.js';
+import type { McpResponse } from './mcp-response.js';
 
 type HttpArgumentsHost = ReturnType<ExecutionContext['switchToHttp']>;
 type RpcArgumentsHost = ReturnType<ExecutionContext['switchToRpc']>;
 type WsArgumentsHost = ReturnType<ExecutionContext['switchToWs']>;
 
-import type { McpCall } from './mcp-request.js';
-
 /**
- * The Nest `ExecutionContext` of an MCP call: `getType()` is `'mcp'` (as `'http'`, `'rpc'`,
- * `'ws'`), `getClass()`/`getHandler()` are the server class and its method (so `Reflector`
- * metadata such as `@Public()` or `@Roles()` reads as on a controller), and the one argument is
- * the `McpCall`, also what `switchToHttp().getRequest()` returns.
+ * The Nest `ExecutionContext` (and `ArgumentsHost`, for exception filters) of an MCP call:
+ * `getType()` is `'mcp'` (as `'http'`, `'rpc'`, `'ws'`), `getClass()`/`getHandler()` are the
+ * server class and its method (so `Reflector` metadata such as `@Public()` or `@Roles()` reads as
+ * on a controller), and the arguments are those of an HTTP handler: `switchToHttp().getRequest()`
+ * is the HTTP request of the MCP POST with the call in `request.mcp` (an `McpRequest`), and
+ * `getResponse()` an `McpResponse` that records what is written to it.
  */
-export class McpExecutionContext implements ExecutionContext {
-  readonly call: McpCall;
-  private readonly args: [McpCall];
+export class McpExecutionContext implements ExecutionContext, ArgumentsHost {
+  private readonly args: [object, McpResponse, () => void];
 
+  /** `call` is undefined while a guard authenticates the request, before any tool is chosen. */
   constructor(
-    execution: ArmatureExecution,
+    private readonly call: McpCall | undefined,
+    request: object,
+    response: McpResponse,
+    private readonly serverClass: Constructor,
     private readonly handler: Function,
   ) {
-    const principal = execution.context.principal;
-    this.call = Object.freeze({
-      transport: 'mcp',
-      kind: execution.kind,
-      name: execution.name,
-      phase: execution.phase,
-      args: execution.args,
-      context: execution.context,
-      principal,
-      user: principal,
-    });
-    this.args = [this.call];
-    this.serverClass = execution.serverClass;
+    if (call) (request as MutableMcpRequest).mcp = call;
+    this.args = [request, response, () => undefined];
   }
-
-  private readonly serverClass: Constructor;
 
   getType<T extends string = 'mcp'>(): T {
     return 'mcp' as T;
@@ -59,17 +51,17 @@ export class McpExecutionContext implements ExecutionContext {
   }
 
   switchToHttp(): HttpArgumentsHost {
-    const call = this.call;
-    return { getRequest: <T>() => call as T, getResponse: <T>() => undefined as T, getNext: <T>() => undefined as T };
+    const [request, response, next] = this.args;
+    return { getRequest: <T>() => request as T, getResponse: <T>() => response as T, getNext: <T>() => next as T };
   }
 
   switchToRpc(): RpcArgumentsHost {
-    const call = this.call;
-    return { getData: <T>() => call.args as T, getContext: <T>() => call as T };
+    const [request] = this.args;
+    return { getData: <T>() => this.call?.args as T, getContext: <T>() => request as T };
   }
 
   switchToWs(): WsArgumentsHost {
-    const call = this.call;
-    return { getClient: <T>() => call as T, getData: <T>() => call.args as T, getPattern: () => call.name };
+    const [request] = this.args;
+    return { getClient: <T>() => request as T, getData: <T>() => this.call?.args as T, getPattern: () => this.call?.name ?? '' };
   }
 }

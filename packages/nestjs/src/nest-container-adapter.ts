@@ -1,6 +1,7 @@
 import { type Constructor, type ContainerAdapter, Context, Principal, type RequestScope } from '@armature/core';
 import { ContextIdFactory, type ModuleRef } from '@nestjs/core';
-import { type McpRequest, mcpRequestOf } from './mcp-request.js';
+import { httpRequestStorage } from './http-request-storage.js';
+import { type MutableMcpRequest, mcpRequestOf } from './mcp-request.js';
 import { nestMessages } from './nest-messages.js';
 
 /** A token this adapter answers from the call itself rather than from Nest's injector. */
@@ -10,7 +11,8 @@ type PerCallValue = (scope: NestRequestScope) => unknown;
  * Nest's injector behind Armature's container seam. Singletons (the usual Nest provider) are
  * taken once at start-up and stay singletons; a request-scoped or transient provider, or one that
  * depends on one, gets a fresh instance per MCP call: each call has its own Nest context id, with
- * `REQUEST` bound to an `McpRequest` (so `MCP_CONTEXT` and `Context` inject the call's Context).
+ * `REQUEST` bound to an `McpRequest`, a view of the HTTP request of the MCP POST (so
+ * `MCP_CONTEXT` and `Context` inject the call's Context, and `request.user` what Passport found).
  * A provider that fails to build fails that call only, as a tool error.
  */
 export class NestContainerAdapter implements ContainerAdapter {
@@ -67,7 +69,8 @@ export class NestContainerAdapter implements ContainerAdapter {
 /** One MCP call's Nest context: its context id and its `REQUEST`. */
 export class NestRequestScope implements RequestScope {
   readonly contextId = ContextIdFactory.create();
-  readonly request: McpRequest;
+  /** The call's `REQUEST`: a view of the HTTP request of the MCP POST (none over stdio). */
+  readonly request: MutableMcpRequest;
   private disposed = false;
 
   constructor(
@@ -75,7 +78,7 @@ export class NestRequestScope implements RequestScope {
     private readonly moduleRef: ModuleRef,
     readonly ctx: Context,
   ) {
-    this.request = mcpRequestOf(ctx);
+    this.request = mcpRequestOf(ctx, httpRequestStorage.getStore());
     moduleRef.registerRequestByContextId(this.request, this.contextId);
   }
 

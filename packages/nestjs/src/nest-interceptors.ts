@@ -1,29 +1,52 @@
 import type { ExecutionContext as ArmatureExecution, Interceptor } from '@armature/core';
-import type { CallHandler, NestInterceptor } from '@nestjs/common';
+import type { CallHandler, ExceptionFilter, NestInterceptor } from '@nestjs/common';
 import { defer, lastValueFrom, switchMap } from 'rxjs';
 import { McpExecutionContext } from './mcp-execution-context.js';
+import { mcpCallOfExecution } from './mcp-request.js';
+import { McpResponse } from './mcp-response.js';
 import type { NestRequestScope } from './nest-container-adapter.js';
 import { NestEnhancers } from './nest-enhancers.js';
+import { filteredError } from './nest-filters.js';
 
 /**
- * The one Armature interceptor standing for Nest's interceptors (`APP_INTERCEPTOR`,
- * `@UseInterceptors` on the class and the method), the first outermost as in Nest. Each sees the
- * MCP call's `ExecutionContext` (with the validated arguments) and a `CallHandler` whose
- * `handle()` runs the rest of the chain and the method; what the Observable emits last is the
- * method's result.
+ * The one Armature interceptor standing for Nest's interceptors (`useGlobalInterceptors`,
+ * `APP_INTERCEPTOR`, `@UseInterceptors` on the class and the method, the first outermost as in
+ * Nest) and its exception filters around them. Each interceptor sees the MCP call's
+ * `ExecutionContext` (with the validated arguments in `request.mcp.args` and
+ * `switchToRpc().getData()`) and a `CallHandler` whose `handle()` runs the rest of the chain and
+ * the method; what the Observable emits last is the method's result. What the chain throws goes
+ * through the filters (`filteredError`).
  */
 export class NestInterceptorsInterceptor implements Interceptor {
   constructor(
     private readonly interceptors: NestEnhancers<NestInterceptor>,
+    private readonly filters: NestEnhancers<ExceptionFilter>,
     private readonly scope: NestRequestScope,
   ) {}
 
   async intercept(execution: ArmatureExecution, next: () => Promise<unknown>): Promise<unknown> {
     const entry = this.interceptors.of(execution.serverClass, execution.methodName);
-    if (!entry) return next();
-    const context = new McpExecutionContext(execution, entry.handler);
+    const filters = this.filters.of(execution.serverClass, execution.methodName);
+    if (!entry && !filters) return next();
+    const handler = (entry ?? filters)?.handler as Function;
+    const response = new McpResponse();
+    const call = mcpCallOfExecution(execution);
+    const context = new McpExecutionContext(call, this.scope.request, response, execution.serverClass, handler);
+    try {
+      return entry && entry.enhancers.length > 0 ? await this.chain(entry.enhancers, context, next) : await next();
+    } catch (error) {
+      if (!filters || filters.enhancers.length === 0) throw error;
+      throw await filteredError(error, filters, this.scope, call, context, response);
+    }
+  }
+
+  private chain(
+    enhancers: readonly { instance?: NestInterceptor; token?: unknown }[],
+    context: McpExecutionContext,
+    next: () => Promise<unknown>,
+  ): Promise<unknown> {
     let handler: CallHandler = { handle: () => defer(() => next()) };
-    for (const ref of [...entry.enhancers].reverse()) {
+    for (const ref of [...enhancers].reverse()) {
       const inner = handler;
       handler = {
         // intercept() returns an Observable or a promise of one: the async factory settles the

@@ -31,7 +31,33 @@ export const nestMessages = {
   notBuilt: (): string =>
     'ArmatureHost.app is built when Nest initialises its modules: read it after `await app.init()` (or `app.listen()`), not in a constructor',
 
-  notReady: (): string => 'The MCP endpoint is starting: try again in a moment',
+  refused: (kind: 'tool' | 'prompt' | 'resource' | 'resourceTemplate', name: string): string =>
+    `Unknown ${kind === 'prompt' ? 'prompt' : 'tool'}: "${name}"`,
+
+  resourceRefused: (uri: string): string => `Resource ${uri} not found`,
+
+  retryAfter: (message: string, seconds: number): string => `${message} (retry after ${seconds} s)`,
+
+  httpStatus: (status: number): string => `The request failed with HTTP status ${status}`,
+
+  guardFailed: (guard: string, where: string): string =>
+    `Nest guard ${guard} threw while guarding ${where}; the call was refused as unknown. Fix the guard: a guard denies by returning false or throwing an HttpException`,
+
+  pipesNotApplied: (pipes: readonly string[]): string =>
+    `The pipes ${pipes.join(', ')} do not run on MCP tool input: Armature validates and transforms the DTO itself ` +
+    '(the same class-validator rules, so ValidationPipe is not needed there). Fix: move the transformation into the DTO ' +
+    '(class-transformer @Transform or @Type), which REST and MCP share',
+
+  tokenRefused: (): string => 'the token was refused',
+
+  authGuardFailed: (guard: string): string =>
+    `Nest guard ${guard} threw while authenticating an MCP request; the token was refused. Fix the guard: a guard denies by returning false or throwing an HttpException`,
+
+  authTwice: (): BuildProblem => ({
+    where: 'ArmatureModule.forRoot',
+    message: 'http.auth and http.authenticate are both set, and a request has one authentication',
+    fix: "keep http.authenticate: { guard: AuthGuard('jwt'), principal, resource, authorizationServers } (or http.auth with a TokenVerifier)",
+  }),
 
   unsupportedAdapter: (type: string): string =>
     `@armature/nestjs mounts its HTTP endpoint on the Express and Fastify adapters; this app uses "${type}". ` +

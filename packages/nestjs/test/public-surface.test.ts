@@ -8,7 +8,9 @@ it('exports exactly the public surface', () => {
     'ArmatureValidationPipe',
     'MCP_CONTEXT',
     'McpExecutionContext',
+    'McpResponse',
     'NestContainerAdapter',
     'isMcpRequest',
+    'mcpCallOf',
   ]);
 });

@@ -9,7 +9,7 @@ describe('a Nest application context over stdio (spawned, from the build)', () =
   for (const modern of [false, true]) {
     const revision = modern ? '2026-07-28' : '2025-11-25';
 
-    it(`lists and calls tools on ${revision}, a request-scoped provider per call`, async () => {
+    it(`lists and calls tools on ${revision}, a request-scoped provider per call; header-reading guards deny cleanly`, async () => {
       const client = new Client({ name: 'nest-stdio', version: '1' }, modern ? { versionNegotiation: { mode: 'auto' } } : {});
       const transport = new StdioClientTransport({ command: process.execPath, args: [fixture], stderr: 'pipe' });
       const stderr: string[] = [];
@@ -28,6 +28,10 @@ describe('a Nest application context over stdio (spawned, from the build)', () =
         expect(serials.every(Boolean), texts.join(' / ')).toBe(true);
         expect(serials[0]?.[1]).not.toBe(serials[1]?.[1]);
         expect(serials.map((match) => match?.[2])).not.toContain('undefined');
+        // AuthGuard('jwt') finds no Authorization header; TenantGuard throws a TypeError reading x-tenant.
+        for (const name of ['account', 'tenant']) {
+          await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(`Unknown tool: "${name}". Available tools: whoami`);
+        }
       } finally {
         await client.close();
       }

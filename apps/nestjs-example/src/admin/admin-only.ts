@@ -1,4 +1,3 @@
-import type { McpCall } from '@armature/nestjs';
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
@@ -8,9 +7,9 @@ const ADMIN_ONLY = 'admin-only';
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
 
 /**
- * The app's global guard (APP_GUARD): admin-only handlers need `x-role: admin` on REST, and an
- * authenticated principal whose token says `role: admin` over MCP. Over MCP a refused tool is also
- * hidden from `tools/list`.
+ * The app's global guard (APP_GUARD): admin-only handlers need `x-role: admin`, on a REST request
+ * and on the MCP POST alike (Nest guards see the HTTP request of an MCP call). Over MCP a refused
+ * tool is also hidden from `tools/list`.
  */
 @Injectable()
 export class RolesGuard implements CanActivate {
@@ -18,10 +17,6 @@ export class RolesGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (!this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, [context.getHandler(), context.getClass()])) return true;
-    if (context.getType<string>() === 'mcp') {
-      const { principal } = context.switchToHttp().getRequest<McpCall>();
-      return principal?.extra?.role === 'admin';
-    }
     return context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-role'] === 'admin';
   }
 }
