@@ -15,6 +15,7 @@ import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth
 import { MODERN_REVISION } from '../context/revisions.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
 import type { DirectModern } from '../engine/exchange.js';
+import { wireMessages } from '../messages/wire-messages.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
@@ -149,9 +150,7 @@ export class HttpEndpoint {
     this.limits = { ...DEFAULT_HTTP_LIMITS, ...given };
     this.listensPerClient = new PerClientCounter(this.limits.maxListenStreamsPerClient);
     if (relay && options.eventStore) {
-      throw new TypeError(
-        `McpApp.listenHttp/httpHandler: the eventStore option cannot be used with the ${relay.state.name} state, which keeps the events of every instance's sessions itself; remove eventStore`,
-      );
+      throw new TypeError(wireMessages.eventStoreWithSharedState(relay.state.name));
     }
     const eventStore = relay
       ? relay.state.events
@@ -159,9 +158,7 @@ export class HttpEndpoint {
         ? new InMemoryEventStore()
         : options.eventStore || undefined;
     if (eventStore && !eventStore.getStreamIdForEventId) {
-      throw new TypeError(
-        'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
-      );
+      throw new TypeError(wireMessages.eventStoreWithoutLookup);
     }
     this.legacy = new SessionTable(
       () => factory(relay ? 'shared-session' : 'connection'),
@@ -201,7 +198,7 @@ export class HttpEndpoint {
    * cannot make the server read and parse megabytes before its 401.
    */
   async admit(request: RequestHead, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
-    if (this.closed) return { response: jsonRpcErrorResponse(503, -32000, 'Service Unavailable: the server is shutting down') };
+    if (this.closed) return { response: jsonRpcErrorResponse(503, -32000, wireMessages.shuttingDown) };
     // The SDK's checks read only `headers.get` of what they are given.
     const head = request as Request;
     const rejected =
@@ -212,7 +209,7 @@ export class HttpEndpoint {
     if (metadata) return { response: metadata };
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > this.maxBody) {
-      return { response: jsonRpcErrorResponse(413, -32000, `Payload Too Large: Request body must not exceed ${this.maxBody} bytes`) };
+      return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
     }
     if (!this.auth) return { caller: remoteAddress ? { client: `ip:${remoteAddress}` } : {} };
     const outcome = await this.auth.authenticate(request);
@@ -246,7 +243,7 @@ export class HttpEndpoint {
       // loop, so other requests are served in between (reliability figure 7: no block over 50 ms).
       if (text.length >= LARGE_INPUT) await nextTurn();
       const scan = prescanJson(text, this.messageLimits);
-      if (scan.problem) return { response: jsonRpcErrorResponse(400, -32600, `Invalid Request: ${scan.problem}`, scan.id ?? null) };
+      if (scan.problem) return { response: jsonRpcErrorResponse(400, -32600, wireMessages.invalidRequest(scan.problem), scan.id ?? null) };
       // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
       if (isJsonContentType(head.headers.get('content-type') ?? '')) {
         if (text.length >= LARGE_INPUT) await nextTurn();
@@ -319,15 +316,10 @@ export class HttpEndpoint {
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     const refused = Array.isArray(uris) ? await this.uriLimits.unreadable?.(uris.map(String), caller.principal, meta) : undefined;
     // Answered exactly like resources/read of a URI that does not exist.
-    if (refused !== undefined) return jsonRpcErrorResponse(200, -32602, `Resource not found: ${refused}`, message.id ?? null);
+    if (refused !== undefined) return jsonRpcErrorResponse(200, -32602, wireMessages.resourceNotFound(refused), message.id ?? null);
     if (!this.listensPerClient.tryAcquire(caller.client)) {
       // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
-      return jsonRpcErrorResponse(
-        200,
-        -32603,
-        `Subscription limit reached: this client already holds ${this.listensPerClient.max} subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another`,
-        message.id ?? null,
-      );
+      return jsonRpcErrorResponse(200, -32603, wireMessages.tooManyClientListens(this.listensPerClient.max), message.id ?? null);
     }
     const response = await this.modern.fetch(request, options);
     const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;

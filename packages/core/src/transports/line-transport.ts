@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/server';
 import { type NotificationStream, NotificationValve } from '../context/notification-valve.js';
+import { wireMessages } from '../messages/wire-messages.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { asPlainJsonRpcCall } from './json-rpc-shape.js';
 import { LARGE_INPUT, nextTurn } from './large-input.js';
@@ -236,7 +237,7 @@ export class LineTransport implements Transport, NotificationStream {
   }
 
   private tooLarge(): string {
-    return `Invalid Request: a message must not exceed ${this.maxBytes} bytes`;
+    return wireMessages.lineTooLarge(this.maxBytes);
   }
 
   /**
@@ -291,7 +292,7 @@ export class LineTransport implements Transport, NotificationStream {
   /** The line as text, or undefined when it is empty or not UTF-8 (answered). */
   private decode(line: Buffer): string | undefined {
     if (!isUtf8(line)) {
-      this.reject(null, -32700, 'Parse error: the line is not valid UTF-8; send JSON text encoded as UTF-8');
+      this.reject(null, -32700, wireMessages.notUtf8);
       return undefined;
     }
     const text = line.toString('utf8').trim();
@@ -302,7 +303,7 @@ export class LineTransport implements Transport, NotificationStream {
   private scan(text: string): ReturnType<typeof prescanJson> | undefined {
     const scan = prescanJson(text, this.messageLimits);
     if (!scan.problem) return scan;
-    this.reject(scan.id ?? null, -32600, `Invalid Request: ${scan.problem}`);
+    this.reject(scan.id ?? null, -32600, wireMessages.invalidRequest(scan.problem));
     return undefined;
   }
 
@@ -310,7 +311,7 @@ export class LineTransport implements Transport, NotificationStream {
     try {
       return JSON.parse(text);
     } catch {
-      this.reject(null, -32700, 'Parse error: the line is not valid JSON');
+      this.reject(null, -32700, wireMessages.notJson);
       return NOT_JSON;
     }
   }
@@ -318,7 +319,7 @@ export class LineTransport implements Transport, NotificationStream {
   /** Checks a parsed line as a JSON-RPC message and hands it on. */
   private deliver(value: unknown, scan: ReturnType<typeof prescanJson>): void {
     if (Array.isArray(value)) {
-      this.reject(null, -32600, 'Invalid Request: batches are not supported; send one JSON-RPC message per line');
+      this.reject(null, -32600, wireMessages.batchOnStdio);
       return;
     }
     const rawId = (value as { id?: unknown } | null)?.id;
@@ -340,17 +341,13 @@ export class LineTransport implements Transport, NotificationStream {
       const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
       // A malformed response to one of our requests has no one to answer.
       if (value && typeof value === 'object' && !('method' in value) && validId !== null) return;
-      this.reject(validId, -32600, 'Invalid Request: not a JSON-RPC 2.0 request or notification');
+      this.reject(validId, -32600, wireMessages.notJsonRpc);
       return;
     }
     if ('method' in message && 'id' in message) {
       const key = idKey(message.id);
       if (this.inFlight.has(key)) {
-        this.reject(
-          message.id,
-          -32600,
-          `Invalid Request: a request with id ${JSON.stringify(message.id)} is still in flight; use a new id for each request`,
-        );
+        this.reject(message.id, -32600, wireMessages.idInFlight(message.id));
         return;
       }
       this.inFlight.add(key);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { bindNotificationValve, type NotificationStream, NotificationValve } from '../context/notification-valve.js';
+import { wireMessages } from '../messages/wire-messages.js';
 import { continueSent } from '../seams/node-http.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint } from './http-endpoint.js';
@@ -102,7 +103,7 @@ async function refuse(req: IncomingMessage, res: ServerResponse, response: Respo
 }
 
 function tooLargeBody(maxBody: number): string {
-  return jsonRpcErrorBody(-32000, `Payload Too Large: Request body must not exceed ${maxBody} bytes`);
+  return jsonRpcErrorBody(-32000, wireMessages.bodyTooLarge(maxBody));
 }
 
 /** The request's URL, or undefined when its Host header cannot be one (`localhost:99999`, garbage). */
@@ -294,7 +295,7 @@ async function serveAdmitted(
       response = await endpoint.route(request, caller, checked.body);
     }
   } catch {
-    response = jsonRpcErrorResponse(500, -32603, 'Internal server error');
+    response = jsonRpcErrorResponse(500, -32603, wireMessages.internal);
   }
   await writeResponse(res, response, goneSignal());
 }
@@ -348,12 +349,12 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: Admittin
     const url = urlOf(req);
     if (!url) {
       const host = String(req.headers.host).slice(0, 100);
-      await refuse(req, res, badRequest(`Bad Request: the Host header ${JSON.stringify(host)} is not a valid host[:port]`));
+      await refuse(req, res, badRequest(wireMessages.badHost(host)));
       return;
     }
     const head = headOf(req, url);
     if (!head) {
-      await refuse(req, res, badRequest(`Bad Request: method ${req.method} is not supported`));
+      await refuse(req, res, badRequest(wireMessages.badMethod(req.method)));
       return;
     }
     let admitted: Awaited<ReturnType<HttpEndpoint['admit']>>;
@@ -361,7 +362,7 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: Admittin
       admitted = await endpoint.admit(head, req.socket.remoteAddress);
     } catch {
       // Nothing a client sends should get here; if it does, it gets an answer, not a dropped request.
-      await refuse(req, res, jsonRpcErrorResponse(500, -32603, 'Internal server error'));
+      await refuse(req, res, jsonRpcErrorResponse(500, -32603, wireMessages.internal));
       return;
     }
     if ('response' in admitted) {

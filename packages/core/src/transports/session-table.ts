@@ -5,6 +5,7 @@ import {
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { wireMessages } from '../messages/wire-messages.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
@@ -14,8 +15,6 @@ import { SessionEventStore } from './session-event-store.js';
 import type { SessionSharing } from './session-sharing.js';
 import { idKey, type Session, SessionTransport } from './session-transport.js';
 import type { SessionCopies } from './shared-sessions.js';
-
-const SESSION_NOT_FOUND = 'Session not found';
 
 /**
  * The 2025-11-25 half of the HTTP endpoint: sessions kept here (the SDK keeps none), routed by
@@ -80,20 +79,16 @@ export class SessionTable {
     if (sessionId) {
       const session = this.sessions.get(sessionId) ?? (await this.sharing.revive(sessionId, caller, (id) => this.connect(id)));
       // A session belongs to whoever opened it: someone else presenting its id is told it does not exist.
-      if (!session || session.owner !== caller.owner) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
+      if (!session || session.owner !== caller.owner) return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
       session.lastSeen = Date.now();
       if (request.method === 'POST' && (parsed ? Array.isArray(parsed.value) : await isBatch(request))) {
         const version = request.headers.get('mcp-protocol-version') ?? session.server.server.getNegotiatedProtocolVersion() ?? '';
         // JSON-RPC batches were part of 2025-03-26 only; 2025-06-18 and later removed them.
         if (version >= '2025-06-18') {
-          return jsonRpcErrorResponse(
-            400,
-            -32600,
-            `Invalid Request: JSON-RPC batches are not supported on protocol revision ${version}; send one message per request`,
-          );
+          return jsonRpcErrorResponse(400, -32600, wireMessages.batchOnRevision(version));
         }
       }
-      if (!(await this.sharing.refresh(sessionId, session))) return jsonRpcErrorResponse(404, -32001, SESSION_NOT_FOUND);
+      if (!(await this.sharing.refresh(sessionId, session))) return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
       if (request.method === 'GET') {
         const replay = await this.sharing.store(this.refusedReplay(request, session));
         if (replay) return replay;
@@ -104,7 +99,7 @@ export class SessionTable {
       return this.handle(session, this.withSessionVersion(request, session), parsed, options);
     }
     if (request.method !== 'POST') {
-      return jsonRpcErrorResponse(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return jsonRpcErrorResponse(400, -32000, wireMessages.sessionIdRequired);
     }
     let body: unknown;
     if (parsed) body = parsed.value;
@@ -112,13 +107,12 @@ export class SessionTable {
       try {
         body = await request.clone().json();
       } catch {
-        return jsonRpcErrorResponse(400, -32700, 'Parse error: Invalid JSON');
+        return jsonRpcErrorResponse(400, -32700, wireMessages.invalidJson);
       }
     }
-    if (Array.isArray(body)) return jsonRpcErrorResponse(400, -32600, 'Invalid Request: initialize must not be part of a JSON-RPC batch');
+    if (Array.isArray(body)) return jsonRpcErrorResponse(400, -32600, wireMessages.initializeInBatch);
     const initializing = isInitializeRequest(body);
-    if (!initializing)
-      return jsonRpcErrorResponse(400, -32000, 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)');
+    if (!initializing) return jsonRpcErrorResponse(400, -32000, wireMessages.notInitialized);
     return this.openSession(request, caller, body, options);
   }
 
@@ -126,22 +120,12 @@ export class SessionTable {
   private async openSession(request: Request, caller: Caller, body: unknown, options: Record<string, unknown>): Promise<Response> {
     const id = (body as { id?: unknown }).id ?? null;
     if (this.sessions.size >= this.limits.maxSessions) {
-      return jsonRpcErrorResponse(
-        503,
-        -32000,
-        `Service Unavailable: the server holds its maximum of ${this.limits.maxSessions} sessions (maxSessions); retry later`,
-        id,
-        { 'retry-after': '30' },
-      );
+      return jsonRpcErrorResponse(503, -32000, wireMessages.tooManySessions(this.limits.maxSessions), id, { 'retry-after': '30' });
     }
     if (!this.sessionsPerClient.tryAcquire(caller.client)) {
-      return jsonRpcErrorResponse(
-        429,
-        -32000,
-        `Too Many Requests: this client already holds ${this.limits.maxSessionsPerClient} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,
-        id,
-        { 'retry-after': '5' },
-      );
+      return jsonRpcErrorResponse(429, -32000, wireMessages.tooManyClientSessions(this.limits.maxSessionsPerClient), id, {
+        'retry-after': '5',
+      });
     }
     const sessionId = randomUUID();
     const { server, transport, events } = await this.connect(sessionId);
@@ -211,11 +195,7 @@ export class SessionTable {
     const lastEventId = request.headers.get('last-event-id');
     if (!lastEventId || !session.events) return undefined;
     if (await session.events.owns(lastEventId)) return undefined;
-    return jsonRpcErrorResponse(
-      404,
-      -32001,
-      'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it',
-    );
+    return jsonRpcErrorResponse(404, -32001, wireMessages.eventStreamNotFound);
   }
 
   /**
@@ -230,12 +210,7 @@ export class SessionTable {
       if (typeof message.method !== 'string' || message.id === undefined) continue;
       const key = idKey(message.id);
       if (session.transport.inFlight.has(key) || fresh.includes(key)) {
-        return jsonRpcErrorResponse(
-          400,
-          -32600,
-          `Invalid Request: a request with id ${JSON.stringify(message.id)} is still in flight in this session; use a new id for each request`,
-          message.id,
-        );
+        return jsonRpcErrorResponse(400, -32600, wireMessages.idInFlightInSession(message.id), message.id);
       }
       fresh.push(key);
     }

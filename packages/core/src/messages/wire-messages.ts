@@ -1,0 +1,47 @@
+/**
+ * What the wires answer themselves (stdio lines, HTTP admission and sessions), before or beside any
+ * handler: written here once, each saying what was wrong and what to do.
+ */
+export const wireMessages = {
+  // Any wire
+  invalidRequest: (problem: string) => `Invalid Request: ${problem}`,
+  notJson: 'Parse error: the line is not valid JSON',
+  notUtf8: 'Parse error: the line is not valid UTF-8; send JSON text encoded as UTF-8',
+  batchOnStdio: 'Invalid Request: batches are not supported; send one JSON-RPC message per line',
+  notJsonRpc: 'Invalid Request: not a JSON-RPC 2.0 request or notification',
+  lineTooLarge: (max: number) => `Invalid Request: a message must not exceed ${max} bytes`,
+  idInFlight: (id: unknown) => `Invalid Request: a request with id ${JSON.stringify(id)} is still in flight; use a new id for each request`,
+
+  // HTTP admission
+  shuttingDown: 'Service Unavailable: the server is shutting down',
+  bodyTooLarge: (max: number) => `Payload Too Large: Request body must not exceed ${max} bytes`,
+  badHost: (host: string) => `Bad Request: the Host header ${JSON.stringify(host)} is not a valid host[:port]`,
+  badMethod: (method: string | undefined) => `Bad Request: method ${method} is not supported`,
+  internal: 'Internal server error',
+
+  // 2025-11-25 sessions
+  sessionNotFound: 'Session not found',
+  sessionIdRequired: 'Bad Request: Mcp-Session-Id header is required',
+  invalidJson: 'Parse error: Invalid JSON',
+  initializeInBatch: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
+  notInitialized: 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)',
+  batchOnRevision: (version: string) =>
+    `Invalid Request: JSON-RPC batches are not supported on protocol revision ${version}; send one message per request`,
+  tooManySessions: (max: number) => `Service Unavailable: the server holds its maximum of ${max} sessions (maxSessions); retry later`,
+  tooManyClientSessions: (max: number) =>
+    `Too Many Requests: this client already holds ${max} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,
+  eventStreamNotFound: 'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it',
+  idInFlightInSession: (id: unknown) =>
+    `Invalid Request: a request with id ${JSON.stringify(id)} is still in flight in this session; use a new id for each request`,
+
+  // 2026-07-28 subscriptions/listen
+  resourceNotFound: (uri: string) => `Resource not found: ${uri}`,
+  tooManyClientListens: (max: number) =>
+    `Subscription limit reached: this client already holds ${max} subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another`,
+
+  // Endpoint options (thrown at start-up)
+  eventStoreWithSharedState: (state: string) =>
+    `McpApp.listenHttp/httpHandler: the eventStore option cannot be used with the ${state} state, which keeps the events of every instance's sessions itself; remove eventStore`,
+  eventStoreWithoutLookup:
+    'McpApp.listenHttp/httpHandler: the eventStore must implement getStreamIdForEventId(eventId), so a resumed stream can be checked against the session asking for it; add it, or use `eventStore: true` (InMemoryEventStore)',
+} as const;
