@@ -141,6 +141,20 @@ describe('interceptors', () => {
     await connection.client.callTool({ name: 'echo', arguments: { text: 'x' } });
     expect(trail[0]).toBe('app before echo');
   });
+
+  it('next(args) hands the inner interceptors and the method other arguments', async () => {
+    const trim: Interceptor = {
+      intercept(context, next) {
+        const input = context.args as Echo;
+        return next(Object.assign(new Echo(), { text: input.text.trim() }));
+      },
+    };
+    connection = await connectInMemory(createMcpApp(PipelineServer, { interceptors: [trim] }));
+    const result = await connection.client.callTool({ name: 'echo', arguments: { text: '  padded  ' } });
+    // Recorder (class level) sees the trimmed input, and Upper (method level) the method's value.
+    expect(textOf(result)).toBe('PADDED');
+    expect(trail).toEqual(['before echo args={"text":"padded"}', 'handler echo', 'after echo']);
+  });
 });
 
 describe('guards', () => {

@@ -20,9 +20,10 @@ import {
   type OnApplicationBootstrap,
   type OnModuleInit,
   Optional,
+  type PipeTransform,
   type Type,
 } from '@nestjs/common';
-import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { ArmatureGuardAuthOptions, ArmatureModuleOptions } from './armature-options.js';
 import { discoverServers } from './discover-servers.js';
@@ -34,8 +35,8 @@ import { NestGuardVerifier } from './nest-guard.verifier.js';
 import { NestGuardsGuard } from './nest-guards.js';
 import { NestInterceptorsInterceptor } from './nest-interceptors.js';
 import { nestMessages } from './nest-messages.js';
+import { isValidationPipe } from './nest-pipes.js';
 import { ARMATURE_OPTIONS } from './tokens.js';
-import { unappliedPipes } from './unapplied-pipes.js';
 
 /**
  * The MCP side of a Nest app: finds the `@McpServer` providers when Nest initialises its modules,
@@ -84,18 +85,22 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
       statics: () => config.getGlobalFilters(),
       requestScoped: () => config.getGlobalRequestFilters().map((wrapper) => wrapper.token),
     });
+    // Validation pipes have nothing left to do on MCP: Armature validated the DTO with the same rules.
+    const pipes = new NestEnhancers<PipeTransform>(this.moduleRef, PIPES_METADATA, {
+      statics: () => config.getGlobalPipes().filter((pipe) => !isValidationPipe(pipe)),
+      requestScoped: () =>
+        config
+          .getGlobalRequestPipes()
+          .filter((wrapper) => !isValidationPipe(wrapper.metatype))
+          .map((wrapper) => wrapper.token),
+    });
     for (const server of servers) {
       adapter.provide(server.serverClass, server.token, server.instance);
       guards.addServer(server.serverClass);
       interceptors.addServer(server.serverClass);
       filters.addServer(server.serverClass);
+      pipes.addServer(server.serverClass);
     }
-    // Said once at start-up: no pipe is skipped silently.
-    const pipes = unappliedPipes(
-      config,
-      servers.map((server) => server.serverClass),
-    );
-    if (pipes.length > 0) new Logger('Armature').warn(nestMessages.pipesNotApplied(pipes));
     if (servers.length === 0) throw new ArmatureBuildError([nestMessages.noServer()], nestMessages.heading, nestMessages.scope);
     const http = this.options.http === false ? undefined : (this.options.http ?? {});
     if (http?.auth && http.authenticate) problems.push(nestMessages.authTwice());
@@ -106,8 +111,8 @@ export class ArmatureHost implements OnModuleInit, OnApplicationBootstrap, Befor
     }
     // Nest's interceptors run inside Armature's app-level ones, as the class and method level do.
     const appInterceptors: Provided<Interceptor>[] = [...(this.options.interceptors ?? [])];
-    if (interceptors.any || filters.any) {
-      adapter.providePerCall(NestInterceptorsInterceptor, (scope) => new NestInterceptorsInterceptor(interceptors, filters, scope));
+    if (interceptors.any || filters.any || pipes.any) {
+      adapter.providePerCall(NestInterceptorsInterceptor, (scope) => new NestInterceptorsInterceptor(interceptors, filters, pipes, scope));
       appInterceptors.push(NestInterceptorsInterceptor);
     }
     // Nest's problems and the builder's are reported together, in one error.

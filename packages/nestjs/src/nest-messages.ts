@@ -43,11 +43,6 @@ export const nestMessages = {
   guardFailed: (guard: string, where: string): string =>
     `Nest guard ${guard} threw while guarding ${where}; the call was refused as unknown. Fix the guard: a guard denies by returning false or throwing an HttpException`,
 
-  pipesNotApplied: (pipes: readonly string[]): string =>
-    `The pipes ${pipes.join(', ')} do not run on MCP tool input: Armature validates and transforms the DTO itself ` +
-    '(the same class-validator rules, so ValidationPipe is not needed there). Fix: move the transformation into the DTO ' +
-    '(class-transformer @Transform or @Type), which REST and MCP share',
-
   tokenRefused: (): string => 'the token was refused',
 
   authGuardFailed: (guard: string): string =>

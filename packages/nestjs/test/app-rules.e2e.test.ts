@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { Context, Field, McpServer, RequireScopes, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
+  type ArgumentMetadata,
   type ArgumentsHost,
   Body,
   type CallHandler,
@@ -446,21 +447,47 @@ describe.each(['express', 'fastify'] as const)("a Nest app on %s: the app's own 
   }
 });
 
-it('says at start-up which pipes do not run on MCP tool input (ValidationPipe has nothing left to do there)', async () => {
-  const warnings: string[] = [];
-  const quiet = () => undefined;
-  const app = await NestFactory.create(AppModule, {
-    logger: { log: quiet, error: quiet, debug: quiet, verbose: quiet, warn: (message: string) => warnings.push(message) },
-  });
+/** A pipe that tags the input it gets, to show which pipes ran, in which order, with what metadata. */
+class TagPipe implements PipeTransform {
+  constructor(private readonly tag: string) {}
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (!(value instanceof NoteInput)) return value;
+    return Object.assign(new NoteInput(), { text: `${value.text} ${this.tag}:${metadata.type}:${metadata.metatype?.name}` });
+  }
+}
+
+class NoteInput {
+  @IsString()
+  text!: string;
+}
+
+@McpServer({ name: 'notes', version: '1.0.0' })
+@UsePipes(new TagPipe('class'))
+@Injectable()
+class NotesServer {
+  @UsePipes(new TagPipe('method'), ValidationPipe)
+  @Tool({ description: 'Keeps a note' })
+  note(input: NoteInput): string {
+    return input.text;
+  }
+}
+
+@Module({ imports: [ArmatureModule.forRoot({ http: { path: '/mcp' } })], providers: [NotesServer] })
+class NotesModule {}
+
+it('runs the pipes on the tool input as on a @Body(), global ones first; ValidationPipe does not validate again', async () => {
+  const app = await NestFactory.create(NotesModule, { logger: false });
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true }), new TagPipe('global'));
+  await app.listen(0, '127.0.0.1');
+  const client = await connect(`http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`, false, {});
   try {
-    app.useGlobalPipes(new ValidationPipe(), new TrimPipe());
-    await app.init();
-    expect(warnings).toEqual([
-      expect.stringMatching(
-        /^The pipes TrimPipe \(global\), TrimPipe \(on BankServer\), TrimPipe \(on BankServer\.transfer\) do not run on MCP tool input: /,
-      ),
-    ]);
+    const result = (await client.callTool({ name: 'note', arguments: { text: 'hi' } })) as ToolResult;
+    expect(result.content).toEqual([{ type: 'text', text: 'hi global:body:NoteInput class:body:NoteInput method:body:NoteInput' }]);
+    // Invalid input is refused once, with Armature's messages (not ValidationPipe's).
+    const refused = (await client.callTool({ name: 'note', arguments: { text: 7 } })) as ToolResult;
+    expect(refused.content).toEqual([{ type: 'text', text: 'Invalid arguments for tool "note":\ntext: must be string' }]);
   } finally {
+    await client.close();
     await app.close();
   }
 });

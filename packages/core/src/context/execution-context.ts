@@ -41,7 +41,9 @@ export interface Guard {
 
 /**
  * Wraps a call: runs code before and after `next()`, may change the result, or answer without
- * calling `next()` at all (a cache, say).
+ * calling `next()` at all (a cache, say). `next(args)` hands the inner interceptors and the method
+ * other arguments instead of `context.args` (a transform of the validated input, as a Nest pipe
+ * does); they are not validated again.
  *
  * @example
  * ```ts
@@ -54,7 +56,7 @@ export interface Guard {
  * ```
  */
 export interface Interceptor {
-  intercept(context: ExecutionContext, next: () => Promise<unknown>): Promise<unknown>;
+  intercept(context: ExecutionContext, next: (args?: unknown) => Promise<unknown>): Promise<unknown>;
 }
 
 /** A guard or interceptor given as a class (resolved through DI per call) or as an instance. */

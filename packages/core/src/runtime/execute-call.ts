@@ -80,7 +80,7 @@ export async function executeCall<R, S>(
     let value =
       plan.interceptors.length === 0
         ? plan.invoke(instance, input.value, ctx)
-        : intercepted(plan, executionOf(plan, request, input.value), request, async () => plan.invoke(instance, input.value, ctx));
+        : intercepted(plan, executionOf(plan, request, input.value), request, async (args) => plan.invoke(instance, args, ctx));
     // A method that returned a plain value has already finished: only a pending one needs the timer.
     if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
     // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
@@ -154,20 +154,24 @@ function capitalized(label: string): string {
   return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
-/** Calls `target` inside the plan's interceptors, the first one outermost. */
+/**
+ * Calls `target` inside the plan's interceptors, the first one outermost, with the arguments the
+ * innermost `next(args)` handed on (the validated ones unless an interceptor replaced them).
+ */
 async function intercepted(
   plan: CallPlan,
   execution: ExecutionContext,
   request: CallRequest,
-  target: () => Promise<unknown>,
+  target: (args: unknown) => Promise<unknown>,
 ): Promise<unknown> {
-  let next = target;
-  for (let i = plan.interceptors.length - 1; i >= 0; i--) {
-    const interceptor: Interceptor = await provide(plan.interceptors[i] as CallPlan['interceptors'][number], request);
-    const inner = next;
-    next = () => interceptor.intercept(execution, inner);
-  }
-  return next();
+  const interceptors: Interceptor[] = [];
+  for (const provided of plan.interceptors) interceptors.push(await provide(provided, request));
+  const run = (i: number, at: ExecutionContext): Promise<unknown> => {
+    const interceptor = interceptors[i];
+    if (!interceptor) return target(at.args);
+    return interceptor.intercept(at, (...replaced: unknown[]) => run(i + 1, replaced.length > 0 ? { ...at, args: replaced[0] } : at));
+  };
+  return run(0, execution);
 }
 
 /** Races `work` against `timeoutMs`, aborting the call's own signal when time is up. */
