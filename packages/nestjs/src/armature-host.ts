@@ -15,7 +15,6 @@ import {
   type ExceptionFilter,
   Inject,
   Injectable,
-  Logger,
   type NestInterceptor,
   type OnApplicationBootstrap,
   type OnModuleInit,
