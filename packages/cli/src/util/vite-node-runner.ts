@@ -6,11 +6,16 @@
 // user's files while @armature/core (an external package run by Node) gets the CommonJS one: two
 // typedi containers, two class-transformer stores, and @Service()/@Type() "missing" at start-up.
 // Resolving as Node does (`main`, no `module` condition) gives every importer the same file.
+import { closeSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { READY_FD_ENV } from './vite-node.js';
 
 const [viteNodeDir, entryArg, ...entryArgs] = process.argv.slice(2);
+// Read once and removed, so that processes the server itself spawns never write to that fd.
+const readyFd = process.env[READY_FD_ENV] ? Number(process.env[READY_FD_ENV]) : undefined;
+delete process.env[READY_FD_ENV];
 if (!viteNodeDir || !entryArg) {
   process.stderr.write('usage: node vite-node-runner.js <vite-node dir> <entry> [args...]\n');
   process.exit(2);
@@ -44,4 +49,8 @@ const runner = new ViteNodeRunner({
 process.argv = [process.argv[0] as string, entry, ...entryArgs];
 await runner.executeId('/@vite/env');
 await runner.executeFile(entry);
+if (readyFd !== undefined) {
+  writeSync(readyFd, 'up\n');
+  closeSync(readyFd);
+}
 await server.close();
