@@ -13,7 +13,7 @@ import {
 } from '@armature/cli';
 import { createMcpApp, McpServer, Tool } from '@armature/core';
 import { IsString } from 'class-validator';
-import { GreeterServer } from './getting-started/greeter.js';
+import { GreeterServer } from './getting-started/src/greeter.js';
 import { expectEqual } from './support/check.js';
 
 // What the CLI guide shows, produced by the CLI's own functions: the layout of a new project, a

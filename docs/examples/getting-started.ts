@@ -2,7 +2,7 @@ import { createMcpApp, McpServer, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { GreeterServer, GreetInput } from './getting-started/greeter.js';
+import { GreeterServer, GreetInput } from './getting-started/src/greeter.js';
 import { expectEqual, json } from './support/check.js';
 
 export const outputs = {
