@@ -1,7 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { brokenLinks, DOCS_ROOT, listPages, normalizeTables, readRegions, scanPage, syncPage } from './support/markdown-includes.js';
+import {
+  brokenLinks,
+  DOCS_ROOT,
+  listPages,
+  normalizeTables,
+  readRegions,
+  scanPage,
+  splitTableRows,
+  syncPage,
+} from './support/markdown-includes.js';
 
 const GUIDES = [
   'README.md',
@@ -63,6 +72,10 @@ describe.each(listPages())('%s', (page) => {
       if (marker.language === 'json') expect(JSON.parse(marker.body), label).toEqual(JSON.parse(output));
       else expect(normalizeTables(marker.body), label).toBe(normalizeTables(output));
     }
+  });
+
+  it('has tables whose rows have as many cells as their header (every | in a cell escaped)', () => {
+    expect(splitTableRows(page)).toEqual([]);
   });
 
   it('links only to files that exist', () => {

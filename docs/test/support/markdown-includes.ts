@@ -162,6 +162,32 @@ function dedent(lines: string[]): string[] {
   return lines.map((l) => l.slice(cut).trimEnd());
 }
 
+/**
+ * Table rows whose cell count differs from their header's: an unescaped `|` (even inside a code
+ * span) splits a cell in GitHub's and VitePress's tables.
+ */
+export function splitTableRows(page: string): string[] {
+  const lines = readFileSync(join(DOCS_ROOT, page), 'utf8').split('\n');
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split(/(?<!\\)\|/).length;
+  const problems: string[] = [];
+  let fenced = false;
+  let header: number | undefined;
+  lines.forEach((line, index) => {
+    if (FENCE.test(line)) fenced = !fenced;
+    if (fenced || !line.trimStart().startsWith('|')) {
+      header = undefined;
+      return;
+    }
+    header ??= cells(line);
+    if (cells(line) !== header) problems.push(`${page}:${index + 1}: ${cells(line)} cells where the header has ${header}`);
+  });
+  return problems;
+}
+
 /** Relative Markdown links to files (`[x](other.md#part)`, `[x](examples/a.ts)`) that do not exist. */
 export function brokenLinks(page: string, exists: (path: string) => boolean): string[] {
   const text = readFileSync(join(DOCS_ROOT, page), 'utf8');
