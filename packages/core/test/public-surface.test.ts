@@ -44,6 +44,7 @@ describe('@armature/core public surface', () => {
         'errorCodes',
         'formatIssue',
         'formatIssues',
+        'explainStartupError',
         'formatProblems',
         'getMetadataStorage',
         'image',

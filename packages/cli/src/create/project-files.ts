@@ -364,7 +364,8 @@ describe('${names.serverClass} through the MCP client', () => {
       .compile();
   });
 
-  afterAll(() => t.close());
+  // t is unset when the app failed to start in beforeAll: report that failure alone.
+  afterAll(() => t?.close());
 
   it('advertises greet with its schemas and annotations', async () => {
     const greet = (await t.listTools()).find((tool) => tool.name === 'greet');

@@ -8,6 +8,7 @@
 // Resolving as Node does (`main`, no `module` condition) gives every importer the same file.
 import { closeSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { inspect } from 'node:util';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { READY_FD_ENV } from './vite-node.js';
@@ -48,9 +49,35 @@ const runner = new ViteNodeRunner({
 // The entry sees itself as argv[1] and everything after it as its own arguments, as under `node entry.js ...`.
 process.argv = [process.argv[0] as string, entry, ...entryArgs];
 await runner.executeId('/@vite/env');
-await runner.executeFile(entry);
+try {
+  await runner.executeFile(entry);
+} catch (error) {
+  process.stderr.write(`${await describeFailure(error)}\n`);
+  process.exit(1);
+}
 if (readyFd !== undefined) {
   writeSync(readyFd, 'up\n');
   closeSync(readyFd);
 }
 await server.close();
+
+/**
+ * What a failed start prints: the problems and their fixes when the project's @armature/core can
+ * explain the error (its build problems, a decorator evaluated before reflect-metadata), the
+ * whole error otherwise; ARMATURE_DEBUG=1 adds the stack.
+ */
+async function describeFailure(error: unknown): Promise<string> {
+  let explained: Error | undefined;
+  try {
+    const core = createRequire(join(process.cwd(), 'package.json')).resolve('@armature/core');
+    const { explainStartupError } = (await import(pathToFileURL(core).href)) as {
+      explainStartupError?: (error: unknown) => Error | undefined;
+    };
+    explained = explainStartupError?.(error);
+  } catch {
+    // no @armature/core to ask (or an older one): print the error as Node would
+  }
+  const debug = !['', '0', undefined].includes(process.env.ARMATURE_DEBUG);
+  if (!explained) return inspect(error);
+  return debug ? `${explained.message}\n\n${inspect(error)}` : explained.message;
+}

@@ -6,7 +6,7 @@ import { type BuildOptions, buildAppDefinition } from '../builder/build-app-defi
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
-import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
+import { ArmatureBuildError, type BuildProblem, portBusyError } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
@@ -255,9 +255,11 @@ export class McpApp {
     server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000);
     server.maxConnections = options.maxConnections ?? 1_024;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const fail = (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'EADDRINUSE' ? portBusyError(options.port ?? 3000, host, error) : error);
+      server.once('error', fail);
       server.listen(options.port ?? 3000, host, () => {
-        server.off('error', reject);
+        server.off('error', fail);
         resolve();
       });
     });

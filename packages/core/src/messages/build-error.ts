@@ -1,3 +1,5 @@
+import { MESSAGES, problem } from './message-catalog.js';
+
 /** One thing wrong with the decorated classes, found at start-up. */
 export interface BuildProblem {
   /** Stable code of the message (`ARM101`), listed with its fix in docs/error-codes.md. */
@@ -15,14 +17,75 @@ export interface BuildProblem {
  * It lists every problem at once (builder and DI alike), each naming `Class.method` and the fix.
  */
 export class ArmatureBuildError extends Error {
+  /** Every problem found, each with where, what, its code and the fix. */
+  declare readonly problems: readonly BuildProblem[];
+
   constructor(
-    readonly problems: readonly BuildProblem[],
+    problems: readonly BuildProblem[],
     heading = 'Armature cannot start the MCP server',
     scope = 'in the decorated classes',
+    options?: ErrorOptions,
   ) {
-    super(formatProblems(heading, scope, problems));
+    // Uncaught (`node dist/main.js`, the bundle), Node prints the stack and then every own
+    // enumerable property: 28 lines through Armature's internals with the problems twice, where the
+    // message already says what is wrong and how to fix it. So one frame (none would also lose
+    // Node's pointer to the throw), the problems not enumerable, and the cause (a raw EADDRINUSE
+    // error) only with ARMATURE_DEBUG=1, which brings the whole stack back.
+    const limit = Error.stackTraceLimit;
+    if (!debugging()) Error.stackTraceLimit = 1;
+    try {
+      super(formatProblems(heading, scope, problems), debugging() ? options : undefined);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = 'ArmatureBuildError';
+    Object.defineProperty(this, 'problems', { value: problems, enumerable: false });
   }
+}
+
+/** Whether ARMATURE_DEBUG asks for the stacks and causes of start-up errors (any value but empty or 0). */
+export function debugging(): boolean {
+  const value = globalThis.process?.env?.ARMATURE_DEBUG;
+  return value !== undefined && value !== '' && value !== '0';
+}
+
+/** listenHttp's error when its port is taken: the cause and the fix instead of a raw EADDRINUSE stack. */
+export function portBusyError(port: number, host: string, cause: Error): ArmatureBuildError {
+  return new ArmatureBuildError(
+    [problem(MESSAGES.portBusy, 'listenHttp', port, host)],
+    'Armature cannot start the MCP server',
+    'with the HTTP port',
+    {
+      cause,
+    },
+  );
+}
+
+/**
+ * A start-up failure Armature can explain, as an ArmatureBuildError (printed the same way), or
+ * undefined. For errors thrown before @armature/core itself was evaluated, so only a runner that
+ * catches the entry's error (`armature dev`, `armature inspect`) can ask.
+ */
+export function explainStartupError(error: unknown): ArmatureBuildError | undefined {
+  // By name too: a runner may hold another copy of @armature/core than the one that threw.
+  if (error instanceof ArmatureBuildError || (error instanceof Error && error.name === 'ArmatureBuildError'))
+    return error as ArmatureBuildError;
+  if (error instanceof TypeError && /Reflect\.getMetadata is not a function/.test(error.message)) {
+    // The first frame outside class-transformer's and class-validator's code is the DTO's file
+    const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+    // (decorator helpers a compiler injects, such as oxc's under vite-node, are skipped too).
+    const own = frames.find((line) => !/[\\/]node_modules[\\/]|@oxc-project|\(node:/.test(line)) ?? frames[0] ?? '';
+    const where = /\(?((?:file:\/\/|\/)[^()\s]+?)\)?$/.exec(own.trim())?.[1] ?? 'an unknown file';
+    return new ArmatureBuildError(
+      [problem(MESSAGES.decoratorBeforeReflectMetadata, 'start-up', where)],
+      'Armature cannot start the MCP server',
+      'while loading the entry',
+      {
+        cause: error,
+      },
+    );
+  }
+  return undefined;
 }
 
 /**

@@ -206,6 +206,19 @@ export const MESSAGES = {
       fix: 'install the dependencies of @armature/core again (it depends on ajv and ajv-formats); a bundle made by armature build runs next to the node_modules it was built from',
     }),
   ),
+  portBusy: define('ARM123', 'the HTTP port is already in use', [3000, '127.0.0.1'] as const, (port: number, host: string) => ({
+    message: `port ${port} on ${host} is already in use (EADDRINUSE)`,
+    fix: `stop what listens there (another server, or this one started twice), or use another port: PORT=${port + 1} when the entry reads process.env.PORT, as generated projects do`,
+  })),
+  decoratorBeforeReflectMetadata: define(
+    'ARM124',
+    'a decorator read metadata before @armature/core was loaded',
+    ['file:///app/dist/dto.js:12:5'] as const,
+    (where: string) => ({
+      message: `Reflect.getMetadata is not a function (at ${where}): a decorator such as class-transformer's @Type ran before anything imported @armature/core, which loads reflect-metadata`,
+      fix: "import '@armature/core' first in the entry file (src/main.ts), or at the top of the file that declares the DTO",
+    }),
+  ),
 
   noParamMetadata: define(
     'ARM200',
