@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ARMATURE_VERSION, NEST_PINNED, PINNED } from '../src/create/versions.js';
 import { plainUi, runCli } from '../src/index.js';
+import { suggestPackageName } from '../src/util/names.js';
 
 function session() {
   const cwd = mkdtempSync(join(tmpdir(), 'armature-cli-'));
@@ -83,7 +84,7 @@ describe('armature new', () => {
   it('refuses bad input with the reason', async () => {
     const s = session();
     expect(await s.run('new', 'Bad Name', '--yes')).toBe(1);
-    expect(s.lines.at(-1)).toBe('error: "Bad Name" cannot be the project name: the name has capital letters.');
+    expect(s.lines.at(-1)).toBe('error: "Bad Name" cannot be the project name: the name has capital letters.\nFix: use bad-name');
     expect(await s.run('new', 'x', '--transport', 'ftp')).toBe(1);
     expect(s.lines.at(-1)).toBe('error: --transport must be one of stdio, http (got "ftp")');
     expect(await s.run('new', 'x', '--nope')).toBe(1);
@@ -231,10 +232,22 @@ describe('armature', () => {
   });
 });
 
+describe('project names', () => {
+  it('suggests a valid npm name for an invalid one', () => {
+    expect(suggestPackageName('My Server')).toBe('my-server');
+    expect(suggestPackageName('@Acme/Weather MCP!')).toBe('@acme/weather-mcp');
+    expect(suggestPackageName('Café Über')).toBe('cafe-uber');
+    expect(suggestPackageName('my-server')).toBeUndefined();
+    expect(suggestPackageName('!!!')).toBeUndefined();
+  });
+});
+
 describe('versions a new project pins', () => {
   it('are the versions this workspace builds and tests with', () => {
     const cli = readJson(new URL('../package.json', import.meta.url).pathname);
-    for (const [name, version] of Object.entries(PINNED)) expect(`${name}@${cli.devDependencies[name]}`).toBe(`${name}@${version}`);
+    // Biome is a dependency of the CLI itself (create formats what it writes with it), the rest dev ones.
+    const own = { ...cli.dependencies, ...cli.devDependencies };
+    for (const [name, version] of Object.entries(PINNED)) expect(`${name}@${own[name]}`).toBe(`${name}@${version}`);
     const nestjs = readJson(new URL('../../nestjs/package.json', import.meta.url).pathname);
     for (const [name, version] of Object.entries(NEST_PINNED)) expect(`${name}@${nestjs.devDependencies[name]}`).toBe(`${name}@${version}`);
     for (const pkg of ['core', 'testing', 'nestjs']) {
