@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ARMATURE_VERSION, NEST_PINNED, PINNED } from '../src/create/versions.js';
 import { plainUi, runCli } from '../src/index.js';
+import { FIELD_TYPES } from '../src/generate/field-spec.js';
 import { suggestPackageName } from '../src/util/names.js';
 
 function session() {
@@ -24,13 +25,22 @@ describe('armature new', () => {
     const root = join(s.cwd, 'weather-mcp');
     expect(readJson(join(root, 'package.json')).scripts).toEqual({
       dev: 'armature dev',
-      build: 'tsc -p tsconfig.build.json',
-      start: 'node dist/main.js',
+      build: 'tsc -p tsconfig.build.json && armature build',
+      start: 'node --enable-source-maps dist/bundle/main.mjs',
       test: 'vitest run',
       typecheck: 'tsc -p tsconfig.json',
       lint: 'biome check . && armature check',
+      format: 'biome check --write .',
       inspect: 'armature inspect',
     });
+    expect(readJson(join(root, 'package.json')).engines).toEqual({ node: '^20.19.0 || ^22.12.0 || >=24.0.0' });
+    const docker = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(docker).toContain('RUN npm ci --omit=dev');
+    expect(docker).toContain('USER node');
+    expect(docker).toContain('CMD ["node", "--enable-source-maps", "dist/bundle/main.mjs"]');
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('"args": ["--enable-source-maps", "/absolute/path/to/weather-mcp/dist/bundle/main.mjs"]');
+    expect(readme).toContain('claude mcp add weather-mcp -- node --enable-source-maps');
     expect(readJson(join(root, 'tsconfig.json')).compilerOptions).toMatchObject({
       experimentalDecorators: true,
       emitDecoratorMetadata: true,
@@ -57,7 +67,8 @@ describe('armature new', () => {
     const s = session();
     expect(await s.run('new', '@acme/billing-server', '--transport', 'http', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);
     const root = join(s.cwd, 'billing-server');
-    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain('await createApp().listenHttp({ port });');
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain('await createApp().listenHttp({ host, port });');
+    expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toContain('ENV HOST=0.0.0.0 PORT=3000');
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('| `pnpm dev`');
     expect(readFileSync(join(root, 'src/billing/billing.server.ts'), 'utf8')).toContain(
       "@McpServer({ name: 'billing-server', version: '0.1.0' })\nexport class BillingServer {",
@@ -129,7 +140,10 @@ describe('armature new --template nestjs', () => {
     expect(readFileSync(join(root, 'src/greeter/greeter.controller.ts'), 'utf8')).toContain(
       'greet(@Body() input: GreetInput): GreetOutput {',
     );
-    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain("await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');");
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain(
+      "await app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1');",
+    );
+    expect(readJson(join(root, 'package.json')).engines).toEqual({ node: '^22.12.0 || >=24.0.0' });
   });
 
   it('refuses stdio and unknown templates with the fix', async () => {
@@ -229,6 +243,18 @@ describe('armature', () => {
     const s = session();
     expect(await s.run('inspect', '--rules')).toBe(0);
     expect(s.out.join('')).toContain('read-only-hint');
+  });
+});
+
+describe('--help', () => {
+  it('lists every command and every --fields type', async () => {
+    const s = session();
+    expect(await s.run('--help')).toBe(0);
+    const help = s.out.join('');
+    for (const command of ['new', 'generate', 'inspect', 'dev', 'check', 'build']) expect(help).toContain(`  armature ${command} `);
+    const types = /types: ([\s\S]*?)\n {2}--output/.exec(help)?.[1] ?? '';
+    for (const type of FIELD_TYPES) expect(types, type).toMatch(new RegExp(`(^|[\\s,(])${type.replace(/[[\]]/g, '\\$&')}[\\s,(]`));
+    expect(types).toContain('DTO class');
   });
 });
 

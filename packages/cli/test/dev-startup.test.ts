@@ -15,10 +15,16 @@ beforeAll(() => {
   root = tempDir('armature-dev-startup-');
   symlinkSync(join(CLI_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   mkdirSync(join(root, 'src'));
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'broken', private: true, type: 'module', dependencies: { '@armature/core': '*' } }));
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ name: 'broken', private: true, type: 'module', dependencies: { '@armature/core': '*' } }),
+  );
   writeFileSync(
     join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true, useDefineForClassFields: false }, include: ['src'] }),
+    JSON.stringify({
+      compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true, useDefineForClassFields: false },
+      include: ['src'],
+    }),
   );
   writeFileSync(join(root, 'src', 'no-server.ts'), "import { createMcpApp } from '@armature/core';\n\ncreateMcpApp([]).listenStdio();\n");
   // A DTO file evaluated before anything imported @armature/core: @Type reads metadata at once.
@@ -38,14 +44,19 @@ afterAll(() => {
 
 /** Runs `armature dev <entry>` until it reports that the entry exited; its stderr lines. */
 async function devLines(entry: string, env: Record<string, string> = {}): Promise<string[]> {
-  const child = spawn(process.execPath, [ARMATURE_BIN, 'dev', entry], { cwd: root, env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [ARMATURE_BIN, 'dev', entry], {
+    cwd: root,
+    env: childEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const closed = new Promise((done) => child.once('close', done));
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
   const deadline = Date.now() + 60_000;
-  while (!stderr.includes('the server exited') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+  while (!stderr.includes('the server exited') && Date.now() < deadline && child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 50));
   child.kill('SIGTERM');
   await closed;
   return stderr.trimEnd().split('\n');
@@ -75,7 +86,9 @@ describe('armature dev when the server cannot start', () => {
     expect(lines[2]).toMatch(
       /^ {2}1\. start-up: Reflect\.getMetadata is not a function \(at \S*src\/reminder\.dto\.ts:\d+:\d+\): a decorator such as class-transformer's @Type ran before anything imported @armature\/core, which loads reflect-metadata \[ARM124\]$/,
     );
-    expect(lines[3]).toBe("     Fix: import '@armature/core' first in the entry file (src/main.ts), or at the top of the file that declares the DTO");
+    expect(lines[3]).toBe(
+      "     Fix: import '@armature/core' first in the entry file (src/main.ts), or at the top of the file that declares the DTO",
+    );
     expect(lines[4]).toBe('[armature] the server exited (code 1); waiting for a change to restart');
   }, 90_000);
 });

@@ -14,7 +14,10 @@ beforeAll(() => {
   expect(existsSync(ARMATURE_BIN), 'packages/cli is built').toBe(true);
   root = tempDir('armature-dev-watch-');
   mkdirSync(join(root, 'src'));
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'watched', private: true, type: 'module', dependencies: { '@armature/core': '*' } }));
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ name: 'watched', private: true, type: 'module', dependencies: { '@armature/core': '*' } }),
+  );
   writeFileSync(join(root, 'src', 'value.ts'), "export const value = 'v0';\n");
   writeFileSync(
     join(root, 'src', 'main.ts'),
@@ -55,11 +58,23 @@ it('restarts on saves by rename (several in a row), writes, delete and re-create
   /** Waits for the next "up again" line and for the restarted entry to have logged `expected`. */
   const restarted = async (expected: string) => {
     ups += 1;
-    await until(`restart ${ups}`, () => count(stderr, '[armature] the server is up again') >= ups, () => stderr);
-    await until(`log ${expected}`, () => log().at(-1) === expected, () => `${stderr}\nlog.txt: ${log().join(',')}`);
+    await until(
+      `restart ${ups}`,
+      () => count(stderr, '[armature] the server is up again') >= ups,
+      () => stderr,
+    );
+    await until(
+      `log ${expected}`,
+      () => log().at(-1) === expected,
+      () => `${stderr}\nlog.txt: ${log().join(',')}`,
+    );
   };
   try {
-    await until('the first start', () => stderr.includes('[armature] the server is up\n'), () => stderr);
+    await until(
+      'the first start',
+      () => stderr.includes('[armature] the server is up\n'),
+      () => stderr,
+    );
     expect(log()).toEqual(['v0']);
 
     // An editor's atomic save (and sed -i): write a temporary file, rename it over the real one.
@@ -77,18 +92,38 @@ it('restarts on saves by rename (several in a row), writes, delete and re-create
 
     // Delete, then create again.
     unlinkSync(value);
-    await until('the restart after the delete', () => count(stderr, 'changed: restarting') >= 6, () => stderr);
+    await until(
+      'the restart after the delete',
+      () => count(stderr, 'changed: restarting') >= 6,
+      () => stderr,
+    );
     writeFileSync(value, "export const value = 'v6';\n");
-    await until('log v6', () => log().at(-1) === 'v6', () => `${stderr}\nlog.txt: ${log().join(',')}`);
+    await until(
+      'log v6',
+      () => log().at(-1) === 'v6',
+      () => `${stderr}\nlog.txt: ${log().join(',')}`,
+    );
 
     // A new file in a new folder, imported by an edit of value.ts.
     const upsBefore = count(stderr, '[armature] the server is up again');
     mkdirSync(join(root, 'src', 'more'));
     writeFileSync(join(root, 'src', 'more', 'extra.ts'), "export const extra = 'v7';\n");
-    await until('the restart for the new file', () => stderr.includes('src/more/extra.ts changed: restarting'), () => stderr);
-    await until('the server up after the new file', () => count(stderr, '[armature] the server is up again') > upsBefore, () => stderr);
+    await until(
+      'the restart for the new file',
+      () => stderr.includes('src/more/extra.ts changed: restarting'),
+      () => stderr,
+    );
+    await until(
+      'the server up after the new file',
+      () => count(stderr, '[armature] the server is up again') > upsBefore,
+      () => stderr,
+    );
     writeFileSync(value, "export { extra as value } from './more/extra.js';\n");
-    await until('log v7', () => log().at(-1) === 'v7', () => `${stderr}\nlog.txt: ${log().join(',')}`);
+    await until(
+      'log v7',
+      () => log().at(-1) === 'v7',
+      () => `${stderr}\nlog.txt: ${log().join(',')}`,
+    );
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');

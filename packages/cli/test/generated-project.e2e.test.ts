@@ -9,6 +9,7 @@ import {
   childEnv,
   createArmatureBin,
   devUntilEntryExits,
+  enginesOutside,
   installedArmature,
   jsonLines,
   packedInstall,
@@ -47,6 +48,12 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
     await packedInstall(root, 'npm');
   }, 240_000);
 
+  it('installs nothing that leaves out a Node version it declares (no EBADENGINE)', () => {
+    const declared = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(declared).toBe('^20.19.0 || ^22.12.0 || >=24.0.0');
+    expect(enginesOutside(root, declared)).toEqual([]);
+  });
+
   afterAll(() => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
@@ -61,6 +68,18 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       const build = await run('npm', ['run', 'build'], root);
       expect(build.code, build.stdout + build.stderr).toBe(0);
       expect(existsSync(join(root, 'dist/main.js'))).toBe(true);
+      // npm run build bundles too, and npm start runs the bundle (what a client starts over stdio).
+      expect(existsSync(join(root, 'dist/bundle/main.mjs'))).toBe(true);
+      expect(existsSync(join(root, 'dist/bundle/main.mjs.map'))).toBe(true);
+      const started = new Client({ name: 'e2e-start', version: '1.0.0' });
+      await started.connect(
+        new StdioClientTransport({ command: 'npm', args: ['start', '--silent'], cwd: root, env: childEnv() as Record<string, string> }),
+      );
+      try {
+        expect((await started.listTools()).tools.map((tool) => tool.name)).toEqual(['greet']);
+      } finally {
+        await started.close();
+      }
       const tests = await projectTests(root, 'npm');
       expect(tests.code, tests.stdout + tests.stderr).toBe(0);
       expect(Object.keys(tests.statuses).sort()).toEqual(
@@ -222,6 +241,25 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       expect(compiled.tools.tools.map((tool) => tool.name).sort()).toEqual(['create_invoice', 'get_forecast', 'greet', 'plan_trip']);
       expect(compiled.calls.map((call) => call.isError ?? false)).toEqual([false, true, false, true, false, true, false, true]);
       expect(JSON.stringify(compiled.calls[5])).toContain('start.zip');
+    },
+    STEP,
+  );
+
+  it(
+    'a generated test fails once, with the start-up problem, when the app cannot start',
+    async () => {
+      const server = join(root, 'src/weather/weather.server.ts');
+      const before = edit(server, /\n\s*description: 'Greet someone by name[^\n]*\n/, '\n');
+      try {
+        const result = await projectTests(root, 'npm', ['test/weather/weather.pipeline.test.ts']);
+        const output = result.stdout + result.stderr;
+        expect(result.code, output).not.toBe(0);
+        expect(output).toContain('WeatherServer.greet: the tool has no description');
+        // afterAll(() => t?.close()): no second failure about the app that was never made.
+        expect(output).not.toContain("reading 'close'");
+      } finally {
+        writeFileSync(server, before);
+      }
     },
     STEP,
   );

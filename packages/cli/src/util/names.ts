@@ -49,7 +49,6 @@ export function serverBaseFromProject(project: string): string {
   return list.join('-') || 'app';
 }
 
-/** A valid npm package name, or why not (the rules npm enforces for new packages). */
 /**
  * A valid npm package name close to `name` (`My Server` -> `my-server`), or undefined when none
  * can be made from it.
@@ -68,6 +67,7 @@ export function suggestPackageName(name: string): string | undefined {
   return suggestion !== name && checkPackageName(suggestion) === undefined ? suggestion : undefined;
 }
 
+/** A valid npm package name, or why not (the rules npm enforces for new packages). */
 export function checkPackageName(name: string): string | undefined {
   if (name.length === 0) return 'the name is empty';
   if (name.length > 214) return 'the name is longer than 214 characters';
