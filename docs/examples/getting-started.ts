@@ -84,8 +84,8 @@ async function inMemory(): Promise<void> {
 }
 
 async function overHttp(): Promise<void> {
-  const app = createMcpApp(GreeterServer);
   // #region connect-http
+  const app = createMcpApp(GreeterServer);
   const listener = await app.listenHttp({ port: 0 }); // 0 picks a free port; the default is 3000
   // listener.url: 'http://127.0.0.1:<port>/mcp'
 

@@ -4,6 +4,7 @@ import { buildDto, createTestContext, createTestingApp, dtoIssues, expectDtoReje
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { Service } from 'typedi';
 import { expect } from 'vitest';
+import { askingTheUser } from './testing/asking.js';
 
 // #region server
 @Service()
@@ -89,22 +90,6 @@ async function pipeline(): Promise<void> {
   expect(textOf(invalid)).toBe('Invalid arguments for tool "get_forecast":\ncity: must be longer than or equal to 1 characters');
 
   await t.close();
-  // #endregion
-}
-
-async function askingTheUser(): Promise<void> {
-  class Confirm {
-    @IsString()
-    answer!: string;
-  }
-  // #region asking
-  const ctx = createTestContext({
-    elicit: [{ action: 'accept', content: { answer: 'yes' } }],
-    sample: () => 'A short summary.',
-  });
-  expect(await ctx.elicit('Proceed?', Confirm)).toEqual({ action: 'accept', content: { answer: 'yes' } });
-  expect((await ctx.sample('Summarise the forecast')).content).toEqual({ type: 'text', text: 'A short summary.' });
-  expect(ctx.elicitations).toEqual([{ message: 'Proceed?', dto: Confirm }]);
   // #endregion
 }
 

@@ -8,6 +8,7 @@ import {
   normalizeTables,
   readRegions,
   scanPage,
+  sourceText,
   splitTableRows,
   syncPage,
 } from './support/markdown-includes.js';
@@ -48,7 +49,7 @@ describe.each(listPages())('%s', (page) => {
     expect(scan.markers.filter((m) => m.kind === 'include').length).toBeGreaterThan(0);
   });
 
-  it('matches every included region exactly', () => {
+  it('matches every included region exactly', async () => {
     for (const marker of scan.markers.filter((m) => m.kind === 'include')) {
       const label = `${page}:${marker.line} (${marker.file}${marker.key ? `#${marker.key}` : ''})`;
       expect(existsSync(join(DOCS_ROOT, marker.file)), `${label}: file exists`).toBe(true);
@@ -58,7 +59,7 @@ describe.each(listPages())('%s', (page) => {
       }
       const regions = readRegions(marker.file);
       expect(regions.has(marker.key), `${label}: region exists`).toBe(true);
-      expect(marker.body, label).toBe(regions.get(marker.key));
+      expect(marker.body, label).toBe(await sourceText('include', marker.file, marker.key, marker.withImports));
     }
   });
 
