@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ARMATURE_VERSION, NEST_PINNED, PINNED } from '../src/create/versions.js';
-import { plainUi, runCli } from '../src/index.js';
 import { FIELD_TYPES } from '../src/generate/field-spec.js';
+import { plainUi, runCli } from '../src/index.js';
 import { suggestPackageName } from '../src/util/names.js';
 
 function session() {

@@ -25,7 +25,7 @@ beforeAll(() => {
       "import { appendFileSync } from 'node:fs';",
       "import { value } from './value.js';",
       '',
-      "appendFileSync(new URL('../log.txt', import.meta.url), `${value}\\n`);",
+      "appendFileSync(new URL('../log.txt', import.meta.url), value + '\\n');",
       'setInterval(() => undefined, 60_000);',
       '',
     ].join('\n'),

@@ -30,7 +30,11 @@ it('every source map in every packed package resolves to its sources', async () 
     expect(untar.code, untar.stderr).toBe(0);
     for (const file of mapsUnder(join(dir, 'package'))) {
       maps += 1;
-      const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[]; sourceRoot?: string; sourcesContent?: Array<string | null> };
+      const map = JSON.parse(readFileSync(file, 'utf8')) as {
+        sources: string[];
+        sourceRoot?: string;
+        sourcesContent?: Array<string | null>;
+      };
       map.sources.forEach((source, index) => {
         const inline = typeof map.sourcesContent?.[index] === 'string';
         if (!inline && !existsSync(resolve(dirname(file), map.sourceRoot ?? '', source))) {

@@ -8,9 +8,9 @@
 // Resolving as Node does (`main`, no `module` condition) gives every importer the same file.
 import { closeSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { inspect } from 'node:util';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import { READY_FD_ENV } from './vite-node.js';
 
 const [viteNodeDir, entryArg, ...entryArgs] = process.argv.slice(2);

@@ -6,9 +6,10 @@ import { type BuildOptions, buildAppDefinition } from '../builder/build-app-defi
 import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
-import { ArmatureBuildError, type BuildProblem, portBusyError } from '../messages/build-error.js';
+import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
+import { portBusyError } from '../messages/startup-error.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';

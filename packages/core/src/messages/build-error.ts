@@ -1,5 +1,3 @@
-import { MESSAGES, problem } from './message-catalog.js';
-
 /** One thing wrong with the decorated classes, found at start-up. */
 export interface BuildProblem {
   /** Stable code of the message (`ARM101`), listed with its fix in docs/error-codes.md. */
@@ -47,45 +45,6 @@ export class ArmatureBuildError extends Error {
 export function debugging(): boolean {
   const value = globalThis.process?.env?.ARMATURE_DEBUG;
   return value !== undefined && value !== '' && value !== '0';
-}
-
-/** listenHttp's error when its port is taken: the cause and the fix instead of a raw EADDRINUSE stack. */
-export function portBusyError(port: number, host: string, cause: Error): ArmatureBuildError {
-  return new ArmatureBuildError(
-    [problem(MESSAGES.portBusy, 'listenHttp', port, host)],
-    'Armature cannot start the MCP server',
-    'with the HTTP port',
-    {
-      cause,
-    },
-  );
-}
-
-/**
- * A start-up failure Armature can explain, as an ArmatureBuildError (printed the same way), or
- * undefined. For errors thrown before @armature/core itself was evaluated, so only a runner that
- * catches the entry's error (`armature dev`, `armature inspect`) can ask.
- */
-export function explainStartupError(error: unknown): ArmatureBuildError | undefined {
-  // By name too: a runner may hold another copy of @armature/core than the one that threw.
-  if (error instanceof ArmatureBuildError || (error instanceof Error && error.name === 'ArmatureBuildError'))
-    return error as ArmatureBuildError;
-  if (error instanceof TypeError && /Reflect\.getMetadata is not a function/.test(error.message)) {
-    // The first frame outside class-transformer's and class-validator's code is the DTO's file
-    const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
-    // (decorator helpers a compiler injects, such as oxc's under vite-node, are skipped too).
-    const own = frames.find((line) => !/[\\/]node_modules[\\/]|@oxc-project|\(node:/.test(line)) ?? frames[0] ?? '';
-    const where = /\(?((?:file:\/\/|\/)[^()\s]+?)\)?$/.exec(own.trim())?.[1] ?? 'an unknown file';
-    return new ArmatureBuildError(
-      [problem(MESSAGES.decoratorBeforeReflectMetadata, 'start-up', where)],
-      'Armature cannot start the MCP server',
-      'while loading the entry',
-      {
-        cause: error,
-      },
-    );
-  }
-  return undefined;
 }
 
 /**
