@@ -164,31 +164,35 @@ export function readRegions(file: string): Map<string, string> {
 
 /**
  * A region preceded by the import lines of its file that it uses (only the names it uses), as a
- * reader pasting it needs them. Imports are read from the top of the file: `import { a, b as c }
- * from 'x';` and `import x from 'x';`, one per line.
+ * reader pasting it needs them: `import { a, b as c } from 'x';` (on one line or several) and
+ * `import x from 'x';`.
  */
 export function regionWithImports(file: string, region: string): string {
   const used = (name: string) => new RegExp(`(?<![\\w.$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(region);
   const lines: string[] = [];
-  for (const line of readFileSync(join(DOCS_ROOT, file), 'utf8').split('\n')) {
-    const named = /^import (type )?\{ (.+) \} from ('[^']+');$/.exec(line);
-    if (named) {
-      const names = (named[2] as string).split(', ').filter((spec) => used((spec.split(' as ').pop() as string).replace(/^type /, '')));
-      if (names.length > 0) lines.push(`import ${named[1] ?? ''}{ ${names.join(', ')} } from ${named[3]};`);
+  const text = readFileSync(join(DOCS_ROOT, file), 'utf8');
+  // The import statements at the top of the file, one or several lines each.
+  for (const statement of text.matchAll(/^import (type )?(?:\{([^}]*)\}|(\w+)) from ('[^']+');$/gm)) {
+    const [, type, named, plain, from] = statement as unknown as [
+      string,
+      string | undefined,
+      string | undefined,
+      string | undefined,
+      string,
+    ];
+    if (plain !== undefined) {
+      if (used(plain)) lines.push(`import ${plain} from ${from};`);
       continue;
     }
-    const plain = /^import (\w+) from '[^']+';$/.exec(line);
-    if (plain) {
-      if (used(plain[1] as string)) lines.push(line);
-      continue;
-    }
-    if (line.startsWith('import ')) continue;
-    if (line.trim() !== '' && !line.startsWith('//')) break;
+    const names = (named ?? '')
+      .split(',')
+      .map((spec) => spec.trim())
+      .filter((spec) => spec !== '' && used((spec.split(' as ').pop() as string).replace(/^type /, '')));
+    if (names.length > 0) lines.push(`import ${type ?? ''}{ ${names.join(', ')} } from ${from};`);
   }
   // What the file itself exports and the region uses without declaring it: the reader imports it
   // from the file the page showed it in.
-  const source = readFileSync(join(DOCS_ROOT, file), 'utf8');
-  const exported = [...source.matchAll(/^export (?:async )?(?:class|function|const|let) (\w+)/gm)].map((m) => m[1] as string);
+  const exported = [...text.matchAll(/^export (?:async )?(?:class|function|const|let) (\w+)/gm)].map((m) => m[1] as string);
   const own = exported.filter((name) => used(name) && !new RegExp(`(?:class|function|const|let) ${name}\\b`).test(region));
   if (own.length > 0) lines.push(`import { ${own.join(', ')} } from './${file.split('/').pop()?.replace(/\.ts$/, '.js')}';`);
   return lines.length > 0 ? `${lines.join('\n')}\n\n${region}` : region;
