@@ -249,7 +249,8 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
     'a generated test fails once, with the start-up problem, when the app cannot start',
     async () => {
       const server = join(root, 'src/weather/weather.server.ts');
-      const before = edit(server, /\n\s*description: 'Greet someone by name[^\n]*\n/, '\n');
+      // An empty description type-checks (tsc builds) and is refused at start-up (ARM108).
+      const before = edit(server, /description: 'Greet someone by name[^\n]*\n/, "description: '',\n");
       try {
         const result = await projectTests(root, 'npm', ['test/weather/weather.pipeline.test.ts']);
         const output = result.stdout + result.stderr;
@@ -257,8 +258,22 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
         expect(output).toContain('WeatherServer.greet: the tool has no description');
         // afterAll(() => t?.close()): no second failure about the app that was never made.
         expect(output).not.toContain("reading 'close'");
+
+        // The bundle npm start runs prints the same problem, its fix, and one frame: no stack
+        // through Armature's internals, no second copy of the problems.
+        const build = await run('npm', ['run', 'build'], root);
+        expect(build.code, build.stdout + build.stderr).toBe(0);
+        const started = await run(process.execPath, ['--enable-source-maps', 'dist/bundle/main.mjs'], root, 30_000);
+        expect(started.code).toBe(1);
+        const lines = started.stderr.trimEnd().split('\n');
+        expect(lines).toContain(
+          '  1. WeatherServer.greet: the tool has no description (the model reads it to decide when to call the tool) [ARM108]',
+        );
+        expect(lines.filter((line) => /^\s+at /.test(line))).toHaveLength(1);
+        expect(started.stderr).not.toContain('problems:');
       } finally {
         writeFileSync(server, before);
+        await run('npm', ['run', 'build'], root);
       }
     },
     STEP,
