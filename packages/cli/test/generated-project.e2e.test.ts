@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -241,6 +241,50 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       expect(compiled.tools.tools.map((tool) => tool.name).sort()).toEqual(['create_invoice', 'get_forecast', 'greet', 'plan_trip']);
       expect(compiled.calls.map((call) => call.isError ?? false)).toEqual([false, true, false, true, false, true, false, true]);
       expect(JSON.stringify(compiled.calls[5])).toContain('start.zip');
+    },
+    STEP,
+  );
+
+  it(
+    "the Dockerfile's runtime stage: the production dependencies and the bundle alone serve",
+    async () => {
+      // No Docker daemon in CI: the runtime stage's steps by hand, in a folder of their own.
+      const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+      expect(dockerfile).toContain('RUN npm ci --omit=dev && npm cache clean --force');
+      expect(dockerfile).toContain('COPY --from=build /app/dist/bundle ./dist/bundle');
+      expect(dockerfile).toContain('USER node');
+      const image = tempDir('armature-image-');
+      try {
+        for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(image, file));
+        cpSync(join(root, 'dist/bundle'), join(image, 'dist/bundle'), { recursive: true });
+        const install = await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], image, STEP);
+        expect(install.code, install.stdout + install.stderr).toBe(0);
+        expect(existsSync(join(image, 'node_modules/vitest'))).toBe(false);
+        const client = new Client({ name: 'e2e-image', version: '1.0.0' });
+        await client.connect(
+          new StdioClientTransport({
+            command: process.execPath,
+            args: ['--enable-source-maps', 'dist/bundle/main.mjs'],
+            cwd: image,
+            env: childEnv() as Record<string, string>,
+          }),
+        );
+        try {
+          expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+            'create_invoice',
+            'get_forecast',
+            'greet',
+            'plan_trip',
+          ]);
+          expect(await client.callTool({ name: 'greet', arguments: { name: 'Ada', language: 'it' } })).toMatchObject({
+            structuredContent: { greeting: 'Ciao, Ada!' },
+          });
+        } finally {
+          await client.close();
+        }
+      } finally {
+        rmSync(image, { recursive: true, force: true });
+      }
     },
     STEP,
   );
