@@ -13,7 +13,7 @@ import {
 } from '@armature/cli';
 import { createMcpApp, McpServer, Tool } from '@armature/core';
 import { IsString } from 'class-validator';
-import { GreeterServer } from './getting-started/greeter.js';
+import { GreeterServer } from './getting-started/src/greeter.js';
 import { expectEqual } from './support/check.js';
 
 // What the CLI guide shows, produced by the CLI's own functions: the layout of a new project, a
@@ -21,7 +21,9 @@ import { expectEqual } from './support/check.js';
 
 export const outputs = {
   nestLayout: `greeter/
+├── .dockerignore
 ├── .gitignore
+├── Dockerfile
 ├── README.md
 ├── biome.json
 ├── package.json                      adds @armature/nestjs and Nest 12
@@ -54,10 +56,12 @@ export const outputs = {
   update    src/greeter/greeter.server.ts  (adds GreeterServer.getForecast)
   create    test/greeter/get-forecast.tool.test.ts`,
   layout: `weather-mcp/
+├── .dockerignore
 ├── .gitignore
-├── README.md                         how to run, connect, test and grow it
+├── Dockerfile                        builds, then runs the bundle as the unprivileged node user
+├── README.md                         how to run, connect (Claude Desktop, Claude Code), test and grow it
 ├── biome.json                        lint and format (useImportType off: DTOs stay value imports)
-├── package.json                      scripts: dev, build, start, test, typecheck, lint, inspect
+├── package.json                      scripts: dev, build, start, test, typecheck, lint, format, inspect
 ├── src/
 │   ├── app.ts                        servers = [WeatherServer] and createApp()
 │   ├── main.ts                       starts stdio (or HTTP with --transport http)
@@ -73,7 +77,7 @@ export const outputs = {
 │       │   └── greet.input.test.ts   level 2: the DTO (buildDto, expectDtoRejects)
 │       ├── weather.pipeline.test.ts  level 3: the client in memory (createTestingApp)
 │       └── weather.server.test.ts    level 1: the method (createTestContext)
-├── tsconfig.build.json               tsc to dist/
+├── tsconfig.build.json               tsc to dist/, with source maps
 ├── tsconfig.json                     the decorator flags; includes src, test, vitest.config.ts
 └── vitest.config.ts`,
   plan: `Generated tool "get_forecast" in WeatherServer:
@@ -142,9 +146,10 @@ class TravelServer {
 }
 
 const NOTES: Record<string, string> = {
-  'README.md': 'how to run, connect, test and grow it',
+  Dockerfile: 'builds, then runs the bundle as the unprivileged node user',
+  'README.md': 'how to run, connect (Claude Desktop, Claude Code), test and grow it',
   'biome.json': 'lint and format (useImportType off: DTOs stay value imports)',
-  'package.json': 'scripts: dev, build, start, test, typecheck, lint, inspect',
+  'package.json': 'scripts: dev, build, start, test, typecheck, lint, format, inspect',
   'src/app.ts': 'servers = [WeatherServer] and createApp()',
   'src/main.ts': 'starts stdio (or HTTP with --transport http)',
   'src/weather/dto/greet.input.ts': "the tool's arguments: schema and validation",
@@ -154,7 +159,7 @@ const NOTES: Record<string, string> = {
   'test/weather/dto/greet.input.test.ts': 'level 2: the DTO (buildDto, expectDtoRejects)',
   'test/weather/weather.pipeline.test.ts': 'level 3: the client in memory (createTestingApp)',
   'test/weather/weather.server.test.ts': 'level 1: the method (createTestContext)',
-  'tsconfig.build.json': 'tsc to dist/',
+  'tsconfig.build.json': 'tsc to dist/, with source maps',
   'tsconfig.json': 'the decorator flags; includes src, test, vitest.config.ts',
 };
 

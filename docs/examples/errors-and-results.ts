@@ -416,11 +416,16 @@ async function oddThrows(): Promise<void> {
 }
 
 async function pipelineOptions(): Promise<void> {
+  // What onError prints below is collected here, to check that the masked error is still reported.
   const reported: string[] = [];
-  const onError = (_: unknown, info: { tool: string }) => reported.push(info.tool);
+  const printError = console.error;
+  console.error = (...args: unknown[]) => void reported.push(String(args[0]));
 
   // #region production
-  const app = createMcpApp(UsersServer, { production: true, onError }); // default: NODE_ENV === 'production'
+  const app = createMcpApp(UsersServer, {
+    production: true, // default: NODE_ENV === 'production'
+    onError: (error, info) => console.error(`${info.tool} failed:`, error),
+  });
   // #endregion
   const production = await connectInMemory(app);
   try {
@@ -437,8 +442,9 @@ async function pipelineOptions(): Promise<void> {
       'No user with id 9. Call list_users to see valid ids.',
       'ToolError kept',
     );
-    expectEqual(reported, ['exportUsers'], 'the masked error is still reported');
+    expectEqual(reported, ['exportUsers failed:'], 'the masked error is still reported');
   } finally {
+    console.error = printError;
     await production.close();
   }
 
@@ -449,7 +455,7 @@ async function pipelineOptions(): Promise<void> {
       throw new DatabaseError('ECONNRESET 10.0.0.7:5432');
     }
   }
-  const filtered = await connectInMemory(createMcpApp(DirectoryServer, { errorFilter, onError }));
+  const filtered = await connectInMemory(createMcpApp(DirectoryServer, { errorFilter, onError: () => undefined }));
   try {
     const result = await filtered.client.callTool({ name: 'countUsers', arguments: {} });
     expectEqual(
@@ -475,7 +481,7 @@ async function pipelineOptions(): Promise<void> {
     await guarded.close();
   }
 
-  const slow = createMcpApp(CrawlerServer, { timeoutMs: 100, onError });
+  const slow = createMcpApp(CrawlerServer, { timeoutMs: 100, onError: () => undefined });
   const timed = await connectInMemory(slow);
   try {
     reported.length = 0;

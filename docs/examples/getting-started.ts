@@ -2,7 +2,7 @@ import { createMcpApp, McpServer, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { GreeterServer, GreetInput } from './getting-started/greeter.js';
+import { GreeterServer, GreetInput } from './getting-started/src/greeter.js';
 import { expectEqual, json } from './support/check.js';
 
 export const outputs = {
@@ -84,8 +84,8 @@ async function inMemory(): Promise<void> {
 }
 
 async function overHttp(): Promise<void> {
-  const app = createMcpApp(GreeterServer);
   // #region connect-http
+  const app = createMcpApp(GreeterServer);
   const listener = await app.listenHttp({ port: 0 }); // 0 picks a free port; the default is 3000
   // listener.url: 'http://127.0.0.1:<port>/mcp'
 

@@ -4,6 +4,7 @@ import { buildDto, createTestContext, createTestingApp, dtoIssues, expectDtoReje
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { Service } from 'typedi';
 import { expect } from 'vitest';
+import { askingTheUser } from './testing/asking.js';
 
 // #region server
 @Service()
@@ -66,6 +67,8 @@ async function dtoLevel(): Promise<void> {
     'days: must not be greater than 14',
   ]);
   expect(await dtoIssues(ForecastInput, { city: 'Oslo', hourly: true })).toEqual(['hourly: unknown property; remove it']);
+  // A line (or the whole list) may be one of vitest's asymmetric matchers:
+  await expectDtoRejects(ForecastInput, { city: 'Oslo', days: 0 }, [expect.stringMatching(/^days: must not be less than/)]);
   // #endregion
 
   const mismatch = await expectDtoRejects(ForecastInput, { city: 'Oslo', days: 20 }, ['days: must be at most 14']).catch((e: unknown) => e);
@@ -89,22 +92,6 @@ async function pipeline(): Promise<void> {
   expect(textOf(invalid)).toBe('Invalid arguments for tool "get_forecast":\ncity: must be longer than or equal to 1 characters');
 
   await t.close();
-  // #endregion
-}
-
-async function askingTheUser(): Promise<void> {
-  class Confirm {
-    @IsString()
-    answer!: string;
-  }
-  // #region asking
-  const ctx = createTestContext({
-    elicit: [{ action: 'accept', content: { answer: 'yes' } }],
-    sample: () => 'A short summary.',
-  });
-  expect(await ctx.elicit('Proceed?', Confirm)).toEqual({ action: 'accept', content: { answer: 'yes' } });
-  expect((await ctx.sample('Summarise the forecast')).content).toEqual({ type: 'text', text: 'A short summary.' });
-  expect(ctx.elicitations).toEqual([{ message: 'Proceed?', dto: Confirm }]);
   // #endregion
 }
 

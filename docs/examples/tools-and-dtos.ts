@@ -344,7 +344,9 @@ function mappingTable(): string {
   const rows = [...body.matchAll(/^ {2}(@.*?\) (\w+)[!?]?(?:: [^=;]+)?(?: = [^;]+)?);$/gm)].map(([, declaration, name]) => {
     const property = properties[name as string];
     if (property === undefined) throw new Error(`mapping.dto.ts: no schema for ${name}`);
-    return `| \`${declaration}\` | \`${JSON.stringify(property)}\` | ${required.has(name as string) ? 'yes' : 'no'} |`;
+    // A `|` inside a cell, even in a code span, ends the cell in GitHub's tables unless escaped.
+    const cell = (text: string) => `\`${text.replaceAll('|', '\\|')}\``;
+    return `| ${cell(declaration as string)} | ${cell(JSON.stringify(property))} | ${required.has(name as string) ? 'yes' : 'no'} |`;
   });
   if (rows.length !== Object.keys(properties).length) throw new Error('mapping.dto.ts: a property line was not understood');
   return ['| Property | Its JSON Schema | Required |', '| --- | --- | --- |', ...rows].join('\n');

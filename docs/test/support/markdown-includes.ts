@@ -21,6 +21,11 @@ export interface Marker {
   readonly kind: 'include' | 'output';
   readonly file: string;
   readonly key?: string;
+  /**
+   * `<!-- include: examples/x.ts#name with-imports -->`: the block starts with the import lines of
+   * the file that the region uses, so that it can be pasted as it is (see regionWithImports).
+   */
+  readonly withImports?: boolean;
   /** The fence's language (`ts`, `json`, `text`), or `markdown` for output-begin/end. */
   readonly language: string;
   readonly body: string;
@@ -31,7 +36,7 @@ export interface PageScan {
   readonly problems: string[];
 }
 
-const MARKER = /^<!-- (include|output|output-begin): ([^#\s]+)(?:#([\w.-]+))? -->$/;
+const MARKER = /^<!-- (include|output|output-begin): ([^#\s]+)(?:#([\w.-]+))?( with-imports)? -->$/;
 const FENCE = /^```(\S*)\s*$/;
 /** Languages whose blocks cannot be executed; every other fenced block needs a marker. */
 const FREE_LANGUAGES = new Set(['bash', 'sh', 'shell', 'console']);
@@ -51,7 +56,7 @@ export function scanPage(page: string): PageScan {
   for (let i = 0; i < lines.length; i++) {
     const marker = MARKER.exec(lines[i] as string);
     if (marker) {
-      const [, kind, file, key] = marker as unknown as [string, string, string, string | undefined];
+      const [, kind, file, key, withImports] = marker as unknown as [string, string, string, string | undefined, string | undefined];
       if (kind === 'output-begin') {
         const end = lines.indexOf('<!-- output-end -->', i + 1);
         if (end === -1) {
@@ -86,6 +91,7 @@ export function scanPage(page: string): PageScan {
         kind: kind as 'include' | 'output',
         file,
         key,
+        withImports: withImports !== undefined,
         language: open[1] ?? '',
         body: lines.slice(i + 2, close).join('\n'),
       });
@@ -156,10 +162,72 @@ export function readRegions(file: string): Map<string, string> {
   return regions;
 }
 
+/**
+ * A region preceded by the import lines of its file that it uses (only the names it uses), as a
+ * reader pasting it needs them: `import { a, b as c } from 'x';` (on one line or several) and
+ * `import x from 'x';`.
+ */
+export function regionWithImports(file: string, region: string): string {
+  const used = (name: string) => new RegExp(`(?<![\\w.$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(region);
+  const lines: string[] = [];
+  const text = readFileSync(join(DOCS_ROOT, file), 'utf8');
+  // The import statements at the top of the file, one or several lines each.
+  for (const statement of text.matchAll(/^import (type )?(?:\{([^}]*)\}|(\w+)) from ('[^']+');$/gm)) {
+    const [, type, named, plain, from] = statement as unknown as [
+      string,
+      string | undefined,
+      string | undefined,
+      string | undefined,
+      string,
+    ];
+    if (plain !== undefined) {
+      if (used(plain)) lines.push(`import ${plain} from ${from};`);
+      continue;
+    }
+    const names = (named ?? '')
+      .split(',')
+      .map((spec) => spec.trim())
+      .filter((spec) => spec !== '' && used((spec.split(' as ').pop() as string).replace(/^type /, '')));
+    if (names.length > 0) lines.push(`import ${type ?? ''}{ ${names.join(', ')} } from ${from};`);
+  }
+  // What the file itself exports and the region uses without declaring it: the reader imports it
+  // from the file the page showed it in.
+  const exported = [...text.matchAll(/^export (?:async )?(?:class|function|const|let) (\w+)/gm)].map((m) => m[1] as string);
+  const own = exported.filter((name) => used(name) && !new RegExp(`(?:class|function|const|let) ${name}\\b`).test(region));
+  if (own.length > 0) lines.push(`import { ${own.join(', ')} } from './${file.split('/').pop()?.replace(/\.ts$/, '.js')}';`);
+  return lines.length > 0 ? `${lines.join('\n')}\n\n${region}` : region;
+}
+
 function dedent(lines: string[]): string[] {
   const indents = lines.filter((l) => l.trim() !== '').map((l) => (/^ */.exec(l) as RegExpExecArray)[0].length);
   const cut = indents.length > 0 ? Math.min(...indents) : 0;
   return lines.map((l) => l.slice(cut).trimEnd());
+}
+
+/**
+ * Table rows whose cell count differs from their header's: an unescaped `|` (even inside a code
+ * span) splits a cell in GitHub's and VitePress's tables.
+ */
+export function splitTableRows(page: string): string[] {
+  const lines = readFileSync(join(DOCS_ROOT, page), 'utf8').split('\n');
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split(/(?<!\\)\|/).length;
+  const problems: string[] = [];
+  let fenced = false;
+  let header: number | undefined;
+  lines.forEach((line, index) => {
+    if (FENCE.test(line)) fenced = !fenced;
+    if (fenced || !line.trimStart().startsWith('|')) {
+      header = undefined;
+      return;
+    }
+    header ??= cells(line);
+    if (cells(line) !== header) problems.push(`${page}:${index + 1}: ${cells(line)} cells where the header has ${header}`);
+  });
+  return problems;
 }
 
 /** Relative Markdown links to files (`[x](other.md#part)`, `[x](examples/a.ts)`) that do not exist. */
@@ -188,8 +256,8 @@ export async function syncPage(page: string): Promise<void> {
     out.push(line);
     const marker = MARKER.exec(line);
     if (!marker) continue;
-    const [, kind, file, key] = marker as unknown as [string, string, string, string | undefined];
-    const source = await sourceText(kind === 'include' ? 'include' : 'output', file, key);
+    const [, kind, file, key, withImports] = marker as unknown as [string, string, string, string | undefined, string | undefined];
+    const source = await sourceText(kind === 'include' ? 'include' : 'output', file, key, withImports !== undefined);
     if (kind === 'output-begin') {
       const end = lines.indexOf('<!-- output-end -->', i + 1);
       const current = lines.slice(i + 1, end);
@@ -211,9 +279,11 @@ export async function syncPage(page: string): Promise<void> {
 }
 
 /** The text a marker vouches for: a region (or whole file), or an example's `outputs[key]`. */
-export async function sourceText(kind: 'include' | 'output', file: string, key: string | undefined): Promise<string> {
+export async function sourceText(kind: 'include' | 'output', file: string, key: string | undefined, withImports = false): Promise<string> {
   if (kind === 'include') {
-    return key === undefined ? readFileSync(join(DOCS_ROOT, file), 'utf8').trimEnd() : (readRegions(file).get(key) ?? '');
+    if (key === undefined) return readFileSync(join(DOCS_ROOT, file), 'utf8').trimEnd();
+    const region = readRegions(file).get(key) ?? '';
+    return withImports ? regionWithImports(file, region) : region;
   }
   const module = (await import(join(DOCS_ROOT, file))) as { outputs?: Record<string, string> };
   return module.outputs?.[key as string] ?? '';

@@ -43,7 +43,9 @@ generate
   --server <name>            the @McpServer class for a tool, resource or prompt (or a DTO's folder)
   --fields "<list>"          input DTO / prompt arguments / template variables, e.g.
                              "city:string:1..64, days?:int:1..14, units?:enum:metric|imperial, raw?:boolean"
-                             types: string (range = length), int, number (range = value), boolean, enum
+                             types: string (range = length), string[] (range = items), int, number
+                             (range = value), boolean, date (an RFC 3339 date-time, a Date in the DTO),
+                             enum (a|b|c, or enum:a|b|c), a DTO class (Address, Address[])
   --output "<list>"          fields of a tool's output DTO (default "result:string")
   --read-only                the tool changes nothing (readOnlyHint: true; default false)
   --uri <uri>                a resource's URI; {variables} make it a resource template

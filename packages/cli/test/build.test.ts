@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,35 @@ describe('armature build', () => {
     const expected = ['read by __dirname in index.js', 'read by import.meta.url', 'undefined', 'not installed'];
     expect(runs('dist/main.js')).toEqual(expected);
     expect(runs('dist/bundle/main.mjs')).toEqual(expected);
+  });
+
+  it("chains tsc's source maps: under --enable-source-maps a stack from the bundle names the .ts file", async () => {
+    const app = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-maps-')));
+    try {
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({ name: 'maps', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
+      );
+      mkdirSync(join(app, 'src'));
+      writeFileSync(join(app, 'src/fail.ts'), "export function fail(): never {\n  throw new Error('from fail.ts');\n}\n");
+      writeFileSync(join(app, 'src/main.ts'), "import { fail } from './fail.js';\n\nfail();\n");
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { target: 'ES2022', module: 'NodeNext', rootDir: 'src', outDir: 'dist', sourceMap: true, types: [] },
+          include: ['src'],
+        }),
+      );
+      const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+      const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8' });
+      expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0);
+      await buildApp({ cwd: app });
+      const run = spawnSync(process.execPath, ['--enable-source-maps', 'dist/bundle/main.mjs'], { cwd: app, encoding: 'utf8' });
+      expect(run.stderr).toContain('Error: from fail.ts');
+      expect(run.stderr).toMatch(/at fail \(\S*src\/fail\.ts:2:9\)/);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 
   it('names a file of the app that is missing, in plain text, with the fix', async () => {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ARMATURE_VERSION, NEST_PINNED, PINNED } from '../src/create/versions.js';
+import { FIELD_TYPES } from '../src/generate/field-spec.js';
 import { plainUi, runCli } from '../src/index.js';
+import { suggestPackageName } from '../src/util/names.js';
 
 function session() {
   const cwd = mkdtempSync(join(tmpdir(), 'armature-cli-'));
@@ -23,13 +25,22 @@ describe('armature new', () => {
     const root = join(s.cwd, 'weather-mcp');
     expect(readJson(join(root, 'package.json')).scripts).toEqual({
       dev: 'armature dev',
-      build: 'tsc -p tsconfig.build.json',
-      start: 'node dist/main.js',
+      build: 'tsc -p tsconfig.build.json && armature build',
+      start: 'node --enable-source-maps dist/bundle/main.mjs',
       test: 'vitest run',
       typecheck: 'tsc -p tsconfig.json',
       lint: 'biome check . && armature check',
+      format: 'biome check --write .',
       inspect: 'armature inspect',
     });
+    expect(readJson(join(root, 'package.json')).engines).toEqual({ node: '^20.19.0 || ^22.12.0 || >=24.0.0' });
+    const docker = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(docker).toContain('RUN npm ci --omit=dev');
+    expect(docker).toContain('USER node');
+    expect(docker).toContain('CMD ["node", "--enable-source-maps", "dist/bundle/main.mjs"]');
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('"args": ["--enable-source-maps", "/absolute/path/to/weather-mcp/dist/bundle/main.mjs"]');
+    expect(readme).toContain('claude mcp add weather-mcp -- node --enable-source-maps');
     expect(readJson(join(root, 'tsconfig.json')).compilerOptions).toMatchObject({
       experimentalDecorators: true,
       emitDecoratorMetadata: true,
@@ -56,7 +67,8 @@ describe('armature new', () => {
     const s = session();
     expect(await s.run('new', '@acme/billing-server', '--transport', 'http', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);
     const root = join(s.cwd, 'billing-server');
-    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain('await createApp().listenHttp({ port });');
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain('await createApp().listenHttp({ host, port });');
+    expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toContain('ENV HOST=0.0.0.0 PORT=3000');
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('| `pnpm dev`');
     expect(readFileSync(join(root, 'src/billing/billing.server.ts'), 'utf8')).toContain(
       "@McpServer({ name: 'billing-server', version: '0.1.0' })\nexport class BillingServer {",
@@ -83,7 +95,7 @@ describe('armature new', () => {
   it('refuses bad input with the reason', async () => {
     const s = session();
     expect(await s.run('new', 'Bad Name', '--yes')).toBe(1);
-    expect(s.lines.at(-1)).toBe('error: "Bad Name" cannot be the project name: the name has capital letters.');
+    expect(s.lines.at(-1)).toBe('error: "Bad Name" cannot be the project name: the name has capital letters.\nFix: use bad-name');
     expect(await s.run('new', 'x', '--transport', 'ftp')).toBe(1);
     expect(s.lines.at(-1)).toBe('error: --transport must be one of stdio, http (got "ftp")');
     expect(await s.run('new', 'x', '--nope')).toBe(1);
@@ -128,7 +140,10 @@ describe('armature new --template nestjs', () => {
     expect(readFileSync(join(root, 'src/greeter/greeter.controller.ts'), 'utf8')).toContain(
       'greet(@Body() input: GreetInput): GreetOutput {',
     );
-    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain("await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');");
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain(
+      "await app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1');",
+    );
+    expect(readJson(join(root, 'package.json')).engines).toEqual({ node: '^22.12.0 || >=24.0.0' });
   });
 
   it('refuses stdio and unknown templates with the fix', async () => {
@@ -231,10 +246,34 @@ describe('armature', () => {
   });
 });
 
+describe('--help', () => {
+  it('lists every command and every --fields type', async () => {
+    const s = session();
+    expect(await s.run('--help')).toBe(0);
+    const help = s.out.join('');
+    for (const command of ['new', 'generate', 'inspect', 'dev', 'check', 'build']) expect(help).toContain(`  armature ${command} `);
+    const types = /types: ([\s\S]*?)\n {2}--output/.exec(help)?.[1] ?? '';
+    for (const type of FIELD_TYPES) expect(types, type).toMatch(new RegExp(`(^|[\\s,(])${type.replace(/[[\]]/g, '\\$&')}[\\s,(]`));
+    expect(types).toContain('DTO class');
+  });
+});
+
+describe('project names', () => {
+  it('suggests a valid npm name for an invalid one', () => {
+    expect(suggestPackageName('My Server')).toBe('my-server');
+    expect(suggestPackageName('@Acme/Weather MCP!')).toBe('@acme/weather-mcp');
+    expect(suggestPackageName('Café Über')).toBe('cafe-uber');
+    expect(suggestPackageName('my-server')).toBeUndefined();
+    expect(suggestPackageName('!!!')).toBeUndefined();
+  });
+});
+
 describe('versions a new project pins', () => {
   it('are the versions this workspace builds and tests with', () => {
     const cli = readJson(new URL('../package.json', import.meta.url).pathname);
-    for (const [name, version] of Object.entries(PINNED)) expect(`${name}@${cli.devDependencies[name]}`).toBe(`${name}@${version}`);
+    // Biome is a dependency of the CLI itself (create formats what it writes with it), the rest dev ones.
+    const own = { ...cli.dependencies, ...cli.devDependencies };
+    for (const [name, version] of Object.entries(PINNED)) expect(`${name}@${own[name]}`).toBe(`${name}@${version}`);
     const nestjs = readJson(new URL('../../nestjs/package.json', import.meta.url).pathname);
     for (const [name, version] of Object.entries(NEST_PINNED)) expect(`${name}@${nestjs.devDependencies[name]}`).toBe(`${name}@${version}`);
     for (const pkg of ['core', 'testing', 'nestjs']) {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -9,6 +9,7 @@ import {
   childEnv,
   createArmatureBin,
   devUntilEntryExits,
+  enginesOutside,
   installedArmature,
   jsonLines,
   packedInstall,
@@ -47,6 +48,12 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
     await packedInstall(root, 'npm');
   }, 240_000);
 
+  it('installs nothing that leaves out a Node version it declares (no EBADENGINE)', () => {
+    const declared = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(declared).toBe('^20.19.0 || ^22.12.0 || >=24.0.0');
+    expect(enginesOutside(root, declared)).toEqual([]);
+  });
+
   afterAll(() => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
@@ -61,6 +68,18 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       const build = await run('npm', ['run', 'build'], root);
       expect(build.code, build.stdout + build.stderr).toBe(0);
       expect(existsSync(join(root, 'dist/main.js'))).toBe(true);
+      // npm run build bundles too, and npm start runs the bundle (what a client starts over stdio).
+      expect(existsSync(join(root, 'dist/bundle/main.mjs'))).toBe(true);
+      expect(existsSync(join(root, 'dist/bundle/main.mjs.map'))).toBe(true);
+      const started = new Client({ name: 'e2e-start', version: '1.0.0' });
+      await started.connect(
+        new StdioClientTransport({ command: 'npm', args: ['start', '--silent'], cwd: root, env: childEnv() as Record<string, string> }),
+      );
+      try {
+        expect((await started.listTools()).tools.map((tool) => tool.name)).toEqual(['greet']);
+      } finally {
+        await started.close();
+      }
       const tests = await projectTests(root, 'npm');
       expect(tests.code, tests.stdout + tests.stderr).toBe(0);
       expect(Object.keys(tests.statuses).sort()).toEqual(
@@ -222,6 +241,84 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       expect(compiled.tools.tools.map((tool) => tool.name).sort()).toEqual(['create_invoice', 'get_forecast', 'greet', 'plan_trip']);
       expect(compiled.calls.map((call) => call.isError ?? false)).toEqual([false, true, false, true, false, true, false, true]);
       expect(JSON.stringify(compiled.calls[5])).toContain('start.zip');
+    },
+    STEP,
+  );
+
+  it(
+    "the Dockerfile's runtime stage: the production dependencies and the bundle alone serve",
+    async () => {
+      // No Docker daemon in CI: the runtime stage's steps by hand, in a folder of their own.
+      const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+      expect(dockerfile).toContain('RUN npm ci --omit=dev && npm cache clean --force');
+      expect(dockerfile).toContain('COPY --from=build /app/dist/bundle ./dist/bundle');
+      expect(dockerfile).toContain('USER node');
+      const image = tempDir('armature-image-');
+      try {
+        for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(image, file));
+        cpSync(join(root, 'dist/bundle'), join(image, 'dist/bundle'), { recursive: true });
+        const install = await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], image, STEP);
+        expect(install.code, install.stdout + install.stderr).toBe(0);
+        expect(existsSync(join(image, 'node_modules/vitest'))).toBe(false);
+        const client = new Client({ name: 'e2e-image', version: '1.0.0' });
+        await client.connect(
+          new StdioClientTransport({
+            command: process.execPath,
+            args: ['--enable-source-maps', 'dist/bundle/main.mjs'],
+            cwd: image,
+            env: childEnv() as Record<string, string>,
+          }),
+        );
+        try {
+          expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+            'create_invoice',
+            'get_forecast',
+            'greet',
+            'plan_trip',
+          ]);
+          expect(await client.callTool({ name: 'greet', arguments: { name: 'Ada', language: 'it' } })).toMatchObject({
+            structuredContent: { greeting: 'Ciao, Ada!' },
+          });
+        } finally {
+          await client.close();
+        }
+      } finally {
+        rmSync(image, { recursive: true, force: true });
+      }
+    },
+    STEP,
+  );
+
+  it(
+    'a generated test fails once, with the start-up problem, when the app cannot start',
+    async () => {
+      const server = join(root, 'src/weather/weather.server.ts');
+      // An empty description type-checks (tsc builds) and is refused at start-up (ARM108).
+      const before = edit(server, /description: 'Greet someone by name[^\n]*\n/, "description: '',\n");
+      try {
+        const result = await projectTests(root, 'npm', ['test/weather/weather.pipeline.test.ts']);
+        const output = result.stdout + result.stderr;
+        expect(result.code, output).not.toBe(0);
+        expect(output).toContain('WeatherServer.greet: the tool has no description');
+        // afterAll(() => t?.close()): no second failure about the app that was never made.
+        expect(output).not.toContain("reading 'close'");
+
+        // The bundle npm start runs prints the same problem, its fix, and one frame: no stack
+        // through Armature's internals, no second copy of the problems.
+        const build = await run('npm', ['run', 'build'], root);
+        expect(build.code, build.stdout + build.stderr).toBe(0);
+        const started = await run(process.execPath, ['--enable-source-maps', 'dist/bundle/main.mjs'], root, 30_000);
+        expect(started.code).toBe(1);
+        const lines = started.stderr.trimEnd().split('\n');
+        expect(lines).toContain(
+          '  1. WeatherServer.greet: the tool has no description (the model reads it to decide when to call the tool) [ARM108]',
+        );
+        expect(lines.filter((line) => /^\s+at /.test(line))).toHaveLength(1);
+        expect(started.stderr).not.toContain('problems:');
+      } finally {
+        writeFileSync(server, before);
+        await run('npm', ['run', 'build'], root);
+      }
     },
     STEP,
   );

@@ -1,9 +1,18 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { armature, childEnv, installedArmature, packedInstall, projectTests, run, tempDir } from './support/packed-project.js';
+import {
+  armature,
+  childEnv,
+  enginesOutside,
+  installedArmature,
+  packedInstall,
+  projectTests,
+  run,
+  tempDir,
+} from './support/packed-project.js';
 
 /** Starts `node <entry>` in `root` on a free port; resolves with the Nest app's base URL once it listens. */
 function startNest(root: string, entry: string) {
@@ -27,31 +36,41 @@ function startNest(root: string, entry: string) {
 // cli) installed from their packed tarballs with pnpm, Nest from the registry; then the project's own
 // scripts, `armature inspect`, and `armature generate tool` inside the Nest layout. Each step is bounded.
 
+// A long name: every generated line that holds it must still pass the project's own lint (the
+// ArmatureModule.forRoot line passed 100 columns with any name over about 7 characters).
+const NAME = 'acme-customer-support-greeter';
+const BASE = NAME;
+const STEM = 'AcmeCustomerSupportGreeter';
+
 const EXPECTED_TESTS = [
-  'test/greeter/dto/greet.input.test.ts > GreetInput accepts Italian',
-  'test/greeter/dto/greet.input.test.ts > GreetInput accepts a name of 1 character',
-  'test/greeter/dto/greet.input.test.ts > GreetInput accepts a name of 64 characters',
-  'test/greeter/dto/greet.input.test.ts > GreetInput fills in the default language',
-  'test/greeter/dto/greet.input.test.ts > GreetInput rejects a name of 65 characters',
-  'test/greeter/dto/greet.input.test.ts > GreetInput rejects an empty name',
-  'test/greeter/dto/greet.input.test.ts > GreetInput rejects a missing name, naming the field',
-  'test/greeter/dto/greet.input.test.ts > GreetInput rejects an unknown field',
-  'test/greeter/dto/greet.input.test.ts > GreetInput rejects another language',
-  'test/greeter/greeter.http.test.ts > GreeterController and GreeterServer on one port greets over REST and over MCP',
-  'test/greeter/greeter.http.test.ts > GreeterController and GreeterServer on one port reports the same problems for the same bad input',
-  'test/greeter/greeter.pipeline.test.ts > GreeterServer through the MCP client advertises greet with its schemas and annotations',
-  'test/greeter/greeter.pipeline.test.ts > GreeterServer through the MCP client answers with structured content from the Nest service',
-  'test/greeter/greeter.pipeline.test.ts > GreeterServer through the MCP client refuses invalid arguments before the method runs',
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput accepts Italian`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput accepts a name of 1 character`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput accepts a name of 64 characters`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput fills in the default language`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput rejects a name of 65 characters`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput rejects an empty name`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput rejects a missing name, naming the field`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput rejects an unknown field`,
+  `test/${BASE}/dto/greet.input.test.ts > GreetInput rejects another language`,
+  `test/${BASE}/${BASE}.http.test.ts > ${STEM}Controller and ${STEM}Server on one port greets over REST and over MCP`,
+  `test/${BASE}/${BASE}.http.test.ts > ${STEM}Controller and ${STEM}Server on one port reports the same problems for the same bad input`,
+  `test/${BASE}/${BASE}.pipeline.test.ts > ${STEM}Server through the MCP client advertises greet with its schemas and annotations`,
+  `test/${BASE}/${BASE}.pipeline.test.ts > ${STEM}Server through the MCP client answers with structured content from the Nest service`,
+  `test/${BASE}/${BASE}.pipeline.test.ts > ${STEM}Server through the MCP client refuses invalid arguments before the method runs`,
 ];
 
 describe('a project made by armature new --template nestjs, installed with pnpm', () => {
   it('builds, passes its tests, inspects its tools, and grows with generate tool', async () => {
     const base = tempDir('armature-e2e-nest-');
     try {
-      const created = await armature(['new', 'greeter', '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install'], base);
+      const created = await armature(['new', NAME, '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install'], base);
       expect(created.code, created.stdout + created.stderr).toBe(0);
-      const root = join(base, 'greeter');
+      const root = join(base, NAME);
       await packedInstall(root, 'pnpm');
+      // Every installed package supports every Node version the project declares (no EBADENGINE
+      // there): @nestjs/common 12.5.1's file-type 22.3.0 wants Node >= 22.
+      const declared = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+      expect(enginesOutside(root, declared)).toEqual([]);
       for (const script of ['build', 'typecheck', 'lint']) {
         const result = await run('pnpm', ['run', script], root);
         expect(result.code, `pnpm run ${script}\n${result.stdout}${result.stderr}`).toBe(0);
@@ -63,7 +82,7 @@ describe('a project made by armature new --template nestjs, installed with pnpm'
 
       const inspect = await installedArmature(root, ['inspect', '--strict'], 60_000);
       expect(inspect.code, inspect.stdout + inspect.stderr).toBe(0);
-      expect(inspect.stdout).toContain('greeter 0.1.0: 1 tool');
+      expect(inspect.stdout).toContain(`${NAME} 0.1.0: 1 tool`);
       expect(inspect.stdout).toContain('      name: string, 1..64 chars, required. Who to greet');
       expect(inspect.stdout).toContain('Lint: no findings');
 
@@ -118,16 +137,16 @@ describe('a project made by armature new --template nestjs, installed with pnpm'
         const result = await run('pnpm', ['run', script], root);
         expect(result.code, `pnpm run ${script}\n${result.stdout}${result.stderr}`).toBe(0);
       }
-      const grown = await projectTests(root, 'pnpm', ['test/greeter/get-forecast.tool.test.ts']);
+      const grown = await projectTests(root, 'pnpm', [`test/${BASE}/get-forecast.tool.test.ts`]);
       expect(grown.code, grown.stdout + grown.stderr).toBe(0);
       expect(grown.statuses).toMatchObject({
-        'test/greeter/get-forecast.tool.test.ts > get_forecast answers a valid call': 'passed',
-        'test/greeter/get-forecast.tool.test.ts > get_forecast rejects days above 14': 'passed',
-        'test/greeter/get-forecast.tool.test.ts > get_forecast rejects an unknown field': 'passed',
+        [`test/${BASE}/get-forecast.tool.test.ts > get_forecast answers a valid call`]: 'passed',
+        [`test/${BASE}/get-forecast.tool.test.ts > get_forecast rejects days above 14`]: 'passed',
+        [`test/${BASE}/get-forecast.tool.test.ts > get_forecast rejects an unknown field`]: 'passed',
       });
       expect(new Set(Object.values(grown.statuses))).toEqual(new Set(['passed']));
       const after = await installedArmature(root, ['inspect'], 60_000);
-      expect(after.stdout).toContain('greeter 0.1.0: 2 tools');
+      expect(after.stdout).toContain(`${NAME} 0.1.0: 2 tools`);
 
       const server = await installedArmature(root, ['generate', 'server', 'billing']);
       expect(server.code).toBe(1);

@@ -50,6 +50,7 @@ export type { ContainerAdapter, RequestScope } from './di/container-adapter.js';
 export { TypediContainerAdapter } from './di/typedi-adapter.js';
 export { ArmatureBuildError, type BuildProblem, formatProblems } from './messages/build-error.js';
 export { type ErrorCodeInfo, errorCodes } from './messages/message-catalog.js';
+export { explainStartupError } from './messages/startup-error.js';
 export { formatIssue, formatIssues, type ValidationIssue } from './messages/validation-issue.js';
 export type {
   ArgumentLimits,

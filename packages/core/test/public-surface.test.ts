@@ -45,6 +45,7 @@ describe('@armature/core public surface', () => {
         'errorCodes',
         'formatIssue',
         'formatIssues',
+        'explainStartupError',
         'formatProblems',
         'getMetadataStorage',
         'image',

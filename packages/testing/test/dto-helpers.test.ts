@@ -1,7 +1,7 @@
 import { AssertionError } from 'node:assert';
 import { Field } from '@armature/core';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsDate, IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { describe, expect, it } from 'vitest';
 import { buildDto, DtoValidationError, dtoIssues, expectDtoRejects } from '../src/index.js';
 
@@ -77,7 +77,39 @@ describe('dtoIssues', () => {
   });
 });
 
+class Reminder {
+  @Field('When it is due')
+  @IsDate()
+  @Type(() => Date)
+  due!: Date;
+}
+
+describe('a Date property', () => {
+  const line = 'due: must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z';
+
+  it('reads the same date-time line from dtoIssues and expectDtoRejects, not a regular expression', async () => {
+    for (const bad of ['Dec 24 2026', '2026-02-30T10:00:00Z', '2026-12-24']) {
+      expect(await dtoIssues(Reminder, { due: bad })).toEqual([line]);
+      await expectDtoRejects(Reminder, { due: bad }, [line]);
+    }
+    expect(await dtoIssues(Reminder, { due: '2026-01-31T09:00:00Z' })).toEqual([]);
+  });
+});
+
 describe('expectDtoRejects', () => {
+  it('takes vitest asymmetric matchers, per line and for the whole list', async () => {
+    const plain = { city: 'Oslo', days: 20, extra: 1 };
+    await expectDtoRejects(ForecastInput, plain, [expect.stringMatching(/^extra: /), expect.stringContaining('greater than 14')]);
+    await expectDtoRejects(ForecastInput, plain, expect.arrayContaining(['extra: unknown property; remove it']));
+    const wrong = await expectDtoRejects(ForecastInput, plain, [
+      'extra: unknown property; remove it',
+      expect.stringContaining('smaller'),
+    ]).catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(AssertionError);
+    const list = await expectDtoRejects(ForecastInput, plain, expect.arrayContaining(['city: x'])).catch((e: unknown) => e);
+    expect(list).toBeInstanceOf(AssertionError);
+  });
+
   it('passes when the lines match exactly', async () => {
     await expectDtoRejects(ForecastInput, { city: 'Oslo', days: 20 }, ['days: must not be greater than 14']);
   });

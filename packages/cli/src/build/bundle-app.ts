@@ -33,6 +33,21 @@ const BUILTINS = new Set(builtinModules);
 const isBuiltin = (id: string): boolean => id.startsWith('node:') || BUILTINS.has(id) || BUILTINS.has(id.split('/')[0] as string);
 
 /**
+ * The app's compiled files with the source maps tsc wrote beside them, so the bundle's map goes on
+ * to the TypeScript sources: with `node --enable-source-maps`, a stack names `src/greeter.ts:12`,
+ * not `dist/bundle/main.mjs:39072`. Packages keep what they ship.
+ */
+function compiledSourceMaps(): Plugin {
+  return {
+    name: 'armature:compiled-source-maps',
+    load(id) {
+      if (!/\.[mc]?js$/.test(id) || /[\\/]node_modules[\\/]/.test(id) || !existsSync(`${id}.map`)) return null;
+      return { code: readFileSync(id, 'utf8'), map: readFileSync(`${id}.map`, 'utf8') };
+    },
+  };
+}
+
+/**
  * `armature build`: the compiled server and everything it imports, joined into one ES module (plus
  * a chunk per lazily imported library) with rolldown. A fresh process then reads and links one file
  * instead of several hundred, and class-validator comes from its side-effect-free ES build, so the
@@ -66,7 +81,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
     cwd: root,
     platform: 'node',
     external: isExternal,
-    plugins: [classValidatorEsm(), notInstalledAsImports(notInstalled), ownFileUrls(outDir)],
+    plugins: [classValidatorEsm(), notInstalledAsImports(notInstalled), ownFileUrls(outDir), compiledSourceMaps()],
     // Libraries' own warnings (eval, circular imports) are not the user's to act on.
     logLevel: 'silent',
     write: true,

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { applyPlan } from '../util/file-plan.js';
-import { checkPackageName } from '../util/names.js';
+import { formatWithBiome } from '../util/format.js';
+import { checkPackageName, suggestPackageName } from '../util/names.js';
 import { detectPackageManager, PACKAGE_MANAGERS, type PackageManager, runScript } from '../util/package-manager.js';
 import type { Ui } from '../util/ui.js';
 import { nestProjectFiles } from './nest-project-files.js';
@@ -80,10 +81,21 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
   const ask = ui.interactive && !options.yes;
   ui.intro('create-armature: a new MCP server');
 
-  let name = options.name ?? (ask ? await ui.text('Project name (an npm package name)', DEFAULT_NAME, checkPackageName) : DEFAULT_NAME);
+  let name =
+    options.name ??
+    (ask
+      ? await ui.text('Project name (an npm package name)', DEFAULT_NAME, (value) => {
+          const found = checkPackageName(value.trim());
+          const suggestion = found ? suggestPackageName(value) : undefined;
+          return found && suggestion ? `${found}: try ${suggestion}` : found;
+        })
+      : DEFAULT_NAME);
   name = name.trim();
   const problem = checkPackageName(name);
-  if (problem) throw new CreateError(`"${name}" cannot be the project name: ${problem}.`);
+  if (problem) {
+    const suggestion = suggestPackageName(name);
+    throw new CreateError(`"${name}" cannot be the project name: ${problem}.${suggestion ? `\nFix: use ${suggestion}` : ''}`);
+  }
 
   const template = options.template ?? 'default';
   if (template === 'nestjs' && options.transport === 'stdio') {
@@ -134,6 +146,7 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
   const shown = relative(cwd, root) || '.';
   ui.note(applied.lines.join('\n'), options.dryRun ? `Would create ${shown} (dry run: nothing written)` : `Created ${shown}`);
   if (options.dryRun) return { root, options: projectOptions, written: [], installed: false, installFailed: false };
+  formatWithBiome(root, applied.written);
 
   let installed = false;
   if (install) {

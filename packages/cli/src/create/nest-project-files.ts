@@ -4,6 +4,10 @@ import { markdownTable } from '../util/pretty.js';
 import { NEST_TEST_HELPER } from '../util/project.js';
 import {
   BIOME,
+  commandRows,
+  connectSection,
+  DOCKERIGNORE,
+  dockerfile,
   dtoTest,
   GITIGNORE,
   GREET_INPUT,
@@ -21,6 +25,7 @@ import { ARMATURE_VERSION, NEST_PINNED } from './versions.js';
 
 function packageJson(options: ProjectOptions): string {
   return projectPackageJson(options, 'A NestJS app serving REST and MCP on one port, built with Armature', {
+    node: NEST_NODE_RANGE,
     dependencies: {
       '@armature/nestjs': `^${ARMATURE_VERSION}`,
       '@nestjs/common': NEST_PINNED['@nestjs/common'],
@@ -33,11 +38,21 @@ function packageJson(options: ProjectOptions): string {
   });
 }
 
+/**
+ * Node 22.12 or later (and not 23): @nestjs/common 12.5.1 depends on file-type 22.3.0 (exactly),
+ * which declares Node >= 22, so on Node 20 every install warned EBADENGINE; vite 8 and vitest 4
+ * narrow it to the ranges below. Node 20 is past its end of life (April 2026), and overriding a
+ * dependency Nest pins would leave the app on a file-type Nest is not tested with: declaring what
+ * the dependencies need is the honest choice, and a new project starts on a supported Node.
+ */
+export const NEST_NODE_RANGE = '^22.12.0 || >=24.0.0';
+
 const MAIN = `import { createNestApp } from './app.js';
 
-// REST and MCP share Nest's HTTP port: http://127.0.0.1:3000 (PORT to change it), MCP on /mcp.
+// REST and MCP share Nest's HTTP port: http://127.0.0.1:3000 (PORT to change it; HOST=0.0.0.0 in
+// a container), MCP on /mcp.
 const app = await createNestApp();
-await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
+await app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1');
 console.error(\`REST on \${await app.getUrl()}, MCP endpoint: \${await app.getUrl()}/mcp\`);
 `;
 
@@ -238,7 +253,8 @@ describe('${names.serverClass} through the MCP client', () => {
     t = await connectMcp();
   });
 
-  afterAll(() => t.close());
+  // t is unset when the app failed to start in beforeAll: report that failure alone.
+  afterAll(() => t?.close());
 
   it('advertises greet with its schemas and annotations', async () => {
     const greet = (await t.listTools()).find((tool) => tool.name === 'greet');
@@ -331,7 +347,6 @@ describe('${names.controllerClass} and ${names.serverClass} on one port', () => 
 
 function readme(options: ProjectOptions, names: NestNames): string {
   const pm = options.packageManager;
-  const install = pm === 'yarn' ? 'yarn' : `${pm} install`;
   const armature = (args: string) => `${execBinary(pm, 'armature')} ${args}`;
   return `# ${options.name}
 
@@ -344,21 +359,19 @@ model sees and the validation both doors run.
 
 ${markdownTable(
   ['Command', 'What it does'],
-  [
-    [`\`${install}\``, 'Install the dependencies.'],
-    [`\`${runScript(pm, 'dev')}\``, 'Run the app from `src/` with vite-node, restarting on changes.'],
-    [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`.'],
-    [`\`${runScript(pm, 'start')}\``, 'Run the compiled app: REST and MCP on `http://127.0.0.1:3000` (`PORT` to change it).'],
-    [`\`${runScript(pm, 'test')}\``, 'Run the tests with vitest.'],
-    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome, and that no DTO property lacks a decorator.'],
-    [`\`${runScript(pm, 'inspect')}\``, 'Print the tools with their schemas, and lint them (from `createApp()` in `src/app.ts`).'],
-  ],
+  commandRows(options, 'REST and MCP on `http://127.0.0.1:3000`').map((row) =>
+    row[0]?.includes(runScript(pm, 'inspect'))
+      ? [row[0], 'Print the tools with their schemas, and lint them (from `createApp()` in `src/app.ts`).']
+      : row,
+  ),
 )}
 
 ## Connect a client
 
-Point an MCP client at \`http://127.0.0.1:3000/mcp\`, e.g. \`npx @modelcontextprotocol/inspector\` and
-choose "Streamable HTTP". \`POST /greetings\` with \`{ "name": "Ada" }\` is the same operation over REST.
+${connectSection(options, names.mcpName)}
+
+\`POST /greetings\` with \`{ "name": "Ada" }\` is the same operation over REST. Nest 12 needs Node 22 or
+later (\`engines\` in package.json).
 
 ## Layout
 
@@ -410,6 +423,8 @@ export function nestProjectFiles(options: ProjectOptions): PlannedFile[] {
     ['vitest.config.ts', VITEST_CONFIG],
     ['biome.json', BIOME],
     ['.gitignore', GITIGNORE],
+    ['.dockerignore', DOCKERIGNORE],
+    ['Dockerfile', dockerfile(options)],
     ['README.md', readme(options, names)],
     ['src/main.ts', MAIN],
     ['src/app.ts', APP],

@@ -43,6 +43,16 @@ export function projectNames(name: string): ProjectNames {
 
 const json = jsonText;
 
+/**
+ * The Node versions a default project declares: those every package it installs supports (a test
+ * checks each installed package's engines). vite 8, vite-node 6 and rolldown leave out 21.x and
+ * 22.0-22.11, vitest 4 leaves out 23.x; a wider range would warn EBADENGINE there.
+ */
+export const NODE_RANGE = '^20.19.0 || ^22.12.0 || >=24.0.0';
+
+/** What `npm run build` leaves for `npm start`: armature build's bundle of dist/main.js. */
+export const BUNDLE = 'dist/bundle/main.mjs';
+
 /** Keys in code-point order (scoped packages first), as package managers write them. */
 function sorted(entries: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -55,7 +65,7 @@ function sorted(entries: Record<string, string>): Record<string, string> {
 export function projectPackageJson(
   options: ProjectOptions,
   description: string,
-  extra: { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } = {},
+  extra: { node?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> } = {},
 ): string {
   return json({
     name: options.name,
@@ -63,14 +73,17 @@ export function projectPackageJson(
     private: true,
     description,
     type: 'module',
-    engines: { node: '>=20.19' },
+    engines: { node: extra.node ?? NODE_RANGE },
     scripts: {
       dev: 'armature dev',
-      build: 'tsc -p tsconfig.build.json',
-      start: 'node dist/main.js',
+      // tsc emits the decorator metadata (and dist/ stays for tests and debugging); the bundle of
+      // its output starts in about half the time, so that is what `start` runs.
+      build: 'tsc -p tsconfig.build.json && armature build',
+      start: `node --enable-source-maps ${BUNDLE}`,
       test: 'vitest run',
       typecheck: 'tsc -p tsconfig.json',
       lint: 'biome check . && armature check',
+      format: 'biome check --write .',
       inspect: 'armature inspect',
     },
     dependencies: sorted({
@@ -155,13 +168,73 @@ coverage/
 .armature-*
 `;
 
+const DOCKER_INSTALL: Record<PackageManager, { setup: string; lock: string; all: string; production: string }> = {
+  npm: { setup: '', lock: 'package-lock.json', all: 'npm ci', production: 'npm ci --omit=dev && npm cache clean --force' },
+  pnpm: {
+    setup: 'RUN npm install --global pnpm\n',
+    lock: 'pnpm-lock.yaml',
+    all: 'pnpm install --frozen-lockfile',
+    production: 'pnpm install --frozen-lockfile --prod',
+  },
+  yarn: { setup: '', lock: 'yarn.lock', all: 'yarn install --frozen-lockfile', production: 'yarn install --frozen-lockfile --production' },
+  bun: {
+    setup: 'RUN npm install --global bun\n',
+    lock: 'bun.lock',
+    all: 'bun install --frozen-lockfile',
+    production: 'bun install --frozen-lockfile --production',
+  },
+};
+
+/**
+ * Two stages: the build (tsc and the bundle need the dev dependencies), then an image with the
+ * production dependencies (the bundle loads a few from node_modules, e.g. Ajv) and the bundle,
+ * run as the image's unprivileged `node` user.
+ */
+export function dockerfile(options: ProjectOptions): string {
+  const pm = DOCKER_INSTALL[options.packageManager];
+  const http = options.transport === 'http' || options.template === 'nestjs';
+  return `# syntax=docker/dockerfile:1
+FROM node:22-slim AS build
+WORKDIR /app
+${pm.setup}COPY package.json ${pm.lock} ./
+RUN ${pm.all}
+COPY . .
+RUN ${runScript(options.packageManager, 'build')}
+
+FROM node:22-slim
+ENV NODE_ENV=production
+WORKDIR /app
+${pm.setup}COPY package.json ${pm.lock} ./
+RUN ${pm.production}
+COPY --from=build /app/dist/bundle ./dist/bundle
+USER node
+${
+  http
+    ? `# Listen beyond the container's loopback; clients reach it through -p 3000:3000.
+ENV HOST=0.0.0.0 PORT=3000
+EXPOSE 3000
+`
+    : `# stdio: the client runs \`docker run -i --rm <image>\` and talks over stdin/stdout.
+`
+}CMD ["node", "--enable-source-maps", "${BUNDLE}"]
+`;
+}
+
+export const DOCKERIGNORE = `node_modules
+dist
+coverage
+.git
+`;
+
 function mainTs(transport: Transport): string {
   if (transport === 'http') {
     return `import { createApp } from './app.js';
 
-// Streamable HTTP on http://127.0.0.1:3000/mcp (PORT to change it). Host and Origin checks are on.
+// Streamable HTTP on http://127.0.0.1:3000/mcp (PORT to change it; HOST=0.0.0.0 in a container).
+// Host and Origin checks are on.
 const port = Number(process.env.PORT ?? 3000);
-const { url } = await createApp().listenHttp({ port });
+const host = process.env.HOST ?? '127.0.0.1';
+const { url } = await createApp().listenHttp({ host, port });
 console.error(\`MCP endpoint: \${url}\`);
 `;
   }
@@ -364,7 +437,8 @@ describe('${names.serverClass} through the MCP client', () => {
       .compile();
   });
 
-  afterAll(() => t.close());
+  // t is unset when the app failed to start in beforeAll: report that failure alone.
+  afterAll(() => t?.close());
 
   it('advertises greet with its schemas and annotations', async () => {
     const greet = (await t.listTools()).find((tool) => tool.name === 'greet');
@@ -397,30 +471,83 @@ describe('${names.serverClass} through the MCP client', () => {
 `;
 }
 
-function readme(options: ProjectOptions, names: ProjectNames): string {
+/**
+ * How to connect a client, for either transport: Claude Desktop, Claude Code, the Inspector, and
+ * the container. Shared by both templates' READMEs.
+ */
+export function connectSection(options: ProjectOptions, mcpName: string): string {
   const pm = options.packageManager;
-  const install = pm === 'yarn' ? 'yarn' : `${pm} install`;
-  const armature = (args: string) => `${execBinary(pm, 'armature')} ${args}`;
-  const connect =
-    options.transport === 'http'
-      ? `\`${runScript(pm, 'dev')}\` (or \`${runScript(pm, 'build')} && ${runScript(pm, 'start')}\`) serves Streamable HTTP on
-\`http://127.0.0.1:3000/mcp\` (set \`PORT\` to change it). Point an MCP client at that URL, e.g.
-\`npx @modelcontextprotocol/inspector\` and choose "Streamable HTTP".`
-      : `Clients start the server themselves and talk over stdin/stdout. After \`${runScript(pm, 'build')}\`, a client
-configuration looks like this (use the absolute path of this folder):
+  const path = `/absolute/path/to/${mcpName}`;
+  if (options.transport === 'http' || options.template === 'nestjs') {
+    return `\`${runScript(pm, 'build')} && ${runScript(pm, 'start')}\` (or \`${runScript(pm, 'dev')}\` while you work) serves Streamable HTTP at
+\`http://127.0.0.1:3000/mcp\` (\`PORT\` changes the port, \`HOST\` the address; Host and Origin headers
+are checked against localhost).
 
-\`\`\`json
-{
-  "mcpServers": {
-    "${names.mcpName}": {
-      "command": "node",
-      "args": ["/path/to/${names.mcpName}/dist/main.js"]
+- **Claude Code**: \`claude mcp add --transport http ${mcpName} http://127.0.0.1:3000/mcp\`
+- **Claude Desktop** (and other clients that only start stdio servers) reach it through the
+  \`mcp-remote\` bridge, in \`claude_desktop_config.json\`:
+
+  \`\`\`json
+  {
+    "mcpServers": {
+      "${mcpName}": { "command": "npx", "args": ["mcp-remote", "http://127.0.0.1:3000/mcp"] }
     }
   }
-}
-\`\`\`
+  \`\`\`
 
-\`${runScript(pm, 'dev')}\` runs the same server from the TypeScript sources and restarts it when a file changes.`;
+- **MCP Inspector**: \`npx @modelcontextprotocol/inspector\`, choose "Streamable HTTP" and that URL; or
+  from the shell: \`npx @modelcontextprotocol/inspector --cli http://127.0.0.1:3000/mcp --transport http --method tools/list\`
+- **Docker**: \`docker build -t ${mcpName} .\` then \`docker run --rm -p 3000:3000 ${mcpName}\`.`;
+  }
+  return `The client starts the server and talks to it over stdin/stdout. Build once (\`${runScript(pm, 'build')}\`), then
+point the client at the bundle with the absolute path of this folder:
+
+- **Claude Desktop**: in \`claude_desktop_config.json\` (Settings > Developer > Edit Config), then
+  restart Claude Desktop:
+
+  \`\`\`json
+  {
+    "mcpServers": {
+      "${mcpName}": {
+        "command": "node",
+        "args": ["--enable-source-maps", "${path}/${BUNDLE}"]
+      }
+    }
+  }
+  \`\`\`
+
+- **Claude Code**: \`claude mcp add ${mcpName} -- node --enable-source-maps ${path}/${BUNDLE}\`
+- **MCP Inspector**: \`npx @modelcontextprotocol/inspector node ${BUNDLE}\` (a web UI), or
+  \`npx @modelcontextprotocol/inspector --cli node ${BUNDLE} --method tools/list\`
+- **Docker**: \`docker build -t ${mcpName} .\`, then the client's command is \`docker\` with
+  \`["run", "-i", "--rm", "${mcpName}"]\` as its arguments.
+
+While you work, \`${runScript(pm, 'dev')}\` runs the same server from the TypeScript sources and restarts it on
+every save; a client can run it as its command too (it reconnects after a restart).`;
+}
+
+/** The commands every template's README lists, with the template's own `start` description. */
+export function commandRows(options: ProjectOptions, startsWhat: string): string[][] {
+  const pm = options.packageManager;
+  const install = pm === 'yarn' ? 'yarn' : `${pm} install`;
+  return [
+    [`\`${install}\``, 'Install the dependencies.'],
+    [`\`${runScript(pm, 'dev')}\``, 'Run the server from `src/` with vite-node, restarting on every save.'],
+    [`\`${runScript(pm, 'build')}\``, `Compile to \`dist/\` with \`tsc\` (tests and debugging use it), then bundle it into \`${BUNDLE}\`.`],
+    [
+      `\`${runScript(pm, 'start')}\``,
+      `Run the bundle (${startsWhat}): it starts in about half the time of \`node dist/main.js\`. Source maps are on, so stacks name \`src/\` files.`,
+    ],
+    [`\`${runScript(pm, 'test')}\``, 'Run the tests with vitest.'],
+    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome, and that no DTO property lacks a decorator.'],
+    [`\`${runScript(pm, 'format')}\``, 'Format the code and apply safe lint fixes (Biome).'],
+    [`\`${runScript(pm, 'inspect')}\``, 'Print the tools with their schemas, and lint them.'],
+  ];
+}
+
+function readme(options: ProjectOptions, names: ProjectNames): string {
+  const pm = options.packageManager;
+  const armature = (args: string) => `${execBinary(pm, 'armature')} ${args}`;
   return `# ${options.name}
 
 An MCP (Model Context Protocol) server built with [Armature](https://www.npmjs.com/package/@armature/core):
@@ -429,22 +556,14 @@ Schemas the model sees and the validation the server runs.
 
 ## Commands
 
-${markdownTable(
-  ['Command', 'What it does'],
-  [
-    [`\`${install}\``, 'Install the dependencies.'],
-    [`\`${runScript(pm, 'dev')}\``, 'Run the server from `src/` with vite-node, restarting on changes.'],
-    [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`.'],
-    [`\`${runScript(pm, 'start')}\``, `Run the compiled server (${options.transport === 'http' ? 'Streamable HTTP' : 'stdio'}).`],
-    [`\`${runScript(pm, 'test')}\``, 'Run the tests with vitest.'],
-    [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome, and that no DTO property lacks a decorator.'],
-    [`\`${runScript(pm, 'inspect')}\``, 'Print the tools with their schemas, and lint them.'],
-  ],
-)}
+${markdownTable(['Command', 'What it does'], commandRows(options, options.transport === 'http' ? 'Streamable HTTP' : 'stdio'))}
 
 ## Connect a client
 
-${connect}
+${connectSection(options, names.mcpName)}
+
+When the server cannot start it prints each problem with its code and fix; \`ARMATURE_DEBUG=1\`
+adds the stack.
 
 ## Layout
 
@@ -505,6 +624,8 @@ export function projectFiles(options: ProjectOptions): PlannedFile[] {
     ['vitest.config.ts', VITEST_CONFIG],
     ['biome.json', BIOME],
     ['.gitignore', GITIGNORE],
+    ['.dockerignore', DOCKERIGNORE],
+    ['Dockerfile', dockerfile(options)],
     ['README.md', readme(options, names)],
     ['src/main.ts', mainTs(options.transport)],
     ['src/app.ts', appTs(names)],

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, type FSWatcher, watch } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { watch } from 'chokidar';
 import { findProject } from '../util/project.js';
-import { viteNodeArgs } from '../util/vite-node.js';
+import { READY_FD_ENV, viteNodeArgs } from '../util/vite-node.js';
 
 export interface DevOptions {
   /** The module that starts the server (default `src/main.ts`). */
@@ -54,8 +55,18 @@ export function startDev(options: DevOptions = {}): DevSession {
   });
 
   const launch = () => {
-    child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
+    // fd 3 is the runner's "entry evaluated" signal (see vite-node-runner.ts): for a stdio server,
+    // which prints nothing, it is the only sign that the restart worked.
+    child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+      env: { ...process.env, [READY_FD_ENV]: '3' },
+    });
     const current = child;
+    const first = restarts === 0;
+    (current.stdio[3] as NodeJS.ReadableStream | null)?.once('data', () => {
+      if (current === child && !stopping) log(first ? '[armature] the server is up' : '[armature] the server is up again');
+    });
     current.on('exit', (code, signal) => {
       if (current !== child || stopping) return;
       log(`[armature] the server exited (${signal ?? `code ${code}`}); waiting for a change to restart`);
@@ -86,15 +97,17 @@ export function startDev(options: DevOptions = {}): DevSession {
     if (!stopping) launch();
   };
 
-  const watchers: FSWatcher[] = targets.map((target) =>
-    watch(target, { recursive: true }, (_event, file) => {
-      const path = file ? (target.endsWith('.json') || target.endsWith('.env') ? target : join(target, file.toString())) : target;
-      if (/(^|[\\/])(node_modules|dist|\.git)([\\/]|$)|\.armature-/.test(path)) return;
-      changed.add(path);
-      clearTimeout(timer);
-      timer = setTimeout(() => void restart(), debounceMs);
-    }),
-  );
+  // chokidar, not fs.watch: Node 20's recursive fs.watch on Linux loses a file replaced by rename
+  // (sed -i, editors' atomic saves), so every later save of that file went unseen.
+  const watcher = watch(targets, {
+    ignoreInitial: true,
+    ignored: (path) => /(^|[\\/])(node_modules|dist|\.git)([\\/]|$)|\.armature-/.test(path),
+  });
+  watcher.on('all', (_event, path) => {
+    changed.add(resolve(root, path));
+    clearTimeout(timer);
+    timer = setTimeout(() => void restart(), debounceMs);
+  });
 
   const onSignal = () => void stop();
   const stop = async () => {
@@ -103,7 +116,7 @@ export function startDev(options: DevOptions = {}): DevSession {
     clearTimeout(timer);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    for (const watcher of watchers) watcher.close();
+    await watcher.close();
     await end(child);
     finish();
   };

@@ -39,7 +39,9 @@ const FIELD_SYNTAX =
   'name[?]:type[:range], type one of string | string[] | int | number | boolean | date | a|b|c (enum) | a DTO class (Address, Address[]); ' +
   'e.g. "city:string:1..64, days?:int:1..14, units?:metric|imperial, tags?:string[]:..5, due?:date, address?:Address"';
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const TYPES = new Set<FieldType>(['string', 'string[]', 'int', 'number', 'boolean', 'date', 'enum']);
+/** The field types written by name (a DTO field is written as its class name). */
+export const FIELD_TYPES: readonly FieldType[] = ['string', 'string[]', 'int', 'number', 'boolean', 'date', 'enum'];
+const TYPES = new Set<FieldType>(FIELD_TYPES);
 const DTO_TYPE = /^([A-Z][A-Za-z0-9_]*)(\[\])?$/;
 
 function parseBound(text: string, field: string, integer: boolean): number | undefined {

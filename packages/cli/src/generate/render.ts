@@ -95,6 +95,7 @@ ${head.preamble}describe('${head.title}', () => {
     t = await ${head.nestHelper ? 'connectMcp()' : `createTestingApp({ servers: [${head.serverClass}] }).compile()`};
   });
 
-  afterAll(() => t.close());
+  // t is unset when the app failed to start in beforeAll: report that failure alone.
+  afterAll(() => t?.close());
 `;
 }

@@ -1,14 +1,31 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 /**
- * Runs the project's own Biome (`biome check --write`) on the files a command wrote, so they follow
- * its format and import order. Returns false when the project has no Biome installed.
+ * The Biome to run: the project's own, else the CLI's (the version new projects pin, so `create`
+ * formats what it writes before anything is installed: a long project name would otherwise leave
+ * lines over the width and fail the project's first `lint`).
+ */
+function biomeCommand(root: string): string[] | undefined {
+  const own = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'biome.cmd' : 'biome');
+  if (existsSync(own)) return [own];
+  try {
+    return [process.execPath, createRequire(import.meta.url).resolve('@biomejs/biome/bin/biome')];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs Biome (`biome check --write`, with the project's biome.json) on the files a command wrote,
+ * so they follow its format and import order. `ran` is false when no Biome could be found.
  */
 export function formatWithBiome(root: string, files: readonly string[]): { ran: boolean; output: string } {
-  const biome = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'biome.cmd' : 'biome');
-  if (files.length === 0 || !existsSync(biome)) return { ran: false, output: '' };
-  const run = spawnSync(biome, ['check', '--write', '--no-errors-on-unmatched', ...files], { cwd: root, encoding: 'utf8' });
+  const command = biomeCommand(root);
+  if (files.length === 0 || !command) return { ran: false, output: '' };
+  const [bin, ...args] = command as [string, ...string[]];
+  const run = spawnSync(bin, [...args, 'check', '--write', '--no-errors-on-unmatched', ...files], { cwd: root, encoding: 'utf8' });
   return { ran: true, output: `${run.stdout ?? ''}${run.stderr ?? ''}`.trim() };
 }

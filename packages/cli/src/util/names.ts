@@ -49,6 +49,24 @@ export function serverBaseFromProject(project: string): string {
   return list.join('-') || 'app';
 }
 
+/**
+ * A valid npm package name close to `name` (`My Server` -> `my-server`), or undefined when none
+ * can be made from it.
+ */
+export function suggestPackageName(name: string): string | undefined {
+  const scope = /^@([^/]+)\/(.+)$/.exec(name.trim());
+  const part = (text: string) =>
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9-._~]+/g, '-')
+      .replace(/^[-._]+|-+$/g, '')
+      .slice(0, 200);
+  const suggestion = scope ? `@${part(scope[1] as string)}/${part(scope[2] as string)}` : part(name);
+  return suggestion !== name && checkPackageName(suggestion) === undefined ? suggestion : undefined;
+}
+
 /** A valid npm package name, or why not (the rules npm enforces for new packages). */
 export function checkPackageName(name: string): string | undefined {
   if (name.length === 0) return 'the name is empty';

@@ -14,6 +14,12 @@ export class ViteNodeMissingError extends Error {
   }
 }
 
+/**
+ * Set by `armature dev` to the fd on which the runner writes one line once the entry has been
+ * evaluated (the server is up); unset, the runner writes nothing (`inspect`).
+ */
+export const READY_FD_ENV = 'ARMATURE_DEV_READY_FD';
+
 /** The script that runs an entry under vite-node with Node's own package resolution (see vite-node-runner.ts). */
 export const VITE_NODE_RUNNER = fileURLToPath(new URL('./vite-node-runner.js', import.meta.url));
 

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import semver from 'semver';
 
 /** packages/cli, resolved from this file (a root vitest run has the repo root as cwd). */
 export const CLI_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -242,4 +243,35 @@ export function jsonLines(child: ChildProcess): {
       }
     },
   };
+}
+
+/**
+ * Installed packages whose `engines.node` leaves out some Node version `declared` allows: what
+ * npm and pnpm warn about (EBADENGINE, "Unsupported engine") on those versions. Reads npm's flat
+ * node_modules and pnpm's store under node_modules/.pnpm.
+ */
+export function enginesOutside(root: string, declared: string): string[] {
+  const found = new Set<string>();
+  const visit = (modules: string) => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      if (entry === '.bin') continue;
+      if (entry === '.pnpm') {
+        for (const stored of readdirSync(join(modules, entry))) visit(join(modules, entry, stored, 'node_modules'));
+        continue;
+      }
+      const folders = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((name) => join(entry, name)) : [entry];
+      for (const folder of folders) {
+        const file = join(modules, folder, 'package.json');
+        if (!existsSync(file)) continue;
+        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string; engines?: { node?: string } };
+        const wants = pkg.engines?.node;
+        if (wants && semver.validRange(wants) && !semver.subset(declared, wants))
+          found.add(`${pkg.name}@${pkg.version} wants node ${wants}`);
+        visit(join(modules, folder, 'node_modules'));
+      }
+    }
+  };
+  visit(join(root, 'node_modules'));
+  return [...found].sort();
 }

@@ -15,14 +15,36 @@ export interface BuildProblem {
  * It lists every problem at once (builder and DI alike), each naming `Class.method` and the fix.
  */
 export class ArmatureBuildError extends Error {
+  /** Every problem found, each with where, what, its code and the fix. */
+  declare readonly problems: readonly BuildProblem[];
+
   constructor(
-    readonly problems: readonly BuildProblem[],
+    problems: readonly BuildProblem[],
     heading = 'Armature cannot start the MCP server',
     scope = 'in the decorated classes',
+    options?: ErrorOptions,
   ) {
-    super(formatProblems(heading, scope, problems));
+    // Uncaught (`node dist/main.js`, the bundle), Node prints the stack and then every own
+    // enumerable property: 28 lines through Armature's internals with the problems twice, where the
+    // message already says what is wrong and how to fix it. So one frame (none would also lose
+    // Node's pointer to the throw), the problems not enumerable, and the cause (a raw EADDRINUSE
+    // error) only with ARMATURE_DEBUG=1, which brings the whole stack back.
+    const limit = Error.stackTraceLimit;
+    if (!debugging()) Error.stackTraceLimit = 1;
+    try {
+      super(formatProblems(heading, scope, problems), debugging() ? options : undefined);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = 'ArmatureBuildError';
+    Object.defineProperty(this, 'problems', { value: problems, enumerable: false });
   }
+}
+
+/** Whether ARMATURE_DEBUG asks for the stacks and causes of start-up errors (any value but empty or 0). */
+export function debugging(): boolean {
+  const value = globalThis.process?.env?.ARMATURE_DEBUG;
+  return value !== undefined && value !== '' && value !== '0';
 }
 
 /**

@@ -215,6 +215,19 @@ export const MESSAGES = {
       fix: `createMcpApp(Server, { tasks: { limits: { ${limit}: 16 } } }), or leave it out for its default`,
     }),
   ),
+  portBusy: define('ARM124', 'the HTTP port is already in use', [3000, '127.0.0.1'] as const, (port: number, host: string) => ({
+    message: `port ${port} on ${host} is already in use (EADDRINUSE)`,
+    fix: `stop what listens there (another server, or this one started twice), or use another port: PORT=${port + 1} when the entry reads process.env.PORT, as generated projects do`,
+  })),
+  decoratorBeforeReflectMetadata: define(
+    'ARM125',
+    'a decorator read metadata before @armature/core was loaded',
+    ['file:///app/dist/dto.js:12:5'] as const,
+    (where: string) => ({
+      message: `Reflect.getMetadata is not a function (at ${where}): a decorator such as class-transformer's @Type ran before anything imported @armature/core, which loads reflect-metadata`,
+      fix: "import '@armature/core' first in the entry file (src/main.ts), or at the top of the file that declares the DTO",
+    }),
+  ),
 
   noParamMetadata: define(
     'ARM200',

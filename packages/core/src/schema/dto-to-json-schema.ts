@@ -13,6 +13,8 @@ const CALENDAR_DATE = `(?:\\d{4}-${MONTH_DAY}|${LEAP_DAY})`;
 /**
  * The date-times both ajv-formats' `date-time` and JavaScript's `Date` accept: RFC 3339 with a
  * time zone, minus the forms `Date` refuses (leap second 60, a `+hh` offset without minutes).
+ * The shape check tests a `format: date-time` value against it; it is never advertised (about 330
+ * characters the model would read as tokens, where the format name says the same).
  */
 export const DATE_TIME_PATTERN = `^${CALENDAR_DATE}[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$`;
 
@@ -100,11 +102,11 @@ const CONSTRAINTS: Record<string, ConstraintHandler> = {
   // `email`, `uri` and `date-time`, so they advertise a plain string.
   isUuid: setFormat('uuid'),
   isDate: (schema) => {
-    // A Date travels as a string; `@Type(() => Date)` converts it. The pattern is checked with the
-    // shape, before the conversion, because `new Date()` also takes "Dec 24 2026" and 2026-02-30.
+    // A Date travels as a string; `@Type(() => Date)` converts it. The format is checked with the
+    // shape (against DATE_TIME_PATTERN), before the conversion, because `new Date()` also takes
+    // "Dec 24 2026" and 2026-02-30.
     schema.type = 'string';
     schema.format = 'date-time';
-    schema.pattern = DATE_TIME_PATTERN;
   },
   isAlpha: (schema) => {
     schema.type ??= 'string';
@@ -304,7 +306,7 @@ export class DtoSchemaWriter {
       return { schema, optional };
     }
 
-    if (schema.format === 'date-time' && schema.pattern === DATE_TIME_PATTERN && declared !== Date) {
+    if (schema.format === 'date-time' && declared !== Date) {
       this.problems.push(schemaProblem(MESSAGES.dateWithoutType, dto.name, name));
     }
     const strictIso = metas.some((m) => m.name === 'isIso8601' && (m.constraints?.[0] as { strict?: boolean } | undefined)?.strict);
@@ -384,8 +386,9 @@ const STRUCTURAL_KEYS = new Set(['type', 'properties', 'required', 'additionalPr
 export function structuralSchema(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
-    // A Date's string form is part of its shape: it is checked before `new Date()` sees it.
-    if (key === 'pattern' && value === DATE_TIME_PATTERN) out.pattern = value;
+    // A Date's string form is part of its shape: it is checked before `new Date()` sees it. Only
+    // @IsDate writes `date-time` (see CONSTRAINTS), so the format always means a Date here.
+    if (key === 'format' && value === 'date-time') out.format = value;
     if (!STRUCTURAL_KEYS.has(key)) continue;
     if (key === 'properties' || key === '$defs') {
       out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, structuralSchema(v)]));

@@ -1,6 +1,7 @@
 import { createServer as createNodeServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../auth/bearer-auth.js';
+import { portBusyError } from '../messages/startup-error.js';
 
 export interface HttpListenerOptions {
   /** Most open TCP connections; further ones are closed as soon as they are accepted. Default 1,024. */
@@ -64,9 +65,11 @@ export async function listenNodeHttp(
   server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000);
   server.maxConnections = options.maxConnections ?? 1_024;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const fail = (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? portBusyError(options.port ?? 3000, host, error) : error);
+    server.once('error', fail);
     server.listen(options.port ?? 3000, host, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       resolve();
     });
   });

@@ -1,5 +1,6 @@
-import type { ValidationIssue } from '../messages/validation-issue.js';
+import { DATE_TIME_MESSAGE, type ValidationIssue } from '../messages/validation-issue.js';
 import type { JsonSchema } from '../metadata/metadata-args.js';
+import { DATE_TIME_PATTERN } from '../schema/dto-to-json-schema.js';
 import { compileShapeCheckWithAjv, type JsonValidator, unique } from './json-schema-validator.js';
 
 /**
@@ -29,7 +30,11 @@ const TYPE_TESTS: Readonly<Record<string, (v: string) => string>> = {
   array: (v) => `Array.isArray(${v})`,
 };
 
-const NODE_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', '$ref', 'pattern']);
+const NODE_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', '$ref', 'pattern', 'format']);
+/** The formats the shape check tests, with their message (Ajv's reference gets the same: shapeFormats). */
+const FORMATS: Readonly<Record<string, { pattern: string; message: string }>> = {
+  'date-time': { pattern: DATE_TIME_PATTERN, message: DATE_TIME_MESSAGE },
+};
 const REF = /^#\/\$defs\/([A-Za-z0-9_$]+)$/;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -66,7 +71,7 @@ export function compileOwnShapeCheck(schema: JsonSchema): JsonValidator | undefi
   /** Statements checking the value in variable `v`, whose path is the expression `path`. */
   function node(schemaNode: unknown, v: string, path: string): string {
     if (!isObject(schemaNode) || Object.keys(schemaNode).some((key) => !NODE_KEYS.has(key))) throw new Uncovered();
-    const { type, $ref, pattern, items, properties, required, additionalProperties } = schemaNode;
+    const { type, $ref, pattern, format, items, properties, required, additionalProperties } = schemaNode;
     const out: string[] = [];
     // Ajv's order: the type, then $ref, then the keywords of the value's type, each only when it has that type.
     if (type !== undefined) {
@@ -88,6 +93,13 @@ export function compileOwnShapeCheck(schema: JsonSchema): JsonValidator | undefi
         throw new Uncovered();
       }
       const message = JSON.stringify(`must match pattern "${pattern}"`);
+      out.push(`if (typeof ${v} === "string" && !re[${patterns.length - 1}].test(${v})) issues = add(issues, ${path}, ${message});`);
+    }
+    if (format !== undefined) {
+      const known = typeof format === 'string' && Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
+      if (!known) throw new Uncovered();
+      patterns.push(new RegExp(known.pattern, 'u'));
+      const message = JSON.stringify(known.message);
       out.push(`if (typeof ${v} === "string" && !re[${patterns.length - 1}].test(${v})) issues = add(issues, ${path}, ${message});`);
     }
     if (items !== undefined) {
