@@ -112,6 +112,17 @@ describe('health and graceful shutdown', () => {
     await client.close().catch(() => undefined);
   });
 
+  it('ready answers 200 while the app can serve, and says why not while it shuts down', async () => {
+    const app = createMcpApp(MountedServer);
+    const listener = await app.listenHttp({ port: 0 });
+    const answer = await rawHttp(listener.url.replace('/mcp', '/ready'), { method: 'GET' });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: '{"status":"ready"}' });
+    expect(await app.notReady()).toBeUndefined();
+    const shutdown = app.shutdown(5_000);
+    expect(await app.notReady()).toBe('shutting down');
+    await shutdown;
+  });
+
   it('a served process shuts down on SIGTERM within the deadline', async () => {
     const fixture = fileURLToPath(new URL('./fixtures/http-server.mjs', import.meta.url));
     const child = spawn(process.execPath, [fixture], { stdio: ['ignore', 'pipe', 'pipe'] });

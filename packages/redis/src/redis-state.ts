@@ -65,6 +65,11 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
         return bus.subscribe(topic, handler);
       },
     },
+    // Both connections: one carries the commands, the other the notifications between instances.
+    ping: async () => {
+      void subscriber.ready; // throws, naming Redis, while that connection is down
+      await commands.ready.ping();
+    },
     close: async () => {
       await Promise.all([commands.close(), subscriber.close()]);
     },

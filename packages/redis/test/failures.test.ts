@@ -88,12 +88,26 @@ describe('an instance killed while it runs a call', () => {
   });
 });
 
+/** Each live instance's readiness answer, as `status body`. */
+async function readiness(): Promise<string[]> {
+  const alive = cluster.instances.filter((i) => i.process.exitCode === null && i.process.signalCode === null);
+  return Promise.all(
+    alive.map(async (instance) => {
+      const answer = await fetch(new URL('/ready', instance.url));
+      return `${answer.status} ${await answer.text()}`;
+    }),
+  );
+}
+
 describe('Redis down', () => {
   it('answers 503 naming the store at once, and serves the same session again once Redis is back', async () => {
     const client = await connect();
     try {
       expect(text(await client.callTool({ name: 'whoami', arguments: {} }))).toMatch(/^[abc]$/);
+      expect(new Set(await readiness())).toEqual(new Set(['200 {"status":"ready"}']));
       await cluster.redis.stop();
+      // The readiness path says so on every instance, so a load balancer stops sending them sessions.
+      expect(new Set(await readiness())).toEqual(new Set(['503 {"status":"not ready","reason":"the redis state cannot be reached"}']));
       const started = Date.now();
       await expect(client.callTool({ name: 'whoami', arguments: {} })).rejects.toThrow(
         'Service Unavailable: the redis state store is unreachable, so this session cannot be served; retry later',
@@ -119,6 +133,7 @@ describe('Redis down', () => {
         'the session to be served again',
         20_000,
       );
+      await eventually(async () => (await readiness()).every((answer) => answer.startsWith('200 ')), 'every instance to be ready again');
       const alive = cluster.instances.filter((i) => i.process.exitCode === null && i.process.signalCode === null);
       const answers = new Set<string>();
       for (let i = 0; i < 4; i++) answers.add(text(await client.callTool({ name: 'whoami', arguments: {} })));

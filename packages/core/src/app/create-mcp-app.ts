@@ -213,7 +213,10 @@ export class McpApp {
       warnedExposure = true;
       process.stderr.write(`[armature] WARNING ${warning}\n`);
     }
-    const { server, url } = await listenNodeHttp(handler, options, () => !this.shuttingDown);
+    const { server, url } = await listenNodeHttp(handler, options, {
+      up: () => !this.shuttingDown,
+      notReady: () => this.notReady(),
+    });
     this.listeners.add(server);
     const close = async () => {
       this.listeners.delete(server);
@@ -269,6 +272,28 @@ export class McpApp {
       await this.shared;
     } catch (error) {
       throw new Error(`McpApp: the ${this.state.name} state could not be reached: ${messageOf(error)}`);
+    }
+  }
+
+  /**
+   * Why the app cannot serve requests now (shutting down, or its shared state unreachable within a
+   * second), or undefined when it can: what the HTTP readiness path answers.
+   */
+  async notReady(): Promise<string | undefined> {
+    if (this.shuttingDown) return 'shutting down';
+    const { state } = this;
+    if (!state.ping) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer within 1 s')), 1_000);
+    });
+    try {
+      await Promise.race([state.ping(), late]);
+      return undefined;
+    } catch {
+      return `the ${state.name} state cannot be reached`;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

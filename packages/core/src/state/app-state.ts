@@ -92,6 +92,11 @@ export interface AppState {
   readonly instances?: InstanceLeases;
   /** Where tasks live when the `tasks.store` option names none (a shared state shares them too). */
   readonly tasks?: TaskStore;
+  /**
+   * Resolves when the store answers, rejects (saying why) when it cannot be reached: what the
+   * HTTP readiness path asks. A state of the process alone has nothing to ask.
+   */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -12,6 +12,12 @@ export interface HttpListenerOptions {
   requestTimeoutMs?: number;
   /** Path answering `200 {"status":"ok"}` (503 while shutting down), for load balancers. Default `/health`; `false` turns it off. */
   healthPath?: string | false;
+  /**
+   * Path answering `200 {"status":"ready"}` when the app can serve, else 503 with the reason: while
+   * shutting down, or while its shared state (`redisState`) cannot be reached. For readiness probes
+   * (Kubernetes `readinessProbe`), beside `/health` for liveness. Default `/ready`; `false` turns it off.
+   */
+  readyPath?: string | false;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
   host?: string;
   /** Port; `0` picks a free one. Default 3000. */
@@ -27,28 +33,43 @@ export interface NodeHttpListener {
   readonly url: string;
 }
 
+/** What the health and readiness paths ask of the app. */
+export interface AppHealth {
+  /** False once the app is shutting down. */
+  up(): boolean;
+  /** Undefined when the app can serve requests, else why not. */
+  notReady(): Promise<string | undefined>;
+}
+
 /**
- * Listens on `host:port` with a node:http server that answers the health path (`up()` deciding
- * 200 or 503), hands `path` (and, with auth, the protected-resource metadata path) to `handler`,
- * and answers 404 elsewhere; with Node's timeouts and connection cap set against slow or greedy
- * clients.
+ * Listens on `host:port` with a node:http server that answers the health and readiness paths,
+ * hands `path` (and, with auth, the protected-resource metadata path) to `handler`, and answers 404
+ * elsewhere; with Node's timeouts and connection cap set against slow or greedy clients.
  */
 export async function listenNodeHttp(
   handler: (req: IncomingMessage, res: ServerResponse) => unknown,
   options: HttpListenerOptions & { auth?: unknown },
-  up: () => boolean,
+  health: AppHealth,
 ): Promise<NodeHttpListener> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const healthPath = options.healthPath === undefined ? '/health' : options.healthPath;
+  const readyPath = options.readyPath === undefined ? '/ready' : options.readyPath;
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const pathname = (req.url ?? '/').split('?')[0] ?? '/';
     if (healthPath && pathname === healthPath) {
-      const healthy = up();
+      const healthy = health.up();
       res
         .writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' })
         .end(JSON.stringify({ status: healthy ? 'ok' : 'shutting down' }));
+      return;
+    }
+    if (readyPath && pathname === readyPath) {
+      void health.notReady().then((reason) => {
+        const body = reason === undefined ? { status: 'ready' } : { status: 'not ready', reason };
+        res.writeHead(reason === undefined ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      });
       return;
     }
     if (pathname !== path && !(options.auth && pathname.startsWith(PROTECTED_RESOURCE_METADATA_PATH))) {
