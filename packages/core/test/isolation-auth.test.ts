@@ -183,7 +183,8 @@ describe('authentication before the body', () => {
     const listener = await listen(customVerifier({}));
     const { port } = new URL(listener.url);
     const declared = 3_900_000;
-    const started = Date.now();
+    // Only the first kilobyte of the declared 3.9 MB is ever sent: any answer at all came from the
+    // headers. The 10 s bound only decides when to give up on one that never comes.
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
         { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...JSON_HEADERS, 'content-length': String(declared) } },
@@ -194,11 +195,9 @@ describe('authentication before the body', () => {
         },
       );
       req.on('error', () => undefined);
-      req.setTimeout(3_000, () => reject(new Error('no answer while the body was unsent: the body is read before authentication')));
-      // Only the first kilobyte of the declared 3.9 MB is ever sent.
+      req.setTimeout(10_000, () => reject(new Error('no answer while the body was unsent: the body is read before authentication')));
       req.write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"${'x'.repeat(1_000)}`);
     });
     expect(status).toBe(401);
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
