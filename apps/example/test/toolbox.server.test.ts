@@ -40,15 +40,14 @@ describe('ToolboxServer, level 1: plain methods', () => {
 
   it('count_down stops at once when cancelled, and reports no progress after it', async () => {
     const ctx = createTestContext();
-    const started = Date.now();
-    const call = toolbox.countDown(dto(CountDownInput, { steps: 50, delayMs: 10_000 }), ctx);
+    // Parked in a 60 s sleep, three times this test's timeout: the call can only reject in time if
+    // the sleep follows the signal, however slow the machine.
+    const call = toolbox.countDown(dto(CountDownInput, { steps: 50, delayMs: 60_000 }), ctx);
     await vi.waitFor(() => expect(ctx.progressUpdates).toHaveLength(1));
 
     ctx.abort(); // what a client's notifications/cancelled does to ctx.signal
 
     await expect(call).rejects.toThrow(/aborted/i);
-    // Parked in a 10 s sleep: rejecting within a second proves the sleep follows the signal.
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(ctx.progressUpdates).toEqual([{ progress: 0, total: 50, message: '50 to go' }]);
   });
 
