@@ -71,7 +71,9 @@ async function measure(server: ServerProcess, session: string, flood: Case, idle
   const socket = unreadCall(url, sessionHeaders(session), `flood-${flood.args.kind}-${flood.args.wait}`, flood.args);
   try {
     const worst = await worstHealth(url, mode.quick ? 2_000 : 5_000, 50);
-    if (flood.finishes) await until(async () => (await server.ask<StatsReport>({ cmd: 'stats' })).floodsDone > 0, 10_000);
+    // Generous: the unawaited progress loop takes seconds on a busy machine; this bounds the wait,
+    // it is not a target (a handler still running after it fails the figure).
+    if (flood.finishes) await until(async () => (await server.ask<StatsReport>({ cmd: 'stats' })).floodsDone > 0, 60_000);
     const after = await server.ask<MemoryReport>({ cmd: 'memory', gc: true });
     const stats = await server.ask<StatsReport>({ cmd: 'stats' });
     const growth = held(after) - held(before);
@@ -81,8 +83,8 @@ async function measure(server: ServerProcess, session: string, flood: Case, idle
       `${flood.label}: server memory ${mb(growth)} (heap + external after GC), RSS ${mb(after.rss - before.rss)}; slowest /health ${ms(worst)}; ` +
         `handler ${finished ? `finished, its own loop ${ms(stats.floodMs)}` : 'waiting for the client'}`,
     );
-    checks.expect(growth <= MEMORY_LIMIT, `${flood.label}: the server holds ${mb(growth)} more (limit ${mb(MEMORY_LIMIT, 0)})`);
-    checks.expect(worst <= healthLimit, `${flood.label}: /health took ${ms(worst)} (limit ${ms(healthLimit)})`);
+    checks.target(growth <= MEMORY_LIMIT, `${flood.label}: the server holds ${mb(growth)} more (limit ${mb(MEMORY_LIMIT, 0)})`);
+    checks.target(worst <= healthLimit, `${flood.label}: /health took ${ms(worst)} (limit ${ms(healthLimit)})`);
     checks.expect(
       finished === flood.finishes,
       flood.finishes
