@@ -105,11 +105,13 @@ describe('session ownership needs a subject', () => {
 
     const bob = await openSession(listener.url, 'bob');
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 600);
     const replay = await fetch(listener.url, {
       headers: { ...inSession('bob', bob), accept: 'text/event-stream', 'last-event-id': eventId },
       signal: abort.signal,
     });
+    // Read for 600 ms once the answer has begun (a wrongly opened stream would never end); counted
+    // from the headers, so a slow start cannot abort the request itself.
+    setTimeout(() => abort.abort(), 600);
     const text = await replay.text().catch(() => '');
     expect(replay.status).toBe(404);
     expect(text).not.toContain('alice-only');
