@@ -4,8 +4,8 @@
 // 127.0.0.1; the server is test/fixtures/flood-server.mjs (built package). What is asserted here is
 // what the valve does (progress merged, log lines beyond the cap dropped, an awaiting handler
 // made to wait): counts, order and state, not time or memory. The memory a flood costs and how
-// long /health takes meanwhile are reliability figure 10, printed with their targets (<= 16 MB,
-// within 250 ms of the no-flood time).
+// long /health takes meanwhile are reliability figure 10 (HTTP and stdio), printed with their
+// targets (<= 16 MB, within 250 ms of the no-flood time).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
