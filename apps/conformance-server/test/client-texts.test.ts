@@ -4,7 +4,7 @@
  * against the built server (`node dist/main.js`). The suite itself only checks shapes, and two of
  * its scenarios pass even when the tool is missing; these tests do not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectV1, connectV2, type Json, type Progress, type Session } from './support/clients.js';
 import { type HttpServer, killStarted, startHttpServer } from './support/processes.js';
 
@@ -169,9 +169,9 @@ describe.each(setups)('$name over HTTP', ({ connect, modern }) => {
     const before = s.notifications.length;
     const result = await s.callTool('test_tool_with_logging', {}, { logLevel: 'debug' });
     expect(result.content).toEqual([{ type: 'text', text: 'Tool with logging executed successfully' }]);
-    await sleep(100);
-    const logs = s.notifications.slice(before).filter((n) => n.method === 'notifications/message');
-    expect(logs.map((n) => ({ level: n.params.level, data: n.params.data }))).toEqual([
+    const logs = () => s.notifications.slice(before).filter((n) => n.method === 'notifications/message');
+    await vi.waitFor(() => expect(logs().length).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    expect(logs().map((n) => ({ level: n.params.level, data: n.params.data }))).toEqual([
       { level: 'info', data: 'Tool execution started' },
       { level: 'info', data: 'Tool processing data' },
       { level: 'info', data: 'Tool execution completed' },

@@ -117,9 +117,11 @@ describe.each(setups)('$name', (setup) => {
     const request = lastToolCall(s.traffic, 'count_down');
     const token = request.params?._meta?.progressToken;
     const progressAtAbort = s.traffic.progressFor(token).length;
-    // Five steps' worth of time: a server that kept counting would have sent more progress by now.
+    // Five steps' worth of time: a server that kept counting would have sent four or five more by
+    // now. One more may be on its way already: on a loaded machine the server can finish a 100 ms
+    // step before it reads the cancellation, and that is not a server that kept counting.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(s.traffic.progressFor(token)).toHaveLength(progressAtAbort);
+    expect(s.traffic.progressFor(token).length).toBeLessThanOrEqual(progressAtAbort + 1);
     expect(s.traffic.received.filter((m: WireMessage) => m.id === request.id && m.result)).toEqual([]);
     await s.stillServing();
     expect((await s.callTool('add', { a: 1, b: 1 })).content).toEqual([{ type: 'text', text: '2' }]);

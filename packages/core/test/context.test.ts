@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { IsInt, Max, Min } from 'class-validator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Context, createMcpApp, McpServer, Tool } from '../src/index.js';
 import { type Connected, connectHttp, connectInMemory } from './support/clients.js';
 
@@ -170,13 +170,13 @@ describe('Context.signal and cancellation', () => {
     await send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wait', arguments: {} } });
     await new Promise((r) => setTimeout(r, 30));
     await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'user pressed stop' } });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(seen.aborted).toEqual([true]);
+    await vi.waitFor(() => expect(seen.aborted).toEqual([true]), { timeout: 10_000 });
     await send({ jsonrpc: '2.0', id: 3, method: 'ping' });
-    await new Promise((r) => setTimeout(r, 30));
-    const ids = received.filter((m) => 'id' in m).map((m) => (m as { id: unknown }).id);
-    expect(ids).toEqual([1, 3]);
-    expect(app.stats.liveScopes).toBe(0);
+    const ids = () => received.filter((m) => 'id' in m).map((m) => (m as { id: unknown }).id);
+    // The ping's answer comes after anything the cancelled call could have sent.
+    await vi.waitFor(() => expect(ids()).toContain(3), { timeout: 10_000 });
+    expect(ids()).toEqual([1, 3]);
+    await vi.waitFor(() => expect(app.stats.liveScopes).toBe(0), { timeout: 10_000 });
     await clientSide.close();
   });
 
@@ -189,8 +189,7 @@ describe('Context.signal and cancellation', () => {
     const pending = c.client.callTool({ name: 'sleepy', arguments: {} }, { signal: controller.signal });
     setTimeout(() => controller.abort('stop'), 30);
     await expect(pending).rejects.toThrow();
-    for (let i = 0; i < 20 && app.stats.liveScopes > 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(app.stats.liveScopes).toBe(0);
+    await vi.waitFor(() => expect(app.stats.liveScopes).toBe(0), { timeout: 10_000 });
     expect(reported).toEqual([]);
   });
 
@@ -201,8 +200,7 @@ describe('Context.signal and cancellation', () => {
     const pending = c.client.callTool({ name: 'wait', arguments: {} }, { signal: controller.signal });
     setTimeout(() => controller.abort('stop'), 30);
     await expect(pending).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(seen.aborted).toEqual([true]);
+    await vi.waitFor(() => expect(seen.aborted).toEqual([true]), { timeout: 10_000 });
     await expect(c.client.ping()).resolves.toBeDefined();
   });
 
@@ -213,8 +211,7 @@ describe('Context.signal and cancellation', () => {
     const pending = c.client.callTool({ name: 'wait', arguments: {} }, { signal: controller.signal });
     setTimeout(() => controller.abort('stop'), 50);
     await expect(pending).rejects.toThrow();
-    for (let i = 0; i < 40 && seen.aborted.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(seen.aborted).toEqual([true]);
+    await vi.waitFor(() => expect(seen.aborted).toEqual([true]), { timeout: 10_000 });
   });
 });
 

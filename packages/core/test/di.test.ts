@@ -254,17 +254,16 @@ describe('many calls', () => {
     await connection.close();
   });
 
-  it('100,000 calls of the built package leave zero live scopes and a flat heap', () => {
+  it('100,000 calls of the built package leave zero live scopes and keep none of their per-call objects', () => {
     const fixture = fileURLToPath(new URL('./fixtures/heap-check.mjs', import.meta.url));
     const out = execFileSync(process.execPath, ['--expose-gc', fixture], { encoding: 'utf8', timeout: 120_000 });
-    const { marks, liveScopes, calls } = JSON.parse(out) as { marks: Record<string, number>; liveScopes: number; calls: number };
+    const { watched, kept, liveScopes, calls } = JSON.parse(out) as { watched: number; kept: number; liveScopes: number; calls: number };
     expect(calls).toBe(100_000);
     expect(liveScopes).toBe(0);
-    const [at10k, at55k, at100k] = [marks['10000'] as number, marks['55000'] as number, marks['100000'] as number];
-    // A leak of one 100-byte object per call would add 4.5 MB per 45,000 calls; flat means the
-    // second half keeps under 2% of the heap and the whole run under 10%.
-    expect((at100k - at55k) / at10k).toBeLessThan(0.02);
-    expect((at100k - at10k) / at10k).toBeLessThan(0.1);
+    // Server instance, @RequestScoped service and Context of 100 calls: all collected after a GC.
+    // (Was: heap growth ratios between marks; the heap over a long run is reliability figure 6.)
+    expect(watched).toBe(300);
+    expect(kept).toBe(0);
   }, 130_000);
 });
 

@@ -1,7 +1,9 @@
 // A body over maxRequestBodySize (issue 11, item 7): the 413 is complete at once (status, headers
-// and a Content-Length body), whatever the client does with the rest of its body; `Expect:
-// 100-continue` is answered from the headers; a chunked body is counted as it arrives. Real HTTP
-// on 127.0.0.1: raw sockets (to see exactly what is on the wire) and curl.
+// and a Content-Length body, in the first bytes that arrive), whatever the client does with the
+// rest of its body; `Expect: 100-continue` is answered from the headers; a chunked body is counted
+// as it arrives. Real HTTP on 127.0.0.1: raw sockets (to see exactly what is on the wire) and curl.
+// How fast the 413 comes, and the server's memory meanwhile, are reliability figure 3 (printed
+// with their targets: 413 in under 50 ms, <= 1 MB growth), not assertions here.
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -40,9 +42,8 @@ afterAll(() => close());
 interface Exchange {
   /** Everything received, as text. */
   received: string;
-  /** ms from the request head leaving to the first answer byte, and to the complete answer. */
-  msToFirstByte: number;
-  msToComplete: number;
+  /** What the first answer bytes to arrive held (after a `100 Continue`, if any). */
+  firstAnswer: string;
   /** Body bytes the client had written when the answer began. */
   bodyBytesSent: number;
 }
@@ -74,18 +75,17 @@ function exchange(head: string, total: number, options: { chunked?: boolean; wai
     const socket = connect({ host: url.hostname, port: Number(url.port) });
     const piece = Buffer.alloc(64 * 1024, 0x78);
     let received = '';
-    let started = 0;
-    let msToFirstByte = -1;
+    let firstAnswer: string | undefined;
     let sent = 0;
     let mayWrite = !options.waitForContinue;
     const done = () => {
       clearTimeout(timer);
       socket.destroy();
-      resolve({ received, msToFirstByte, msToComplete: performance.now() - started, bodyBytesSent: sent });
+      resolve({ received, firstAnswer: firstAnswer ?? '', bodyBytesSent: sent });
     };
     const timer = setTimeout(done, 10_000);
     const pump = () => {
-      if (!mayWrite || msToFirstByte >= 0 || socket.destroyed || sent >= total) return;
+      if (!mayWrite || firstAnswer !== undefined || socket.destroyed || sent >= total) return;
       const chunk = piece.subarray(0, Math.min(piece.length, total - sent));
       sent += chunk.length;
       const framed = options.chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
@@ -99,14 +99,13 @@ function exchange(head: string, total: number, options: { chunked?: boolean; wai
         pump();
         return;
       }
-      if (msToFirstByte < 0) msToFirstByte = performance.now() - started;
+      firstAnswer ??= received;
       if (finalResponse(received)) done();
     });
     socket.on('error', () => undefined);
     socket.on('close', done);
     socket.on('connect', () => {
       socket.write(head);
-      started = performance.now();
       pump();
     });
   });
@@ -121,8 +120,9 @@ describe('a body over the limit', () => {
     expect(answer?.head).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
     expect(answer?.head).toMatch(/\r\nconnection: close\r\n/i);
     expect(answer?.body).toBe(TOO_LARGE);
-    // Complete as soon as it starts: the old answer ended only when a 5 s drain timer fired.
-    expect(result.msToComplete - result.msToFirstByte).toBeLessThan(1_000);
+    // Complete as soon as it starts: the first bytes to arrive are the whole answer (the old
+    // answer ended only when a 5 s drain timer fired).
+    expect(finalResponse(result.firstAnswer)).toEqual(answer);
   });
 
   it('answers Expect: 100-continue with a too-large Content-Length by 413, without 100 Continue and without the body', async () => {
@@ -179,7 +179,7 @@ describe.skipIf(!hasCurl)('curl --data-binary @100MB', () => {
         [
           '-s',
           '-w',
-          '\n%{http_code} %{time_total}',
+          '\n%{http_code} %{size_upload}',
           '-H',
           'content-type: application/json',
           '-H',
@@ -194,15 +194,19 @@ describe.skipIf(!hasCurl)('curl --data-binary @100MB', () => {
       ),
     );
     const [body, status] = stdout.split('\n');
-    const [code, seconds] = (status ?? '').split(' ');
-    return { body, code, seconds: Number(seconds) };
+    const [code, uploaded] = (status ?? '').split(' ');
+    return { body, code, uploaded: Number(uploaded) };
   };
 
-  it('gets its 413 in well under a second, with or without Expect: 100-continue, chunked too', async () => {
+  // Not the time curl takes (reliability figure 3 measures time to the 413): how much of the
+  // 100 MB it had to send. The server stops reading soon after the limit, so the socket buffers
+  // bound the upload whatever the machine's speed; a server reading the whole body to refuse it
+  // lets all 100 MB through.
+  it('gets its 413 without sending the body, with or without Expect: 100-continue, chunked too', async () => {
     for (const extra of [[], ['-H', 'Expect:'], ['-H', 'Expect:', '-H', 'Transfer-Encoding: chunked']]) {
       const result = await curl(...extra);
       expect({ extra, body: result.body, code: result.code }).toEqual({ extra, body: TOO_LARGE, code: '413' });
-      expect(result.seconds).toBeLessThan(2);
+      expect(result.uploaded, `${extra.join(' ')}: bytes curl uploaded`).toBeLessThan(40 * 1024 * 1024);
     }
   });
 });

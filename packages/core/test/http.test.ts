@@ -1,5 +1,5 @@
 import { IsNumber } from 'class-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
 import { connectV1Http } from './support/clients.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
@@ -119,12 +119,18 @@ describe('Streamable HTTP endpoint', () => {
     try {
       const res = await rawHttp(short.url, { headers: JSON_HEADERS, body: INITIALIZE });
       const session = res.headers['mcp-session-id'] as string;
-      await new Promise((r) => setTimeout(r, 1_500));
-      const later = await rawHttp(short.url, {
-        headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-      });
-      expect(later.status).toBe(404);
+      // Each look is a request, which keeps a live session alive: looks are 1 s apart (over three
+      // times the idle timeout), repeated until evicted, since a busy machine may run the sweep late.
+      await vi.waitFor(
+        async () => {
+          const later = await rawHttp(short.url, {
+            headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+          });
+          expect(later.status).toBe(404);
+        },
+        { interval: 1_000, timeout: 15_000 },
+      );
     } finally {
       await short.close();
     }

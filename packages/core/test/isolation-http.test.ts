@@ -1,7 +1,7 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { IsInt, IsString } from 'class-validator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { IsString } from 'class-validator';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type CreateMcpAppOptions,
   createMcpApp,
@@ -19,11 +19,6 @@ class EchoInput {
   text!: string;
 }
 
-class WaitInput {
-  @IsInt()
-  ms!: number;
-}
-
 @McpServer({ name: 'isolation', version: '1.0.0' })
 class IsolationServer {
   @Tool({ description: 'echo' })
@@ -31,12 +26,18 @@ class IsolationServer {
     return input.text;
   }
 
-  @Tool({ description: 'wait, then answer' })
-  async wait(input: WaitInput) {
-    await new Promise((resolve) => setTimeout(resolve, input.ms));
-    return `waited ${input.ms}`;
+  @Tool({ description: 'answers once the test releases it' })
+  async hold() {
+    held.running = true;
+    await new Promise<void>((resolve) => {
+      held.release = resolve;
+    });
+    return 'released';
   }
 }
+
+/** The `hold` call, held by the test: no race between a sleep and how fast a busy machine is. */
+const held = { running: false, release: (): void => undefined };
 
 const open: HttpListener[] = [];
 afterEach(async () => {
@@ -143,14 +144,13 @@ describe('event streams belong to their session', () => {
     expect(store.size.bytes).toBeGreaterThan(100_000);
     const deleted = await rawHttp(listener.url, { method: 'DELETE', headers: { ...LEGACY, 'mcp-session-id': session } });
     expect(deleted.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(store.size).toEqual({ events: 0, bytes: 0 });
+    await vi.waitFor(() => expect(store.size).toEqual({ events: 0, bytes: 0 }), { timeout: 10_000 });
 
     const idle = await openSession(listener.url);
     await rawHttp(listener.url, { headers: { ...LEGACY, 'mcp-session-id': idle }, body: call(3, 'echo', { text: 'idle' }) });
     expect(store.size.events).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(store.size).toEqual({ events: 0, bytes: 0 });
+    // Evicted after 400 ms idle (looking at the store does not touch the session).
+    await vi.waitFor(() => expect(store.size).toEqual({ events: 0, bytes: 0 }), { timeout: 10_000 });
   });
 
   it('refuses at start-up a custom event store that cannot say which stream an event belongs to', () => {
@@ -178,8 +178,9 @@ describe('duplicate in-flight request ids (2025-11-25 session)', () => {
     const listener = await listen();
     const session = await openSession(listener.url);
     const headers = { ...LEGACY, 'mcp-session-id': session };
-    const first = rawHttp(listener.url, { headers, body: call(5, 'wait', { ms: 400 }) });
-    await new Promise((r) => setTimeout(r, 100));
+    held.running = false;
+    const first = rawHttp(listener.url, { headers, body: call(5, 'hold', {}) });
+    await vi.waitFor(() => expect(held.running).toBe(true), { timeout: 10_000 });
     const second = await rawHttp(listener.url, { headers, body: call(5, 'echo', { text: 'second' }) });
     expect(second.status).toBe(400);
     expect(JSON.parse(second.body)).toEqual({
@@ -190,8 +191,9 @@ describe('duplicate in-flight request ids (2025-11-25 session)', () => {
         message: 'Invalid Request: a request with id 5 is still in flight in this session; use a new id for each request',
       },
     });
+    held.release();
     const answered = await first;
-    expect(answered.body).toContain('waited 400');
+    expect(answered.body).toContain('released');
     // Answered, the id is free again.
     const again = await rawHttp(listener.url, { headers, body: call(5, 'echo', { text: 'again' }) });
     expect(again.body).toContain('again');
@@ -257,9 +259,13 @@ describe('session caps', () => {
     const init = await rawHttp(listener.url, { headers: JSON_HEADERS, body: INITIALIZE });
     const halfOpen = init.headers['mcp-session-id'] as string;
     const ready = await openSession(listener.url);
-    await new Promise((r) => setTimeout(r, 900));
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    expect((await rawHttp(listener.url, { headers: { ...LEGACY, 'mcp-session-id': halfOpen }, body: list })).status).toBe(404);
+    // Looks 1 s apart (over three times the timeout), repeated in case a busy machine closes it late.
+    await vi.waitFor(
+      async () =>
+        expect((await rawHttp(listener.url, { headers: { ...LEGACY, 'mcp-session-id': halfOpen }, body: list })).status).toBe(404),
+      { interval: 1_000, timeout: 15_000 },
+    );
     expect((await rawHttp(listener.url, { headers: { ...LEGACY, 'mcp-session-id': ready }, body: list })).status).toBe(200);
   });
 });
@@ -277,8 +283,8 @@ describe('subscriptions/listen streams per client (2026-07-28)', () => {
         'Subscription limit reached: this client already holds 2 subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another',
       );
       await first.close();
-      await new Promise((r) => setTimeout(r, 200));
-      await client.listen({ toolsListChanged: true });
+      // The slot is freed once the server sees the stream closed: try again until it has.
+      await vi.waitFor(() => client.listen({ toolsListChanged: true }), { timeout: 10_000 });
     } finally {
       await client.close();
     }

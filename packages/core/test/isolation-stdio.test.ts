@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LineTransport } from '../src/transports/line-transport.js';
-
-const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 
 /** A line transport on a pipe pair, with every raw output line and every delivered message. */
 async function openTransport(options: { maxMessageBytes?: number } = {}) {
@@ -29,7 +27,13 @@ describe('stdio: odd input is answered, never guessed at', () => {
       Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}\n')]),
     );
     toServer.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
-    await tick();
+    await vi.waitFor(
+      () => {
+        expect(received).toHaveLength(1);
+        expect(lines()).toHaveLength(1);
+      },
+      { timeout: 10_000 },
+    );
     expect(lines()).toEqual([
       JSON.stringify({
         jsonrpc: '2.0',
@@ -44,7 +48,7 @@ describe('stdio: odd input is answered, never guessed at', () => {
   it('refuses an id beyond the safe integer range, echoing it exactly as written (not rounded)', async () => {
     const { toServer, transport, received, lines } = await openTransport();
     toServer.write('{"jsonrpc":"2.0","id":1152921504606846977,"method":"ping","params":{"id":5}}\n');
-    await tick();
+    await vi.waitFor(() => expect(lines()).toHaveLength(1), { timeout: 10_000 });
     expect(lines()).toEqual([
       '{"jsonrpc":"2.0","id":1152921504606846977,"error":{"code":-32600,"message":"Invalid Request: the id 1152921504606846977 is not an integer between -(2^53-1) and 2^53-1; use a smaller integer or a string id"}}',
     ]);
@@ -55,7 +59,7 @@ describe('stdio: odd input is answered, never guessed at', () => {
   it('answers an over-long line with the id read from its head', async () => {
     const { toServer, transport, lines } = await openTransport({ maxMessageBytes: 1_000 });
     toServer.write(`{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"pad":"${'x'.repeat(5_000)}"}}\n`);
-    await tick();
+    await vi.waitFor(() => expect(lines()).toHaveLength(1), { timeout: 10_000 });
     expect(lines().map((l) => JSON.parse(l))).toEqual([
       { jsonrpc: '2.0', id: 'big-1', error: { code: -32600, message: 'Invalid Request: a message must not exceed 1000 bytes' } },
     ]);
@@ -65,7 +69,13 @@ describe('stdio: odd input is answered, never guessed at', () => {
   it('refuses a request reusing the id of one still in flight, and takes the id again once answered', async () => {
     const { toServer, transport, received, lines } = await openTransport();
     toServer.write('{"jsonrpc":"2.0","id":9,"method":"ping"}\n{"jsonrpc":"2.0","id":9,"method":"tools/list"}\n');
-    await tick();
+    await vi.waitFor(
+      () => {
+        expect(received).toHaveLength(1);
+        expect(lines()).toHaveLength(1);
+      },
+      { timeout: 10_000 },
+    );
     expect(received).toEqual([{ jsonrpc: '2.0', id: 9, method: 'ping' }]);
     expect(lines().map((l) => JSON.parse(l))).toEqual([
       {
@@ -76,7 +86,7 @@ describe('stdio: odd input is answered, never guessed at', () => {
     ]);
     await transport.send({ jsonrpc: '2.0', id: 9, result: {} });
     toServer.write('{"jsonrpc":"2.0","id":9,"method":"tools/list"}\n');
-    await tick();
+    await vi.waitFor(() => expect(received).toHaveLength(2), { timeout: 10_000 });
     expect(received).toHaveLength(2);
     await transport.close();
   });
@@ -104,7 +114,7 @@ describe('stdio: a spawned server with a request id reused while the first call 
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'second' } } });
       send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'after cancel' } } });
-      for (let i = 0; i < 100 && (stdout.match(/"id":2/g) ?? []).length < 2; i++) await tick(50);
+      await vi.waitFor(() => expect((stdout.match(/"id":2/g) ?? []).length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
       const answers = stdout
         .trim()
         .split('\n')

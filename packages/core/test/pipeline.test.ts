@@ -1,6 +1,6 @@
 import { IsInt, IsString } from 'class-validator';
 import { Service } from 'typedi';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   Complete,
   Context,
@@ -188,16 +188,19 @@ describe('timeout', () => {
   it('stops a call that runs too long: signal aborted, client answered, scope disposed', async () => {
     const app = createMcpApp(PipelineServer, { timeoutMs: 100 });
     connection = await connectInMemory(app);
-    const started = Date.now();
+    // The answer says it came from the timeout: the handler itself would answer 'done' after 10 s.
     const result = await connection.client.callTool({ name: 'slow', arguments: { ms: 10_000 } });
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(result).toEqual({
       content: [{ type: 'text', text: 'Tool "slow" did not finish within 100 ms and was stopped' }],
       isError: true,
     });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(trail).toContain('aborted: CallTimeoutError');
-    expect(app.stats.liveScopes).toBe(0);
+    await vi.waitFor(
+      () => {
+        expect(trail).toContain('aborted: CallTimeoutError');
+        expect(app.stats.liveScopes).toBe(0);
+      },
+      { timeout: 5_000 },
+    );
     expect(textOf(await connection.client.callTool({ name: 'slow', arguments: { ms: 1 } }))).toBe('done');
   });
 });

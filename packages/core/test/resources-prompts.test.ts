@@ -1,5 +1,5 @@
 import { IsIn, IsNumberString, IsOptional, IsString } from 'class-validator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ArmatureBuildError,
   Complete,
@@ -156,6 +156,8 @@ describe('resources', () => {
     expect(await subscribed.client.subscribeResource({ uri: 'test://static-text' })).toEqual({});
     app.notifyResourceUpdated('test://static-text');
     app.notifyResourceUpdated('test://static-binary');
+    await vi.waitFor(() => expect(got.subscribed).toHaveLength(1), { timeout: 10_000 });
+    // Then absence after a wait (what should not arrive): a slow machine cannot make it arrive.
     await new Promise((r) => setTimeout(r, 50));
     expect(got).toEqual({ subscribed: ['test://static-text'], bystander: [] });
     expect(await subscribed.client.unsubscribeResource({ uri: 'test://static-text' })).toEqual({});
@@ -283,7 +285,7 @@ describe('dynamic registration and pagination', () => {
     app.resources.disable('test://failing');
     expect((await c.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['simple', 'forecast']);
     expect((await c.client.listResources()).resources.map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary']);
-    await new Promise((r) => setTimeout(r, 30));
+    await vi.waitFor(() => expect(changes.length).toBeGreaterThanOrEqual(4), { timeout: 10_000 });
     expect(changes).toEqual([
       'notifications/tools/list_changed',
       'notifications/tools/list_changed',

@@ -3,7 +3,7 @@ import { Context, McpServer, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type INestApplication, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ArmatureHost, ArmatureModule } from '../src/index.js';
 
 @McpServer({ name: 'jobs', version: '1.0.0' })
@@ -11,12 +11,20 @@ import { ArmatureHost, ArmatureModule } from '../src/index.js';
 class JobsServer {
   @Tool({ description: 'Takes a while' })
   async slow(ctx: Context) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await slowCall.finish;
     return ctx.signal.aborted ? 'aborted' : 'finished';
   }
 }
 
-@Module({ imports: [ArmatureModule.forRoot({ shutdownDeadlineMs: 3_000 })], providers: [JobsServer] })
+/** The test finishes the `slow` call itself, once app.close() is under way (no race with a timer). */
+const slowCall = { release: (): void => undefined, finish: Promise.resolve() };
+slowCall.finish = new Promise((resolve) => {
+  slowCall.release = resolve;
+});
+
+// A deadline far beyond the test's timeout: a close() that waited it out instead of ending when
+// the call finishes fails here, whatever the machine's speed.
+@Module({ imports: [ArmatureModule.forRoot({ shutdownDeadlineMs: 60_000 })], providers: [JobsServer] })
 class JobsModule {}
 
 describe('Nest lifecycle', () => {
@@ -54,12 +62,17 @@ describe('Nest lifecycle', () => {
       for (;;) if ((await reader.read()).done) return 'ended';
     })();
     const running = client.callTool({ name: 'slow', arguments: {} });
-    await new Promise((resolve) => setTimeout(resolve, 100));
     const host = app.get(ArmatureHost);
-    expect(host.app.stats.liveScopes).toBe(1);
-    const started = Date.now();
-    await app.close();
-    expect(Date.now() - started).toBeLessThan(3_000);
+    await vi.waitFor(() => expect(host.app.stats.liveScopes).toBe(1), { timeout: 10_000 });
+    let closed = false;
+    const closing = app.close().then(() => {
+      closed = true;
+    });
+    // Absence after a wait: a slow machine only makes an early close less likely, never more.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed, 'close() waits for the running call').toBe(false);
+    slowCall.release();
+    await closing;
     expect(await running).toEqual({ content: [{ type: 'text', text: 'finished' }] });
     expect(await ended).toBe('ended');
     expect(host.app.stats.liveScopes).toBe(0);

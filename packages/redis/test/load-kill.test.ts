@@ -18,7 +18,6 @@ describe('1,000 calls with an instance killed in the middle', () => {
         (result) => `ok ${(result.content as { text: string }[])[0]?.text}`,
         (error: Error) => `failed ${error.message}`,
       );
-    const started = Date.now();
     for (let batch = 0; batch < 50; batch++) {
       const calls = Array.from({ length: 20 }, call);
       if (batch === 25) await stopInstance(cluster.instances[1] as Instance, 'SIGKILL');
@@ -30,7 +29,6 @@ describe('1,000 calls with an instance killed in the middle', () => {
     expect(failed.length).toBeLessThanOrEqual(20);
     expect(outcomes.filter((o) => o.startsWith('ok')).every((o) => /^ok [abc]$/.test(o))).toBe(true);
     expect(outcomes.slice(520).every((o) => /^ok [ac]$/.test(o))).toBe(true);
-    expect(Date.now() - started).toBeLessThan(120_000);
     await client.close();
   }, 150_000);
 });

@@ -62,7 +62,7 @@ async function measure(
   const warm: Answers = { answered: 0, asError: 0, early: 0, leaks: 0, texts: new Set(), latencies: [] };
   await prepare();
   await Promise.all(Array.from({ length: count }, (_, i) => fire(1_000_000 + i).then((r) => tallyAnswer(warm, r.answer, r.sentAt, r.at))));
-  await until(async () => (await server.ask<StatsReport>({ cmd: 'stats' })).liveScopes === 0, 3_000);
+  await until(async () => (await server.ask<StatsReport>({ cmd: 'stats' })).liveScopes === 0, 30_000);
   await server.ask({ cmd: 'reset' });
   const baseline = await server.ask<MemoryReport>({ cmd: 'memory', gc: true });
   const handlesBefore = (await server.ask<StatsReport>({ cmd: 'stats' })).handles;
@@ -72,7 +72,8 @@ async function measure(
   const started = performance.now();
   await Promise.all(Array.from({ length: count }, (_, i) => fire(i + 1).then((r) => tallyAnswer(a, r.answer, r.sentAt, r.at))));
   const seconds = (performance.now() - started) / 1000;
-  await until(async () => (await server.ask<StatsReport>({ cmd: 'stats' })).liveScopes === 0, 3_000);
+  // Generous: a bound on waiting, not a target (scopes still open after it fail the figure).
+  await until(async () => (await server.ask<StatsReport>({ cmd: 'stats' })).liveScopes === 0, 30_000);
   const stats = await server.ask<StatsReport>({ cmd: 'stats' });
   const after = await server.ask<MemoryReport>({ cmd: 'memory', gc: true });
   const growth = (after.heapUsed - baseline.heapUsed) / baseline.heapUsed;
@@ -99,7 +100,7 @@ async function measure(
     stats.liveScopes === 0 && stats.disposed === stats.constructed,
     `${label}: ${stats.constructed - stats.disposed} scopes not disposed`,
   );
-  checks.expect(Math.abs(growth) <= 0.05, `${label}: heap after GC moved ${pct(growth)} from the baseline (target within 5%)`);
+  checks.target(Math.abs(growth) <= 0.05, `${label}: heap after GC moved ${pct(growth)} from the baseline (target within 5%)`);
   checks.expect(stats.unhandledRejections === 0, `${label}: ${stats.unhandledRejections} unhandled rejections`);
   return `${label} ${n(a.answered)}/${n(count)} answered by the timeout, heap ${pct(growth)}`;
 }

@@ -151,7 +151,7 @@ export async function figure7(mode: Mode): Promise<Checks & { measured?: string 
         `${label.padEnd(10)} ${payload.name} (${mib(payload.json.length, 2)}): max delay ${value.toFixed(0)} ms` +
           `${samples.length > 1 ? ` (median of ${samples.map((s) => s.toFixed(0)).join(', ')})` : ''}, server CPU ${median(cpu).toFixed(0)} ms -> ${answer}`,
       );
-      checks.expect(
+      checks.target(
         value <= TARGET_MS,
         `${label}: "${payload.name}" blocked the event loop for ${value.toFixed(0)} ms (target <= ${TARGET_MS} ms)`,
       );

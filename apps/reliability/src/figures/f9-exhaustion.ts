@@ -144,7 +144,7 @@ export async function figure9(mode: Mode): Promise<Checks & { measured?: string 
       'every initialize beyond the cap is 429 with Retry-After',
     );
     checks.expect(other.status === 200, `another client is still served (got ${other.status})`);
-    checks.expect(after - before < 32 * MB, `100 sessions hold ${mb(after - before)} of heap (limit 32 MB)`);
+    checks.target(after - before < 32 * MB, `100 sessions hold ${mb(after - before)} of heap (limit 32 MB)`);
     measured.push(`sessions: ${count(answers, 200)}/${n(floodSize)} kept per client`);
   });
 
@@ -173,8 +173,8 @@ export async function figure9(mode: Mode): Promise<Checks & { measured?: string 
         `${results} results of 1 MB kept for resuming: heap after GC ${mb(full - storeBaseline)} (budget 32 MiB); after DELETE ${mb(afterDelete - storeBaseline)}`,
       );
       checks.expect(answered === results, `${answered}/${results} calls answered`);
-      checks.expect(full - storeBaseline < 40 * MB, `the event store holds ${mb(full - storeBaseline)} (limit: 32 MiB budget + 8 MB)`);
-      checks.expect(
+      checks.target(full - storeBaseline < 40 * MB, `the event store holds ${mb(full - storeBaseline)} (limit: 32 MiB budget + 8 MB)`);
+      checks.target(
         afterDelete - storeBaseline < 8 * MB,
         `after DELETE ${mb(afterDelete - storeBaseline)} remain (limit 8 MB: the session's events are purged)`,
       );
