@@ -17,6 +17,7 @@ import type { ServerPurpose } from '../context/server-purpose.js';
 import type { DirectModern } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
+import { clientAddress, type TrustProxy } from './client-address.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { type Message, messagesOf, type ParsedBody, whenBodyEnds } from './http-messages.js';
@@ -34,6 +35,14 @@ import { SharedSessions } from './shared-sessions.js';
 const DIRECT_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
 export interface HttpEndpointOptions {
+  /**
+   * How to find the client's address behind reverse proxies, for the per-client caps (sessions,
+   * listen streams) of unauthenticated clients: the number of proxies in front of the server (the
+   * address that many hops back in `X-Forwarded-For`), or the name of a header your proxy sets to
+   * it (`'x-real-ip'`). Default: the socket's peer, which behind a proxy makes every client one.
+   * Give it only when such proxies are really there: otherwise a client chooses its own address.
+   */
+  trustProxy?: TrustProxy;
   /**
    * Host names accepted in the `Host` header (DNS-rebinding protection). Default: localhost,
    * 127.0.0.1 and [::1]. `false` turns the check off (only behind a proxy that checks it).
@@ -124,6 +133,7 @@ export class HttpEndpoint {
   private sweeperStopped = false;
   private readonly auth?: BearerAuth;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
+  private readonly trustProxy?: TrustProxy;
   private readonly modernRoutes = new ModernRoutes();
 
   /**
@@ -144,6 +154,7 @@ export class HttpEndpoint {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
     this.maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
+    this.trustProxy = options.trustProxy;
     this.allowedHosts = options.allowedHosts ?? localhostAllowedHostnames();
     this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
@@ -211,7 +222,10 @@ export class HttpEndpoint {
     if (length > this.maxBody) {
       return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
     }
-    if (!this.auth) return { caller: remoteAddress ? { client: `ip:${remoteAddress}` } : {} };
+    if (!this.auth) {
+      const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
+      return { caller: address ? { client: `ip:${address}` } : {} };
+    }
     const outcome = await this.auth.authenticate(request);
     if ('response' in outcome) return outcome;
     const owner = ownerOf(outcome.principal);
