@@ -78,6 +78,8 @@ export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type {
   AppState,
   BusTopic,
+  CatalogEdit,
+  CatalogEdits,
   InstanceLeases,
   SessionRecord,
   SessionRecords,

@@ -1,6 +1,7 @@
 import { DEFAULT_EVENT_STORE_LIMITS, type SharedState } from '@armature/core';
 import { Connection } from './connection.js';
 import { RedisBus } from './redis-bus.js';
+import { RedisCatalogEdits } from './redis-catalog-edits.js';
 import { type RedisEventLimits, RedisEventStore } from './redis-event-store.js';
 import { RedisInstanceLeases } from './redis-instance-leases.js';
 import { RedisSessionRecords } from './redis-session-records.js';
@@ -57,6 +58,7 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
     events: new RedisEventStore(commands, prefix, limits),
     instances: new RedisInstanceLeases(commands, prefix),
     tasks: new RedisTaskStore(commands, subscriber, prefix, timeout),
+    catalog: new RedisCatalogEdits(commands, prefix),
     bus: {
       publish: (topic, payload) => bus.publish(topic, payload),
       // The app subscribes when it starts: that is where it waits for both connections.

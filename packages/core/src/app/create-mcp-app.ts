@@ -19,8 +19,9 @@ import { exposureWarning } from '../transports/network-exposure.js';
 import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
 import { SessionRelay } from '../transports/session-relay.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
+import { AppCatalog } from './app-catalog.js';
 import { checkSingleInstance } from './check-single-instance.js';
-import { Registrations } from './registrations.js';
+import type { Registrations } from './registrations.js';
 
 export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
   /** The DI container seam. Default: typedi (`new TypediContainerAdapter()`). */
@@ -93,23 +94,26 @@ export class McpApp {
     this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, { ...options, tasks });
     this.engine = new AppEngine(this.runtime, options.fastPath ?? true);
     const changes = this.runtime.broadcaster;
+    const stateName = this.state.name;
+    const failed = (error: unknown) =>
+      process.stderr.write(`[armature] a change notification could not go through the ${stateName} state: ${messageOf(error)}\n`);
+    const { tools, prompts, resources, resourceTemplates } = this.runtime;
+    const catalog = new AppCatalog({ tools, prompts, resources, resourceTemplates }, changes, this.state.catalog, failed);
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);
       this.relay = relay;
-      const name = this.state.name;
-      const failed = (error: unknown) =>
-        process.stderr.write(`[armature] a change notification could not go through the ${name} state: ${messageOf(error)}\n`);
+      // The kept catalogue edits are read once the state is connected (the bus waits for that).
       this.shared = Promise.all([
         relay.start(),
-        changes.share(this.state.bus, (method, uri) => relay.notifySessions(method, uri), failed),
-      ]).then(() => undefined);
+        changes.share(this.state.bus, (method, uri) => relay.notifySessions(method, uri), failed, catalog.apply),
+      ]).then(() => catalog.load());
       // Reported when the app starts listening; never an unhandled rejection before that.
       this.shared.catch(() => undefined);
     } else this.shared = Promise.resolve();
-    this.tools = new Registrations(this.runtime.tools, () => changes.toolsChanged());
-    this.resources = new Registrations(this.runtime.resources, () => changes.resourcesChanged());
-    this.resourceTemplates = new Registrations(this.runtime.resourceTemplates, () => changes.resourcesChanged());
-    this.prompts = new Registrations(this.runtime.prompts, () => changes.promptsChanged());
+    this.tools = catalog.registrations('tools');
+    this.resources = catalog.registrations('resources');
+    this.resourceTemplates = catalog.registrations('resourceTemplates');
+    this.prompts = catalog.registrations('prompts');
   }
 
   /** Enable, disable or remove tools at run time (by name); clients get `notifications/tools/list_changed`. */

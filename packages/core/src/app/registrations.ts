@@ -1,5 +1,5 @@
 /** The run-time switches of one catalog (tools, resources, templates or prompts). */
-interface Switches {
+export interface Switches {
   keys(): string[];
   get(key: string): unknown;
   has(key: string): boolean;
@@ -9,7 +9,8 @@ interface Switches {
 
 /**
  * Run-time control over one kind of definition (tools, resources, resource templates, prompts).
- * Each change is announced to connected clients with the matching list_changed notification.
+ * Each change is announced to connected clients with the matching list_changed notification and,
+ * with a shared state (`redisState`), made on every instance, including those started later.
  *
  * @example
  * ```ts
@@ -19,9 +20,10 @@ interface Switches {
  * ```
  */
 export class Registrations {
+  /** @param edited told of each change made (already applied to `catalog`). */
   constructor(
     private readonly catalog: Switches,
-    private readonly announce: () => void,
+    private readonly edited: (key: string, op: 'enable' | 'disable' | 'remove') => void,
   ) {}
 
   /** Keys (names, or URIs for resources) of everything registered, enabled or not. */
@@ -34,15 +36,15 @@ export class Registrations {
   }
 
   enable(key: string): void {
-    if (this.catalog.setEnabled(key, true)) this.announce();
+    if (this.catalog.setEnabled(key, true)) this.edited(key, 'enable');
   }
 
   disable(key: string): void {
-    if (this.catalog.setEnabled(key, false)) this.announce();
+    if (this.catalog.setEnabled(key, false)) this.edited(key, 'disable');
   }
 
   remove(key: string): void {
     if (!this.catalog.has(key)) throw new Error(`nothing named "${key}" is registered`);
-    if (this.catalog.remove(key)) this.announce();
+    if (this.catalog.remove(key)) this.edited(key, 'remove');
   }
 }

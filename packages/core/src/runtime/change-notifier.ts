@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { MODERN_REVISION } from '../context/revisions.js';
-import type { StateBus } from '../state/app-state.js';
+import type { CatalogEdit, StateBus } from '../state/app-state.js';
 
 /** Where 2026-07-28 `subscriptions/listen` streams are notified (one per HTTP handler). */
 export interface ChangeNotifier {
@@ -23,7 +23,16 @@ interface Change {
   readonly from: string;
   readonly kind: 'tools' | 'prompts' | 'resources' | 'updated';
   readonly uri?: string;
+  /** The catalogue edit behind a list change: applied by each instance before it tells its clients. */
+  readonly edit?: CatalogEdit;
 }
+
+const KIND_OF: Record<CatalogEdit['catalog'], Change['kind']> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
 
 /** The notification each change sends to 2025-11-25 sessions. */
 const METHODS: Record<Change['kind'], string> = {
@@ -46,15 +55,26 @@ export class ChangeBroadcaster {
   private readonly live = new Set<LiveConnection>();
   private readonly notifiers = new Set<ChangeNotifier>();
   private readonly instance = randomUUID();
-  private shared?: { readonly bus: StateBus; readonly sessions: SessionsNotifier; readonly failed: (error: unknown) => void };
+  private shared?: {
+    readonly bus: StateBus;
+    readonly sessions: SessionsNotifier;
+    readonly failed: (error: unknown) => void;
+    readonly edit: (edit: CatalogEdit) => void;
+  };
   private unsubscribe?: () => Promise<void>;
 
   /**
    * Changes go through `bus` to every instance from now on; `sessions` is told once per change
-   * (by the instance that raised it); `failed` hears of a change the bus could not carry.
+   * (by the instance that raised it); `failed` hears of a change the bus could not carry; `edit`
+   * applies another instance's catalogue edit here.
    */
-  async share(bus: StateBus, sessions: SessionsNotifier, failed: (error: unknown) => void): Promise<void> {
-    this.shared = { bus, sessions, failed };
+  async share(
+    bus: StateBus,
+    sessions: SessionsNotifier,
+    failed: (error: unknown) => void,
+    edit: (edit: CatalogEdit) => void,
+  ): Promise<void> {
+    this.shared = { bus, sessions, failed, edit };
     this.unsubscribe = await bus.subscribe('changes', (payload) => this.received(payload));
   }
 
@@ -98,6 +118,11 @@ export class ChangeBroadcaster {
     return this.raise({ from: this.instance, kind: 'prompts' });
   }
 
+  /** The catalogue was edited here (`edit` already applied): the other instances apply it too, then every client hears of it. */
+  catalogEdited(edit: CatalogEdit): Promise<void> {
+    return this.raise({ from: this.instance, kind: KIND_OF[edit.catalog], edit });
+  }
+
   /**
    * Applies a change here and, when shared, tells the shared sessions and the other instances.
    * Settles once they were told; never rejects (a failure goes to `failed`).
@@ -120,7 +145,9 @@ export class ChangeBroadcaster {
     } catch {
       return;
     }
-    if (change.from !== this.instance) this.apply(change);
+    if (change.from === this.instance) return;
+    if (change.edit) this.shared?.edit(change.edit);
+    this.apply(change);
   }
 
   private apply(change: Change): void {

@@ -81,6 +81,20 @@ export type BusTopic = 'changes' | 'sessions';
  * the default) and several instances sharing a store (`redisState()` from `@armature/redis`).
  * Tasks (`@Tool({ task })`) keep their records in the state's task store when it has one.
  */
+/** A change of the catalogue at run time (`app.tools.disable('x')`), as instances sharing a state keep and exchange it. */
+export interface CatalogEdit {
+  readonly catalog: 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+  /** The tool or prompt name, the resource URI or the template name. */
+  readonly key: string;
+  readonly op: 'enable' | 'disable' | 'remove';
+}
+
+/** The catalogue edits of every instance, so an instance that starts later applies them too (the last one per entry wins). */
+export interface CatalogEdits {
+  record(edit: CatalogEdit): Promise<void>;
+  all(): Promise<CatalogEdit[]>;
+}
+
 export interface AppState {
   /** Named in errors, e.g. `redis`. */
   readonly name: string;
@@ -92,6 +106,8 @@ export interface AppState {
   readonly instances?: InstanceLeases;
   /** Where tasks live when the `tasks.store` option names none (a shared state shares them too). */
   readonly tasks?: TaskStore;
+  /** The run-time catalogue edits instances share (`app.tools.disable` on one reaches all). */
+  readonly catalog?: CatalogEdits;
   /**
    * Resolves when the store answers, rejects (saying why) when it cannot be reached: what the
    * HTTP readiness path asks. A state of the process alone has nothing to ask.
