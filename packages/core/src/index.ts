@@ -81,6 +81,7 @@ export type {
   CatalogEdit,
   CatalogEdits,
   InstanceLeases,
+  SessionCaps,
   SessionRecord,
   SessionRecords,
   SharedEventStore,

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionRecords } from '@armature/core';
+import type { SessionCaps, SessionRecord, SessionRecords } from '@armature/core';
 import type { Connection } from './connection.js';
 
 // Changes fields of a record that still exists (a lapsed one is not brought back without expiry).
@@ -6,6 +6,44 @@ const UPDATE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
+`;
+
+// Opens a session if the caps allow: the live sessions of every instance are the members of
+// KEYS[2] (and of the client, KEYS[3]) whose score, their expiry, is still ahead; lapsed ones are
+// dropped first. ARGV: now, ttl, maxSessions, maxSessionsPerClient, client ('' for none),
+// then the record's hash fields.
+const OPEN = `
+local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 'maxSessions' end
+local client = ARGV[5] ~= ''
+if client then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 'maxSessionsPerClient' end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SADD', KEYS[4], KEYS[5])
+redis.call('ZADD', KEYS[2], now + ttl, KEYS[5])
+if client then
+  redis.call('ZADD', KEYS[3], now + ttl, KEYS[5])
+  redis.call('PEXPIRE', KEYS[3], ttl)
+end
+return false
+`;
+
+// Pushes a live session's expiry back, in its record and in the caps' counts. ARGV: now, ttl.
+const TOUCH = `
+if redis.call('PEXPIRE', KEYS[1], ARGV[2]) == 0 then return false end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+local expiry = tonumber(ARGV[1]) + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[3], 'XX', expiry, KEYS[5])
+local client = redis.call('HGET', KEYS[1], 'client')
+if client then
+  redis.call('ZADD', KEYS[4] .. client, 'XX', expiry, KEYS[5])
+  if redis.call('PTTL', KEYS[4] .. client) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[4] .. client, ARGV[2]) end
+end
+return redis.call('HGET', KEYS[1], 'logLevel') or ''
 `;
 
 /**
@@ -26,6 +64,26 @@ export class RedisSessionRecords implements SessionRecords {
     return { ...record, initialized: hash.initialized === '1', ...(hash.logLevel ? { logLevel: hash.logLevel } : {}) };
   }
 
+  async open(id: string, record: SessionRecord, ttlMs: number, caps: SessionCaps): Promise<keyof SessionCaps | undefined> {
+    const client = record.client ?? '';
+    const refused = await this.connection.ready.eval(
+      OPEN,
+      5,
+      this.key(id),
+      this.liveKey,
+      this.clientKey(client),
+      this.allKey,
+      id,
+      Date.now(),
+      ttlMs,
+      caps.maxSessions,
+      caps.maxSessionsPerClient,
+      client,
+      ...this.fields(record),
+    );
+    return typeof refused === 'string' ? (refused as keyof SessionCaps) : undefined;
+  }
+
   async put(id: string, record: SessionRecord, ttlMs: number): Promise<void> {
     const { initialized, logLevel, ...rest } = record;
     await this.connection.ready
@@ -36,6 +94,19 @@ export class RedisSessionRecords implements SessionRecords {
       .exec();
   }
 
+  /** The hash fields of a record (its client too, for the caps' counts). */
+  private fields(record: SessionRecord): string[] {
+    const { initialized, logLevel, ...rest } = record;
+    return [
+      'record',
+      JSON.stringify(rest),
+      'initialized',
+      initialized ? '1' : '0',
+      ...(logLevel ? ['logLevel', logLevel] : []),
+      ...(record.client !== undefined ? ['client', record.client] : []),
+    ];
+  }
+
   async update(id: string, patch: Partial<Pick<SessionRecord, 'initialized' | 'logLevel'>>): Promise<void> {
     const fields: string[] = [];
     if (patch.initialized !== undefined) fields.push('initialized', patch.initialized ? '1' : '0');
@@ -44,21 +115,27 @@ export class RedisSessionRecords implements SessionRecords {
   }
 
   async touch(id: string, ttlMs: number): Promise<Pick<SessionRecord, 'logLevel'> | undefined> {
-    const replies = await this.connection.ready
-      .multi()
-      .pexpire(this.key(id), ttlMs)
-      .pexpire(this.subsKey(id), ttlMs)
-      .hget(this.key(id), 'logLevel')
-      .exec();
-    const [[, extended] = [], , [, logLevel] = []] = replies ?? [];
-    if (extended !== 1) return undefined;
-    return typeof logLevel === 'string' ? { logLevel } : {};
+    const logLevel = await this.connection.ready.eval(
+      TOUCH,
+      5,
+      this.key(id),
+      this.subsKey(id),
+      this.liveKey,
+      this.clientKey(''),
+      id,
+      Date.now(),
+      ttlMs,
+    );
+    if (typeof logLevel !== 'string') return undefined;
+    return logLevel === '' ? {} : { logLevel };
   }
 
   async delete(id: string): Promise<void> {
     const redis = this.connection.ready;
     const uris = await redis.smembers(this.subsKey(id));
-    const batch = redis.multi().del(this.key(id), this.subsKey(id)).srem(this.allKey, id);
+    const client = await redis.hget(this.key(id), 'client');
+    const batch = redis.multi().del(this.key(id), this.subsKey(id)).srem(this.allKey, id).zrem(this.liveKey, id);
+    if (client !== null) batch.zrem(this.clientKey(client), id);
     for (const uri of uris) batch.srem(this.uriKey(uri), id);
     await batch.exec();
   }
@@ -95,6 +172,16 @@ export class RedisSessionRecords implements SessionRecords {
 
   private get allKey(): string {
     return `${this.prefix}sessions`;
+  }
+
+  /** Live sessions by expiry, for the total cap. */
+  private get liveKey(): string {
+    return `${this.prefix}sessions-live`;
+  }
+
+  /** A client's live sessions by expiry, for the per-client cap (`clientKey('')` is the prefix). */
+  private clientKey(client: string): string {
+    return `${this.prefix}sessions-client:${client}`;
   }
 
   private key(id: string): string {

@@ -20,8 +20,19 @@ export interface SessionRecord {
 }
 
 /** The sessions every instance can see. Records expire `ttlMs` after they were last touched. */
+/** The session caps that count every instance's sessions when they share a state. */
+export interface SessionCaps {
+  readonly maxSessions: number;
+  readonly maxSessionsPerClient: number;
+}
+
 export interface SessionRecords {
   get(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * Stores a new session's record, if the caps allow one more (counting the live sessions of every
+   * instance, and those of `record.client`), atomically; else stores nothing and names the cap.
+   */
+  open(id: string, record: SessionRecord, ttlMs: number, caps: SessionCaps): Promise<keyof SessionCaps | undefined>;
   put(id: string, record: SessionRecord, ttlMs: number): Promise<void>;
   /** Changes some fields of a live record (its expiry is kept). */
   update(id: string, patch: Partial<Pick<SessionRecord, 'initialized' | 'logLevel'>>): Promise<void>;

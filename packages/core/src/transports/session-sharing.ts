@@ -3,6 +3,13 @@ import type { ParsedBody } from './http-messages.js';
 import type { Session, SessionTransport } from './session-transport.js';
 import type { StreamClaims } from './stream-claims.js';
 
+/** Thrown by `SessionSharing.opened` when a cap that counts every instance's sessions is reached. */
+export class SessionCapReached extends Error {
+  constructor(readonly cap: 'maxSessions' | 'maxSessionsPerClient') {
+    super(`the ${cap} cap is reached`);
+  }
+}
+
 /** A session table operation that builds a session's server and transport (and its event view). */
 export type ConnectSession = (sessionId: string) => Promise<Pick<Session, 'server' | 'transport' | 'events'>>;
 
@@ -27,7 +34,10 @@ export interface SessionSharing {
   refresh(sessionId: string, session: Session): Promise<boolean>;
   /** Relays the client messages another instance waits for; true when nothing is left to serve here. */
   relayed(sessionId: string, session: Session, parsed: ParsedBody | undefined): Promise<boolean>;
-  /** A session opened here: recorded before its initialize is answered (`body` is that request). */
+  /**
+   * A session opened here: recorded before its initialize is answered (`body` is that request);
+   * throws `SessionCapReached` when the caps, counted over every instance, leave no room for it.
+   */
   opened(sessionId: string, session: Session, caller: Caller, body: unknown): Promise<void>;
   /** What a client message changes in the shared record, done once it succeeded. */
   record(session: Session, message: { method?: unknown; id?: unknown; params?: Record<string, unknown> }): void;

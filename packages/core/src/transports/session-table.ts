@@ -12,7 +12,7 @@ import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
-import type { SessionSharing } from './session-sharing.js';
+import { SessionCapReached, type SessionSharing } from './session-sharing.js';
 import { idKey, type Session, SessionTransport } from './session-transport.js';
 import type { SessionCopies } from './shared-sessions.js';
 
@@ -119,14 +119,8 @@ export class SessionTable {
   /** A new 2025-11-25 session, within the total and per-client caps. */
   private async openSession(request: Request, caller: Caller, body: unknown, options: Record<string, unknown>): Promise<Response> {
     const id = (body as { id?: unknown }).id ?? null;
-    if (this.sessions.size >= this.limits.maxSessions) {
-      return jsonRpcErrorResponse(503, -32000, wireMessages.tooManySessions(this.limits.maxSessions), id, { 'retry-after': '30' });
-    }
-    if (!this.sessionsPerClient.tryAcquire(caller.client)) {
-      return jsonRpcErrorResponse(429, -32000, wireMessages.tooManyClientSessions(this.limits.maxSessionsPerClient), id, {
-        'retry-after': '5',
-      });
-    }
+    if (this.sessions.size >= this.limits.maxSessions) return this.capReached('maxSessions', id);
+    if (!this.sessionsPerClient.tryAcquire(caller.client)) return this.capReached('maxSessionsPerClient', id);
     const sessionId = randomUUID();
     const { server, transport, events } = await this.connect(sessionId);
     // Registered before the initialize is handled so that concurrent initializes count against the caps.
@@ -146,6 +140,7 @@ export class SessionTable {
       await this.sharing.opened(sessionId, this.sessions.get(sessionId) as Session, caller, body);
     } catch (error) {
       this.endSession(sessionId, true);
+      if (error instanceof SessionCapReached) return this.capReached(error.cap, id);
       throw error;
     }
     const response = await this.handle(this.sessions.get(sessionId) as Session, request, { value: body }, { ...options, parsedBody: body });
@@ -185,6 +180,16 @@ export class SessionTable {
     await server.connect(transport);
     this.sharing.connected(sessionId, transport);
     return { server, transport, events };
+  }
+
+  /** The answer to an initialize beyond a session cap (of this instance, or of all of them when they share sessions). */
+  private capReached(cap: SessionCapReached['cap'], id: unknown): Response {
+    if (cap === 'maxSessions') {
+      return jsonRpcErrorResponse(503, -32000, wireMessages.tooManySessions(this.limits.maxSessions), id, { 'retry-after': '30' });
+    }
+    return jsonRpcErrorResponse(429, -32000, wireMessages.tooManyClientSessions(this.limits.maxSessionsPerClient), id, {
+      'retry-after': '5',
+    });
   }
 
   /**

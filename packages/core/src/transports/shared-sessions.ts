@@ -6,7 +6,7 @@ import { messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import type { RelayTarget, SessionRelay } from './session-relay.js';
 import { applyLogLevel, reviveSession } from './session-revival.js';
-import type { ConnectSession, SessionSharing } from './session-sharing.js';
+import { type ConnectSession, SessionCapReached, type SessionSharing } from './session-sharing.js';
 import { idKey, type Session, type SessionTransport } from './session-transport.js';
 import { StreamClaims } from './stream-claims.js';
 
@@ -152,8 +152,13 @@ export class SharedSessions implements SessionSharing, RelayTarget {
       initialized: false,
     });
     const ttl = this.limits.sessionInitializeTimeoutMs;
-    // Stored before anything is streamed (a store that is away is a 503 here, not a broken stream).
-    await this.store(sessions.put(sessionId, record(String(params.protocolVersion)), ttl));
+    // Stored before anything is streamed (a store that is away is a 503 here, not a broken stream),
+    // and only if the caps, counted over every instance's live sessions, leave room for it.
+    const { maxSessions, maxSessionsPerClient } = this.limits;
+    const refused = await this.store(
+      sessions.open(sessionId, record(String(params.protocolVersion)), ttl, { maxSessions, maxSessionsPerClient }),
+    );
+    if (refused) throw new SessionCapReached(refused);
     // Then with the revision negotiated, before the client can see its session id and use it elsewhere.
     const id = (body as { id?: unknown }).id ?? null;
     session.transport.onAnswered.set(
