@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { DOCS_ROOT, scanPage } from './support/markdown-includes.js';
+import { DOCS_ROOT, listPages, scanPage } from './support/markdown-includes.js';
 
 // Each TypeScript block of these pages compiled as a reader would paste it: the block alone, in a
 // file of its own next to the example it comes from (so its relative imports resolve the way they
@@ -13,9 +13,21 @@ import { DOCS_ROOT, scanPage } from './support/markdown-includes.js';
 // `include: ...#name with-imports` marker. The pages not listed are not checked yet: cli.md shows
 // calls of the CLI's functions inside a larger flow; nestjs.md (43 errors: its regions show no
 // imports) and the other guides belong to other areas and can join by adding the markers.
-export const PAGES_PASTED = ['getting-started.md', 'testing.md', 'tools-and-dtos.md', 'errors-and-results.md'];
+export const PAGES_PASTED = listPages();
 
 const written: string[] = [];
+
+/** A block that shows methods of a server class (a method after its decorators) is pasted into the reader's class. */
+function asPasted(body: string): string {
+  const lines = body.split('\n');
+  const firstCode = lines.findIndex((line) => line.trim() !== '' && !/^import\b/.test(line) && !/^\s*(?:\/\/|from\b|[\w{},\s]*\} from)/.test(line));
+  if (firstCode === -1) return body;
+  const rest = lines.slice(firstCode);
+  const firstNonDecorator = rest.find((line) => line.trim() !== '' && !line.trim().startsWith('@') && !line.trim().startsWith('//'));
+  const isMethod = firstNonDecorator !== undefined && /^(?:async\s+)?[a-z_]\w*\s*\(/.test(firstNonDecorator.trim());
+  if (!isMethod) return body;
+  return [...lines.slice(0, firstCode), 'export class YourServer {', ...rest, '}'].join('\n');
+}
 
 afterAll(() => {
   for (const file of written) rmSync(file, { force: true });
@@ -31,7 +43,7 @@ it('compiles every TypeScript block of the listed pages as pasted', () => {
       // (getting-started.md, "Connecting a client"): declared, as the reader's own is.
       const usesClient = /(?<![\w.])client\./.test(marker.body) && !/(?:const|let) (?:\{ )?client\b/.test(marker.body);
       const prelude = usesClient ? "import type { Client } from '@modelcontextprotocol/client';\ndeclare const client: Client;\n" : '';
-      writeFileSync(file, `${prelude}${marker.body}\n`);
+      writeFileSync(file, `${prelude}${asPasted(marker.body)}\n`);
       written.push(file);
       snippets.set(relative(DOCS_ROOT, file), `${page}:${marker.line} (${marker.file}${marker.key ? `#${marker.key}` : ''})`);
     }
