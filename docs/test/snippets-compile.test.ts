@@ -49,13 +49,13 @@ function asPasted(body: string): string {
   return [...lines.slice(0, firstCode), 'export class YourServer {', ...rest, '}'].join('\n');
 }
 
-/** A name used in a block, not as a property or inside a string. */
-const uses = (body: string, name: string) => new RegExp(`(?<![\\w.$'"])${name}(?![\\w$'"])`).test(body);
+/** A name used in a block, not as a property or inside a string (`...name` is a use). */
+const uses = (body: string, name: string) => new RegExp(`(?<![\\w$'"])(?<![^.]\\.)${name}(?![\\w$'"])`).test(body);
 
-/** The names a block declares or imports itself (at any depth: a parameter or a local shadows ours). */
+/** The block declares or imports `name` itself (at any depth: a local shadows ours). */
 function declares(body: string, name: string): boolean {
   return new RegExp(
-    `(?:\\b(?:const|let|var|class|function|interface|type|enum)\\s+${name}\\b)|(?:\\b(?:const|let|var)\\s*\\{[^}]*\\b${name}\\b[^}]*\\})|(?:^import\\b[^;]*\\b${name}\\b[^;]*from)|(?:[(,]\\s*${name}\\s*[:,)])`,
+    `(?:\\b(?:const|let|var|class|function|interface|type|enum)\\s+${name}\\b)|(?:\\b(?:const|let|var)\\s*\\{[^}]*\\b${name}\\b[^}]*\\})|(?:^import\\b[^;]*\\b${name}\\b[^;]*from)`,
     'm',
   ).test(body);
 }
@@ -76,9 +76,11 @@ function topLevelNames(body: string): string[] {
 /** The paragraph right before line `line` (1-based) of a page: the prose that introduces its block. */
 function paragraphBefore(page: string, line: number): string {
   const lines = readFileSync(join(DOCS_ROOT, page), 'utf8').split('\n');
-  let start = line - 2;
+  let end = line - 1; // the marker's index
+  while (end > 0 && (lines[end - 1] as string).trim() === '') end--;
+  let start = end;
   while (start > 0 && (lines[start - 1] as string).trim() !== '') start--;
-  return lines.slice(start, line - 1).join(' ');
+  return lines.slice(start, end).join(' ');
 }
 
 afterAll(() => {
@@ -104,7 +106,7 @@ it('compiles every TypeScript block of every page (but the two above) as pasted'
             block.continued.add(name);
           }
           let from = relative(dirname(file), block.file).replace(/\.ts$/, '.js');
-          if (!from.startsWith('.')) from = `./${from}`;
+          if (!/^\.\.?\//.test(from)) from = `./${from}`;
           if (names.length > 0) prelude.push(`import { ${names.join(', ')} } from '${from}';`);
         }
       }

@@ -168,7 +168,8 @@ export function readRegions(file: string): Map<string, string> {
  * `import x from 'x';`.
  */
 export function regionWithImports(file: string, region: string): string {
-  const used = (name: string) => new RegExp(`(?<![\\w.$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(region);
+  // `a.name` is a property, `...name` a use.
+  const used = (name: string) => new RegExp(`(?<![\\w$])(?<![^.]\\.)${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(region);
   const lines: string[] = [];
   const text = readFileSync(join(DOCS_ROOT, file), 'utf8');
   // The import statements at the top of the file, one or several lines each.
