@@ -40,7 +40,9 @@ const written: string[] = [];
 /** A block that shows methods of a server class (a method after its decorators) is pasted into the reader's class. */
 function asPasted(body: string): string {
   const lines = body.split('\n');
-  const firstCode = lines.findIndex((line) => line.trim() !== '' && !/^import\b/.test(line) && !/^\s*(?:\/\/|from\b|[\w{},\s]*\} from)/.test(line));
+  const firstCode = lines.findIndex(
+    (line) => line.trim() !== '' && !/^import\b/.test(line) && !/^\s*(?:\/\/|from\b|[\w{},\s]*\} from)/.test(line),
+  );
   if (firstCode === -1) return body;
   const rest = lines.slice(firstCode);
   const firstNonDecorator = rest.find((line) => line.trim() !== '' && !line.trim().startsWith('@') && !line.trim().startsWith('//'));
@@ -117,7 +119,9 @@ it('compiles every TypeScript block of every page (but the two above) as pasted'
     }
     // The names a later block continues with are exported by the block that declares them.
     for (const block of earlier) {
-      const exported = [...block.continued].filter((name) => !new RegExp(`^export (?:declare )?(?:async )?\\w+ ${name}\\b`, 'm').test(block.body));
+      const exported = [...block.continued].filter(
+        (name) => !new RegExp(`^export (?:declare )?(?:async )?\\w+ ${name}\\b`, 'm').test(block.body),
+      );
       writeFileSync(block.file, `${block.body}${exported.length > 0 ? `export { ${exported.join(', ')} };\n` : ''}`);
       written.push(block.file);
     }
