@@ -148,7 +148,10 @@ async function authorizationServer(): Promise<{ jwksUri: string; sign: Signer; c
   return { jwksUri, sign, close: () => closeServer(server) };
 }
 
-type Signer = (claims: Record<string, unknown>, options?: { audience?: string; expiresAt?: string | number; key?: CryptoKey }) => Promise<string>;
+type Signer = (
+  claims: Record<string, unknown>,
+  options?: { audience?: string; expiresAt?: string | number; key?: CryptoKey },
+) => Promise<string>;
 
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
