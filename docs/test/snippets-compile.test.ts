@@ -18,8 +18,9 @@ import { DOCS_ROOT, listPages, scanPage } from './support/markdown-includes.js';
 //   at the top level of the earlier TypeScript blocks of the same page, as if pasted below them.
 //
 // Left out, with their reason: performance.md and reliability.md show the benchmark's and the
-// reliability app's own server fixtures (apps/bench, apps/reliability) as those files are, each
-// block linked to its file, to say exactly what was measured; they are compiled and run there.
+// reliability app's own server fixtures (regions of apps/bench/src/servers/*.ts and
+// apps/reliability/src/server/fixture.ts) as those files are, to say exactly what was measured, not
+// code to paste; their imports and helpers are in those files, which are compiled and run there.
 export const PAGES_PASTED = listPages().filter((page) => !['performance.md', 'reliability.md'].includes(page));
 
 /**
