@@ -34,7 +34,7 @@ const READERS_OWN: Record<string, string> = {
 };
 
 /** The paragraph before a block says the block goes on from the blocks above it. */
-const CONTINUES = /\b(?:continu(?:es|ing)|goes on)\b/i;
+const CONTINUES = /\bcontinu(?:es|ing)\b/i;
 
 const written: string[] = [];
 
