@@ -6,8 +6,10 @@ import {
   createMcpApp,
   type ExecutionContext,
   type Guard,
+  type HttpListener,
   InvalidTokenError,
   JwtVerifier,
+  type McpApp,
   McpServer,
   Principal,
   Prompt,
@@ -117,6 +119,13 @@ export const outputs: Record<string, string> = {
 }`,
 };
 
+async function listenWithRequiredScopes(app: McpApp, jwksUri: string): Promise<HttpListener> {
+  // #region required-scopes
+  const gated = await app.listenHttp({ port: 0, auth: { ...authOptions(jwksUri), requiredScopes: ['repo:read'] } });
+  // #endregion
+  return gated;
+}
+
 /** A stand-in authorization server: a key pair of our own and its JWKS served on 127.0.0.1. */
 async function authorizationServer(): Promise<{ jwksUri: string; sign: Signer; close(): Promise<void> }> {
   // #region keys
@@ -127,7 +136,7 @@ async function authorizationServer(): Promise<{ jwksUri: string; sign: Signer; c
   const jwksUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
 
   // An access token as the authorization server would mint it (RFC 9068).
-  const sign = (claims: Record<string, unknown>, options: TokenOptions = {}) =>
+  const sign = (claims: Record<string, unknown>, options: { audience?: string; expiresAt?: string | number; key?: CryptoKey } = {}) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', kid: 'key-1' })
       .setIssuer('https://auth.example.com')
@@ -139,12 +148,10 @@ async function authorizationServer(): Promise<{ jwksUri: string; sign: Signer; c
   return { jwksUri, sign, close: () => closeServer(server) };
 }
 
-interface TokenOptions {
-  audience?: string;
-  expiresAt?: string | number;
-  key?: CryptoKey;
-}
-type Signer = (claims: Record<string, unknown>, options?: TokenOptions) => Promise<string>;
+type Signer = (
+  claims: Record<string, unknown>,
+  options?: { audience?: string; expiresAt?: string | number; key?: CryptoKey },
+) => Promise<string>;
 
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
@@ -159,13 +166,13 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 });
 
+// #region client
 async function connect(url: string, token: string, modern: boolean): Promise<Client> {
-  // #region client
   const client = new Client({ name: 'my-client', version: '1.0.0' }, modern ? { versionNegotiation: { mode: 'auto' } } : {});
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
-  // #endregion
   return client;
 }
+// #endregion
 
 /** Page claims: the AuthInfo of JwtVerifier, its defaults, a custom TokenVerifier, httpHandler, prompts and resources. */
 async function verifierDetails(): Promise<void> {
@@ -288,10 +295,10 @@ export async function main(): Promise<void> {
   await verifierDetails();
   const issuer = await authorizationServer();
   const app = createMcpApp(SecuredReposServer);
+  const { jwksUri, sign } = issuer;
   // #region listen
-  const listener = await app.listenHttp({ port: 0, auth: authOptions(issuer.jwksUri) });
+  const listener = await app.listenHttp({ port: 0, auth: authOptions(jwksUri) });
   // #endregion
-  const { sign } = issuer;
   try {
     // 401 without a token, naming the metadata.
     const anonymous = await fetch(listener.url, { method: 'POST', headers: JSON_HEADERS, body: INITIALIZE });
@@ -419,10 +426,7 @@ export async function main(): Promise<void> {
 
   // requiredScopes: every request needs them.
   const strict = await authorizationServer();
-  const strictApp = createMcpApp(SecuredReposServer);
-  // #region required-scopes
-  const gated = await strictApp.listenHttp({ port: 0, auth: { ...authOptions(strict.jwksUri), requiredScopes: ['repo:read'] } });
-  // #endregion
+  const gated = await listenWithRequiredScopes(createMcpApp(SecuredReposServer), strict.jwksUri);
   try {
     const none = await fetch(gated.url, { method: 'POST', headers: JSON_HEADERS, body: INITIALIZE });
     expectEqual(

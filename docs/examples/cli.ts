@@ -210,6 +210,34 @@ function tree(root: string, paths: readonly string[], notes: Record<string, stri
   return [`${root}/`, ...rows.map(([line, note]) => (note ? `${line.padEnd(width)}${note}` : line))].join('\n');
 }
 
+// #region generate
+/** `armature generate tool get-forecast --server weather --fields "..."` in the project at `cwd`: what it prints. */
+async function addForecastTool(cwd: string): Promise<string[]> {
+  const lines: string[] = [];
+  await generate(
+    'tool',
+    'get-forecast',
+    { server: 'weather', fields: 'city:string:1..64, days?:int:1..14, units?:enum:metric|imperial', cwd },
+    plainUi((line) => lines.push(line)),
+  );
+  return lines;
+}
+// #endregion
+
+// #region nest-generate
+/** `armature generate tool get-forecast --fields "city:string:1..64"` in the Nest project at `cwd`: what it prints. */
+async function addNestForecastTool(cwd: string): Promise<string[]> {
+  const lines: string[] = [];
+  await generate(
+    'tool',
+    'get-forecast',
+    { fields: 'city:string:1..64', format: false, cwd },
+    plainUi((line) => lines.push(line)),
+  );
+  return lines;
+}
+// #endregion
+
 export async function main(): Promise<void> {
   const files = projectFiles({ name: 'weather-mcp', transport: 'stdio', packageManager: 'npm' }).map((file) => file.path);
   expectEqual(tree('weather-mcp', files), outputs.layout, 'the layout of a new project');
@@ -218,15 +246,7 @@ export async function main(): Promise<void> {
   try {
     const quiet = plainUi(() => undefined);
     await createProject({ name: 'weather-mcp', yes: true, install: false, cwd }, quiet);
-    const lines: string[] = [];
-    // #region generate
-    await generate(
-      'tool',
-      'get-forecast',
-      { server: 'weather', fields: 'city:string:1..64, days?:int:1..14, units?:enum:metric|imperial', cwd: join(cwd, 'weather-mcp') },
-      plainUi((line) => lines.push(line)),
-    );
-    // #endregion
+    const lines = await addForecastTool(join(cwd, 'weather-mcp'));
     expectEqual(lines[0], outputs.plan, 'the plan generate prints');
     const dto = readFileSync(join(cwd, 'weather-mcp/src/weather/dto/get-forecast.input.ts'), 'utf8');
     expectEqual(dto.trimEnd(), outputs.dto, 'the generated input DTO');
@@ -240,15 +260,7 @@ export async function main(): Promise<void> {
     );
     expectEqual(nestTree, outputs.nestLayout, 'the layout of a Nest project');
     await createProject({ name: 'greeter', template: 'nestjs', yes: true, install: false, cwd }, quiet);
-    const nestLines: string[] = [];
-    // #region nest-generate
-    await generate(
-      'tool',
-      'get-forecast',
-      { fields: 'city:string:1..64', format: false, cwd: join(cwd, 'greeter') },
-      plainUi((line) => nestLines.push(line)),
-    );
-    // #endregion
+    const nestLines = await addNestForecastTool(join(cwd, 'greeter'));
     expectEqual(nestLines[0], outputs.nestPlan, 'the plan generate prints in a Nest project');
     const nestTest = readFileSync(join(cwd, 'greeter/test/greeter/get-forecast.tool.test.ts'), 'utf8');
     expectEqual(nestTest.includes('t = await connectMcp();'), true, 'the generated test builds the app with Nest');

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, createMcpApp, McpServer, RequestScoped, Tool } from '@armature/core';
-import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  LOG_LEVEL_META_KEY,
+  type LoggingMessageNotificationParams,
+  type Progress,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { ArrayNotEmpty, IsString } from 'class-validator';
 import { connectInMemory, expectEqual, json } from './support/check.js';
 
@@ -65,20 +71,17 @@ export class FilesServer {
 }
 // #endregion
 
-type LogParams = { level: string; data?: unknown };
-type ProgressParams = { progress: number; total?: number; message?: string };
-
 async function legacyRevision(): Promise<void> {
   const { client, sent, close } = await connectInMemory(createMcpApp(IndexerServer));
   try {
     // #region client-2025
-    const logs: LogParams[] = [];
+    const logs: LoggingMessageNotificationParams[] = [];
     client.setNotificationHandler('notifications/message', (notification) => {
       logs.push(notification.params);
     });
     await client.setLoggingLevel('info'); // from now on, debug messages are dropped
 
-    const progress: ProgressParams[] = [];
+    const progress: Progress[] = [];
     const result = await client.callTool(
       { name: 'index', arguments: { files: ['a.ts', 'b.ts'] }, _meta: { traceId: 'trace-1' } },
       { onprogress: (update) => progress.push(update) },
@@ -129,19 +132,19 @@ async function legacyRevision(): Promise<void> {
 async function modernRevision(): Promise<void> {
   const app = createMcpApp(IndexerServer);
   const listener = await app.listenHttp({ port: 0 });
-  const modern = new Client({ name: 'my-client', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await modern.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+  const client = new Client({ name: 'my-client', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
   try {
-    expectEqual(modern.getNegotiatedProtocolVersion(), '2026-07-28', 'revision');
+    expectEqual(client.getNegotiatedProtocolVersion(), '2026-07-28', 'revision');
     const levels: string[] = [];
-    modern.setNotificationHandler('notifications/message', (n) => {
+    client.setNotificationHandler('notifications/message', (n) => {
       levels.push(n.params.level);
     });
-    await modern.callTool({ name: 'index', arguments: { files: ['a.ts'] } });
+    await client.callTool({ name: 'index', arguments: { files: ['a.ts'] } });
     expectEqual(levels, [], '2026-07-28 without a level: no logs');
 
     // #region client-2026
-    const result = await modern.callTool({
+    const result = await client.callTool({
       name: 'index',
       arguments: { files: ['a.ts'] },
       _meta: { [LOG_LEVEL_META_KEY]: 'debug' }, // 'io.modelcontextprotocol/logLevel'
@@ -150,7 +153,7 @@ async function modernRevision(): Promise<void> {
     expectEqual(levels, ['debug', 'info'], '2026-07-28 with the request level');
     expectEqual((result.structuredContent as { meta: unknown }).meta, {}, 'reserved keys are not in ctx.meta');
   } finally {
-    await modern.close();
+    await client.close();
     await listener.close();
   }
 }
@@ -179,7 +182,7 @@ async function cancellation(): Promise<void> {
 async function requestScoped(): Promise<void> {
   const { client, close } = await connectInMemory(createMcpApp(FilesServer));
   try {
-    const logs: LogParams[] = [];
+    const logs: LoggingMessageNotificationParams[] = [];
     client.setNotificationHandler('notifications/message', (n) => {
       logs.push(n.params);
     });

@@ -255,8 +255,8 @@ function startupChecks(): void {
 }
 
 async function customAdapter(): Promise<void> {
-  const pool = new ConnectionPool();
   // #region use-adapter
+  const pool = new ConnectionPool();
   const app = createMcpApp(BankServer, { container: manualWiring(pool) });
   // #endregion
   const { client, close } = await connectInMemory(app);

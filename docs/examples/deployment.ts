@@ -388,8 +388,8 @@ async function mounted(): Promise<void> {
 }
 
 async function gracefulShutdown(): Promise<void> {
-  const local = createMcpApp(OrdersServer);
-  const listener = await local.listenHttp({ port: 0 });
+  const app = createMcpApp(OrdersServer);
+  const listener = await app.listenHttp({ port: 0 });
   // One raw connection, busy with a slow 2026-07-28 call when the shutdown starts.
   const socket = connect(Number(new URL(listener.url).port), '127.0.0.1');
   let received = '';
@@ -415,7 +415,7 @@ async function gracefulShutdown(): Promise<void> {
   try {
     await sleep(100);
     // #region shutdown
-    const done = local.shutdown(10_000); // stop accepting, wait up to 10 s for running calls, then close
+    const done = app.shutdown(10_000); // stop accepting, wait up to 10 s for running calls, then close
     // #endregion
     // Requests arriving on the open connection meanwhile:
     socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');

@@ -57,6 +57,8 @@ export class ReposServer {
 // #endregion
 
 // #region client
+const asked: unknown[] = []; // every question the server asked, for the example's checks
+
 export function confirmingClient(modern: boolean, answer: Record<string, unknown>) {
   const client = new Client(
     { name: 'my-client', version: '1.0.0' },
@@ -74,8 +76,6 @@ export function confirmingClient(modern: boolean, answer: Record<string, unknown
   return client;
 }
 // #endregion
-
-const asked: unknown[] = [];
 
 // #region raw-schema
 @McpServer({ name: 'survey', version: '1.0.0' })

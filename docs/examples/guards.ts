@@ -86,7 +86,7 @@ async function maintenance(): Promise<void> {
     const before = (await client.listTools()).tools.map((t) => t.name);
     expectEqual(before, ['search', 'placeOrder'], 'open: both tools');
     // #region denied
-    state.active = true;
+    Container.get(Maintenance).active = true; // the service the guard reads
     const { tools } = await client.listTools(); // placeOrder is not listed
     const call = client.callTool({ name: 'placeOrder', arguments: { sku: 'A-1', quantity: 1 } });
     const denied = await call.catch((error: ProtocolError) => error);
@@ -111,22 +111,29 @@ async function maintenance(): Promise<void> {
   }
 }
 
-async function everyKind(): Promise<void> {
-  @McpServer({ name: 'docs', version: '1.0.0' })
-  class DocsServer {
-    @Resource({ uri: 'docs://handbook', name: 'handbook' })
-    handbook() {
-      return 'handbook';
-    }
-    @Prompt({ description: 'Write a product description' })
-    describe() {
-      return 'Describe the product.';
-    }
-    @ResourceTemplate({ uriTemplate: 'docs://pages/{slug}', name: 'page' })
-    page(params: PageParams) {
-      return params.slug;
-    }
+class PageParams {
+  @IsString()
+  slug!: string;
+}
+
+/** A second server: resources, templates and prompts under the app's guards. */
+@McpServer({ name: 'docs', version: '1.0.0' })
+export class DocsServer {
+  @Resource({ uri: 'docs://handbook', name: 'handbook' })
+  handbook() {
+    return 'handbook';
   }
+  @Prompt({ description: 'Write a product description' })
+  describe() {
+    return 'Describe the product.';
+  }
+  @ResourceTemplate({ uriTemplate: 'docs://pages/{slug}', name: 'page' })
+  page(params: PageParams) {
+    return params.slug;
+  }
+}
+
+async function everyKind(): Promise<void> {
   // #region app-guards
   const app = createMcpApp([ShopServer, DocsServer], { guards: [NotDuringMaintenance] }); // every tool, resource and prompt
   // #endregion
@@ -250,11 +257,6 @@ async function order(): Promise<void> {
     problem = (error as Error).message;
   }
   expectEqual(problem.includes('the guard [object Object] has no canActivate method'), true, `start-up: ${problem}`);
-}
-
-class PageParams {
-  @IsString()
-  slug!: string;
 }
 
 class PlainGuard implements Guard {

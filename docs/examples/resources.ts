@@ -545,15 +545,17 @@ async function pagination(): Promise<void> {
   // #endregion
   const { client, sent, close } = await connectInMemory(app);
   try {
-    const all = await client.listResources(); // no cursor: the v2 client follows nextCursor for you
-    const cursor = (
-      sent.find((m) => 'result' in m && (m.result as { nextCursor?: string }).nextCursor) as unknown as { result: { nextCursor: string } }
-    ).result.nextCursor;
     // #region client-pages
-    const page = await client.listResources({ cursor }); // a cursor: one page, with the next cursor if any
+    const all = await client.listResources(); // no cursor: the v2 client follows nextCursor for you
+    // A cursor (the nextCursor a page carried): that page only, with the next cursor if any.
+    const pageAt = (cursor: string) => client.listResources({ cursor });
     const bad = await client.listResources({ cursor: 'not-a-cursor' }).catch((error: ProtocolError) => error);
     // bad.code === -32602
     // #endregion
+    const cursor = (
+      sent.find((m) => 'result' in m && (m.result as { nextCursor?: string }).nextCursor) as unknown as { result: { nextCursor: string } }
+    ).result.nextCursor;
+    const page = await pageAt(cursor);
     expectEqual(all.resources.length, 7, 'every page');
     const pages = sent
       .filter((m) => 'result' in m && Array.isArray((m.result as { resources?: unknown[] }).resources))

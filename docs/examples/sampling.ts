@@ -44,9 +44,9 @@ export class NotesServer {
 }
 // #endregion
 
-const requests: CreateMessageRequestParams[] = [];
-
 // #region client
+const requests: CreateMessageRequestParams[] = []; // every request the server made, for the example's checks
+
 export function assistantClient(modern: boolean) {
   const client = new Client(
     { name: 'my-client', version: '1.0.0' },

@@ -15,17 +15,17 @@ export class NotesServer {
   }
 }
 
+// #region app
 /** One instance: every instance runs this same code against the same Redis and key. */
 async function instance(redisUrl: string): Promise<HttpListener> {
-  // #region app
   const app = createMcpApp(NotesServer, {
     state: redisState({ url: redisUrl }), // e.g. process.env.REDIS_URL
     requestStateKey: 'the same secret on every instance', // e.g. process.env.MCP_REQUEST_STATE_KEY
   });
   const listener = await app.listenHttp({ port: 0 }); // waits until Redis answers
-  // #endregion
   return listener;
 }
+// #endregion
 
 /** A client whose requests alternate between two instances, as behind a round-robin load balancer. */
 function roundRobinClient(urls: string[]) {

@@ -17,7 +17,7 @@ class NoteInput {
   text!: string;
 }
 
-class WaitInput {
+export class WaitInput {
   @IsInt()
   ms!: number;
 }
@@ -80,6 +80,8 @@ const eventStore = new InMemoryEventStore({ maxEvents: 10_000, maxBytes: 32 * 10
 // #endregion
 
 // #region verifier
+const USERS: Record<string, string> = { 'alice-token': 'alice', 'bob-token': 'bob' }; // your own user service
+
 /** Your own token check: the principal names its user in `extra.sub`. */
 export const verifier: TokenVerifier = {
   async verify(token) {
@@ -95,8 +97,6 @@ export const verifier: TokenVerifier = {
   },
 };
 // #endregion
-
-const USERS: Record<string, string> = { 'alice-token': 'alice', 'bob-token': 'bob' };
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INITIALIZE = {

@@ -117,19 +117,19 @@ export const outputs: Record<string, string> = {
 };
 
 export async function main(): Promise<void> {
+  // #region poll
   const listener = await app.listenHttp({ port: 0 });
   const url = listener.url;
+  const created = await mcp(url, 'tools/call', { name: 'reindex', arguments: { folders: ['src', 'docs'] } });
+  const { taskId, pollIntervalMs } = created.result ?? {}; // resultType: 'task'
+  let task: Answer['result'] = created.result ?? {};
+  while (task.status === 'working' || task.status === 'input_required') {
+    await new Promise((resolve) => setTimeout(resolve, pollIntervalMs));
+    task = (await mcp(url, 'tasks/get', { taskId })).result ?? {};
+  }
+  // completed: task.result is what the tools/call would have answered; failed: task.error
+  // #endregion
   try {
-    // #region poll
-    const created = await mcp(url, 'tools/call', { name: 'reindex', arguments: { folders: ['src', 'docs'] } });
-    const { taskId, pollIntervalMs } = created.result ?? {}; // resultType: 'task'
-    let task: Answer['result'] = created.result ?? {};
-    while (task.status === 'working' || task.status === 'input_required') {
-      await new Promise((resolve) => setTimeout(resolve, pollIntervalMs));
-      task = (await mcp(url, 'tasks/get', { taskId })).result ?? {};
-    }
-    // completed: task.result is what the tools/call would have answered; failed: task.error
-    // #endregion
     expectEqual(shown(created.result), JSON.parse(outputs.created as string), 'the created task');
     expectEqual(shown(task), JSON.parse(outputs.completed as string), 'the completed task');
 

@@ -33,7 +33,7 @@ export class SearchIndexServer {
 // #endregion
 
 /** Stands in for real work: a short pause that stops when the call is cancelled. */
-function indexFolder(_folder: string, signal: AbortSignal): Promise<void> {
+export function indexFolder(_folder: string, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, 30);
     signal.addEventListener('abort', () => {
@@ -44,7 +44,8 @@ function indexFolder(_folder: string, signal: AbortSignal): Promise<void> {
 }
 
 const exportStopped: unknown[] = [];
-function waitUntilAborted(signal: AbortSignal): Promise<never> {
+/** Stands in for work that only ends when the task is cancelled. */
+export function waitUntilAborted(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => {
     signal.addEventListener('abort', () => {
       exportStopped.push(signal.reason);
@@ -109,30 +110,30 @@ completed`,
 export async function main(): Promise<void> {
   // examples/tasks-extension.ts serves the same tools: count only this run's aborts.
   exportStopped.length = 0;
-  const listener = await app.listenHttp({ port: 0 });
+  // #region client-stream
+  const listener = await app.listenHttp({ port: 0 }); // the app below, over HTTP
   const statuses: string[] = [];
-  try {
-    // #region client-stream
-    const client = new Client({ name: 'my-client', version: '1.0.0' });
-    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
-      const { status, statusMessage } = notification.params;
-      statuses.push(statusMessage ? `${status}  ${statusMessage}` : status);
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+  const client = new Client({ name: 'my-client', version: '1.0.0' });
+  client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+    const { status, statusMessage } = notification.params;
+    statuses.push(statusMessage ? `${status}  ${statusMessage}` : status);
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
 
-    // Creates the task, polls tasks/get every pollInterval, then reads tasks/result.
-    const stream = client.experimental.tasks.callToolStream(
-      { name: 'reindex', arguments: { folders: ['src', 'docs'] } },
-      CallToolResultSchema,
-      { task: { ttl: 10 * 60_000 } },
-    );
-    let taskId = '';
-    let content: unknown;
-    for await (const message of stream) {
-      if (message.type === 'taskCreated') taskId = message.task.taskId; // then 'taskStatus' while it runs
-      if (message.type === 'result') content = message.result.content;
-    }
-    // #endregion
+  // Creates the task, polls tasks/get every pollInterval, then reads tasks/result.
+  const stream = client.experimental.tasks.callToolStream(
+    { name: 'reindex', arguments: { folders: ['src', 'docs'] } },
+    CallToolResultSchema,
+    { task: { ttl: 10 * 60_000 } },
+  );
+  let taskId = '';
+  let content: unknown;
+  for await (const message of stream) {
+    if (message.type === 'taskCreated') taskId = message.task.taskId; // then 'taskStatus' while it runs
+    if (message.type === 'result') content = message.result.content;
+  }
+  // #endregion
+  try {
     expectEqual([taskId.length, json(content)], [36, [{ type: 'text', text: 'indexed 2 folders' }]], 'the streamed result');
     try {
       const { tools } = await client.listTools();

@@ -168,7 +168,10 @@ export function readRegions(file: string): Map<string, string> {
  * `import x from 'x';`.
  */
 export function regionWithImports(file: string, region: string): string {
-  const used = (name: string) => new RegExp(`(?<![\\w.$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(region);
+  // `a.name` is a property, `...name` a use; a name the region declares itself is its own.
+  const declared = (name: string) => new RegExp(`\\b(?:class|function|const|let|interface|type|enum) ${name}\\b`).test(region);
+  const used = (name: string) =>
+    new RegExp(`(?<![\\w$])(?<![^.]\\.)${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(region) && !declared(name);
   const lines: string[] = [];
   const text = readFileSync(join(DOCS_ROOT, file), 'utf8');
   // The import statements at the top of the file, one or several lines each.
@@ -188,14 +191,22 @@ export function regionWithImports(file: string, region: string): string {
       .split(',')
       .map((spec) => spec.trim())
       .filter((spec) => spec !== '' && used((spec.split(' as ').pop() as string).replace(/^type /, '')));
-    if (names.length > 0) lines.push(`import ${type ?? ''}{ ${names.join(', ')} } from ${from};`);
+    if (names.length > 0) lines.push(importLine(`import ${type ?? ''}{`, names, `} from ${from};`));
   }
   // What the file itself exports and the region uses without declaring it: the reader imports it
   // from the file the page showed it in.
   const exported = [...text.matchAll(/^export (?:async )?(?:class|function|const|let) (\w+)/gm)].map((m) => m[1] as string);
-  const own = exported.filter((name) => used(name) && !new RegExp(`(?:class|function|const|let) ${name}\\b`).test(region));
-  if (own.length > 0) lines.push(`import { ${own.join(', ')} } from './${file.split('/').pop()?.replace(/\.ts$/, '.js')}';`);
+  const own = exported.filter(used).sort((a, b) => a.localeCompare(b, 'en')); // in the formatter's order
+  if (own.length > 0) lines.push(importLine('import {', own, `} from './${file.split('/').pop()?.replace(/\.ts$/, '.js')}';`));
   return lines.length > 0 ? `${lines.join('\n')}\n\n${region}` : region;
+}
+
+/** The Markdown formatter's line width (biome.json): a longer import is written one name a line, as it writes it. */
+const LINE_WIDTH = 140;
+
+function importLine(open: string, names: string[], close: string): string {
+  const line = `${open} ${names.join(', ')} ${close}`;
+  return line.length <= LINE_WIDTH ? line : [open, ...names.map((name) => `  ${name},`), close].join('\n');
 }
 
 function dedent(lines: string[]): string[] {
