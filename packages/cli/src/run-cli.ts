@@ -55,7 +55,10 @@ generate
 
 inspect
   entry                      module exporting createApp(), servers, or the classes (default src/app.ts)
-  --format text|json|markdown
+  --format text|json|markdown|server-json
+                             server-json: the MCP registry's server.json, from package.json (mcpName, name,
+                             version, description, repository, homepage) and @McpServer (title, icons),
+                             checked against the registry's schema; e.g. armature inspect --format server-json > server.json
   --strict                   exit 1 when the lint finds anything (for CI)
   --rules                    list the lint rules
   --snapshot <file>          write the tool contract (schemas, annotations, prompts, resources) as sorted JSON;
@@ -100,7 +103,7 @@ Options
 `;
 
 const INSPECT_USAGE =
-  'usage: armature inspect [entry] [--format text|json|markdown] [--strict] | [entry] --snapshot <file> | [entry] --check <file> [--if-present]';
+  'usage: armature inspect [entry] [--format text|json|markdown|server-json] [--strict] | [entry] --snapshot <file> | [entry] --check <file> [--if-present]';
 
 /** What a run printed and how it ended; `main` turns it into the process's output and exit code. */
 export interface CliIo {

@@ -1,5 +1,5 @@
-import { CONTRACT_TEXT as T } from './contract-messages.js';
 import type { Contract } from './contract-snapshot.js';
+import { CONTRACT_TEXT as T } from './publish-messages.js';
 
 type Json = Record<string, unknown>;
 type Side = 'input' | 'output';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { type ContractChange, diffContracts, formatContractChanges } from './contract-diff.js';
-import { CONTRACT_TEXT as T } from './contract-messages.js';
 import { CONTRACT_FORMAT, type Contract, contractOf, formatContract } from './contract-snapshot.js';
 import { type Catalogue, InspectError } from './load-catalogue.js';
+import { CONTRACT_TEXT as T } from './publish-messages.js';
 
 /** `--snapshot <file>`: writes the contract of the catalogue; returns what to print. */
 export function writeContractSnapshot(cwd: string, file: string, catalogue: Catalogue): string {

@@ -62,3 +62,17 @@ export const CONTRACT_TEXT = {
   snapshotUnreadable: (file: string, why: string) =>
     `${file} is not a contract snapshot (${why}).\nFix: write it again with armature inspect --snapshot ${file}`,
 } as const;
+
+/** Every text of `armature inspect --format server-json`. */
+export const SERVER_JSON_TEXT = {
+  noMcpName: (suggestion: string | undefined) =>
+    'package.json has no "mcpName": the MCP registry names a server in reverse-DNS form (io.github.<user>/<server>) and checks that the npm package carries that name.\n' +
+    `Fix: add "mcpName": "${suggestion ?? 'io.github.<your GitHub user>/<server name>'}" to package.json`,
+  missing: (field: string) => `package.json has no "${field}", which server.json takes it from.\nFix: add "${field}" to package.json`,
+  versionMismatch: (server: string, decorator: string, pkg: string) =>
+    `@McpServer of ${server} says version ${decorator} but package.json says ${pkg}: the registry entry, the npm package and the server's serverInfo.version must agree.\n` +
+    `Fix: set version: '${pkg}' in @McpServer (or read it from package.json)`,
+  invalid: (problems: readonly string[]) =>
+    `the server.json written from package.json and @McpServer does not match the registry's schema:\n${problems.map((p) => `  ${p}`).join('\n')}\n` +
+    'Fix: correct the field in package.json (name, version, description, repository, homepage, mcpName) or @McpServer (title, icons)',
+} as const;
