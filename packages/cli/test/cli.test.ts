@@ -27,7 +27,7 @@ describe('armature new', () => {
       dev: 'armature dev',
       build: 'tsc -p tsconfig.build.json && armature build',
       start: 'node --enable-source-maps dist/bundle/main.mjs',
-      test: 'vitest run',
+      test: 'armature inspect --check mcp-contract.json --if-present && vitest run',
       typecheck: 'tsc -p tsconfig.json',
       lint: 'biome check . && armature check',
       format: 'biome check --write .',
