@@ -150,6 +150,37 @@ describe('a project whose @armature/core is installed as a package', () => {
     expect(missing.stdout).toContain('no snapshot yet');
   }, 120_000);
 
+  it('armature inspect --format server-json writes a registry entry that validates, or names what is missing', async () => {
+    const missing = await armature(['inspect', '--format', 'server-json'], root, 60_000);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout + missing.stderr).toContain('package.json has no "mcpName"');
+    const manifest = join(root, 'package.json');
+    const before = readFileSync(manifest, 'utf8');
+    const pkg = JSON.parse(before) as Record<string, unknown>;
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        ...pkg,
+        name: '@acme/split-check',
+        version: '1.0.0',
+        description: 'Greets people',
+        mcpName: 'io.github.acme/split-check',
+        repository: 'github:acme/split-check',
+      }),
+    );
+    try {
+      const result = await armature(['inspect', '--format', 'server-json'], root, 60_000);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        name: 'io.github.acme/split-check',
+        version: '1.0.0',
+        packages: [{ registryType: 'npm', identifier: '@acme/split-check', version: '1.0.0', transport: { type: 'stdio' } }],
+      });
+    } finally {
+      writeFileSync(manifest, before);
+    }
+  }, 120_000);
+
   it('armature dev passes the arguments after -- to the entry, which serves with the one container', async () => {
     writeFileSync(
       join(root, 'start.ts'),
