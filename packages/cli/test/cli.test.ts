@@ -255,6 +255,12 @@ describe('--help', () => {
     const types = /types: ([\s\S]*?)\n {2}--output/.exec(help)?.[1] ?? '';
     for (const type of FIELD_TYPES) expect(types, type).toMatch(new RegExp(`(^|[\\s,(])${type.replace(/[[\]]/g, '\\$&')}[\\s,(]`));
     expect(types).toContain('DTO class');
+    for (const option of ['--format text|json|markdown|server-json', '--snapshot <file>', '--check <file>', '--if-present']) {
+      expect(
+        help.split('\n').some((line) => line.startsWith(`  ${option}`)),
+        option,
+      ).toBe(true);
+    }
   });
 });
 
