@@ -8,7 +8,7 @@ import { startDev } from './dev/dev.js';
 import { FieldSpecError } from './generate/field-spec.js';
 import { generate } from './generate/generate.js';
 import { GENERATE_KINDS, GenerateError } from './generate/generate-context.js';
-import { checkContract, skippedCheck, writeContractSnapshot } from './inspect/contract-file.js';
+import { checkContract, readContractSnapshot, skippedCheck, writeContractSnapshot } from './inspect/contract-file.js';
 import { findUndecoratedProperties } from './inspect/find-undecorated-properties.js';
 import { INSPECT_FORMATS, type InspectFormat } from './inspect/format-catalogue.js';
 import { inspectProject } from './inspect/inspect.js';
@@ -303,12 +303,14 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
             out(skippedCheck(values.check));
             return 0;
           }
+          // A missing or unreadable snapshot is said before the app is loaded (which takes seconds).
+          const recorded = values.check === undefined ? undefined : readContractSnapshot(cwd, values.check);
           const catalogue = await loadCatalogue(findProject(cwd).root, positionals[0]);
-          if (values.snapshot !== undefined) {
-            out(writeContractSnapshot(cwd, values.snapshot, catalogue));
+          if (recorded === undefined) {
+            out(writeContractSnapshot(cwd, values.snapshot as string, catalogue));
             return 0;
           }
-          const check = checkContract(cwd, values.check as string, catalogue);
+          const check = checkContract(values.check as string, recorded, catalogue);
           out(check.output);
           return check.breaking ? 1 : 0;
         }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -237,6 +237,21 @@ describe('armature', () => {
     const errors: string[] = [];
     expect(await runCli(['frobnicate'], { stderr: (t) => errors.push(t) })).toBe(1);
     expect(errors.join('')).toMatch(/^armature: unknown command "frobnicate"/);
+  });
+
+  it('inspect --check says what is wrong with the snapshot file before loading the app', async () => {
+    const s = session();
+    expect(await s.run('inspect', '--check', 'none.json', '--if-present')).toBe(0);
+    expect(s.out.join('')).toContain('armature inspect --check none.json: no snapshot yet, nothing to compare');
+    expect(await s.run('inspect', '--check', 'none.json')).toBe(1);
+    expect(s.lines.join('\n')).toContain(
+      'none.json does not exist.\nFix: write the contract at a release with armature inspect --snapshot none.json',
+    );
+    writeFileSync(join(s.cwd, 'old.json'), '{ "tools": {} }');
+    expect(await s.run('inspect', '--check', 'old.json')).toBe(1);
+    expect(s.lines.join('\n')).toContain('old.json is not a contract snapshot (expected "format": 1 and a "tools" object)');
+    expect(await s.run('inspect', '--snapshot', 'a.json', '--check', 'old.json')).toBe(1);
+    expect(s.lines.join('\n')).toContain('usage: armature inspect');
   });
 
   it('lists the inspect rules', async () => {

@@ -35,9 +35,9 @@ export interface ContractCheck {
   readonly output: string;
 }
 
-/** `--check <file>`: compares the catalogue with the recorded contract. */
-export function checkContract(cwd: string, file: string, catalogue: Catalogue): ContractCheck {
-  const changes = diffContracts(readContractSnapshot(cwd, file), contractOf(catalogue));
+/** `--check <file>`: compares the catalogue with the contract recorded in `file`. */
+export function checkContract(file: string, recorded: Contract, catalogue: Catalogue): ContractCheck {
+  const changes = diffContracts(recorded, contractOf(catalogue));
   return {
     changes,
     breaking: changes.some((c) => c.severity === 'breaking'),
