@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from './build/bundle-app.js';
 import { CreateError, createProject } from './create/create-project.js';
@@ -7,11 +8,12 @@ import { startDev } from './dev/dev.js';
 import { FieldSpecError } from './generate/field-spec.js';
 import { generate } from './generate/generate.js';
 import { GENERATE_KINDS, GenerateError } from './generate/generate-context.js';
+import { checkContract, readContractSnapshot, skippedCheck, writeContractSnapshot } from './inspect/contract-file.js';
 import { findUndecoratedProperties } from './inspect/find-undecorated-properties.js';
 import { INSPECT_FORMATS, type InspectFormat } from './inspect/format-catalogue.js';
 import { inspectProject } from './inspect/inspect.js';
 import { RULES } from './inspect/lint-catalogue.js';
-import { InspectError } from './inspect/load-catalogue.js';
+import { InspectError, loadCatalogue } from './inspect/load-catalogue.js';
 import { PlanConflictError } from './util/file-plan.js';
 import { PACKAGE_MANAGERS, type PackageManager } from './util/package-manager.js';
 import { findProject, ProjectError } from './util/project.js';
@@ -53,9 +55,18 @@ generate
 
 inspect
   entry                      module exporting createApp(), servers, or the classes (default src/app.ts)
-  --format text|json|markdown
+  --format text|json|markdown|server-json
+                             server-json: the MCP registry's server.json, from package.json (mcpName, name,
+                             version, description, repository, homepage) and @McpServer (title, icons),
+                             checked against the registry's schema; e.g. armature inspect --format server-json > server.json
   --strict                   exit 1 when the lint finds anything (for CI)
   --rules                    list the lint rules
+  --snapshot <file>          write the tool contract (schemas, annotations, prompts, resources) as sorted JSON;
+                             run it at a release and commit the file
+  --check <file>             compare the contract with <file>: exit 1 on a breaking change (a removed tool,
+                             a new required argument, a narrowed type, bound, pattern or enum, a removed or
+                             no longer always present output field); compatible changes are printed
+  --if-present               with --check: skip (exit 0) when <file> does not exist yet
 
 dev
   entry                      module that starts the server (default src/main.ts)
@@ -90,6 +101,9 @@ Options
   --force                    overwrite existing files (otherwise nothing is overwritten)
   -h, --help                 this help
 `;
+
+const INSPECT_USAGE =
+  'usage: armature inspect [entry] [--format text|json|markdown|server-json] [--strict] | [entry] --snapshot <file> | [entry] --check <file> [--if-present]';
 
 /** What a run printed and how it ended; `main` turns it into the process's output and exit code. */
 export interface CliIo {
@@ -264,7 +278,14 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         const { values, positionals } = parseArgs({
           args: rest,
           allowPositionals: true,
-          options: { format: { type: 'string' }, strict: { type: 'boolean' }, rules: { type: 'boolean' } },
+          options: {
+            format: { type: 'string' },
+            strict: { type: 'boolean' },
+            rules: { type: 'boolean' },
+            snapshot: { type: 'string' },
+            check: { type: 'string' },
+            'if-present': { type: 'boolean' },
+          },
         });
         if (values.rules) {
           out(
@@ -274,7 +295,25 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
           );
           return 0;
         }
-        if (positionals.length > 1) throw new UsageError('usage: armature inspect [entry] [--format text|json|markdown] [--strict]');
+        if (positionals.length > 1) throw new UsageError(INSPECT_USAGE);
+        const cwd = io.cwd ?? process.cwd();
+        if (values.snapshot !== undefined || values.check !== undefined) {
+          if (values.snapshot !== undefined && values.check !== undefined) throw new UsageError(INSPECT_USAGE);
+          if (values.check !== undefined && values['if-present'] && !existsSync(resolve(cwd, values.check))) {
+            out(skippedCheck(values.check));
+            return 0;
+          }
+          // A missing or unreadable snapshot is said before the app is loaded (which takes seconds).
+          const recorded = values.check === undefined ? undefined : readContractSnapshot(cwd, values.check);
+          const catalogue = await loadCatalogue(findProject(cwd).root, positionals[0]);
+          if (recorded === undefined) {
+            out(writeContractSnapshot(cwd, values.snapshot as string, catalogue));
+            return 0;
+          }
+          const check = checkContract(values.check as string, recorded, catalogue);
+          out(check.output);
+          return check.breaking ? 1 : 0;
+        }
         const result = await inspectProject({
           entry: positionals[0],
           format: oneOf<InspectFormat>(values.format, INSPECT_FORMATS, '--format'),

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ describe('armature new', () => {
       dev: 'armature dev',
       build: 'tsc -p tsconfig.build.json && armature build',
       start: 'node --enable-source-maps dist/bundle/main.mjs',
-      test: 'vitest run',
+      test: 'armature inspect --check mcp-contract.json --if-present && vitest run',
       typecheck: 'tsc -p tsconfig.json',
       lint: 'biome check . && armature check',
       format: 'biome check --write .',
@@ -239,6 +239,21 @@ describe('armature', () => {
     expect(errors.join('')).toMatch(/^armature: unknown command "frobnicate"/);
   });
 
+  it('inspect --check says what is wrong with the snapshot file before loading the app', async () => {
+    const s = session();
+    expect(await s.run('inspect', '--check', 'none.json', '--if-present')).toBe(0);
+    expect(s.out.join('')).toContain('armature inspect --check none.json: no snapshot yet, nothing to compare');
+    expect(await s.run('inspect', '--check', 'none.json')).toBe(1);
+    expect(s.lines.join('\n')).toContain(
+      'none.json does not exist.\nFix: write the contract at a release with armature inspect --snapshot none.json',
+    );
+    writeFileSync(join(s.cwd, 'old.json'), '{ "tools": {} }');
+    expect(await s.run('inspect', '--check', 'old.json')).toBe(1);
+    expect(s.lines.join('\n')).toContain('old.json is not a contract snapshot (expected "format": 1 and a "tools" object)');
+    expect(await s.run('inspect', '--snapshot', 'a.json', '--check', 'old.json')).toBe(1);
+    expect(s.lines.join('\n')).toContain('usage: armature inspect');
+  });
+
   it('lists the inspect rules', async () => {
     const s = session();
     expect(await s.run('inspect', '--rules')).toBe(0);
@@ -255,6 +270,12 @@ describe('--help', () => {
     const types = /types: ([\s\S]*?)\n {2}--output/.exec(help)?.[1] ?? '';
     for (const type of FIELD_TYPES) expect(types, type).toMatch(new RegExp(`(^|[\\s,(])${type.replace(/[[\]]/g, '\\$&')}[\\s,(]`));
     expect(types).toContain('DTO class');
+    for (const option of ['--format text|json|markdown|server-json', '--snapshot <file>', '--check <file>', '--if-present']) {
+      expect(
+        help.split('\n').some((line) => line.startsWith(`  ${option}`)),
+        option,
+      ).toBe(true);
+    }
   });
 });
 

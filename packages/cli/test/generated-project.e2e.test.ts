@@ -365,6 +365,30 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
   );
 
   it(
+    'npm test checks the tool contract once armature inspect --snapshot has recorded it',
+    async () => {
+      const snapshot = await cli(['inspect', '--snapshot', 'mcp-contract.json'], STEP);
+      expect(snapshot.code, snapshot.stdout + snapshot.stderr).toBe(0);
+      const dtoTest = ['test/weather/dto/greet.input.test.ts'];
+      const input = join(root, 'src/weather/dto/greet.input.ts');
+      const before = edit(input, '@Length(1, 64)', '@Length(1, 32)');
+      try {
+        const broken = await projectTests(root, 'npm', dtoTest);
+        expect(broken.code).not.toBe(0);
+        expect(broken.stdout).toContain('breaking    tool greet: argument name: maxLength narrowed from 64 to 32');
+        expect(broken.statuses, 'vitest does not run after a breaking change').toEqual({});
+      } finally {
+        writeFileSync(input, before);
+      }
+      const unchanged = await projectTests(root, 'npm', dtoTest);
+      expect(unchanged.code, unchanged.stdout + unchanged.stderr).toBe(0);
+      expect(unchanged.stdout).toContain('armature inspect --check mcp-contract.json: the contract is unchanged');
+      rmSync(join(root, 'mcp-contract.json'));
+    },
+    STEP,
+  );
+
+  it(
     'the generated tests fail when the generated tool is broken',
     async () => {
       const server = join(root, 'src/weather/weather.server.ts');

@@ -115,6 +115,72 @@ describe('a project whose @armature/core is installed as a package', () => {
     expect(JSON.stringify(catalogue.tools[0]?.inputSchema)).toContain('"name"');
   }, 60_000);
 
+  it('armature inspect --snapshot records the contract and --check fails on a breaking change only', async () => {
+    const snapshot = await armature(['inspect', '--snapshot', 'mcp-contract.json'], root, 60_000);
+    expect(snapshot.code, snapshot.stdout + snapshot.stderr).toBe(0);
+    expect(snapshot.stdout).toContain('wrote mcp-contract.json (1 tool(s)');
+    const contract = JSON.parse(readFileSync(join(root, 'mcp-contract.json'), 'utf8')) as { tools: Record<string, unknown> };
+    expect(Object.keys(contract.tools)).toEqual(['greet']);
+
+    const same = await armature(['inspect', '--check', 'mcp-contract.json'], root, 60_000);
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(same.stdout).toBe('armature inspect --check mcp-contract.json: the contract is unchanged\n');
+
+    // A new required argument (breaking) and a new tool (compatible).
+    const changed = APP.replace(
+      '  person!: Person;\n',
+      "  person!: Person;\n\n  @Field({ description: 'How' })\n  @IsString()\n  tone!: string;\n",
+    ).replace(
+      "  @Tool({ description: 'Greets a person.' })",
+      "  @Tool({ description: 'Says bye.' })\n  bye() {\n    return 'Bye';\n  }\n\n  @Tool({ description: 'Greets a person.' })",
+    );
+    writeFileSync(join(root, 'src/app.ts'), changed);
+    try {
+      const broken = await armature(['inspect', '--check', 'mcp-contract.json'], root, 60_000);
+      expect(broken.code, broken.stdout + broken.stderr).toBe(1);
+      expect(broken.stdout.split('\n').slice(0, 2)).toEqual([
+        'breaking    tool greet: new required argument tone',
+        'compatible  tool bye: new',
+      ]);
+    } finally {
+      writeFileSync(join(root, 'src/app.ts'), APP);
+    }
+    const missing = await armature(['inspect', '--check', 'none.json', '--if-present'], root, 60_000);
+    expect(missing.code).toBe(0);
+    expect(missing.stdout).toContain('no snapshot yet');
+  }, 120_000);
+
+  it('armature inspect --format server-json writes a registry entry that validates, or names what is missing', async () => {
+    const missing = await armature(['inspect', '--format', 'server-json'], root, 60_000);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout + missing.stderr).toContain('package.json has no "mcpName"');
+    const manifest = join(root, 'package.json');
+    const before = readFileSync(manifest, 'utf8');
+    const pkg = JSON.parse(before) as Record<string, unknown>;
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        ...pkg,
+        name: '@acme/split-check',
+        version: '1.0.0',
+        description: 'Greets people',
+        mcpName: 'io.github.acme/split-check',
+        repository: 'github:acme/split-check',
+      }),
+    );
+    try {
+      const result = await armature(['inspect', '--format', 'server-json'], root, 60_000);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        name: 'io.github.acme/split-check',
+        version: '1.0.0',
+        packages: [{ registryType: 'npm', identifier: '@acme/split-check', version: '1.0.0', transport: { type: 'stdio' } }],
+      });
+    } finally {
+      writeFileSync(manifest, before);
+    }
+  }, 120_000);
+
   it('armature dev passes the arguments after -- to the entry, which serves with the one container', async () => {
     writeFileSync(
       join(root, 'start.ts'),

@@ -52,6 +52,8 @@ export const NODE_RANGE = '^20.19.0 || ^22.12.0 || >=24.0.0';
 
 /** What `npm run build` leaves for `npm start`: armature build's bundle of dist/main.js. */
 export const BUNDLE = 'dist/bundle/main.mjs';
+/** The tool contract a release records; `test` compares the catalogue with it once it exists. */
+export const CONTRACT_FILE = 'mcp-contract.json';
 
 /** Keys in code-point order (scoped packages first), as package managers write them. */
 function sorted(entries: Record<string, string>): Record<string, string> {
@@ -80,7 +82,8 @@ export function projectPackageJson(
       // its output starts in about half the time, so that is what `start` runs.
       build: 'tsc -p tsconfig.build.json && armature build',
       start: `node --enable-source-maps ${BUNDLE}`,
-      test: 'vitest run',
+      // Arguments after `npm test --` reach vitest, the last command.
+      test: `armature inspect --check ${CONTRACT_FILE} --if-present && vitest run`,
       typecheck: 'tsc -p tsconfig.json',
       lint: 'biome check . && armature check',
       format: 'biome check --write .',
@@ -538,10 +541,17 @@ export function commandRows(options: ProjectOptions, startsWhat: string): string
       `\`${runScript(pm, 'start')}\``,
       `Run the bundle (${startsWhat}): it starts in about half the time of \`node dist/main.js\`. Source maps are on, so stacks name \`src/\` files.`,
     ],
-    [`\`${runScript(pm, 'test')}\``, 'Run the tests with vitest.'],
+    [
+      `\`${runScript(pm, 'test')}\``,
+      `Check the tool contract against \`${CONTRACT_FILE}\` when it exists (a breaking change fails), then run the tests with vitest.`,
+    ],
     [`\`${runScript(pm, 'lint')}\``, 'Check formatting and lint rules with Biome, and that no DTO property lacks a decorator.'],
     [`\`${runScript(pm, 'format')}\``, 'Format the code and apply safe lint fixes (Biome).'],
     [`\`${runScript(pm, 'inspect')}\``, 'Print the tools with their schemas, and lint them.'],
+    [
+      `\`${execBinary(pm, 'armature')} inspect --snapshot ${CONTRACT_FILE}\``,
+      `At each release: record the tool contract (commit the file). From then on \`${runScript(pm, 'test')}\` fails on a change that breaks it.`,
+    ],
   ];
 }
 

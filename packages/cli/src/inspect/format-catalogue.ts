@@ -3,8 +3,9 @@ import type { Catalogue } from './load-catalogue.js';
 
 type Json = Record<string, unknown>;
 
-export type InspectFormat = 'text' | 'json' | 'markdown';
-export const INSPECT_FORMATS: readonly InspectFormat[] = ['text', 'json', 'markdown'];
+/** `server-json` is written by server-json.ts: it needs package.json as well as the catalogue. */
+export type InspectFormat = 'text' | 'json' | 'markdown' | 'server-json';
+export const INSPECT_FORMATS: readonly InspectFormat[] = ['text', 'json', 'markdown', 'server-json'];
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -187,7 +188,7 @@ export function formatMarkdown(catalogue: Catalogue, findings: readonly Finding[
   return `${out.join('\n')}\n`;
 }
 
-export function formatCatalogue(format: InspectFormat, catalogue: Catalogue, findings: readonly Finding[]): string {
+export function formatCatalogue(format: Exclude<InspectFormat, 'server-json'>, catalogue: Catalogue, findings: readonly Finding[]): string {
   if (format === 'json') return formatJson(catalogue, findings);
   if (format === 'markdown') return formatMarkdown(catalogue, findings);
   return formatText(catalogue, findings);

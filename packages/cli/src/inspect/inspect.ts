@@ -3,6 +3,7 @@ import { findUndecoratedProperties } from './find-undecorated-properties.js';
 import { formatCatalogue, type InspectFormat } from './format-catalogue.js';
 import { type Finding, lintCatalogue } from './lint-catalogue.js';
 import { type Catalogue, loadCatalogue } from './load-catalogue.js';
+import { formatServerJson, type PublishManifest } from './server-json.js';
 
 export interface InspectOptions {
   /** The module that exports the app (default `src/app.ts`). */
@@ -23,5 +24,8 @@ export async function inspectProject(options: InspectOptions = {}): Promise<Insp
   const project = findProject(options.cwd ?? process.cwd());
   const catalogue = await loadCatalogue(project.root, options.entry);
   const findings = [...lintCatalogue(catalogue), ...findUndecoratedProperties(project.root)];
-  return { catalogue, findings, output: formatCatalogue(options.format ?? 'text', catalogue, findings) };
+  const format = options.format ?? 'text';
+  const output =
+    format === 'server-json' ? formatServerJson(catalogue, project.pkg as PublishManifest) : formatCatalogue(format, catalogue, findings);
+  return { catalogue, findings, output };
 }

@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 
 /** What a project serves, as its clients see it in the list results. */
 export interface Catalogue {
-  readonly server: { name: string; version: string; title?: string };
+  readonly server: { name: string; version: string; title?: string; icons?: Json[] };
   readonly instructions?: string;
   readonly tools: Json[];
   readonly resources: Json[];
