@@ -42,7 +42,7 @@ export interface SessionSharing {
   /** What a client message changes in the shared record, done once it succeeded. */
   record(session: Session, message: { method?: unknown; id?: unknown; params?: Record<string, unknown> }): void;
   /** The session is forgotten here; `ended` when it ended for every instance (DELETE). */
-  forget(sessionId: string, session: Session, ended: boolean): void;
+  forget(sessionId: string, session: Session, ended: boolean): Promise<void>;
   /** The table closes. */
   close(): void;
 }
@@ -58,8 +58,8 @@ export const localSessions: SessionSharing = Object.freeze({
   relayed: async () => false,
   opened: async () => undefined,
   record: () => undefined,
-  forget(_sessionId: string, session: Session) {
-    void session.events?.purge().catch(() => undefined);
+  async forget(_sessionId: string, session: Session) {
+    await session.events?.purge().catch(() => undefined);
   },
   close: () => undefined,
 });

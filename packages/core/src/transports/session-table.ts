@@ -232,13 +232,14 @@ export class SessionTable {
    * Forgets a session and what it held (its client's slot; its events, as its sharing decides);
    * closes its server when asked. `ended`: the client ended it (DELETE), for every instance.
    */
-  private endSession(id: string, closeServer = false, ended = false): void {
+  private endSession(id: string, closeServer = false, ended = false): Promise<void> {
     const session = this.sessions.get(id);
-    if (!session) return;
+    if (!session) return Promise.resolve();
     this.sessions.delete(id);
     if (session.counted) this.sessionsPerClient.release(session.client);
-    this.sharing.forget(id, session, ended);
     if (closeServer) void session.server.close().catch(() => undefined);
+    // A DELETE is answered once its share is freed everywhere (the transport awaits this).
+    return this.sharing.forget(id, session, ended);
   }
 
   /** Closes sessions idle past `sessionIdleTimeoutMs`, and those that never sent `initialized` in time. */

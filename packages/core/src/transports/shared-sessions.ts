@@ -194,11 +194,14 @@ export class SharedSessions implements SessionSharing, RelayTarget {
   }
 
   /** This instance drops only its copy, unless the session ended: then its record and events go, and the other instances drop theirs. */
-  forget(sessionId: string, session: Session, ended: boolean): void {
+  async forget(sessionId: string, session: Session, ended: boolean): Promise<void> {
     if (!ended) return;
-    void session.events?.purge().catch(() => undefined);
-    void this.relay.state.sessions.delete(sessionId).catch(() => undefined);
-    void this.relay.ended(sessionId).catch(() => undefined);
+    // Failures are not the client's: the record lapses with its ttl, the other copies with theirs.
+    await Promise.all([
+      session.events?.purge().catch(() => undefined),
+      this.relay.state.sessions.delete(sessionId).catch(() => undefined),
+      this.relay.ended(sessionId).catch(() => undefined),
+    ]);
   }
 
   close(): void {
