@@ -2,57 +2,13 @@
 // connections sending tools/call `add`: 2026-07-28 stateless (Armature, the SDK's createMcpHandler,
 // the hand-written node:http loop) and 2025-11-25 in one session (Armature, the SDK's sessionful
 // transport).
-import { Http2026Client, spawnHttpServer } from '../drivers/http-2026-client.js';
+import { Http2026Client } from '../drivers/http-2026-client.js';
 import { HttpSessionClient } from '../drivers/http-session-client.js';
-import { pipelined } from '../drivers/stdio-child.js';
-import type { Opened, Scenario, SideName } from '../harness.js';
-import { SIDE_TITLES } from '../harness.js';
+import type { Scenario } from '../harness.js';
 import { addText, type SearchArgs, searchText } from '../servers/bench-tools.js';
 import type { Settings } from '../settings.js';
-import { ADD_FIXED, ADD_UNKNOWN, addArgs, checkRefused, checkSame, ok, SEARCH_FIXED, SEARCH_INVALID } from './tool-calls.js';
-
-/** What both clients offer a scenario. */
-interface Caller {
-  callTool(name: string, args: Record<string, unknown>): Promise<unknown>;
-  close(): void | Promise<void>;
-}
-
-/** Starts `servers` (side -> entry of dist/servers), connects a client to each, and runs `check` before anything is timed. */
-async function openHttp(
-  settings: Settings,
-  servers: Partial<Record<SideName, string>>,
-  connect: (url: string) => Promise<Caller>,
-  check: (
-    answers: (name: string, args: Record<string, unknown>, only?: readonly SideName[]) => Promise<[string, unknown][]>,
-  ) => Promise<void>,
-): Promise<Opened> {
-  const names = Object.keys(servers) as SideName[];
-  const started = await Promise.allSettled(names.map((name) => spawnHttpServer(servers[name] as string)));
-  const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const clients = new Map<SideName, Caller>();
-  const close = async () => {
-    await Promise.allSettled([...clients.values()].map((client) => client.close()));
-    await Promise.allSettled(running.map((server) => server.close()));
-  };
-  try {
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
-    for (const [i, name] of names.entries()) clients.set(name, await connect(running[i]?.url as string));
-    await check(async (tool, args, only = names) => {
-      const answers: [string, unknown][] = [];
-      for (const name of only) answers.push([SIDE_TITLES[name], await (clients.get(name) as Caller).callTool(tool, args)]);
-      return answers;
-    });
-    const run = (client: Caller, count: number) =>
-      pipelined(count, settings.httpConnections, (i) => client.callTool('add', addArgs(i)).then(ok));
-    for (const client of clients.values()) await run(client, Math.min(settings.warmupCalls, settings.httpCalls));
-    const sides: Opened['sides'] = {};
-    for (const [name, client] of clients) sides[name] = () => run(client, settings.httpCalls);
-    return { sides, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
-}
+import { openHttpSides } from './http-sides.js';
+import { ADD_FIXED, ADD_UNKNOWN, checkRefused, checkSame, SEARCH_FIXED, SEARCH_INVALID } from './tool-calls.js';
 
 function http2026(settings: Settings): Scenario {
   const connections = settings.httpConnections;
@@ -68,9 +24,9 @@ function http2026(settings: Settings): Scenario {
       { anchor: 'raw', goal: { kind: 'ratio-at-least', value: 0.5 } },
     ],
     open: () =>
-      openHttp(
+      openHttpSides(
         settings,
-        { armature: 'armature-http', sdk: 'sdk-http', raw: 'raw-loop-http' },
+        { armature: { entry: 'armature-http' }, sdk: { entry: 'sdk-http' }, raw: { entry: 'raw-loop-http' } },
         (url) => Promise.resolve(new Http2026Client(url, connections)),
         async (answers) => {
           checkSame('add(2, 3) over HTTP 2026-07-28', await answers('add', ADD_FIXED), addText(2, 3));
@@ -92,9 +48,9 @@ function httpSession(settings: Settings): Scenario {
     unit: 'calls/s',
     targets: [{ anchor: 'sdk', goal: { kind: 'ratio-at-least', value: 3 } }],
     open: () =>
-      openHttp(
+      openHttpSides(
         settings,
-        { armature: 'armature-http', sdk: 'sdk-http-sessions' },
+        { armature: { entry: 'armature-http' }, sdk: { entry: 'sdk-http-sessions' } },
         (url) => HttpSessionClient.open(url, connections),
         async (answers) => {
           checkSame('add(2, 3) in a 2025-11-25 session', await answers('add', ADD_FIXED), addText(2, 3));

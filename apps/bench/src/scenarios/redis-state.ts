@@ -4,19 +4,13 @@
 // redis-server (no persistence: no disk in the figures) and stops it. Sessions have a goal (issue 21:
 // at least 0.85x of in-memory); the stateless line's ratio is reported.
 import { RedisServer } from '@armature/test-redis';
-import { Http2026Client, spawnHttpServer } from '../drivers/http-2026-client.js';
+import { Http2026Client } from '../drivers/http-2026-client.js';
 import { HttpSessionClient } from '../drivers/http-session-client.js';
-import { pipelined } from '../drivers/stdio-child.js';
 import type { Goal, Opened, Scenario } from '../harness.js';
 import { addText } from '../servers/bench-tools.js';
 import type { Settings } from '../settings.js';
-import { ADD_FIXED, addArgs, checkSame, ok } from './tool-calls.js';
-
-/** What both clients offer the scenario. */
-interface Caller {
-  callTool(name: string, args: Record<string, unknown>): Promise<unknown>;
-  close(): void | Promise<void>;
-}
+import { type Caller, openHttpSides } from './http-sides.js';
+import { ADD_FIXED, checkSame } from './tool-calls.js';
 
 export const REDIS_SKIPPED =
   'redis state lines: skipped, redis-server is not installed (apt-get install -y redis-server, or sh .ci/install-redis.sh)';
@@ -55,36 +49,22 @@ function stateScenario(
     targets: [{ anchor: 'memory', goal: line.goal }],
     async open(): Promise<Opened> {
       const redis = await RedisServer.start({ durable: false });
-      const servers = await Promise.all([
-        spawnHttpServer('armature-http-redis', { REDIS_URL: redis.url }),
-        spawnHttpServer('armature-http'),
-      ]).catch(async (error: unknown) => {
-        await redis.dispose();
-        throw error;
-      });
-      const clients: Caller[] = [];
-      const close = async () => {
-        await Promise.allSettled(clients.map((client) => client.close()));
-        await Promise.allSettled(servers.map((server) => server.close()));
-        await redis.dispose();
-      };
       try {
-        for (const server of servers) clients.push(await line.connect(server.url));
-        const [onRedis, inMemory] = clients as [Caller, Caller];
-        const answers = [
-          ['Armature on Redis', await onRedis.callTool('add', ADD_FIXED)],
-          ['Armature in memory', await inMemory.callTool('add', ADD_FIXED)],
-        ] as const;
-        checkSame(`add(2, 3), ${line.id}`, answers, addText(2, 3));
-        const run = (client: Caller, count: number) =>
-          pipelined(count, settings.httpConnections, (i) => client.callTool('add', addArgs(i)).then(ok));
-        for (const client of clients) await run(client, Math.min(settings.warmupCalls, settings.httpCalls));
+        const opened = await openHttpSides(
+          settings,
+          { armature: { entry: 'armature-http-redis', env: { REDIS_URL: redis.url } }, memory: { entry: 'armature-http' } },
+          line.connect,
+          async (answers) => checkSame(`add(2, 3), ${line.id}`, await answers('add', ADD_FIXED), addText(2, 3)),
+        );
         return {
-          sides: { armature: () => run(onRedis, settings.httpCalls), memory: () => run(inMemory, settings.httpCalls) },
-          close,
+          ...opened,
+          async close() {
+            await opened.close();
+            await redis.dispose();
+          },
         };
       } catch (error) {
-        await close();
+        await redis.dispose();
         throw error;
       }
     },
