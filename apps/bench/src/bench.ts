@@ -1,6 +1,6 @@
-// Armature against the official SDK v2 (and the SDK v1 and a hand-written JSON-RPC loop where
-// cheap) on the scenarios of issue 11, in one run: every side sampled once per pass, several passes,
-// medians, ratios, each goal with PASS/FAIL.
+// Armature against the official SDK v2 (and the SDK v1 and hand-written JSON-RPC loops where
+// cheap) on the scenarios of issues 11 and 21, in one run: every side sampled once per pass, several
+// passes, medians, ratios, each goal with PASS/FAIL.
 // Usage: node dist/bench.js [--quick] [--only=<part of a scenario id>] [--passes=N] [--write-docs[=file]]
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { type Row, runScenario } from './harness.js';
 import { consoleTable, markdownTable, samplesLine, summaryLine, svgChart, writeBetweenMarkers } from './report.js';
-import { httpScenario } from './scenarios/http.js';
+import { httpScenarios } from './scenarios/http.js';
 import { inMemoryScenarios } from './scenarios/in-memory.js';
 import { redisStateScenarios } from './scenarios/redis-state.js';
 import { processScenarios, stdioCallScenarios } from './scenarios/stdio.js';
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const redis = redisStateScenarios(settings);
   const scenarios = [
     ...stdioCallScenarios(settings),
-    httpScenario(settings),
+    ...httpScenarios(settings),
     ...redis.scenarios,
     ...inMemoryScenarios(settings),
     ...processScenarios(settings),

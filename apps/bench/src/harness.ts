@@ -1,6 +1,7 @@
 // The shape of a scenario and how one is run: every side sampled once per pass, the order rotated
 // per pass so that machine drift and the previous side's garbage hit every side alike; the figure
-// of a side is its median; the verdict compares Armature's median with the anchor's.
+// of a side is its median; each target's verdict compares its subject's median with its anchor's,
+// all from the same samples.
 import { performance } from 'node:perf_hooks';
 
 export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory'] as const;
@@ -16,11 +17,11 @@ export const SIDE_TITLES: Record<SideName, string> = {
   memory: 'Armature in memory',
 };
 
-/** How Armature's median must compare with the anchor's. */
+/** How the subject's median must compare with the anchor's. */
 export type Goal =
-  | { kind: 'ratio-at-least'; value: number } // Armature / anchor >= value (throughput)
-  | { kind: 'ratio-at-most'; value: number } // Armature / anchor <= value (time)
-  | { kind: 'plus-at-most'; value: number } // Armature - anchor <= value (memory, MB)
+  | { kind: 'ratio-at-least'; value: number } // subject / anchor >= value (throughput)
+  | { kind: 'ratio-at-most'; value: number } // subject / anchor <= value (time)
+  | { kind: 'plus-at-most'; value: number } // subject - anchor <= value (memory, MB)
   | { kind: 'report' }; // no goal: the ratio is reported, not judged
 
 /** One sample of one side: the figure (calls/s, ms or MB). */
@@ -40,28 +41,41 @@ export interface Check {
   fatal?: boolean;
 }
 
+/** One goal of a scenario: how its subject's median must compare with its anchor's. */
+export interface Target {
+  anchor: SideName;
+  /** The side the goal judges (default `armature`): `bundled` where the goal is about how a deployed server starts. */
+  subject?: SideName;
+  goal: Goal;
+}
+
 export interface Scenario {
   /** Short name, printed first on its summary line. */
   id: string;
   /** One sentence: what is measured, how. */
   title: string;
   unit: 'calls/s' | 'ms' | 'MB';
-  anchor: SideName;
-  /** The side the goal judges (default `armature`): `bundled` where the goal is about how a deployed server starts. */
-  subject?: SideName;
-  goal: Goal;
+  /** Its goals, judged on the same samples; the first one's anchor is the chart's 1x. */
+  targets: readonly [Target, ...Target[]];
   /** Passes for this scenario when it cannot afford the run's (e.g. 100k calls each). */
   passes?: number;
   /** Starts what the scenario needs, checks that every side answers the same, warms up. */
   open(): Promise<Opened>;
 }
 
+/** A target judged: its subject against its anchor, as the goal reads it (a ratio or MB more). */
+export interface Verdict {
+  target: Target;
+  relative: number;
+  pass: boolean;
+}
+
 export interface Row {
   scenario: Scenario;
   samples: Partial<Record<SideName, number[]>>;
   medians: Partial<Record<SideName, number>>;
-  /** Armature against the anchor, as the goal reads it (a ratio or MB more). */
-  relative: number;
+  /** One per target, in the scenario's order. */
+  verdicts: Verdict[];
   checks: Check[];
   pass: boolean;
   seconds: number;
@@ -73,13 +87,28 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-export function relativeOf(goal: Goal, armature: number, anchor: number): number {
-  return goal.kind === 'plus-at-most' ? armature - anchor : armature / anchor;
+export function relativeOf(goal: Goal, subject: number, anchor: number): number {
+  return goal.kind === 'plus-at-most' ? subject - anchor : subject / anchor;
 }
 
 export function meets(goal: Goal, relative: number): boolean {
   if (goal.kind === 'report') return true;
   return goal.kind === 'ratio-at-least' ? relative >= goal.value : relative <= goal.value;
+}
+
+/** Every target of `scenario` judged on `medians`. */
+export function judge(scenario: Scenario, medians: Partial<Record<SideName, number>>): Verdict[] {
+  return scenario.targets.map((target) => {
+    const subject = medians[target.subject ?? 'armature'];
+    const anchor = medians[target.anchor];
+    if (subject === undefined || anchor === undefined) {
+      throw new Error(
+        `${scenario.id}: a target compares ${target.subject ?? 'armature'} with ${target.anchor}, which were not both measured`,
+      );
+    }
+    const relative = relativeOf(target.goal, subject, anchor);
+    return { target, relative, pass: meets(target.goal, relative) };
+  });
 }
 
 export async function runScenario(scenario: Scenario, passes: number): Promise<Row> {
@@ -102,14 +131,14 @@ export async function runScenario(scenario: Scenario, passes: number): Promise<R
   }
   const medians: Partial<Record<SideName, number>> = {};
   for (const name of names) medians[name] = median(samples[name] as number[]);
-  const relative = relativeOf(scenario.goal, medians[scenario.subject ?? 'armature'] as number, medians[scenario.anchor] as number);
+  const verdicts = judge(scenario, medians);
   return {
     scenario,
     samples,
     medians,
-    relative,
+    verdicts,
     checks,
-    pass: meets(scenario.goal, relative) && checks.every((c) => c.pass),
+    pass: verdicts.every((v) => v.pass) && checks.every((c) => c.pass),
     seconds: (performance.now() - started) / 1000,
   };
 }

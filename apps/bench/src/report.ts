@@ -1,7 +1,7 @@
 // What a run prints and writes: the console table, the summary lines, the Markdown table and the
 // SVG chart for docs/performance.md (replaced between its markers).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { type Goal, type Row, SIDE_TITLES, SIDES, type SideName } from './harness.js';
+import { type Goal, type Row, SIDE_TITLES, SIDES, type SideName, type Verdict } from './harness.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -23,22 +23,24 @@ export function fmtGoal(goal: Goal): string {
   return `<= +${goal.value} MB`;
 }
 
-const verdict = (row: Row) => (row.scenario.goal.kind === 'report' ? 'n/a' : row.pass ? 'PASS' : 'FAIL');
+const verdict = ({ target, pass }: Verdict) => (target.goal.kind === 'report' ? 'n/a' : pass ? 'PASS' : 'FAIL');
 /** "0.92x of SDK v2", naming the judged side when it is not Armature as run from tsc's output. */
-const vsAnchor = (row: Row) => {
-  const subject = row.scenario.subject ?? 'armature';
-  const of = `${fmtRelative(row.scenario.goal, row.relative)} of ${SIDE_TITLES[row.scenario.anchor]}`;
+const vsAnchor = ({ target, relative }: Verdict) => {
+  const subject = target.subject ?? 'armature';
+  const of = `${fmtRelative(target.goal, relative)} of ${SIDE_TITLES[target.anchor]}`;
   return subject === 'armature' ? of : `${SIDE_TITLES[subject]}: ${of}`;
 };
+const checkText = (row: Row) => row.checks.map((c) => `${c.text} ${c.pass ? 'PASS' : 'FAIL'}`);
 
+/** A row's cells; a scenario of several targets lists them in each of the last three cells, in order, `; ` between. */
 function cells(row: Row): string[] {
-  const { scenario } = row;
+  const { scenario, verdicts } = row;
   return [
     scenario.id,
     ...SIDES.map((side) => fmtValue(scenario.unit, row.medians[side])),
-    vsAnchor(row),
-    fmtGoal(scenario.goal),
-    [verdict(row), ...row.checks.map((c) => `${c.text} ${c.pass ? 'PASS' : 'FAIL'}`)].join('; '),
+    verdicts.map(vsAnchor).join('; '),
+    verdicts.map((v) => fmtGoal(v.target.goal)).join('; '),
+    [...verdicts.map(verdict), ...checkText(row)].join('; '),
   ];
 }
 
@@ -67,10 +69,13 @@ export function consoleTable(rows: readonly Row[]): string {
     .join('\n');
 }
 
-/** One line per scenario, the form the quick test reads: `<id>: <relative> of <anchor> (goal <goal>) PASS|FAIL`. */
+/**
+ * One line per scenario, the form the quick test reads: `<id>: <relative> of <anchor> (goal <goal>) PASS|FAIL`,
+ * then `; ` and the same for each further target, then the checks.
+ */
 export function summaryLine(row: Row): string {
-  const checks = row.checks.map((c) => `; ${c.text} ${c.pass ? 'PASS' : 'FAIL'}`).join('');
-  return `${row.scenario.id}: ${vsAnchor(row)} (goal ${fmtGoal(row.scenario.goal)}) ${verdict(row)}${checks}`;
+  const targets = row.verdicts.map((v) => `${vsAnchor(v)} (goal ${fmtGoal(v.target.goal)}) ${verdict(v)}`);
+  return `${row.scenario.id}: ${[...targets, ...checkText(row)].join('; ')}`;
 }
 
 export function samplesLine(row: Row): string {
@@ -104,22 +109,26 @@ const BAR = 12;
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Higher is better for every scenario: calls/s over the anchor's, or the anchor's ms or MB over this side's. */
-function better(row: Row, side: SideName): number | undefined {
+/** The chart's 1x: the first target's anchor. */
+const chartAnchor = (row: Row) => row.scenario.targets[0].anchor;
+
+/** Higher is better for every scenario: calls/s over `anchor`'s, or `anchor`'s ms or MB over this side's. */
+function better(row: Row, side: SideName, anchor: SideName = chartAnchor(row)): number | undefined {
   const value = row.medians[side];
-  const anchor = row.medians[row.scenario.anchor] as number;
+  const base = row.medians[anchor] as number;
   if (value === undefined) return undefined;
-  return row.scenario.unit === 'calls/s' ? value / anchor : anchor / value;
+  return row.scenario.unit === 'calls/s' ? value / base : base / value;
 }
 
-/** The goal on the same scale as `better` (none for a line that only reports). */
-function goalMark(row: Row): number | undefined {
-  const { goal } = row.scenario;
+/**
+ * A target's goal on the same scale as `better` against the chart's anchor (none for a target that
+ * only reports): on its own anchor's scale, then moved by that anchor's place on the chart.
+ */
+function goalMark(row: Row, { anchor, goal }: Verdict['target']): number | undefined {
   if (goal.kind === 'report') return undefined;
-  if (goal.kind === 'ratio-at-least') return goal.value;
-  if (goal.kind === 'ratio-at-most') return 1 / goal.value;
-  const anchor = row.medians[row.scenario.anchor] as number;
-  return anchor / (anchor + goal.value);
+  const base = row.medians[anchor] as number;
+  const own = goal.kind === 'ratio-at-least' ? goal.value : goal.kind === 'ratio-at-most' ? 1 / goal.value : base / (base + goal.value);
+  return own * (better(row, anchor) as number);
 }
 
 export function svgChart(rows: readonly Row[]): string {
@@ -134,8 +143,9 @@ export function svgChart(rows: readonly Row[]): string {
     const height = sides.length * (BAR + 2);
     parts.push(
       `<text x="${LABEL - 8}" y="${y + height / 2}" text-anchor="end" font-size="12">${escapeXml(row.scenario.id)}</text>`,
-      `<text x="${LABEL - 8}" y="${y + height / 2 + 13}" text-anchor="end" font-size="10" fill="#6b7280">vs ${SIDE_TITLES[row.scenario.anchor]}</text>`,
+      `<text x="${LABEL - 8}" y="${y + height / 2 + 13}" text-anchor="end" font-size="10" fill="#6b7280">vs ${SIDE_TITLES[chartAnchor(row)]}</text>`,
     );
+    const judged = row.scenario.targets.map((target) => target.subject ?? 'armature');
     sides.forEach((side, i) => {
       const value = better(row, side) as number;
       const top = y + i * (BAR + 2);
@@ -146,14 +156,15 @@ export function svgChart(rows: readonly Row[]): string {
         )}</title></rect>`,
       );
       const clamped = value > HIGH || value < LOW;
-      if (side === (row.scenario.subject ?? 'armature') || clamped) {
+      if (judged.includes(side) || clamped) {
         const after = value >= 1 ? Math.min(to + 4, RIGHT - 30) : Math.max(from - 4, LABEL + 30);
         parts.push(
           `<text x="${after.toFixed(1)}" y="${top + BAR - 2}" text-anchor="${value >= 1 ? 'start' : 'end'}" font-size="10">${value.toFixed(2)}x</text>`,
         );
       }
-      const goal = goalMark(row);
-      if (side === (row.scenario.subject ?? 'armature') && goal !== undefined) {
+      for (const target of row.scenario.targets) {
+        const goal = goalMark(row, target);
+        if ((target.subject ?? 'armature') !== side || goal === undefined) continue;
         const mark = x(goal);
         parts.push(
           `<line x1="${mark.toFixed(1)}" x2="${mark.toFixed(1)}" y1="${top - 2}" y2="${top + BAR + 2}" stroke="#dc2626" stroke-width="2"/>`,

@@ -3,21 +3,19 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Goal, median, meets, type Row, relativeOf, type Scenario } from '../src/harness.js';
+import { type Goal, judge, median, meets, type Row, relativeOf, type Scenario, type Target } from '../src/harness.js';
 import { markdownTable, summaryLine, svgChart, writeBetweenMarkers } from '../src/report.js';
 
-function row(
-  id: string,
-  unit: Scenario['unit'],
-  goal: Goal,
-  medians: Row['medians'],
-  anchor: Scenario['anchor'] = 'sdk',
-  subject: Scenario['subject'] = 'armature',
-): Row {
-  const scenario: Scenario = { id, title: id, unit, anchor, subject, goal, open: () => Promise.reject(new Error('not run')) };
-  const relative = relativeOf(goal, medians[subject] as number, medians[anchor] as number);
-  return { scenario, samples: {}, medians, relative, checks: [], pass: meets(goal, relative), seconds: 0 };
+function row(id: string, unit: Scenario['unit'], targets: Scenario['targets'], medians: Row['medians']): Row {
+  const scenario: Scenario = { id, title: id, unit, targets, open: () => Promise.reject(new Error('not run')) };
+  const verdicts = judge(scenario, medians);
+  return { scenario, samples: {}, medians, verdicts, checks: [], pass: verdicts.every((v) => v.pass), seconds: 0 };
 }
+const at = (anchor: Target['anchor'], goal: Goal, subject?: Target['subject']): Target => ({
+  anchor,
+  goal,
+  ...(subject ? { subject } : {}),
+});
 
 describe('verdicts', () => {
   it('takes the median of an odd and an even count', () => {
@@ -37,23 +35,54 @@ describe('verdicts', () => {
     expect(meets(memory, 10)).toBe(true);
     expect(meets(memory, 10.1)).toBe(false);
   });
+
+  it('judges every target of a scenario on the same medians, and refuses a target whose sides were not measured', () => {
+    const scenario: Scenario = {
+      id: 'stdio add',
+      title: 'stdio add',
+      unit: 'calls/s',
+      targets: [at('sdk', { kind: 'ratio-at-least', value: 2 }), at('raw', { kind: 'ratio-at-least', value: 0.8 })],
+      open: () => Promise.reject(new Error('not run')),
+    };
+    expect(judge(scenario, { armature: 5000, sdk: 2000, raw: 7000 }).map((v) => [v.relative.toFixed(3), v.pass])).toEqual([
+      ['2.500', true],
+      ['0.714', false],
+    ]);
+    expect(() => judge(scenario, { armature: 5000, sdk: 2000 })).toThrow(
+      'stdio add: a target compares armature with raw, which were not both measured',
+    );
+  });
 });
 
 describe('what a run prints and writes', () => {
   const rows = [
-    row('stdio add', 'calls/s', { kind: 'ratio-at-least', value: 2 }, { armature: 5000, sdk: 2000, sdkV1: 2500, raw: 40000 }),
-    row('tools/list 500', 'ms', { kind: 'ratio-at-most', value: 1.1 }, { armature: 12, sdk: 20, raw: 10 }, 'raw'),
-    row('idle RSS', 'MB', { kind: 'plus-at-most', value: 10 }, { armature: 99, sdk: 68 }),
-    row('cold start 2', 'ms', { kind: 'ratio-at-most', value: 1.1 }, { armature: 600, bundled: 320, sdk: 360 }, 'sdk', 'bundled'),
-    row('redis 2026 add', 'calls/s', { kind: 'report' }, { armature: 800, memory: 1000 }, 'memory'),
+    row('stdio add', 'calls/s', [at('sdk', { kind: 'ratio-at-least', value: 2 }), at('raw', { kind: 'ratio-at-least', value: 0.8 })], {
+      armature: 5000,
+      sdk: 2000,
+      sdkV1: 2500,
+      raw: 40000,
+    }),
+    row('tools/list 500', 'ms', [at('raw', { kind: 'ratio-at-most', value: 1.1 })], { armature: 12, sdk: 20, raw: 10 }),
+    row('idle RSS', 'MB', [at('sdk', { kind: 'plus-at-most', value: 15 }), at('sdk', { kind: 'plus-at-most', value: 10 }, 'bundled')], {
+      armature: 99,
+      bundled: 70,
+      sdk: 68,
+    }),
+    row(
+      'cold start 2',
+      'ms',
+      [at('sdk', { kind: 'ratio-at-most', value: 1.3 }), at('sdk', { kind: 'ratio-at-most', value: 0.8 }, 'bundled')],
+      { armature: 400, bundled: 320, sdk: 360 },
+    ),
+    row('redis 2026 add', 'calls/s', [at('memory', { kind: 'report' })], { armature: 800, memory: 1000 }),
   ];
 
   it('prints one summary line per scenario with the goal and the verdict', () => {
     expect(rows.map(summaryLine)).toEqual([
-      'stdio add: 2.50x of SDK v2 (goal >= 2.00x) PASS',
+      'stdio add: 2.50x of SDK v2 (goal >= 2.00x) PASS; 0.13x of raw loop (goal >= 0.80x) FAIL',
       'tools/list 500: 1.20x of raw loop (goal <= 1.10x) FAIL',
-      'idle RSS: +31.0 MB of SDK v2 (goal <= +10 MB) FAIL',
-      'cold start 2: Armature bundled: 0.89x of SDK v2 (goal <= 1.10x) PASS',
+      'idle RSS: +31.0 MB of SDK v2 (goal <= +15 MB) FAIL; Armature bundled: +2.0 MB of SDK v2 (goal <= +10 MB) PASS',
+      'cold start 2: 1.11x of SDK v2 (goal <= 1.30x) PASS; Armature bundled: 0.89x of SDK v2 (goal <= 0.80x) FAIL',
       'redis 2026 add: 0.80x of Armature in memory (goal report) n/a',
     ]);
   });
@@ -62,23 +91,31 @@ describe('what a run prints and writes', () => {
     expect(markdownTable(rows).split('\n')).toEqual([
       '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature vs anchor | goal | verdict |',
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-      '| stdio add | 5,000/s |  | 2,000/s | 2,500/s | 40,000/s |  | 2.50x of SDK v2 | >= 2.00x | PASS |',
+      '| stdio add | 5,000/s |  | 2,000/s | 2,500/s | 40,000/s |  | 2.50x of SDK v2; 0.13x of raw loop | >= 2.00x; >= 0.80x | PASS; FAIL |',
       '| tools/list 500 | 12.0 ms |  | 20.0 ms |  | 10.0 ms |  | 1.20x of raw loop | <= 1.10x | FAIL |',
-      '| idle RSS | 99.0 MB |  | 68.0 MB |  |  |  | +31.0 MB of SDK v2 | <= +10 MB | FAIL |',
-      '| cold start 2 | 600 ms | 320 ms | 360 ms |  |  |  | Armature bundled: 0.89x of SDK v2 | <= 1.10x | PASS |',
+      '| idle RSS | 99.0 MB | 70.0 MB | 68.0 MB |  |  |  | +31.0 MB of SDK v2; Armature bundled: +2.0 MB of SDK v2 | <= +15 MB; <= +10 MB | FAIL; PASS |',
+      '| cold start 2 | 400 ms | 320 ms | 360 ms |  |  |  | 1.11x of SDK v2; Armature bundled: 0.89x of SDK v2 | <= 1.30x; <= 0.80x | PASS; FAIL |',
       '| redis 2026 add | 800/s |  |  |  |  | 1,000/s | 0.80x of Armature in memory | report | n/a |',
     ]);
   });
 
-  it('draws a bar per measured side and a goal mark per scenario that has a goal, with no blank line inside the SVG', () => {
+  it('draws a bar per measured side and a goal mark per target that has a goal, with no blank line inside the SVG', () => {
     const svg = svgChart(rows);
-    expect(svg.match(/<rect [^>]*><title>/g)).toHaveLength(4 + 3 + 2 + 3 + 2);
-    expect(svg.match(/stroke="#dc2626" stroke-width="2"\/>/g)).toHaveLength(4 + 1); // + the legend's; none for the report line
+    expect(svg.match(/<rect [^>]*><title>/g)).toHaveLength(4 + 3 + 3 + 3 + 2);
+    expect(svg.match(/stroke="#dc2626" stroke-width="2"\/>/g)).toHaveLength(2 + 1 + 2 + 2 + 1); // + the legend's; none for the report line
     expect(svg).toContain('<title>Armature bundled: 320 ms (1.13x the anchor, higher is better)</title>');
     expect(svg).toContain('<title>Armature: 800/s (0.80x the anchor, higher is better)</title>');
     expect(svg).toContain('<title>Armature: 5,000/s (2.50x the anchor, higher is better)</title>');
     expect(svg).toContain('<title>Armature: 12.0 ms (0.83x the anchor, higher is better)</title>');
     expect(svg).not.toMatch(/\n\s*\n/);
+  });
+
+  it("places a target's goal against another anchor on the chart's scale (the first target's anchor)", () => {
+    // stdio add: the chart's 1x is the SDK (2,000/s); 0.8x of the loop's 40,000/s is 32,000/s, 16x the SDK.
+    const svg = svgChart(rows.slice(0, 1));
+    const tick = (t: number) => new RegExp(`<line x1="([\\d.]+)"[^>]*/><text [^>]*>${t}x</text>`).exec(svg)?.[1];
+    const marks = [...svg.matchAll(/<line x1="([\d.]+)" x2="[\d.]+" y1="\d+" y2="\d+" stroke="#dc2626"/g)].map((m) => m[1]);
+    expect(marks.slice(1)).toEqual([tick(2), tick(16)]); // after the legend's: 2x the SDK, then 0.8x of the loop
   });
 
   it('replaces only what stands between the markers, and refuses a page without them', () => {

@@ -1,44 +1,66 @@
-// HTTP 2026-07-28 stateless: each server in its own process on 127.0.0.1, the raw client's pool
-// of keep-alive connections sending tools/call `add`.
-import { Http2026Client, spawnHttpServer } from '../drivers/http-2026-client.js';
-import { pipelined } from '../drivers/stdio-child.js';
-import type { Opened, Scenario } from '../harness.js';
-import { addText } from '../servers/bench-tools.js';
+// Over HTTP, each server in its own process on 127.0.0.1, the raw clients' pools of keep-alive
+// connections sending tools/call `add`: 2026-07-28 stateless (Armature, the SDK's createMcpHandler,
+// the hand-written node:http loop) and 2025-11-25 in one session (Armature, the SDK's sessionful
+// transport).
+import { Http2026Client } from '../drivers/http-2026-client.js';
+import { HttpSessionClient } from '../drivers/http-session-client.js';
+import type { Scenario } from '../harness.js';
+import { addText, type SearchArgs, searchText } from '../servers/bench-tools.js';
 import type { Settings } from '../settings.js';
-import { ADD_FIXED, addArgs, checkSame, ok } from './tool-calls.js';
+import { openHttpSides } from './http-sides.js';
+import { ADD_FIXED, ADD_UNKNOWN, checkRefused, checkSame, SEARCH_FIXED, SEARCH_INVALID } from './tool-calls.js';
 
-export function httpScenario(settings: Settings): Scenario {
+function http2026(settings: Settings): Scenario {
   const connections = settings.httpConnections;
   return {
     id: 'http 2026 add',
     title:
       `HTTP 2026-07-28 stateless tools/call add: ${settings.httpCalls.toLocaleString('en-US')} calls per sample over ${connections} ` +
-      'keep-alive connections; Armature app.listenHttp vs the SDK createMcpHandler + toNodeHandler on node:http',
+      'keep-alive connections; Armature app.listenHttp vs the SDK createMcpHandler + toNodeHandler on node:http vs a hand-written node:http loop',
     unit: 'calls/s',
-    anchor: 'sdk',
-    goal: { kind: 'ratio-at-least', value: 3 },
-    async open(): Promise<Opened> {
-      const servers = await Promise.all([spawnHttpServer('armature-http'), spawnHttpServer('sdk-http')]);
-      const [armature, sdk] = servers.map((server) => new Http2026Client(server.url, connections)) as [Http2026Client, Http2026Client];
-      const close = async () => {
-        armature.close();
-        sdk.close();
-        await Promise.allSettled(servers.map((server) => server.close()));
-      };
-      try {
-        const answers = [
-          ['Armature', await armature.callTool('add', ADD_FIXED)],
-          ['SDK v2', await sdk.callTool('add', ADD_FIXED)],
-        ] as const;
-        checkSame('add(2, 3) over HTTP 2026-07-28', answers, addText(2, 3));
-        const run = (client: Http2026Client, count: number) =>
-          pipelined(count, connections, (i) => client.callTool('add', addArgs(i)).then(ok));
-        for (const client of [armature, sdk]) await run(client, Math.min(settings.warmupCalls, settings.httpCalls));
-        return { sides: { armature: () => run(armature, settings.httpCalls), sdk: () => run(sdk, settings.httpCalls) }, close };
-      } catch (error) {
-        await close();
-        throw error;
-      }
-    },
+    // Issue 11: at least 3x the SDK; issue 21: at least 0.5x of the hand-written node:http loop.
+    targets: [
+      { anchor: 'sdk', goal: { kind: 'ratio-at-least', value: 3 } },
+      { anchor: 'raw', goal: { kind: 'ratio-at-least', value: 0.5 } },
+    ],
+    open: () =>
+      openHttpSides(
+        settings,
+        { armature: { entry: 'armature-http' }, sdk: { entry: 'sdk-http' }, raw: { entry: 'raw-loop-http' } },
+        (url) => Promise.resolve(new Http2026Client(url, connections)),
+        async (answers) => {
+          checkSame('add(2, 3) over HTTP 2026-07-28', await answers('add', ADD_FIXED), addText(2, 3));
+          checkSame('search over HTTP 2026-07-28', await answers('search', SEARCH_FIXED), searchText(SEARCH_FIXED as SearchArgs));
+          checkRefused('search with a one-letter query over HTTP 2026-07-28', await answers('search', SEARCH_INVALID));
+          checkRefused('add with an unknown argument over HTTP 2026-07-28', await answers('add', ADD_UNKNOWN, ['armature', 'raw']));
+        },
+      ),
   };
+}
+
+function httpSession(settings: Settings): Scenario {
+  const connections = settings.httpConnections;
+  return {
+    id: 'http session add',
+    title:
+      `HTTP 2025-11-25 sessionful tools/call add, one session per side: ${settings.httpCalls.toLocaleString('en-US')} calls per sample over ` +
+      `${connections} keep-alive connections; Armature app.listenHttp vs the SDK's NodeStreamableHTTPServerTransport, one per session`,
+    unit: 'calls/s',
+    targets: [{ anchor: 'sdk', goal: { kind: 'ratio-at-least', value: 3 } }],
+    open: () =>
+      openHttpSides(
+        settings,
+        { armature: { entry: 'armature-http' }, sdk: { entry: 'sdk-http-sessions' } },
+        (url) => HttpSessionClient.open(url, connections),
+        async (answers) => {
+          checkSame('add(2, 3) in a 2025-11-25 session', await answers('add', ADD_FIXED), addText(2, 3));
+          checkSame('search in a 2025-11-25 session', await answers('search', SEARCH_FIXED), searchText(SEARCH_FIXED as SearchArgs));
+          checkRefused('search with a one-letter query in a 2025-11-25 session', await answers('search', SEARCH_INVALID));
+        },
+      ),
+  };
+}
+
+export function httpScenarios(settings: Settings): Scenario[] {
+  return [http2026(settings), httpSession(settings)];
 }

@@ -22,8 +22,7 @@ function inMemory(settings: Settings, tool: 'add' | 'search'): Scenario {
     id: `in-memory ${tool}`,
     title: `in memory, one call at a time, tools/call ${tool}: ${settings.inMemoryCalls.toLocaleString('en-US')} sequential calls per sample, raw JSON-RPC into InMemoryTransport`,
     unit: 'calls/s',
-    anchor: 'sdk',
-    goal: { kind: 'ratio-at-least', value: 2 },
+    targets: [{ anchor: 'sdk', goal: { kind: 'ratio-at-least', value: 2 } }],
     async open(): Promise<Opened> {
       const app = createBenchApp();
       const [armature, sdk] = [await RawConnection.open(app.createServer()), await RawConnection.open(createSdkServer())];

@@ -2,6 +2,8 @@
 import { isDeepStrictEqual } from 'node:util';
 
 export const ADD_FIXED = { a: 2, b: 3 };
+/** An argument the schema does not name: refused where the schema says `additionalProperties: false`. */
+export const ADD_UNKNOWN = { a: 2, b: 3, c: 4 };
 export const SEARCH_FIXED = { query: 'mcp server', filters: { tags: ['ts', 'fast'], kinds: ['doc', 'code'], minStars: 5 }, limit: 20 };
 /** Fails `query`'s MinLength: every side must refuse it, so validation really runs on every side. */
 export const SEARCH_INVALID = { query: 'x', filters: { tags: [], kinds: ['doc'] } };
