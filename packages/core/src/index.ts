@@ -88,6 +88,7 @@ export type {
   SharedState,
   StateBus,
   StreamClaim,
+  StreamLeases,
 } from './state/app-state.js';
 export { memoryState } from './state/memory-state.js';
 export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';

@@ -5,6 +5,7 @@ import { RedisCatalogEdits } from './redis-catalog-edits.js';
 import { type RedisEventLimits, RedisEventStore } from './redis-event-store.js';
 import { RedisInstanceLeases } from './redis-instance-leases.js';
 import { RedisSessionRecords } from './redis-session-records.js';
+import { RedisStreamLeases } from './redis-stream-leases.js';
 import { RedisTaskStore } from './redis-task-store.js';
 
 export interface RedisStateOptions {
@@ -59,6 +60,7 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
     instances: new RedisInstanceLeases(commands, prefix),
     tasks: new RedisTaskStore(commands, subscriber, prefix, timeout),
     catalog: new RedisCatalogEdits(commands, prefix),
+    listens: new RedisStreamLeases(commands, prefix),
     bus: {
       publish: (topic, payload) => bus.publish(topic, payload),
       // The app subscribes when it starts: that is where it waits for both connections.

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { createMcpApp, type HttpListener, type McpApp, McpServer, Tool } from '@armature/core';
 import { RedisServer } from '@armature/test-redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisState } from '../src/index.js';
 
 @McpServer({ name: 'capped', version: '1.0.0' })
@@ -20,7 +21,13 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const app = createMcpApp(CappedServer, { state: redisState({ url: redis.url }), requestStateKey: 'k'.repeat(32) });
     // Each client is told apart by the address one trusted proxy reports.
-    const listener = await app.listenHttp({ port: 0, maxSessions: 3, maxSessionsPerClient: 2, trustProxy: 1 });
+    const listener = await app.listenHttp({
+      port: 0,
+      maxSessions: 3,
+      maxSessionsPerClient: 2,
+      maxListenStreamsPerClient: 1,
+      trustProxy: 1,
+    });
     running.push({ app, listener });
   }
 });
@@ -68,5 +75,30 @@ describe('session caps on the redis state', () => {
     });
     expect(ended.status).toBe(200);
     expect((await open(0, '203.0.113.1')).status).toBe(200);
+  });
+});
+
+/** A 2026-07-28 client of instance `on` (no proxy header: every such client is 127.0.0.1). */
+async function modernClient(on: number): Promise<Client> {
+  const client = new Client({ name: 'listener', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL((running[on] as { listener: HttpListener }).listener.url)));
+  return client;
+}
+
+describe('listen streams on the redis state', () => {
+  it('count the streams a client holds on every instance, and free a closed one everywhere', async () => {
+    const [onA, onB] = [await modernClient(0), await modernClient(1)];
+    try {
+      const held = await onA.listen({ toolsListChanged: true });
+      // The client already holds its one stream, on the other instance.
+      await expect(onB.listen({ toolsListChanged: true })).rejects.toThrow(
+        'Subscription limit reached: this client already holds 1 subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another',
+      );
+      await held.close();
+      // Freed once the first instance sees the stream closed: try again until it has.
+      await vi.waitFor(() => onB.listen({ toolsListChanged: true }), { timeout: 10_000 });
+    } finally {
+      await Promise.all([onA.close(), onB.close()]);
+    }
   });
 });

@@ -106,6 +106,17 @@ export interface CatalogEdits {
   all(): Promise<CatalogEdit[]>;
 }
 
+/**
+ * Leases on long-lived streams of a client (2026-07-28 `subscriptions/listen`), counted over every
+ * instance: held while the stream is open (renewed), dropped when it ends or its instance dies.
+ */
+export interface StreamLeases {
+  /** A lease id when fewer than `max` streams of `client` are held across instances (then one more is), else undefined. */
+  acquire(client: string, max: number, ttlMs: number): Promise<string | undefined>;
+  renew(client: string, lease: string, ttlMs: number): Promise<void>;
+  release(client: string, lease: string): Promise<void>;
+}
+
 export interface AppState {
   /** Named in errors, e.g. `redis`. */
   readonly name: string;
@@ -117,6 +128,8 @@ export interface AppState {
   readonly instances?: InstanceLeases;
   /** Where tasks live when the `tasks.store` option names none (a shared state shares them too). */
   readonly tasks?: TaskStore;
+  /** The listen streams of each client, counted over every instance. */
+  readonly listens?: StreamLeases;
   /** The run-time catalogue edits instances share (`app.tools.disable` on one reaches all). */
   readonly catalog?: CatalogEdits;
   /**

@@ -16,6 +16,7 @@ import { MODERN_REVISION } from '../context/revisions.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
 import type { DirectModern } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import { storeUnavailableMessage } from '../state/app-state.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { clientAddress, type TrustProxy } from './client-address.js';
 import type { Caller } from './http-caller.js';
@@ -24,8 +25,8 @@ import { type Message, messagesOf, type ParsedBody, whenBodyEnds } from './http-
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { LARGE_INPUT, nextTurn } from './large-input.js';
+import { ListenCaps } from './listen-caps.js';
 import { ModernRoutes } from './modern-routes.js';
-import { PerClientCounter } from './per-client-counter.js';
 import type { SessionRelay } from './session-relay.js';
 import { localSessions } from './session-sharing.js';
 import { SessionTable } from './session-table.js';
@@ -128,7 +129,8 @@ export class HttpEndpoint {
   private readonly allowedOrigins: string[] | false;
   private readonly limits: typeof DEFAULT_HTTP_LIMITS;
   private readonly sweeper: NodeJS.Timeout;
-  private readonly listensPerClient: PerClientCounter;
+  private readonly listensPerClient: ListenCaps;
+  private readonly relay?: SessionRelay;
   private closed = false;
   private sweeperStopped = false;
   private readonly auth?: BearerAuth;
@@ -159,7 +161,8 @@ export class HttpEndpoint {
     this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     this.limits = { ...DEFAULT_HTTP_LIMITS, ...given };
-    this.listensPerClient = new PerClientCounter(this.limits.maxListenStreamsPerClient);
+    this.relay = relay;
+    this.listensPerClient = new ListenCaps(this.limits.maxListenStreamsPerClient, relay?.state.listens);
     if (relay && options.eventStore) {
       throw new TypeError(wireMessages.eventStoreWithSharedState(relay.state.name));
     }
@@ -331,17 +334,23 @@ export class HttpEndpoint {
     const refused = Array.isArray(uris) ? await this.uriLimits.unreadable?.(uris.map(String), caller.principal, meta) : undefined;
     // Answered exactly like resources/read of a URI that does not exist.
     if (refused !== undefined) return jsonRpcErrorResponse(200, -32602, wireMessages.resourceNotFound(refused), message.id ?? null);
-    if (!this.listensPerClient.tryAcquire(caller.client)) {
-      // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
-      return jsonRpcErrorResponse(200, -32603, wireMessages.tooManyClientListens(this.listensPerClient.max), message.id ?? null);
+    let release: (() => void) | undefined;
+    try {
+      release = await this.listensPerClient.acquire(caller.client);
+    } catch {
+      const store = this.relay?.state.name ?? 'shared';
+      return jsonRpcErrorResponse(503, -32000, storeUnavailableMessage(store), message.id ?? null, { 'retry-after': '5' });
     }
+    // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
+    if (!release)
+      return jsonRpcErrorResponse(200, -32603, wireMessages.tooManyClientListens(this.listensPerClient.max), message.id ?? null);
     const response = await this.modern.fetch(request, options);
     const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
     if (!streaming) {
-      this.listensPerClient.release(caller.client);
+      release();
       return response;
     }
-    return whenBodyEnds(response, () => this.listensPerClient.release(caller.client));
+    return whenBodyEnds(response, release);
   }
 
   /** A listen stream's resource URIs obey the same caps as a session's `resources/subscribe`. */
