@@ -19,6 +19,7 @@ import type {
 } from '../builder/definitions.js';
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
+import { ServerEvents } from '../observability/server-events.js';
 import { isAllowed } from './access.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
@@ -108,6 +109,8 @@ export class AppRuntime implements ServedApp {
   readonly maxUriLength: number;
   readonly maxSubscriptionsPerSession: number;
   readonly tasks: TaskService;
+  /** What the server itself did (refusals, failures, start and stop), for logs and metrics. */
+  readonly events = new ServerEvents();
 
   constructor(
     readonly definition: AppDefinition,

@@ -16,6 +16,7 @@ import type {
   ToolDefinition,
 } from '../builder/definitions.js';
 import type { Middleware } from '../context/execution-context.js';
+import type { ServerEvents } from '../observability/server-events.js';
 import { visibleEntries } from './access.js';
 import { promptKind, toolKind } from './call-kinds.js';
 import type { RequestEnvironment } from './call-request.js';
@@ -38,6 +39,7 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
   readonly maxSubscriptionsPerSession: number;
   readonly broadcaster: ChangeBroadcaster;
   readonly tasks: TaskService;
+  readonly events: ServerEvents;
   /** The tool and prompt kinds, made once: they name the entries a caller may see. */
   readonly kinds: {
     readonly tools: CallKind<CallToolResult, ToolDefinition>;
