@@ -48,7 +48,7 @@ function principalOf(call: CallRequest): string | undefined {
 function ownerOf(call: CallRequest, connection: string): string {
   const principal = principalOf(call);
   if (principal) return principal;
-  const session = call.ctx.raw.sessionId;
+  const session = call.ctx.source.sessionId;
   return session ? `session:${session}` : `connection:${connection}`;
 }
 
