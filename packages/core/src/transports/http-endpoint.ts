@@ -1,13 +1,15 @@
 import { createMcpHandler, type EventStore, isLegacyRequest, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
-import type { DirectModern } from '../engine/exchange.js';
+import type { DirectModern, ModernCall } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import { FetchExchange } from './fetch-exchange.js';
 import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
+import { jsonRpcErrorBody } from './json-rpc-error-response.js';
 import { ListenCaps } from './listen-caps.js';
 import { ListenPolicy, type UriLimits } from './listen-policy.js';
 import { ModernRoutes } from './modern-routes.js';
@@ -62,13 +64,14 @@ export class HttpEndpoint {
   private readonly listens: ListenPolicy;
   private sweeperStopped = false;
   private readonly modernRoutes = new ModernRoutes();
+  private readonly maxPendingNotifications?: number;
 
   /**
    * @param factory builds a fresh SDK server for a 2025-11-25 session or a single 2026-07-28 request.
    * @param relay given when instances share a state: 2025-11-25 sessions and their events live in
    *   it (its event store replaces `eventStore`), and changes reach them through it.
-   * @param direct the request engine's 2026-07-28 entry (node:http only), offered each request
-   *   `directCandidate` finds; without it every request goes to the SDK.
+   * @param direct the request engine's 2026-07-28 entry, offered each request `directCandidate`
+   *   finds (node:http and fetch alike); without it every request goes to the SDK.
    */
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
@@ -79,6 +82,7 @@ export class HttpEndpoint {
     readonly direct?: DirectModern,
   ) {
     this.admission = new HttpAdmission(options, scopesFor);
+    this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
     this.listens = new ListenPolicy(
@@ -129,8 +133,32 @@ export class HttpEndpoint {
     const text = request.method === 'POST' ? await request.clone().text() : undefined;
     const checked = await this.admission.check(request, admitted.caller, text);
     if ('response' in checked) return checked.response;
+    const message = this.directCandidate(request, checked.body);
+    if (message) {
+      const exchange = new FetchExchange(
+        message as ModernCall['message'],
+        admitted.caller.principal,
+        request,
+        this.maxPendingNotifications,
+      );
+      if (this.offerToEngine(exchange)) return exchange.response;
+    }
     return this.route(request, admitted.caller, checked.body);
   };
+
+  /**
+   * Offers a 2026-07-28 call to the request engine; true when it took it and answers through the
+   * exchange (as the SDK's handler answers a failure of its own: 500, never a dropped request).
+   */
+  offerToEngine(exchange: ModernCall & { finish(answer: unknown): void; fail(body: string): void }): boolean {
+    const answer = this.direct?.(exchange);
+    if (!answer) return false;
+    answer.then(
+      (result) => exchange.finish(result),
+      () => exchange.fail(jsonRpcErrorBody(-32603, 'Internal server error', exchange.message.id ?? null)),
+    );
+    return true;
+  }
 
   /** A checked POST the request engine may answer (see `ModernRoutes.engineCandidate`), or undefined. */
   directCandidate(head: RequestHead, body: ParsedBody | undefined): Message | undefined {

@@ -7,7 +7,7 @@ import type { HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint } from './http-endpoint.js';
 import type { ParsedBody } from './http-messages.js';
-import { jsonRpcErrorBody, jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import { ModernExchange } from './modern-exchange.js';
 import { refuse, refuseTooLarge } from './node-refusal.js';
 import { awaitingContinue, hasBody, headersOf, headOf, readBody, urlOf } from './node-request.js';
@@ -90,8 +90,8 @@ async function serveAdmitted(
 }
 
 /**
- * Offers a checked request to the endpoint's direct path; true when it took it (and writes its
- * answer to `res` itself), false to serve it through the SDK.
+ * Offers a checked request to the request engine; true when it took it (and writes its answer to
+ * `res` itself), false to serve it through the SDK.
  */
 function serveDirect(
   endpoint: HttpEndpoint,
@@ -103,16 +103,8 @@ function serveDirect(
   notifications: () => NotificationValve,
 ): boolean {
   const message = endpoint.directCandidate(head, body);
-  if (!message || !endpoint.direct) return false;
-  const exchange = new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest, notifications);
-  const answer = endpoint.direct(exchange);
-  if (!answer) return false;
-  // As the SDK's handler answers a failure of its own: 500, never a dropped request.
-  answer.then(
-    (result) => exchange.finish(result),
-    () => exchange.fail(jsonRpcErrorBody(-32603, 'Internal server error', message.id ?? null)),
-  );
-  return true;
+  if (!message) return false;
+  return endpoint.offerToEngine(new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest, notifications));
 }
 
 function badRequest(message: string): Response {
