@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { InMemoryTransport, type JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
 import { createMcpApp, type McpApp, McpServer } from '../src/index.js';
@@ -231,6 +231,18 @@ async function converse(front: Front, fastPath: boolean): Promise<{ answers: str
 
 afterEach(() => {
   vi.restoreAllMocks();
+});
+
+describe('HTTP sessions on node:http', () => {
+  it("answer the engine's requests without the SDK's session transport, which sees only the handshake", async () => {
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    await converse(httpSession, true);
+    const viaEngine = handled.mock.calls.length;
+    handled.mockClear();
+    await converse(httpSession, false);
+    // initialize and notifications/initialized; with the engine off, every request of the conversation too.
+    expect([viaEngine, handled.mock.calls.length]).toEqual([2, 2 + CONVERSATION.length]);
+  });
 });
 
 describe.each([inMemory, stdio, httpSession, httpFetch, httpModern, httpFetchModern])('the request engine on $name', (front) => {

@@ -1,7 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { type NotificationStream, NotificationValve } from '../context/notification-valve.js';
 import type { ModernCall } from '../engine/exchange.js';
-import { answerStatus, KEEP_ALIVE_COMMENT, KEEP_ALIVE_MS, SSE_HEADERS, sseFrame } from './modern-answer-format.js';
+import { answerStatus, KEEP_ALIVE_COMMENT, KEEP_ALIVE_MS, SSE_HEADERS, sseFrame } from './sse-format.js';
 
 const encoder = new TextEncoder();
 /** Bytes of SSE events a streamed answer holds while its reader is not reading (then notifications wait in the valve). */

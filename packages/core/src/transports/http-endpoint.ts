@@ -1,13 +1,14 @@
 import { createMcpHandler, type EventStore, isLegacyRequest, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
+import { acceptsLegacy } from '../engine/accept-table.js';
 import type { DirectModern, ModernCall } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import { FetchExchange } from './fetch-exchange.js';
 import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
-import { type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
+import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorBody } from './json-rpc-error-response.js';
 import { ListenCaps } from './listen-caps.js';
@@ -16,6 +17,7 @@ import { ModernRoutes } from './modern-routes.js';
 import type { SessionRelay } from './session-relay.js';
 import { localSessions } from './session-sharing.js';
 import { SessionTable } from './session-table.js';
+import type { Session } from './session-transport.js';
 import { SharedSessions } from './shared-sessions.js';
 
 export interface HttpEndpointOptions extends AdmissionOptions {
@@ -164,6 +166,26 @@ export class HttpEndpoint {
   directCandidate(head: RequestHead, body: ParsedBody | undefined): Message | undefined {
     if (!this.direct || this.admission.closed || head.method !== 'POST' || !body) return undefined;
     return this.modernRoutes.engineCandidate(head, body);
+  }
+
+  /**
+   * A checked POST in a 2025-11-25 session that the request engine may answer without the SDK's
+   * transport (see `SessionTable.takeForEngine`), with its session (the id now in flight there);
+   * undefined to route it as usual. Its headers pass the SDK transport's checks as they stand.
+   */
+  sessionCallForEngine(
+    head: RequestHead,
+    caller: Caller,
+    body: ParsedBody | undefined,
+  ): { session: Session; message: Message } | undefined {
+    if (this.admission.closed || head.method !== 'POST' || !body) return undefined;
+    const sessionId = head.headers.get('mcp-session-id');
+    const accept = head.headers.get('accept');
+    if (!sessionId || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const message = body.value;
+    if (!isPlainRequest(message) || !acceptsLegacy(message.method, message.params)) return undefined;
+    const session = this.legacy.takeForEngine(sessionId, caller, message.id, head.headers.get('mcp-protocol-version'));
+    return session && { session, message };
   }
 
   /** Routes a checked request: 2025-11-25 traffic to the sessions, the rest to the SDK's 2026-07-28 handler. */

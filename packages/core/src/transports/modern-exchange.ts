@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { NotificationValve } from '../context/notification-valve.js';
 import type { ModernCall } from '../engine/exchange.js';
-import { answerStatus, KEEP_ALIVE_COMMENT, KEEP_ALIVE_MS, SSE_HEADERS, sseFrame } from './modern-answer-format.js';
+import { answerStatus, KEEP_ALIVE_COMMENT, KEEP_ALIVE_MS, SSE_HEADERS, sseFrame } from './sse-format.js';
 
 /**
  * A 2026-07-28 call answered on a node:http response as the SDK's per-request transport answers

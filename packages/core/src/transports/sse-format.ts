@@ -1,6 +1,6 @@
-// How a 2026-07-28 call's answer looks on the wire, as the SDK's per-request transport writes it:
-// one JSON body, or an SSE stream of the call's notifications and then its answer. Shared by the
-// node:http and the fetch exchanges.
+// How a call's answer looks on the wire, as the SDK's transports write it: one JSON body, or an SSE
+// stream of the call's notifications and then its answer. Shared by the exchanges Armature answers
+// itself (2026-07-28 over node:http and fetch, 2025-11-25 session POSTs).
 
 /** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
 export const KEEP_ALIVE_MS = 15_000;
