@@ -40,6 +40,8 @@ export const wireMessages = {
     `Invalid params: a listen stream may name at most ${max} resources in resourceSubscriptions (maxSubscriptionsPerSession)`,
   listenUriTooLong: (max: number) =>
     `Invalid params: a resource URI in resourceSubscriptions is longer than ${max} characters (maxUriLength)`,
+  tooManyListens: (max: number) =>
+    `Subscription limit reached: the server's instances hold ${max} subscriptions/listen streams in all (maxListenStreams); retry later`,
   tooManyClientListens: (max: number) =>
     `Subscription limit reached: this client already holds ${max} subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another`,
 

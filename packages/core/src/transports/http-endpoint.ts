@@ -87,10 +87,12 @@ export class HttpEndpoint {
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
+    const leases = relay?.state.listens;
     this.listens = new ListenPolicy(
       uriLimits,
-      new ListenCaps(limits.maxListenStreamsPerClient, relay?.state.listens),
+      new ListenCaps(limits.maxListenStreamsPerClient, leases),
       relay?.state.name ?? 'shared',
+      leases ? new ListenCaps(limits.maxListenStreams, leases) : undefined,
     );
     if (relay && options.eventStore) {
       throw new TypeError(wireMessages.eventStoreWithSharedState(relay.state.name));

@@ -25,16 +25,24 @@ export interface UriLimits {
   ) => Promise<string | undefined>;
 }
 
+/** The lease key every instance's streams count against for the total cap (no client key looks like it). */
+const ALL_CLIENTS = 'all-clients';
+
 /**
  * Whether a 2026-07-28 `subscriptions/listen` request may open its stream: its resource filter
  * obeys the same caps, guards and scopes as a session's `resources/subscribe`, and the client
  * holds fewer streams than its cap (counted across instances with a shared state).
  */
 export class ListenPolicy {
+  /**
+   * @param total given when instances share a state: every instance's streams counted together
+   *   (each instance's own are capped by the SDK's `maxSubscriptions`).
+   */
   constructor(
     private readonly uriLimits: UriLimits,
     private readonly perClient: ListenCaps,
     private readonly storeName: string,
+    private readonly total?: ListenCaps,
   ) {}
 
   /** The answer refusing `message`, or the release of the stream slot it now holds. */
@@ -48,14 +56,30 @@ export class ListenPolicy {
     // Answered exactly like resources/read of a URI that does not exist.
     if (refused !== undefined) return { response: jsonRpcErrorResponse(200, -32602, wireMessages.resourceNotFound(refused), id) };
     let release: (() => void) | undefined;
+    let releaseTotal: (() => void) | undefined;
     try {
       release = await this.perClient.acquire(caller.client);
+      // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
+      if (!release) return { response: jsonRpcErrorResponse(200, -32603, wireMessages.tooManyClientListens(this.perClient.max), id) };
+      if (this.total) {
+        releaseTotal = await this.total.acquire(ALL_CLIENTS);
+        if (!releaseTotal) {
+          release();
+          return { response: jsonRpcErrorResponse(200, -32603, wireMessages.tooManyListens(this.total.max), id) };
+        }
+      }
     } catch {
+      release?.();
       return { response: jsonRpcErrorResponse(503, -32000, storeUnavailableMessage(this.storeName), id, { 'retry-after': '5' }) };
     }
-    // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
-    if (!release) return { response: jsonRpcErrorResponse(200, -32603, wireMessages.tooManyClientListens(this.perClient.max), id) };
-    return { release };
+    const held = release;
+    const heldTotal = releaseTotal;
+    return {
+      release: () => {
+        held();
+        heldTotal?.();
+      },
+    };
   }
 
   /** A listen stream's resource URIs obey the same caps as a session's `resources/subscribe`. */
