@@ -12,6 +12,7 @@ import {
   type McpServer as SdkMcpServer,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
+import { rememberClientAddress } from '../context/client-address-of.js';
 import { MODERN_REVISION } from '../context/revisions.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
 import type { DirectModern } from '../engine/exchange.js';
@@ -203,7 +204,7 @@ export class HttpEndpoint {
   readonly fetch = async (request: Request, info: { remoteAddress?: string } = {}): Promise<Response> => {
     const admitted = await this.admit(request, info.remoteAddress);
     if ('response' in admitted) return admitted.response;
-    return this.serve(request, admitted.caller);
+    return this.serve(rememberClientAddress(request, admitted.caller.address), admitted.caller);
   };
 
   /**
@@ -225,15 +226,15 @@ export class HttpEndpoint {
     if (length > this.maxBody) {
       return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
     }
-    if (!this.auth) {
-      const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
-      return { caller: address ? { client: `ip:${address}` } : {} };
-    }
+    const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
+    if (!this.auth) return { caller: address ? { client: `ip:${address}`, address } : {} };
     const outcome = await this.auth.authenticate(request);
     if ('response' in outcome) return outcome;
     const owner = ownerOf(outcome.principal);
     // MCP authorization forbids passing the token through: handlers see who, not the token.
-    return { caller: { principal: { ...outcome.principal, token: 'redacted' }, owner, client: `sub:${owner}` } };
+    return {
+      caller: { principal: { ...outcome.principal, token: 'redacted' }, owner, client: `sub:${owner}`, ...(address ? { address } : {}) },
+    };
   }
 
   /**

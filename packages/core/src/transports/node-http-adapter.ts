@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
+import { rememberClientAddress } from '../context/client-address-of.js';
 import { bindNotificationValve, type NotificationStream, NotificationValve } from '../context/notification-valve.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import { continueSent } from '../seams/node-http.js';
@@ -281,7 +282,10 @@ async function serveAdmitted(
       headers.delete('content-encoding');
       headers.set('content-length', String(Buffer.byteLength(body as string)));
     }
-    return new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) });
+    return rememberClientAddress(
+      new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) }),
+      caller.address,
+    );
   };
   let response: Response;
   try {

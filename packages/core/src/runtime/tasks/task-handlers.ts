@@ -34,7 +34,7 @@ const taskIdParams: StandardSchemaV1<Params, Params> = {
 };
 
 /** The owner key of an authenticated principal (client id and subject), the same as a session's owner. */
-function principalOf(call: CallRequest): string | undefined {
+export function principalOf(call: CallRequest): string | undefined {
   const principal = call.ctx.principal;
   if (!principal) return undefined;
   const sub = (principal.extra as { sub?: unknown } | undefined)?.sub;

@@ -1,0 +1,101 @@
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type { CallPlan } from '../builder/definitions.js';
+import type { RateLimitPlan } from '../builder/rate-limit-plans.js';
+import { clientAddressOf } from '../context/client-address-of.js';
+import { callMessages, retryAfterSeconds } from '../messages/call-messages.js';
+import type { RateLimitKey } from '../metadata/rate-limit-rule.js';
+import type { ServerEvents } from '../observability/server-events.js';
+import type { RateLimitStore } from '../state/rate-limit-store.js';
+import type { CallRequest } from './call-request.js';
+import { principalOf } from './tasks/task-handlers.js';
+
+/**
+ * The JSON-RPC error code of a request refused by a rate limit (a server error of the -32000 range;
+ * JSON-RPC has no standard one). `data.retryAfterSeconds` says when to retry.
+ */
+export const RATE_LIMITED = -32029;
+
+/** A call a rate limit refused: what the caller is told, and when it may retry. */
+export interface RateLimitRefusal {
+  readonly message: string;
+  readonly retryAfterMs: number;
+}
+
+/**
+ * Counts each call against its plan's rate limits (the app's, the class's, the method's, in that
+ * order, each its own count in the store) and refuses it at the first one reached, telling the
+ * app's event hub once.
+ */
+export class RateLimiting {
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly events: ServerEvents,
+  ) {}
+
+  /** Undefined when every limit of `plan` lets the call through; else why not. */
+  async check(plan: CallPlan, label: string, request: CallRequest): Promise<RateLimitRefusal | undefined> {
+    for (const limit of plan.rateLimits) {
+      const verdict = await this.store.hit(keyOf(limit, plan, request), limit.limit, limit.windowMs);
+      if (verdict.allowed) continue;
+      const message = callMessages.rateLimited(label, limit.limit, limit.windowMs, limit.by, limit.source, verdict.retryAfterMs);
+      const client = callerOf(request);
+      this.events.emit({
+        event: 'refused',
+        reason: 'rate-limit',
+        message,
+        method: request.method,
+        requestId: request.ctx.requestId,
+        ...(client === undefined ? {} : { client }),
+        retryAfterMs: verdict.retryAfterMs,
+      });
+      return { message, retryAfterMs: verdict.retryAfterMs };
+    }
+    return undefined;
+  }
+}
+
+/** A refusal as a JSON-RPC error (resources, prompts, completions): `data` says when to retry. */
+export function rateLimitedError(refusal: RateLimitRefusal): ProtocolError {
+  return new ProtocolError(RATE_LIMITED, refusal.message, {
+    retryAfterSeconds: retryAfterSeconds(refusal.retryAfterMs),
+    retryAfterMs: refusal.retryAfterMs,
+  });
+}
+
+/** The count a call adds to: the limit's own, and within it the caller's, session's or handler's as `by` says. */
+function keyOf(limit: RateLimitPlan, plan: CallPlan, request: CallRequest): string {
+  let key = limit.id;
+  for (const part of limit.by) key += `|${partOf(part, plan, request)}`;
+  return key;
+}
+
+function partOf(part: RateLimitKey, plan: CallPlan, request: CallRequest): string {
+  switch (part) {
+    case 'principal':
+      return callerOf(request) ?? 'anonymous';
+    case 'client': {
+      const address = addressOf(request);
+      return address === undefined ? 'local' : `ip:${address}`;
+    }
+    case 'session':
+      // A stateless (2026-07-28) HTTP request has no session: it counts as its caller. Stdio is one
+      // connection per process; in-memory connections carry no session id and share one count.
+      return request.ctx.raw.sessionId ?? (request.ctx.raw.http ? (callerOf(request) ?? 'anonymous') : 'connection');
+    case 'tool':
+      return `${plan.kind}:${plan.name}`;
+  }
+}
+
+/** The bearer token's client and subject, else the client address (unauthenticated HTTP), else nothing known. */
+function callerOf(request: CallRequest): string | undefined {
+  const principal = principalOf(request);
+  if (principal !== undefined) return principal;
+  const address = addressOf(request);
+  return address === undefined ? undefined : `ip:${address}`;
+}
+
+function addressOf(request: CallRequest): string | undefined {
+  const http = request.ctx.raw.http;
+  // Reading `req` on the engine's direct path builds the web Request: only HTTP requests have one.
+  return http ? clientAddressOf(http.req) : undefined;
+}
