@@ -36,6 +36,10 @@ export const wireMessages = {
 
   // 2026-07-28 subscriptions/listen
   resourceNotFound: (uri: string) => `Resource not found: ${uri}`,
+  tooManyListenUris: (max: number) =>
+    `Invalid params: a listen stream may name at most ${max} resources in resourceSubscriptions (maxSubscriptionsPerSession)`,
+  listenUriTooLong: (max: number) =>
+    `Invalid params: a resource URI in resourceSubscriptions is longer than ${max} characters (maxUriLength)`,
   tooManyClientListens: (max: number) =>
     `Subscription limit reached: this client already holds ${max} subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another`,
 

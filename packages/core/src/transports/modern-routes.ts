@@ -1,6 +1,11 @@
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import type { RequestHead } from '../auth/bearer-auth.js';
+import { MODERN_REVISION } from '../context/revisions.js';
 import { isPlainObject } from '../validation/plain-object.js';
-import type { Message } from './http-messages.js';
+import type { Message, ParsedBody } from './http-messages.js';
+
+/** The 2026-07-28 methods the request engine answers over HTTP. */
+const ENGINE_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;
@@ -32,6 +37,31 @@ function isPlainRequest(message: Message): boolean {
  */
 export class ModernRoutes {
   private readonly modern = new Set<string>();
+
+  /**
+   * A checked POST body the request engine may answer: one 2026-07-28 request of an engine method
+   * that the SDK's own classifier routes to its 2026-07-28 path, carrying the standard headers that
+   * path requires, matching the body. Anything else (a batch, a notification, a rejection the SDK
+   * answers, a 2025-11-25 request) is routed as before.
+   */
+  engineCandidate(head: RequestHead, body: ParsedBody): Message | undefined {
+    const message = body.value as Message | null;
+    if (typeof message !== 'object' || message === null || Array.isArray(message) || !ENGINE_METHODS.has(message.method as string)) {
+      return undefined;
+    }
+    const protocolVersionHeader = head.headers.get('mcp-protocol-version') ?? undefined;
+    const mcpMethodHeader = head.headers.get('mcp-method') ?? undefined;
+    const mcpNameHeader = head.headers.get('mcp-name') ?? undefined;
+    // The SDK requires both headers; it answers their absence itself.
+    if (protocolVersionHeader !== MODERN_REVISION || mcpMethodHeader === undefined || mcpMethodHeader !== message.method) return undefined;
+    if (message.method === 'tools/call') {
+      // Mcp-Name must name the tool as the body does (an encoded or padded value is the SDK's to read).
+      if (mcpNameHeader === undefined || mcpNameHeader !== message.params?.name || /^[\t ]|[\t ]$|^=\?/.test(mcpNameHeader))
+        return undefined;
+    }
+    const modern = this.isModern(message, { protocolVersion: protocolVersionHeader, mcpMethod: mcpMethodHeader, mcpName: mcpNameHeader });
+    return modern ? message : undefined;
+  }
 
   isModern(message: Message, headers: { protocolVersion: string; mcpMethod: string; mcpName: string | undefined }): boolean {
     const plain = isPlainRequest(message);
