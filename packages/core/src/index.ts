@@ -70,7 +70,6 @@ export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage
 export type { RateLimitKey, RateLimitRule } from './metadata/rate-limit-rule.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';
 export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js';
-export { RATE_LIMITED } from './runtime/rate-limiting.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/results/content.js';
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
 export { sdkContextOf } from './runtime/sdk-context.js';
@@ -94,7 +93,7 @@ export type {
 } from './state/app-state.js';
 export { MemoryRateLimitStore } from './state/memory-rate-limit-store.js';
 export { memoryState } from './state/memory-state.js';
-export type { RateLimitStore, RateLimitVerdict } from './state/rate-limit-store.js';
+export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './state/rate-limit-store.js';
 export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export type { TrustProxy } from './transports/client-address.js';

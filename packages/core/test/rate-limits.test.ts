@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import {
 } from '../src/index.js';
 import type { ServerEvent, ServerEvents } from '../src/observability/server-events.js';
 import { connectInMemory } from './support/clients.js';
+import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
 @McpServer({ name: 'rate-limited', version: '1.0.0' })
 class SearchServer {
@@ -287,5 +289,88 @@ describe('MemoryRateLimitStore', () => {
     // The oldest was dropped: it starts a fresh window.
     expect((await store.hit('caller-0', 1, 60_000)).allowed).toBe(true);
     expect(store.heldKeys()).toBe(10_000);
+  });
+});
+
+describe('the endpoint-wide HTTP rateLimit (listenHttp on 127.0.0.1)', () => {
+  const listeners: HttpListener[] = [];
+  afterEach(async () => {
+    await Promise.all(listeners.splice(0).map((l) => l.close()));
+  });
+
+  const headersFor = (ip: string) => ({ ...JSON_HEADERS, 'x-real-ip': ip });
+
+  /** A POST declaring a body of `declared` bytes, of which only the first kilobyte is ever sent: its status and headers. */
+  function withheldBody(
+    url: string,
+    ip: string,
+    declared: number,
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+    const { port } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...headersFor(ip), 'content-length': String(declared) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', () => undefined);
+      // The 10 s bound only decides when to give up on an answer that never comes.
+      req.setTimeout(10_000, () => reject(new Error('no answer while the body was unsent: the body is read before the rate limit')));
+      req.write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"${'x'.repeat(1_000)}`);
+    });
+  }
+
+  it('answers 429 with Retry-After from the headers while the body is still unsent, per client address', async () => {
+    const app = createMcpApp(SearchServer);
+    const events: ServerEvent[] = [];
+    (app as unknown as { runtime: { events: ServerEvents } }).runtime.events.on((event) => events.push(event));
+    const listener = await app.listenHttp({ port: 0, trustProxy: 'x-real-ip', rateLimit: { limit: 2, windowMs: 60_000 } });
+    listeners.push(listener);
+    for (let i = 0; i < 2; i++)
+      expect((await rawHttp(listener.url, { headers: headersFor('10.0.0.1'), body: INITIALIZE })).status).toBe(200);
+    const refused = await withheldBody(listener.url, '10.0.0.1', 3_900_000);
+    expect(refused.status).toBe(429);
+    const retry = Number(refused.headers['retry-after']);
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: RATE_LIMITED,
+        message: `Too Many Requests: this client sent more than 2 requests in 60 s (rateLimit); retry in ${retry} s`,
+        data: { retryAfterSeconds: retry, retryAfterMs: expect.any(Number) },
+      },
+      id: null,
+    });
+    expect(events).toEqual([expect.objectContaining({ event: 'refused', reason: 'rate-limit', client: 'ip:10.0.0.1' })]);
+    // Another address has its own count.
+    expect((await rawHttp(listener.url, { headers: headersFor('10.0.0.2'), body: INITIALIZE })).status).toBe(200);
+  });
+
+  it('refuses a bad rateLimit at start-up, naming the option and the fix', async () => {
+    const error = await createMcpApp(SearchServer)
+      .listenHttp({ port: 0, rateLimit: { limit: 0, windowMs: 60_000 } })
+      .then(
+        (listener) => {
+          listeners.push(listener);
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(ArmatureBuildError);
+    expect((error as ArmatureBuildError).problems).toEqual([
+      {
+        code: 'ARM304',
+        where: 'listenHttp',
+        message: 'rateLimit has limit 0; it must be a whole number of calls, 1 or more',
+        fix: 'rateLimit: { limit: 10, windowMs: 60_000 }',
+      },
+    ]);
   });
 });

@@ -38,11 +38,12 @@ afterAll(async () => {
 });
 
 /** An instance of the app on the shared Redis, listening on 127.0.0.1 with bearer tokens naming alice or bob. */
-async function instance(): Promise<string> {
+async function instance(http: { rateLimit?: { limit: number; windowMs: number } } = {}): Promise<string> {
   const app = createMcpApp(SearchServer, { state: redisState({ url: redis.url }), requestStateKey: 'k'.repeat(32) });
   apps.push(app);
   const listener = await app.listenHttp({
     port: 0,
+    ...http,
     auth: {
       verifier: {
         async verify(token) {
@@ -104,5 +105,37 @@ describe('rate limits on the redis state', () => {
     } finally {
       inspect.disconnect();
     }
+  });
+
+  it('the endpoint-wide HTTP rateLimit holds in total across two instances', async () => {
+    const [a, b] = [
+      await instance({ rateLimit: { limit: 3, windowMs: 60_000 } }),
+      await instance({ rateLimit: { limit: 3, windowMs: 60_000 } }),
+    ];
+    const post = (url: string, token: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      });
+    const statuses: number[] = [];
+    for (const url of [a, b, a, b]) {
+      const response = await post(url, 'alice');
+      await response.text();
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await post(a, 'alice');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    await refused.text();
+    const bob = await post(b, 'bob');
+    expect(bob.status).toBe(200);
+    await bob.text();
   });
 });

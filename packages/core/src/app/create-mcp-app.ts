@@ -188,6 +188,7 @@ export class McpApp {
       },
       this.relay,
       (call) => this.engine.modern?.serve(call),
+      { store: this.runtime.rateLimiting.store, events: this.runtime.events },
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);

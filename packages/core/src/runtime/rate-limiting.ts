@@ -5,15 +5,9 @@ import { clientAddressOf } from '../context/client-address-of.js';
 import { callMessages, retryAfterSeconds } from '../messages/call-messages.js';
 import type { RateLimitKey } from '../metadata/rate-limit-rule.js';
 import type { ServerEvents } from '../observability/server-events.js';
-import type { RateLimitStore } from '../state/rate-limit-store.js';
+import { RATE_LIMITED, type RateLimitStore } from '../state/rate-limit-store.js';
 import type { CallRequest } from './call-request.js';
 import { principalOf } from './tasks/task-handlers.js';
-
-/**
- * The JSON-RPC error code of a request refused by a rate limit (a server error of the -32000 range;
- * JSON-RPC has no standard one). `data.retryAfterSeconds` says when to retry.
- */
-export const RATE_LIMITED = -32029;
 
 /** A call a rate limit refused: what the caller is told, and when it may retry. */
 export interface RateLimitRefusal {
@@ -28,7 +22,8 @@ export interface RateLimitRefusal {
  */
 export class RateLimiting {
   constructor(
-    private readonly store: RateLimitStore,
+    /** Where the counts live: the endpoint-wide HTTP limit counts there too. */
+    readonly store: RateLimitStore,
     private readonly events: ServerEvents,
   ) {}
 

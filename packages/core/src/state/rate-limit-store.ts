@@ -1,3 +1,9 @@
+/**
+ * The JSON-RPC error code of a request refused by a rate limit (a server error of the -32000 range;
+ * JSON-RPC has no standard one). Its `data.retryAfterSeconds` says when to retry.
+ */
+export const RATE_LIMITED = -32029;
+
 /** What one hit of a rate-limit key got: allowed or not, and when the key's window ends. */
 export interface RateLimitVerdict {
   readonly allowed: boolean;

@@ -4,10 +4,14 @@ import { rememberClientAddress } from '../context/client-address-of.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
 import type { DirectModern } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import type { ServerEvents } from '../observability/server-events.js';
+import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
+import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
+import { HttpRateLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { ListenCaps } from './listen-caps.js';
 import { ListenPolicy, type UriLimits } from './listen-policy.js';
@@ -48,6 +52,13 @@ export interface HttpEndpointOptions extends AdmissionOptions {
   eventStore?: EventStore | boolean;
   /** The `retry` hint (ms) sent on resumable SSE streams. */
   retryIntervalMs?: number;
+  /**
+   * At most `limit` HTTP requests per `windowMs` (whole seconds) from each client (its bearer
+   * token's subject, else its address; `trustProxy` honoured), answered 429 with `Retry-After`
+   * beyond, before the body is read. With `redisState` every instance counts the same requests.
+   * Default: none.
+   */
+  rateLimit?: HttpRateLimitOptions;
 }
 
 /**
@@ -70,6 +81,8 @@ export class HttpEndpoint {
    *   it (its event store replaces `eventStore`), and changes reach them through it.
    * @param direct the request engine's 2026-07-28 entry (node:http only), offered each request
    *   `directCandidate` finds; without it every request goes to the SDK.
+   * @param counting where the endpoint-wide rate limit counts (the app's store: shared with
+   *   `redisState`) and whom it tells of the requests it refuses (the app's event hub).
    */
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
@@ -78,8 +91,12 @@ export class HttpEndpoint {
     uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
     readonly direct?: DirectModern,
+    counting?: { readonly store: RateLimitStore; readonly events: ServerEvents },
   ) {
-    this.admission = new HttpAdmission(options, scopesFor);
+    const rateLimit = options.rateLimit
+      ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
+      : undefined;
+    this.admission = new HttpAdmission(options, scopesFor, rateLimit);
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
     this.listens = new ListenPolicy(
