@@ -7,7 +7,7 @@ import type { RateLimitKey } from '../metadata/rate-limit-rule.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { RATE_LIMITED, type RateLimitStore } from '../state/rate-limit-store.js';
 import type { CallRequest } from './call-request.js';
-import { principalOf } from './tasks/task-handlers.js';
+import { principalOf } from './principal-key.js';
 
 /** A call a rate limit refused: what the caller is told, and when it may retry. */
 export interface RateLimitRefusal {

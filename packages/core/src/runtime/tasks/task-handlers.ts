@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../../builder/definitions.js';
 import { callMessages } from '../../messages/call-messages.js';
 import { isAllowed } from '../access.js';
 import type { CallRequest } from '../call-request.js';
+import { principalOf } from '../principal-key.js';
 import { declaresTasks, detailedTaskOf, tasksExtensionMissing } from './task-extension.js';
 import { type TaskService, wireOf } from './task-service.js';
 
@@ -32,14 +33,6 @@ const taskIdParams: StandardSchemaV1<Params, Params> = {
       typeof (value as Params)?.taskId === 'string' ? { value: value as Params } : { issues: [{ message: callMessages.taskIdMissing() }] },
   },
 };
-
-/** The owner key of an authenticated principal (client id and subject), the same as a session's owner. */
-export function principalOf(call: CallRequest): string | undefined {
-  const principal = call.ctx.principal;
-  if (!principal) return undefined;
-  const sub = (principal.extra as { sub?: unknown } | undefined)?.sub;
-  return `principal:${principal.clientId}\u0000${typeof sub === 'string' ? sub : ''}`;
-}
 
 /**
  * Who may see a task of the 2025-11-25 utility: the authenticated principal, else the session,
