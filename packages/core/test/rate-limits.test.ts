@@ -126,6 +126,25 @@ describe('@RateLimit on a tool (in-memory, the official client)', () => {
   });
 });
 
+describe('a rate-limit store that cannot count', () => {
+  it('refuses the call saying why, instead of letting it through', async () => {
+    const store = {
+      hit: async () => {
+        throw new Error('redis at redis://127.0.0.1:6379/ is not connected (connecting)');
+      },
+    };
+    const { client, close } = await connectInMemory(createMcpApp(SearchServer, { rateLimitStore: store }));
+    open.push({ close });
+    const result = await client.callTool({ name: 'search', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      'Service Unavailable: tool "search" has a rate limit and its store could not count this call (redis at redis://127.0.0.1:6379/ is not connected (connecting)); retry later',
+    );
+    // A handler without a limit does not ask the store.
+    expect((await client.callTool({ name: 'lookup', arguments: {} })).isError).toBeFalsy();
+  });
+});
+
 describe('rate limits over HTTP on 127.0.0.1', () => {
   const listeners: HttpListener[] = [];
   afterEach(async () => {

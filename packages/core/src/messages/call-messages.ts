@@ -83,6 +83,9 @@ export const callMessages = {
     const per = by.length > 0 ? ` per ${by.join(' and ')}` : '';
     return `Rate limit reached: ${label} allows ${limit} call${limit === 1 ? '' : 's'} per ${windowMs / 1000} s${per} (${source}). Retry in ${retryAfterSeconds(retryAfterMs)} s`;
   },
+  rateLimitUncounted(label: string, reason: string): string {
+    return `Service Unavailable: ${label} has a rate limit and its store could not count this call (${reason}); retry later`;
+  },
   noArgumentsTaken(): string {
     return 'unknown property; this tool takes no arguments';
   },

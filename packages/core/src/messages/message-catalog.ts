@@ -343,7 +343,7 @@ export const MESSAGES = {
   ),
   invalidRateLimit: define(
     'ARM304',
-    'a rate limit (@RateLimit, rateLimits, the HTTP rateLimit) has a value it cannot count by',
+    'a rate limit (@RateLimit, rateLimits, rateLimit) has a value it cannot count by',
     ['@RateLimit', 'windowMs', '1500', 'a whole number of seconds in ms (1000 or more): the shared store counts whole seconds'] as const,
     (source: string, field: string, value: string, requirement: string) => ({
       message: `${source} has ${field} ${value}; it must be ${requirement}`,

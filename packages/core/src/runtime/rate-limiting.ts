@@ -1,18 +1,18 @@
-import { ProtocolError } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallPlan } from '../builder/definitions.js';
 import type { RateLimitPlan } from '../builder/rate-limit-plans.js';
 import { clientAddressOf } from '../context/client-address-of.js';
-import { callMessages, retryAfterSeconds } from '../messages/call-messages.js';
+import { callMessages, messageOf, retryAfterSeconds } from '../messages/call-messages.js';
 import type { RateLimitKey } from '../metadata/rate-limit-rule.js';
 import type { ServerEvents } from '../observability/server-events.js';
-import { RATE_LIMITED, type RateLimitStore } from '../state/rate-limit-store.js';
+import { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from '../state/rate-limit-store.js';
 import type { CallRequest } from './call-request.js';
 import { principalOf } from './principal-key.js';
 
-/** A call a rate limit refused: what the caller is told, and when it may retry. */
+/** A call a rate limit refused: what the caller is told, and when it may retry (none: its store could not count it). */
 export interface RateLimitRefusal {
   readonly message: string;
-  readonly retryAfterMs: number;
+  readonly retryAfterMs?: number;
 }
 
 /**
@@ -30,7 +30,13 @@ export class RateLimiting {
   /** Undefined when every limit of `plan` lets the call through; else why not. */
   async check(plan: CallPlan, label: string, request: CallRequest): Promise<RateLimitRefusal | undefined> {
     for (const limit of plan.rateLimits) {
-      const verdict = await this.store.hit(keyOf(limit, plan, request), limit.limit, limit.windowMs);
+      let verdict: RateLimitVerdict;
+      try {
+        verdict = await this.store.hit(keyOf(limit, plan, request), limit.limit, limit.windowMs);
+      } catch (error) {
+        // A limit that cannot be counted is not waved through: the call is refused, saying why.
+        return { message: callMessages.rateLimitUncounted(label, messageOf(error)) };
+      }
       if (verdict.allowed) continue;
       const message = callMessages.rateLimited(label, limit.limit, limit.windowMs, limit.by, limit.source, verdict.retryAfterMs);
       const client = callerOf(request);
@@ -51,6 +57,7 @@ export class RateLimiting {
 
 /** A refusal as a JSON-RPC error (resources, prompts, completions): `data` says when to retry. */
 export function rateLimitedError(refusal: RateLimitRefusal): ProtocolError {
+  if (refusal.retryAfterMs === undefined) return new ProtocolError(ProtocolErrorCode.InternalError, refusal.message);
   return new ProtocolError(RATE_LIMITED, refusal.message, {
     retryAfterSeconds: retryAfterSeconds(refusal.retryAfterMs),
     retryAfterMs: refusal.retryAfterMs,
