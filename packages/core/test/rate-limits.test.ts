@@ -126,6 +126,36 @@ describe('@RateLimit on a tool (in-memory, the official client)', () => {
   });
 });
 
+@McpServer({ name: 'rate-limited-tasks', version: '1.0.0' })
+class TaskServer {
+  @RateLimit({ limit: 1, windowMs: 60_000 })
+  @Tool({ description: 'Indexes, as a task if asked', task: 'optional' })
+  index() {
+    return 'indexed';
+  }
+}
+
+describe('@RateLimit on a tool called as a task', () => {
+  it('counts the task request, and refuses one over the limit with -32029 before any task is made', async () => {
+    const { client, close } = await connectInMemory(createMcpApp(TaskServer));
+    open.push({ close });
+    const created = (await client.callTool({ name: 'index', arguments: {}, task: { ttl: 10_000 } } as never)) as unknown as {
+      task?: { taskId: string };
+    };
+    expect(created.task?.taskId).toEqual(expect.any(String));
+    const refused = await client.callTool({ name: 'index', arguments: {}, task: { ttl: 10_000 } } as never).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string },
+    );
+    expect(refused?.code).toBe(RATE_LIMITED);
+    expect(refused?.message).toMatch(
+      /Rate limit reached: tool "index" allows 1 call per 60 s per principal \(@RateLimit on TaskServer.index\)/,
+    );
+    // An ordinary call counts against the same limit.
+    expect(textOf(await client.callTool({ name: 'index', arguments: {} }))).toMatch(/^Rate limit reached/);
+  });
+});
+
 describe('a rate-limit store that cannot count', () => {
   it('refuses the call saying why, instead of letting it through', async () => {
     const store = {
