@@ -159,13 +159,13 @@ async function acrossInstances(): Promise<void> {
   const redis = await startRedis();
   try {
     // #region redis
-    const instance = () =>
+    const instance = (redisUrl: string) =>
       createMcpApp(SearchServer, {
-        state: redisState({ url: redis.url }), // counts live in Redis: every instance counts the same calls
+        state: redisState({ url: redisUrl }), // counts live in Redis: every instance counts the same calls
         requestStateKey: process.env.MCP_REQUEST_STATE_KEY ?? 'k'.repeat(32),
       });
     // #endregion
-    const [a, b] = [instance(), instance()];
+    const [a, b] = [instance(redis.url), instance(redis.url)];
     await Promise.all([a.ready(), b.ready()]); // listenHttp waits for the state itself
     const [onA, onB] = [await connectInMemory(a), await connectInMemory(b)];
     try {
