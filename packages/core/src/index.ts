@@ -70,9 +70,9 @@ export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage
 export type { RateLimitKey, RateLimitRule } from './metadata/rate-limit-rule.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';
 export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js';
+export { sdkContextOf } from './runtime/request-context.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/results/content.js';
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
-export { sdkContextOf } from './runtime/sdk-context.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
 export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';

@@ -175,8 +175,8 @@ export class McpApp {
 
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
-    // Until it is bound (a few microtasks), every request goes through the SDK.
-    void this.engine.bindModern();
+    // Until it is bound (a few microtasks), node:http requests go through the SDK; fetch waits for it.
+    const bound = this.engine.bindModern();
     const endpoint = new HttpEndpoint(
       (purpose) => this.engine.createServer(purpose),
       options,
@@ -200,7 +200,10 @@ export class McpApp {
     };
     this.track(close);
     return Object.assign((req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => node(req, res, parsedBody), {
-      fetch: endpoint.fetch,
+      fetch: async (request: Request, info?: { remoteAddress?: string }) => {
+        await bound;
+        return endpoint.fetch(request, info);
+      },
       close,
     });
   }

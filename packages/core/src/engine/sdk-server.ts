@@ -10,6 +10,7 @@ import type { ServerPurpose } from '../context/server-purpose.js';
 import { CallRequest } from '../runtime/call-request.js';
 import type { LiveConnection } from '../runtime/change-notifier.js';
 import { withMiddleware } from '../runtime/middleware.js';
+import { type RequestSource, sourceOf } from '../runtime/request-source.js';
 import type { ServedApp } from '../runtime/served-app.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
 import { type MethodHandler, registerMethodHandlers } from './method-handlers.js';
@@ -52,8 +53,8 @@ export function createSdkServer(
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {
-    const serve = async (params: Params, sdk: ServerContext) => {
-      const call = new CallRequest(app, method, sdk, server);
+    const serve = async (params: Params, source: RequestSource) => {
+      const call = new CallRequest(app, method, source, server);
       try {
         const result =
           app.middleware.length === 0
@@ -68,11 +69,15 @@ export function createSdkServer(
       }
     };
     if (params)
-      server.setRequestHandler(method, { params }, (checked, sdk) => serve(checked as Params, sdk) as Promise<Record<string, unknown>>);
+      server.setRequestHandler(
+        method,
+        { params },
+        (checked, sdk) => serve(checked as Params, sourceOf(sdk)) as Promise<Record<string, unknown>>,
+      );
     else
       server.setRequestHandler(
         method as never,
-        ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never,
+        ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sourceOf(sdk))) as never,
       );
     directPath?.handle(method, serve);
     modern?.handle(method, serve);

@@ -118,6 +118,9 @@ export const callMessages = {
   taskCannotAsk(): string {
     return 'This task cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots): on 2026-07-28 Armature does not serve the inputRequests of the tasks extension yet. Ask in a tool that does not run as a task';
   },
+  checkCannotAsk(method: string): string {
+    return `A guard run to decide ${method} cannot ask the client anything (ctx.elicit, ctx.sample, ctx.roots): decide from the principal and _meta`;
+  },
   taskCapabilityRequired(tool: string): string {
     return `Tool "${tool}" runs only as a task: declare the tasks extension in the request's client capabilities (_meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}), then poll tasks/get`;
   },

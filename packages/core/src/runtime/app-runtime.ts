@@ -6,7 +6,6 @@ import {
   type Resource,
   type ResourceTemplateType,
   type ServerCapabilities,
-  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type {
@@ -19,6 +18,7 @@ import type {
 } from '../builder/definitions.js';
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
+import { callMessages } from '../messages/call-messages.js';
 import { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
@@ -29,6 +29,7 @@ import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
 import { RateLimiting } from './rate-limiting.js';
+import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp } from './served-app.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
@@ -172,11 +173,14 @@ export class AppRuntime implements ServedApp {
    * and principal), or undefined when it may follow them all.
    */
   async unreadable(uris: readonly string[], principal: AuthInfo | undefined, meta: Record<string, unknown> | undefined) {
-    const sdk = {
-      mcpReq: { id: 'subscriptions/listen', method: 'subscriptions/listen', _meta: meta, signal: new AbortController().signal },
-      ...(principal ? { http: { authInfo: principal } } : {}),
-    } as unknown as ServerContext;
-    const call = new CallRequest(this, 'subscriptions/listen', sdk, undefined);
+    const source = new ClientlessSource(
+      'subscriptions/listen',
+      'subscriptions/listen',
+      meta,
+      principal,
+      callMessages.checkCannotAsk('subscriptions/listen'),
+    );
+    const call = new CallRequest(this, 'subscriptions/listen', source, undefined);
     try {
       for (const uri of uris) {
         const plan = planOfUri(this, uri);

@@ -15,7 +15,6 @@ import {
   type RequestStateCodec,
   type Root,
   type Server,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ElicitationSchema } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
@@ -24,6 +23,7 @@ import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { toElicitationSchema } from '../schema/elicitation-schema.js';
 import { describeDto } from '../validation/dto-descriptor.js';
+import type { RequestSource } from './request-source.js';
 
 /**
  * Thrown by a `Context` client request on 2026-07-28 when the answer is not known yet: the call
@@ -71,7 +71,7 @@ export interface ClientChannel {
 export class SessionChannel implements ClientChannel {
   private nextId = 0;
   constructor(
-    private readonly sdk: ServerContext,
+    private readonly source: RequestSource,
     private readonly server: Server | undefined,
   ) {}
 
@@ -85,21 +85,21 @@ export class SessionChannel implements ClientChannel {
   async elicitForm(message: string, requestedSchema: ElicitationSchema) {
     // A raw request rather than elicitInput(): the SDK would check the answer against the schema
     // itself and fail with a JSON-RPC error; validating in the Context gives one answer on both revisions.
-    return (await this.sdk.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } })) as {
+    return (await this.source.send({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } })) as {
       action: string;
       content?: Record<string, unknown>;
     };
   }
   async elicitUrl(message: string, url: string) {
-    const elicitationId = `${String(this.sdk.mcpReq.id)}-${this.nextId++}`;
-    const result = await this.sdk.mcpReq.elicitInput({ mode: 'url', message, url, elicitationId });
+    const elicitationId = `${String(this.source.id)}-${this.nextId++}`;
+    const result = await this.source.elicitInput({ mode: 'url', message, url, elicitationId });
     return { action: result.action };
   }
   async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
-    return (await this.sdk.mcpReq.requestSampling(params)) as CreateMessageResult;
+    return (await this.source.requestSampling(params)) as CreateMessageResult;
   }
   async roots(): Promise<Root[]> {
-    return ((await this.sdk.mcpReq.send({ method: 'roots/list' })) as { roots: Root[] }).roots;
+    return ((await this.source.send({ method: 'roots/list' })) as { roots: Root[] }).roots;
   }
 }
 
@@ -116,7 +116,7 @@ export class RoundTripChannel implements ClientChannel {
   pending?: InputRequiredSignal;
 
   constructor(
-    private readonly sdk: ServerContext,
+    private readonly source: RequestSource,
     private readonly codec: RequestStateCodecOf | undefined,
   ) {}
 
@@ -127,8 +127,8 @@ export class RoundTripChannel implements ClientChannel {
    */
   open(caller: AuthInfo | undefined, session: string | undefined, handler: string, args: unknown): void {
     this.call = { caller, session, handler, args };
-    const state = this.sdk.mcpReq.requestState<Partial<RoundState>>();
-    const responses = this.sdk.mcpReq.inputResponses ?? {};
+    const state = this.source.requestState<Partial<RoundState>>();
+    const responses = this.source.inputResponses ?? {};
     const answered = Object.keys(responses);
     if (state === undefined || state === null) {
       if (answered.length > 0) throw invalidState('inputResponses came without the requestState of the round that asked');
@@ -154,7 +154,7 @@ export class RoundTripChannel implements ClientChannel {
   }
 
   capabilities(): ClientCapabilities | undefined {
-    return (this.sdk.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
+    return this.source.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
   }
   missing(feature: string, required: ClientCapabilities): never {
     // 2026-07-28 defines -32021 for this.
@@ -195,7 +195,7 @@ export class RoundTripChannel implements ClientChannel {
   /** The `input_required` result for the pending question, carrying the answers so far (signed). */
   async toInputRequiredResult(signal: InputRequiredSignal): Promise<InputRequiredResult> {
     const state: RoundState = { answers: this.answers ?? {}, asked: signal.key, bind: this.binding() };
-    const requestState = this.codec ? await this.codec.mint(state, this.sdk) : undefined;
+    const requestState = this.codec ? await this.codec.mint(state, this.source.sdkContext()) : undefined;
     return inputRequired({ inputRequests: { [signal.key]: signal.request }, ...(requestState ? { requestState } : {}) });
   }
 }

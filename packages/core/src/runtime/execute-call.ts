@@ -83,7 +83,7 @@ export async function executeCall<R, S>(
   const ctx = request.ctx;
   const channel = ctx.roundTrip;
   // The signed state of a multi-round-trip call is only valid for this caller, handler and arguments.
-  if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.raw.sessionId, `${plan.kind}:${plan.name}`, args);
+  if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.source.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;
   request.label = plan.name;
   try {

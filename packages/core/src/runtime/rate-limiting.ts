@@ -82,7 +82,7 @@ function partOf(part: RateLimitKey, plan: CallPlan, request: CallRequest): strin
     case 'session':
       // A stateless (2026-07-28) HTTP request has no session: it counts as its caller. Stdio is one
       // connection per process; in-memory connections carry no session id and share one count.
-      return request.ctx.raw.sessionId ?? (request.ctx.raw.http ? (callerOf(request) ?? 'anonymous') : 'connection');
+      return request.ctx.source.sessionId ?? (request.ctx.source.http ? (callerOf(request) ?? 'anonymous') : 'connection');
     case 'tool':
       return `${plan.kind}:${plan.name}`;
   }
@@ -97,7 +97,7 @@ function callerOf(request: CallRequest): string | undefined {
 }
 
 function addressOf(request: CallRequest): string | undefined {
-  const http = request.ctx.raw.http;
+  const http = request.ctx.source.http;
   // Reading `req` on the engine's direct path builds the web Request: only HTTP requests have one.
   return http ? clientAddressOf(http.req) : undefined;
 }

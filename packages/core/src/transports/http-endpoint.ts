@@ -2,23 +2,27 @@ import { createMcpHandler, type EventStore, isLegacyRequest, type McpServer as S
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { rememberClientAddress } from '../context/client-address-of.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
-import type { DirectModern } from '../engine/exchange.js';
+import { acceptsLegacy } from '../engine/accept-table.js';
+import type { DirectModern, ModernCall } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
+import { FetchExchange } from './fetch-exchange.js';
 import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
-import { type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
+import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
 import { HttpRateLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
+import { jsonRpcErrorBody } from './json-rpc-error-response.js';
 import { ListenCaps } from './listen-caps.js';
 import { ListenPolicy, type UriLimits } from './listen-policy.js';
 import { ModernRoutes } from './modern-routes.js';
 import type { SessionRelay } from './session-relay.js';
 import { localSessions } from './session-sharing.js';
 import { SessionTable } from './session-table.js';
+import type { Session } from './session-transport.js';
 import { SharedSessions } from './shared-sessions.js';
 
 export interface HttpEndpointOptions extends AdmissionOptions {
@@ -74,13 +78,14 @@ export class HttpEndpoint {
   private readonly listens: ListenPolicy;
   private sweeperStopped = false;
   private readonly modernRoutes = new ModernRoutes();
+  private readonly maxPendingNotifications?: number;
 
   /**
    * @param factory builds a fresh SDK server for a 2025-11-25 session or a single 2026-07-28 request.
    * @param relay given when instances share a state: 2025-11-25 sessions and their events live in
    *   it (its event store replaces `eventStore`), and changes reach them through it.
-   * @param direct the request engine's 2026-07-28 entry (node:http only), offered each request
-   *   `directCandidate` finds; without it every request goes to the SDK.
+   * @param direct the request engine's 2026-07-28 entry, offered each request `directCandidate`
+   *   finds (node:http and fetch alike); without it every request goes to the SDK.
    * @param counting where the endpoint-wide rate limit counts (the app's store: shared with
    *   `redisState`) and whom it tells of the requests it refuses (the app's event hub).
    */
@@ -97,6 +102,7 @@ export class HttpEndpoint {
       ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
       : undefined;
     this.admission = new HttpAdmission(options, scopesFor, rateLimit);
+    this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
     this.listens = new ListenPolicy(
@@ -144,16 +150,61 @@ export class HttpEndpoint {
   readonly fetch = async (request: Request, info: { remoteAddress?: string } = {}): Promise<Response> => {
     const admitted = await this.admission.admit(request, info.remoteAddress);
     if ('response' in admitted) return admitted.response;
+    rememberClientAddress(request, admitted.caller.address);
     const text = request.method === 'POST' ? await request.clone().text() : undefined;
     const checked = await this.admission.check(request, admitted.caller, text);
     if ('response' in checked) return checked.response;
-    return this.route(rememberClientAddress(request, admitted.caller.address), admitted.caller, checked.body);
+    const message = this.directCandidate(request, checked.body);
+    if (message) {
+      const exchange = new FetchExchange(
+        message as ModernCall['message'],
+        admitted.caller.principal,
+        request,
+        this.maxPendingNotifications,
+      );
+      if (this.offerToEngine(exchange)) return exchange.response;
+    }
+    return this.route(request, admitted.caller, checked.body);
   };
+
+  /**
+   * Offers a 2026-07-28 call to the request engine; true when it took it and answers through the
+   * exchange (as the SDK's handler answers a failure of its own: 500, never a dropped request).
+   */
+  offerToEngine(exchange: ModernCall & { finish(answer: unknown): void; fail(body: string): void }): boolean {
+    const answer = this.direct?.(exchange);
+    if (!answer) return false;
+    answer.then(
+      (result) => exchange.finish(result),
+      () => exchange.fail(jsonRpcErrorBody(-32603, 'Internal server error', exchange.message.id ?? null)),
+    );
+    return true;
+  }
 
   /** A checked POST the request engine may answer (see `ModernRoutes.engineCandidate`), or undefined. */
   directCandidate(head: RequestHead, body: ParsedBody | undefined): Message | undefined {
     if (!this.direct || this.admission.closed || head.method !== 'POST' || !body) return undefined;
     return this.modernRoutes.engineCandidate(head, body);
+  }
+
+  /**
+   * A checked POST in a 2025-11-25 session that the request engine may answer without the SDK's
+   * transport (see `SessionTable.takeForEngine`), with its session (the id now in flight there);
+   * undefined to route it as usual. Its headers pass the SDK transport's checks as they stand.
+   */
+  sessionCallForEngine(
+    head: RequestHead,
+    caller: Caller,
+    body: ParsedBody | undefined,
+  ): { session: Session; message: Message } | undefined {
+    if (this.admission.closed || head.method !== 'POST' || !body) return undefined;
+    const sessionId = head.headers.get('mcp-session-id');
+    const accept = head.headers.get('accept');
+    if (!sessionId || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const message = body.value;
+    if (!isPlainRequest(message) || !acceptsLegacy(message.method, message.params)) return undefined;
+    const session = this.legacy.takeForEngine(sessionId, caller, message.id, head.headers.get('mcp-protocol-version'));
+    return session && { session, message };
   }
 
   /** Routes a checked request: 2025-11-25 traffic to the sessions, the rest to the SDK's 2026-07-28 handler. */

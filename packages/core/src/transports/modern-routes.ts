@@ -2,30 +2,17 @@ import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { MODERN_REVISION } from '../context/revisions.js';
 import { isPlainObject } from '../validation/plain-object.js';
-import type { Message, ParsedBody } from './http-messages.js';
+import { isPlainRequest, type Message, type ParsedBody } from './http-messages.js';
 
 /** The 2026-07-28 methods the request engine answers over HTTP. */
 const ENGINE_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
-/**
- * True for a JSON-RPC request of plain shape: `jsonrpc` "2.0", a string or safe-integer id, a
- * method, params an object with an object `_meta`, and no other member (a `result` or `error`
- * would make it a response).
- */
-function isPlainRequest(message: Message): boolean {
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
-  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-  return (
-    jsonrpc === '2.0' &&
-    (typeof id === 'string' || Number.isSafeInteger(id)) &&
-    typeof method === 'string' &&
-    isPlainObject(params) &&
-    isPlainObject(params._meta)
-  );
+/** A plain request (see `isPlainRequest`) whose `_meta` is an object: its envelope decides its route. */
+function isEnvelopedRequest(message: Message): boolean {
+  return isPlainRequest(message) && isPlainObject(message.params) && isPlainObject(message.params._meta);
 }
 
 /**
@@ -64,7 +51,7 @@ export class ModernRoutes {
   }
 
   isModern(message: Message, headers: { protocolVersion: string; mcpMethod: string; mcpName: string | undefined }): boolean {
-    const plain = isPlainRequest(message);
+    const plain = isEnvelopedRequest(message);
     const key = plain ? `${message.method}\n${JSON.stringify(message.params?._meta)}` : undefined;
     if (key !== undefined && this.modern.has(key)) return true;
     const route = classifyInboundRequest({

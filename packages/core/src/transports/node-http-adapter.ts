@@ -1,18 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { rememberClientAddress } from '../context/client-address-of.js';
 import { bindNotificationValve, NotificationValve } from '../context/notification-valve.js';
+import type { FrontedMessageExtra } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint } from './http-endpoint.js';
 import type { ParsedBody } from './http-messages.js';
-import { jsonRpcErrorBody, jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import { ModernExchange } from './modern-exchange.js';
 import { refuse, refuseTooLarge } from './node-refusal.js';
 import { awaitingContinue, hasBody, headersOf, headOf, readBody, urlOf } from './node-request.js';
 import { responseStream, writeResponse } from './node-response.js';
+import { NodeSessionAnswer } from './node-session-answer.js';
+import { idKey } from './session-transport.js';
 
 export interface AdmittingNodeHandlerOptions {
   /** Largest request body, answered 413 beyond (Content-Length or counted as it arrives). */
@@ -81,6 +84,11 @@ async function serveAdmitted(
     else {
       const notifications = () => new NotificationValve(responseStream(res), options.maxPendingNotifications);
       if (serveDirect(endpoint, head, caller, checked.body, res, toRequest, notifications)) return;
+      const sessionCall = endpoint.sessionCallForEngine(head, caller, checked.body);
+      if (sessionCall) {
+        answerInSession(sessionCall, caller, res, toRequest, notifications);
+        return;
+      }
       const request = toRequest();
       bindNotificationValve(request, notifications);
       response = await endpoint.route(request, caller, checked.body);
@@ -92,8 +100,8 @@ async function serveAdmitted(
 }
 
 /**
- * Offers a checked request to the endpoint's direct path; true when it took it (and writes its
- * answer to `res` itself), false to serve it through the SDK.
+ * Offers a checked request to the request engine; true when it took it (and writes its answer to
+ * `res` itself), false to serve it through the SDK.
  */
 function serveDirect(
   endpoint: HttpEndpoint,
@@ -105,16 +113,32 @@ function serveDirect(
   notifications: () => NotificationValve,
 ): boolean {
   const message = endpoint.directCandidate(head, body);
-  if (!message || !endpoint.direct) return false;
-  const exchange = new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest, notifications);
-  const answer = endpoint.direct(exchange);
-  if (!answer) return false;
-  // As the SDK's handler answers a failure of its own: 500, never a dropped request.
-  answer.then(
-    (result) => exchange.finish(result),
-    () => exchange.fail(jsonRpcErrorBody(-32603, 'Internal server error', message.id ?? null)),
-  );
-  return true;
+  if (!message) return false;
+  return endpoint.offerToEngine(new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest, notifications));
+}
+
+/**
+ * Hands a session request to its session's engine front, answering on `res` itself (the SDK's
+ * transport sees only the answer, routed to `res` by the request's id): no web Request or Response
+ * is made unless the handler reads `ctx.http.req`.
+ */
+function answerInSession(
+  { session, message }: NonNullable<ReturnType<HttpEndpoint['sessionCallForEngine']>>,
+  caller: Caller,
+  res: ServerResponse,
+  toRequest: () => Request,
+  notifications: () => NotificationValve,
+): void {
+  const { transport } = session;
+  transport.answerStreams.set(idKey(message.id), new NodeSessionAnswer(res, transport.sessionId as string));
+  const extra: FrontedMessageExtra = {
+    authInfo: caller.principal,
+    get request() {
+      return toRequest();
+    },
+    notifications,
+  };
+  transport.onmessage?.(message as JSONRPCMessage, extra);
 }
 
 function badRequest(message: string): Response {

@@ -44,7 +44,7 @@ const taskIdParams: StandardSchemaV1<Params, Params> = {
 function ownerOf(call: CallRequest, connection: string): string {
   const principal = principalOf(call);
   if (principal) return principal;
-  const session = call.ctx.raw.sessionId;
+  const session = call.ctx.source.sessionId;
   return session ? `session:${session}` : `connection:${connection}`;
 }
 
