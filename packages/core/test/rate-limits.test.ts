@@ -266,6 +266,38 @@ describe('rate limits over HTTP on 127.0.0.1', () => {
     expect(await call(modernThree)).toBe('ok');
   });
 
+  it('counts by the remoteAddress given to the fetch face', async () => {
+    const handler = createMcpApp(SearchServer).httpHandler();
+    open.push({ close: () => handler.close() });
+    const post = async (ip: string, body: unknown, session?: string) => {
+      const response = await handler.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: {
+            ...JSON_HEADERS,
+            host: '127.0.0.1',
+            ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+          },
+          body: JSON.stringify(body),
+        }),
+        { remoteAddress: ip },
+      );
+      return { session: response.headers.get('mcp-session-id') ?? undefined, text: await response.text() };
+    };
+    const sessionOf = async (ip: string) => {
+      const { session } = await post(ip, JSON.parse(INITIALIZE));
+      await post(ip, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+      return session as string;
+    };
+    const call = async (ip: string, session: string) => {
+      const { text } = await post(ip, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: {} } }, session);
+      return text.includes('Rate limit reached') ? 'limited' : text.includes('found') ? 'ok' : text;
+    };
+    const [one, two] = [await sessionOf('10.0.0.5'), await sessionOf('10.0.0.6')];
+    expect([await call('10.0.0.5', one), await call('10.0.0.5', one), await call('10.0.0.5', one)]).toEqual(['ok', 'ok', 'limited']);
+    expect(await call('10.0.0.6', two)).toBe('ok');
+  });
+
   it('counts each session apart with by: [session]', async () => {
     const { url } = await listen(createMcpApp(SessionServer));
     const first = await connect(url);
