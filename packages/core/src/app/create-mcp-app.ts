@@ -91,7 +91,11 @@ export class McpApp {
     this.definition = withStateProblems(() => buildAppDefinition(serverClasses, { ...options, container }), stateProblems(options));
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
-    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, { ...options, tasks });
+    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, {
+      ...options,
+      tasks,
+      rateLimitStore: options.rateLimitStore ?? this.state.rateLimits,
+    });
     this.engine = new AppEngine(this.runtime, options.fastPath ?? true);
     const changes = this.runtime.broadcaster;
     const stateName = this.state.name;
@@ -184,6 +188,7 @@ export class McpApp {
       },
       this.relay,
       (call) => this.engine.modern?.serve(call),
+      { store: this.runtime.rateLimiting.store, events: this.runtime.events },
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);

@@ -20,12 +20,15 @@ import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { callMessages } from '../messages/call-messages.js';
 import { ServerEvents } from '../observability/server-events.js';
+import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
+import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { isAllowed } from './access.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
+import { RateLimiting } from './rate-limiting.js';
 import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp } from './served-app.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
@@ -66,6 +69,12 @@ export interface RuntimeOptions {
   maxSubscriptionsPerSession?: number;
   /** Tools run as MCP tasks (`@Tool({ task })`): their store, ttl, polling interval and lease; see docs/tasks.md. */
   tasks?: TaskOptions;
+  /**
+   * Where rate-limit counts live (`@RateLimit`, `rateLimits`). Default: the `state`'s store
+   * (`redisState()` shares counts between instances), else this process's memory, at most 10,000
+   * keys (`new MemoryRateLimitStore(maxKeys)` for another bound).
+   */
+  rateLimitStore?: RateLimitStore;
 }
 
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
@@ -112,6 +121,7 @@ export class AppRuntime implements ServedApp {
   readonly tasks: TaskService;
   /** What the server itself did (refusals, failures, start and stop), for logs and metrics. */
   readonly events = new ServerEvents();
+  readonly rateLimiting: RateLimiting;
 
   constructor(
     readonly definition: AppDefinition,
@@ -140,6 +150,7 @@ export class AppRuntime implements ServedApp {
     this.capabilities = capabilitiesOf(definition);
     this.kinds = callKindsOf(this);
     this.tasks = new TaskService(this, options.tasks);
+    this.rateLimiting = new RateLimiting(options.rateLimitStore ?? new MemoryRateLimitStore(), this.events);
   }
 
   /** The OAuth scopes a JSON-RPC request needs (`@RequireScopes` of what it calls), for HTTP step-up. */

@@ -8,6 +8,7 @@ import { prepareArguments } from '../validation/prepare-arguments.js';
 import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { InputRequiredSignal, RoundTripChannel } from './client-requests.js';
+import { type RateLimiting, rateLimitedError } from './rate-limiting.js';
 
 /** What differs between handler kinds: how they answer. Everything else is the executor's. */
 export interface CallKind<R, S = unknown> {
@@ -38,6 +39,8 @@ export interface ExecutorSettings {
   readonly errorFilter?: ErrorFilter;
   readonly reportError: ToolErrorReporter;
   readonly stats: RuntimeStats;
+  /** Counts calls against their plans' rate limits; without it none is counted (a task's background run). */
+  readonly rateLimiting?: RateLimiting;
 }
 
 /** Thrown (internally) when a call outlives `timeoutMs`. */
@@ -66,6 +69,14 @@ export async function executeCall<R, S>(
   args: unknown,
 ): Promise<R> {
   if (plan.guarded && !(await isAllowed(plan, 'call', request))) return kind.denied(plan, subject, request);
+  // After the guards (a hidden handler is not revealed by its limit), before anything costly.
+  if (plan.rateLimits.length > 0 && settings.rateLimiting) {
+    const refusal = await settings.rateLimiting.check(plan, kind.label(plan), request);
+    if (refusal) {
+      if (plan.kind === 'tool') return kind.fail(refusal.message);
+      throw rateLimitedError(refusal);
+    }
+  }
   const input = await prepareArguments(plan.input, args);
   if (!input.ok) return kind.invalidArguments(plan, input.issues);
 

@@ -13,6 +13,7 @@ import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../vali
 import { clientAddress, type TrustProxy } from './client-address.js';
 import type { Caller } from './http-caller.js';
 import { type Message, messagesOf, type ParsedBody } from './http-messages.js';
+import type { HttpRateLimit } from './http-rate-limit.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { LARGE_INPUT, nextTurn } from './large-input.js';
 
@@ -67,6 +68,7 @@ export class HttpAdmission {
   constructor(
     options: AdmissionOptions,
     private readonly scopesFor?: ScopeRequirement,
+    private readonly rateLimit?: HttpRateLimit,
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
@@ -76,7 +78,10 @@ export class HttpAdmission {
     this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
   }
 
-  /** Everything decided from the request line and headers; the body is not read. */
+  /**
+   * Everything decided from the request line and headers, the endpoint-wide rate limit last (so
+   * what it counts are callers already let in); the body is not read.
+   */
   async admit(request: RequestHead, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
     if (this.closed) return { response: jsonRpcErrorResponse(503, -32000, wireMessages.shuttingDown) };
     // The SDK's checks read only `headers.get` of what they are given.
@@ -91,15 +96,19 @@ export class HttpAdmission {
     if (length > this.maxBody) {
       return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
     }
-    if (!this.auth) {
-      const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
-      return { caller: address ? { client: `ip:${address}` } : {} };
+    const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
+    let caller: Caller;
+    if (!this.auth) caller = address ? { client: `ip:${address}`, address } : {};
+    else {
+      const outcome = await this.auth.authenticate(request);
+      if ('response' in outcome) return outcome;
+      const owner = ownerOf(outcome.principal);
+      // MCP authorization forbids passing the token through: handlers see who, not the token.
+      const principal = { ...outcome.principal, token: 'redacted' };
+      caller = { principal, owner, client: `sub:${owner}`, ...(address ? { address } : {}) };
     }
-    const outcome = await this.auth.authenticate(request);
-    if ('response' in outcome) return outcome;
-    const owner = ownerOf(outcome.principal);
-    // MCP authorization forbids passing the token through: handlers see who, not the token.
-    return { caller: { principal: { ...outcome.principal, token: 'redacted' }, owner, client: `sub:${owner}` } };
+    const limited = await this.rateLimit?.refusal(caller);
+    return limited ? { response: limited } : { caller };
   }
 
   /**

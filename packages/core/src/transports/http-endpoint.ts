@@ -1,14 +1,19 @@
 import { createMcpHandler, type EventStore, isLegacyRequest, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
+import { rememberClientAddress } from '../context/client-address-of.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
 import { acceptsLegacy } from '../engine/accept-table.js';
 import type { DirectModern, ModernCall } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import type { ServerEvents } from '../observability/server-events.js';
+import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
+import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { FetchExchange } from './fetch-exchange.js';
 import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
+import { HttpRateLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorBody } from './json-rpc-error-response.js';
 import { ListenCaps } from './listen-caps.js';
@@ -51,6 +56,13 @@ export interface HttpEndpointOptions extends AdmissionOptions {
   eventStore?: EventStore | boolean;
   /** The `retry` hint (ms) sent on resumable SSE streams. */
   retryIntervalMs?: number;
+  /**
+   * At most `limit` HTTP requests per `windowMs` (whole seconds) from each client (its bearer
+   * token's subject, else its address; `trustProxy` honoured), answered 429 with `Retry-After`
+   * beyond, before the body is read. With `redisState` every instance counts the same requests.
+   * Default: none.
+   */
+  rateLimit?: HttpRateLimitOptions;
 }
 
 /**
@@ -74,6 +86,8 @@ export class HttpEndpoint {
    *   it (its event store replaces `eventStore`), and changes reach them through it.
    * @param direct the request engine's 2026-07-28 entry, offered each request `directCandidate`
    *   finds (node:http and fetch alike); without it every request goes to the SDK.
+   * @param counting where the endpoint-wide rate limit counts (the app's store: shared with
+   *   `redisState`) and whom it tells of the requests it refuses (the app's event hub).
    */
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
@@ -82,8 +96,12 @@ export class HttpEndpoint {
     uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
     readonly direct?: DirectModern,
+    counting?: { readonly store: RateLimitStore; readonly events: ServerEvents },
   ) {
-    this.admission = new HttpAdmission(options, scopesFor);
+    const rateLimit = options.rateLimit
+      ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
+      : undefined;
+    this.admission = new HttpAdmission(options, scopesFor, rateLimit);
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
@@ -134,6 +152,7 @@ export class HttpEndpoint {
   readonly fetch = async (request: Request, info: { remoteAddress?: string } = {}): Promise<Response> => {
     const admitted = await this.admission.admit(request, info.remoteAddress);
     if ('response' in admitted) return admitted.response;
+    rememberClientAddress(request, admitted.caller.address);
     const text = request.method === 'POST' ? await request.clone().text() : undefined;
     const checked = await this.admission.check(request, admitted.caller, text);
     if ('response' in checked) return checked.response;

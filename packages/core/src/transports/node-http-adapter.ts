@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
+import { rememberClientAddress } from '../context/client-address-of.js';
 import { bindNotificationValve, NotificationValve } from '../context/notification-valve.js';
 import type { FrontedMessageExtra } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
@@ -73,7 +74,8 @@ async function serveAdmitted(
       headers.delete('content-encoding');
       headers.set('content-length', String(Buffer.byteLength(body as string)));
     }
-    return new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) });
+    const request = new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) });
+    return rememberClientAddress(request, caller.address);
   };
   let response: Response;
   try {

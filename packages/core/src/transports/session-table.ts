@@ -5,6 +5,7 @@ import {
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { clientAddressOf, rememberClientAddress } from '../context/client-address-of.js';
 import { isFronted } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { Caller } from './http-caller.js';
@@ -60,7 +61,7 @@ export class SessionTable {
     if (!header || !negotiated || header === negotiated || !SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return request;
     const headers = new Headers(request.headers);
     headers.set('mcp-protocol-version', negotiated);
-    return new Request(request, { headers });
+    return rememberClientAddress(new Request(request, { headers }), clientAddressOf(request));
   }
 
   /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
