@@ -40,6 +40,7 @@ export async function listenNative(handler: McpHttpHandler, options: NativeListe
   const onPath = (request: Request) => new URL(request.url).pathname === path;
   const runtime = currentRuntime();
   if (runtime === 'bun') {
+    // #region bun-serve
     const server = Bun.serve({
       hostname: host,
       port,
@@ -48,6 +49,7 @@ export async function listenNative(handler: McpHttpHandler, options: NativeListe
       fetch: (request, bun) =>
         onPath(request) ? handler.fetch(request, { remoteAddress: bun.requestIP(request)?.address }) : notFound(path),
     });
+    // #endregion
     return {
       runtime,
       url: `http://${host}:${server.port}${path}`,
@@ -58,12 +60,14 @@ export async function listenNative(handler: McpHttpHandler, options: NativeListe
     };
   }
   if (runtime === 'deno') {
+    // #region deno-serve
     let server: Deno.HttpServer | undefined;
     const bound = await new Promise<number>((resolve) => {
       server = Deno.serve({ hostname: host, port, onListen: (addr) => resolve(addr.port) }, (request, info) =>
         onPath(request) ? handler.fetch(request, { remoteAddress: info.remoteAddr.hostname }) : notFound(path),
       );
     });
+    // #endregion
     return {
       runtime,
       url: `http://${host}:${bound}${path}`,
