@@ -46,8 +46,10 @@ export async function listenNative(handler: McpHttpHandler, options: NativeListe
       port,
       // Bun closes a connection idle for 10 s by default; an SSE stream waiting for its next event is idle.
       idleTimeout: 0,
-      fetch: (request, bun) =>
-        onPath(request) ? handler.fetch(request, { remoteAddress: bun.requestIP(request)?.address }) : notFound(path),
+      fetch: (request, bun) => {
+        if (!onPath(request)) return notFound(path);
+        return handler.fetch(request, { remoteAddress: bun.requestIP(request)?.address });
+      },
     });
     // #endregion
     return {
