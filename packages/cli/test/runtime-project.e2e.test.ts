@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import { armature, childEnv, packedInstall, tempDir } from './support/packed-project.js';
@@ -25,8 +26,8 @@ afterAll(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-/** Lists and calls `greet` through the official client over stdio, then closes. */
-async function greets(transport: StdioClientTransport): Promise<void> {
+/** Lists and calls `greet` through the official client, then closes. */
+async function greets(transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<void> {
   const client = new Client({ name: 'e2e-runtime', version: '1.0.0' });
   await client.connect(transport);
   try {
@@ -57,5 +58,44 @@ describe.each(['bun', 'deno'] as const)('a project made by armature new --runtim
     };
     expect(server.command).toBe(runtime);
     await greets(new StdioClientTransport({ command: server.command, args: server.args, cwd: base, env, stderr: 'pipe' }));
+  });
+});
+
+describe('a project made by armature new --runtime deno --transport http, installed with npm', () => {
+  it('serves Streamable HTTP from npm start (deno run --allow-env --allow-net ...)', { timeout: 240_000 }, async () => {
+    const created = await armature(
+      ['new', 'e2e-deno-http', '--runtime', 'deno', '--transport', 'http', '--pm', 'npm', '--yes', '--no-install'],
+      base,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const root = join(base, 'e2e-deno-http');
+    await packedInstall(root, 'npm');
+    const server = spawn('npm', ['start', '--silent'], {
+      cwd: root,
+      env: { ...env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no endpoint line within 30 s:\n${output}`)), 30_000);
+        const read = (chunk: Buffer) => {
+          output += chunk.toString();
+          const found = /MCP endpoint: (http:\/\/\S+)/.exec(output)?.[1];
+          if (found) {
+            clearTimeout(timer);
+            resolve(found);
+          }
+        };
+        server.stdout.on('data', read);
+        server.stderr.on('data', read);
+        server.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+      });
+      await greets(new StreamableHTTPClientTransport(new URL(url)));
+    } finally {
+      // npm start's process group: npm, its shell and deno.
+      if (server.pid !== undefined && server.exitCode === null) process.kill(-server.pid, 'SIGKILL');
+    }
   });
 });
