@@ -99,6 +99,8 @@ const COLORS: Record<SideName, string> = {
   sdkV1: '#c4b5fd',
   raw: '#10b981',
   memory: '#93c5fd',
+  bun: '#f59e0b',
+  deno: '#0f766e',
 };
 const LOW = 1 / 8;
 const HIGH = 16;
