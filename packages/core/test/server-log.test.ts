@@ -317,7 +317,7 @@ describe('a logger option Armature does not know', () => {
 describe('a spawned stdio server logging JSON', () => {
   const fixture = fileURLToPath(new URL('./fixtures/logging-stdio-server.mjs', import.meta.url));
 
-  it('keeps stdout for JSON-RPC and writes its log lines to stderr: started, the failed call, stopping and stopped', async () => {
+  it('keeps stdout for JSON-RPC and writes its log lines to stderr: started, the failed call, a message too large, stopping and stopped', async () => {
     const child = spawn(process.execPath, [fixture], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: string[] = [];
     const err: string[] = [];
@@ -335,20 +335,24 @@ describe('a spawned stdio server logging JSON', () => {
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'explode', arguments: {} } });
       await vi.waitFor(() => expect(out.join('')).toContain('"id":2'), { timeout: 10_000 });
+      // Over the fixture's maxMessageBytes (1,000).
+      send({ jsonrpc: '2.0', id: 3, method: 'ping', params: { padding: 'x'.repeat(2_000) } });
+      await vi.waitFor(() => expect(out.join('')).toContain('"id":3'), { timeout: 10_000 });
       child.stdin.end();
       expect(await exited).toBe(0);
       const stdoutLines = out.join('').trim().split('\n');
       for (const line of stdoutLines) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
-      expect(stdoutLines.map((line) => JSON.parse(line).id)).toEqual([1, 2]);
+      expect(stdoutLines.map((line) => JSON.parse(line).id)).toEqual([1, 2, 3]);
       const logged = err
         .join('')
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(logged.map((line) => line.event)).toEqual(['started', 'call-failed', 'stopping', 'stopped']);
+      expect(logged.map((line) => line.event)).toEqual(['started', 'call-failed', 'refused', 'stopping', 'stopped']);
       expect(logged[0]).toMatchObject({ level: 'info', transport: 'stdio', message: 'serving on stdio' });
       expect(logged[1]).toMatchObject({ level: 'error', what: 'explode', requestId: 2, err: { type: 'Error', message: 'kaput' } });
-      expect(logged[2]).toMatchObject({ reason: 'stdin closed' });
+      expect(logged[2]).toMatchObject({ level: 'warn', reason: 'too-large', requestId: 3 });
+      expect(logged[3]).toMatchObject({ reason: 'stdin closed' });
     } finally {
       child.kill('SIGKILL');
     }

@@ -47,27 +47,26 @@ const RANK: Readonly<Record<ServerLogLevel, number>> = { info: 30, warn: 40, err
  */
 const DEFAULT_LOG: StderrLog = { format: 'text', level: 'error' };
 
-/** The level, line and fields (besides `event`) of one event. */
-function recordOf(event: ServerEvent, text: boolean): { level: ServerLogLevel; message: string; fields: Record<string, unknown> } {
-  const level = LEVEL_OF[event.event];
+/** The line and fields (besides `event`) of one event. */
+function recordOf(event: ServerEvent, text: boolean): { message: string; fields: Record<string, unknown> } {
   switch (event.event) {
     case 'started': {
       const { event: _, ...fields } = event;
-      return { level, message: logMessages.started(event.transport, event.url), fields };
+      return { message: logMessages.started(event.transport, event.url), fields };
     }
     case 'stopping':
-      return { level, message: logMessages.stopping(event.reason), fields: { reason: event.reason } };
+      return { message: logMessages.stopping(event.reason), fields: { reason: event.reason } };
     case 'stopped':
-      return { level, message: logMessages.stopped(), fields: {} };
+      return { message: logMessages.stopped(), fields: {} };
     case 'refused': {
       const { event: _, message, ...fields } = event;
-      return { level, message: logMessages.refused(event.reason, message), fields };
+      return { message: logMessages.refused(event.reason, message), fields };
     }
     case 'call-failed': {
       const { error, what, requestId } = event;
       // A text line has nowhere else to put the stack; a structured one carries it in `err`.
       const detail = text && error instanceof Error && error.stack ? error.stack : messageOf(error);
-      return { level, message: logMessages.callFailed(what, requestId, detail), fields: { what, requestId, err: error } };
+      return { message: logMessages.callFailed(what, requestId, detail), fields: { what, requestId, err: error } };
     }
   }
 }
@@ -116,8 +115,8 @@ export function startServerLog(events: ServerEvents, option: LoggerOption | unde
   if (isServerLogger(option)) {
     const logger = option.child ? option.child({ component: 'armature' }) : option;
     return events.on((event) => {
-      const { level, message, fields } = recordOf(event, false);
-      logger[level]({ event: event.event, ...fields, ...traceFields() }, message);
+      const { message, fields } = recordOf(event, false);
+      logger[LEVEL_OF[event.event]]({ event: event.event, ...fields, ...traceFields() }, message);
     });
   }
   const log = option === undefined ? DEFAULT_LOG : typeof option === 'string' ? { format: option } : option;
@@ -125,11 +124,12 @@ export function startServerLog(events: ServerEvents, option: LoggerOption | unde
   const skipFailedCalls = option === undefined && onError;
   // Always stderr: under stdio, stdout carries the protocol and nothing else.
   const write = (line: string) => process.stderr.write(`${line}\n`);
+  const text = log.format === 'text';
   return events.on((event) => {
-    if (skipFailedCalls && event.event === 'call-failed') return;
-    const text = log.format === 'text';
-    const { level, message, fields } = recordOf(event, text);
-    if (RANK[level] < least) return;
+    const level = LEVEL_OF[event.event];
+    // Checked before the line is made: a flood of refusals below the level costs a lookup each.
+    if (RANK[level] < least || (skipFailedCalls && event.event === 'call-failed')) return;
+    const { message, fields } = recordOf(event, text);
     if (text) {
       write(`[armature] ${message}`);
       return;

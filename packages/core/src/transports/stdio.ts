@@ -77,6 +77,7 @@ export function serveOverStdio(factory: (wire: Transport) => SdkMcpServer, optio
     messageLimits: options.messageLimits,
     maxPendingNotifications: options.maxPendingNotifications,
     write,
+    events,
     onClosed: exitOnClose
       ? () => {
           events?.emit({ event: 'stopping', reason: 'stdin closed' });
