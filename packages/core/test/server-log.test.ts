@@ -12,6 +12,7 @@ import {
   createMcpApp,
   McpServer,
   type Middleware,
+  RequireScopes,
   type ServerEvent,
   type ServerLogger,
   Tool,
@@ -32,6 +33,12 @@ class LogServer {
   @Tool({ description: 'works' })
   fine() {
     return 'ok';
+  }
+
+  @Tool({ description: 'needs a scope' })
+  @RequireScopes('repo:write')
+  push() {
+    return 'pushed';
   }
 
   @Tool({ description: 'runs as a task until its signal aborts', task: 'optional' })
@@ -276,6 +283,105 @@ describe('app.onEvent', () => {
     stop();
     await app.close();
     expect(events).toEqual([{ event: 'call-failed', what: 'explode', requestId, error: expect.any(Error) }]);
+  });
+});
+
+describe('each refusal site', () => {
+  const refusalsOf = (app: ReturnType<typeof createMcpApp>) => {
+    const refusals: ServerEvent[] = [];
+    app.onEvent((event) => {
+      if (event.event === 'refused') refusals.push(event);
+    });
+    return refusals;
+  };
+
+  it('tells the hub once: per-client session and listen caps over HTTP on 127.0.0.1', async () => {
+    const app = createMcpApp(LogServer, { logger: false });
+    const refusals = refusalsOf(app);
+    const listener = await app.listenHttp({ port: 0, maxSessionsPerClient: 1, maxListenStreamsPerClient: 1 });
+    const legacy = new Client({ name: 'legacy', version: '1' });
+    await legacy.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    const again = new Client({ name: 'legacy-again', version: '1' });
+    await expect(again.connect(new StreamableHTTPClientTransport(new URL(listener.url)))).rejects.toThrow();
+    const modern = new Client({ name: 'modern', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    const stream = await modern.listen({ toolsListChanged: true });
+    await expect(modern.listen({ toolsListChanged: true })).rejects.toThrow(/maxListenStreamsPerClient/);
+    await stream.close();
+    await modern.close();
+    await legacy.close();
+    await listener.close();
+    await app.close();
+    expect(refusals).toEqual([
+      {
+        event: 'refused',
+        reason: 'client-cap',
+        message:
+          'Too Many Requests: this client already holds 1 sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later',
+        method: 'initialize',
+        requestId: 0,
+        client: 'ip:127.0.0.1',
+        retryAfterMs: 5_000,
+      },
+      {
+        event: 'refused',
+        reason: 'listen-cap',
+        message:
+          'Subscription limit reached: this client already holds 1 subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another',
+        method: 'subscriptions/listen',
+        // The client's id for its second listen request.
+        requestId: 'listen:1',
+        client: 'ip:127.0.0.1',
+      },
+    ]);
+  });
+
+  it('tells the hub once: Origin, bearer token, scopes and shutting down (the web-standard handler)', async () => {
+    const app = createMcpApp(LogServer, { logger: false });
+    const refusals = refusalsOf(app);
+    const handler = app.httpHandler({
+      auth: {
+        verifier: {
+          async verify(token: string) {
+            if (token !== 'reader') throw new Error('unknown token');
+            return { token, clientId: 'app', scopes: ['repo:read'], extra: { sub: 'ann' } };
+          },
+        },
+        resource: 'http://127.0.0.1/mcp',
+        authorizationServers: ['http://127.0.0.1/issuer'],
+      },
+    });
+    const post = (headers: Record<string, string>, body = '{}') =>
+      handler.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: { host: '127.0.0.1', 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body,
+        }),
+      );
+    expect((await post({ origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post({})).status).toBe(401);
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'push', arguments: {} } });
+    expect((await post({ authorization: 'Bearer reader' }, call)).status).toBe(403);
+    await handler.close();
+    expect((await post({ authorization: 'Bearer reader' })).status).toBe(503);
+    await app.close();
+    expect(refusals).toEqual([
+      { event: 'refused', reason: 'origin', message: 'the Origin header "http://evil.example" is not in allowedOrigins' },
+      {
+        event: 'refused',
+        reason: 'unauthorized',
+        message: 'HTTP 401, WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"',
+      },
+      {
+        event: 'refused',
+        reason: 'forbidden',
+        message: expect.stringMatching(/^HTTP 403, WWW-Authenticate: Bearer error="insufficient_scope", scope="repo:write"/),
+        requestId: 7,
+        client: 'sub:app\u0000ann',
+      },
+      { event: 'refused', reason: 'not-ready', message: 'Service Unavailable: the server is shutting down' },
+    ]);
   });
 });
 
