@@ -31,9 +31,9 @@ export function serveWithPino(destination: pino.DestinationStream = pino.destina
 
 // #region on-event
 /** Counts refusals by reason, e.g. for an alert when a cap is hit. */
-export function countRefusals(app: McpApp) {
+export function countRefusals(mcpApp: McpApp) {
   const refusals = new Map<string, number>();
-  app.onEvent((event) => {
+  mcpApp.onEvent((event) => {
     if (event.event === 'refused') refusals.set(event.reason, (refusals.get(event.reason) ?? 0) + 1);
   });
   return refusals;
