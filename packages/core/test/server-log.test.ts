@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -224,6 +225,37 @@ describe('the default log', () => {
     await callExplode({ onError: (_error, info) => reported.push(info.tool), logger: 'text' });
     expect(reported).toEqual(['explode', 'explode']);
     expect(stderr.filter((line) => line.startsWith('[armature] tool "explode"'))).toHaveLength(1);
+  });
+
+  it('quotes a string request id, so a client cannot forge a log line with it', async () => {
+    const app = createMcpApp(LogServer);
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await app.createServer().connect(serverTransport);
+    await clientTransport.start();
+    const answered = new Promise<void>((resolve) => {
+      clientTransport.onmessage = (message) => {
+        if ('id' in message && message.id === 'x\n[armature] forged') resolve();
+      };
+    });
+    await clientTransport.send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    await clientTransport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await clientTransport.send({
+      jsonrpc: '2.0',
+      id: 'x\n[armature] forged',
+      method: 'tools/call',
+      params: { name: 'explode', arguments: {} },
+    });
+    await answered;
+    await clientTransport.close();
+    await app.close();
+    expect(stderr).toHaveLength(1);
+    expect(stderr[0]).toMatch(/^\[armature\] tool "explode" \(request "x\\n\[armature\] forged"\) failed: Error: kaput\n/);
+    expect(stderr[0]?.split('\n').filter((line) => line.startsWith('[armature]'))).toHaveLength(1);
   });
 
   it('is off with logger: false', async () => {

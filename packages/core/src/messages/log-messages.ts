@@ -27,6 +27,8 @@ export const logMessages = {
   },
   /** `detail` is the error's message (structured logs, which carry the stack apart) or its stack (text). */
   callFailed(what: string, requestId: unknown, detail: string): string {
-    return `tool "${what}" (request ${String(requestId)}) failed: ${detail}`;
+    // A string id is the client's text: quoted, so a newline in it cannot forge a line of a text log.
+    const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
+    return `tool "${what}" (request ${id}) failed: ${detail}`;
   },
 };
