@@ -34,6 +34,7 @@ const GUIDES = [
   'security.md',
   'limits.md',
   'rate-limits.md',
+  'observability.md',
   'publishing.md',
 ];
 

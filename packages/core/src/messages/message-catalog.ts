@@ -237,6 +237,10 @@ export const MESSAGES = {
       fix: "import '@armature/core' first in the entry file (src/main.ts), or at the top of the file that declares the DTO",
     }),
   ),
+  loggerOptionInvalid: define('ARM126', 'the logger option is not one Armature knows', ['logger is "yaml"'] as const, (found: string) => ({
+    message: `${found}; it must be 'json', 'text', { format: 'json' | 'text', level: 'info' | 'warn' | 'error' }, a pino-like logger (info, warn and error methods) or false`,
+    fix: "createMcpApp(Server, { logger: 'json' }), or pass your pino logger: createMcpApp(Server, { logger: pino(pino.destination(2)) })",
+  })),
 
   noParamMetadata: define(
     'ARM200',
