@@ -5,12 +5,10 @@ import type { AppDefinition } from '../builder/definitions.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
-import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
-import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import type { ServerEventListener } from '../observability/server-events.js';
-import { type LoggerOption, loggerOptionProblem, startServerLog } from '../observability/server-log.js';
+import { type LoggerOption, startServerLog } from '../observability/server-log.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
 import { type AppState, isShared } from '../state/app-state.js';
@@ -22,6 +20,8 @@ import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
 import { SessionRelay } from '../transports/session-relay.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
 import { AppCatalog } from './app-catalog.js';
+import { AppLifecycle } from './app-lifecycle.js';
+import { optionProblems, withOptionProblems } from './app-options.js';
 import { checkSingleInstance } from './check-single-instance.js';
 import type { Registrations } from './registrations.js';
 
@@ -81,16 +81,9 @@ export class McpApp {
   readonly definition: AppDefinition;
   private readonly runtime: AppRuntime;
   private readonly engine: AppEngine;
-  private readonly closers = new Set<() => Promise<void>>();
-  private readonly endpoints = new Set<HttpEndpoint>();
-  private readonly listeners = new Set<import('node:http').Server>();
-  private shuttingDown?: Promise<void>;
-  /** Where the app is in stopping, so `stopping` and `stopped` are each told once. */
-  private stopState: 'running' | 'stopping' | 'stopped' = 'running';
+  private readonly lifecycle: AppLifecycle;
   private readonly state: AppState;
   private readonly relay?: SessionRelay;
-  /** Settles once the app listens to the shared state (at once for the memory state). */
-  private readonly shared: Promise<void>;
 
   constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
     checkSingleInstance(serverClasses);
@@ -113,17 +106,25 @@ export class McpApp {
       process.stderr.write(`[armature] a change notification could not go through the ${stateName} state: ${messageOf(error)}\n`);
     const { tools, prompts, resources, resourceTemplates } = this.runtime;
     const catalog = new AppCatalog({ tools, prompts, resources, resourceTemplates }, changes, this.state.catalog, failed);
+    let shared = Promise.resolve();
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);
       this.relay = relay;
       // The kept catalogue edits are read once the state is connected (the bus waits for that).
-      this.shared = Promise.all([
+      shared = Promise.all([
         relay.start(),
         changes.share(this.state.bus, (method, uri) => relay.notifySessions(method, uri), failed, catalog.apply),
       ]).then(() => catalog.load());
       // Reported when the app starts listening; never an unhandled rejection before that.
-      this.shared.catch(() => undefined);
-    } else this.shared = Promise.resolve();
+      shared.catch(() => undefined);
+    }
+    this.lifecycle = new AppLifecycle(
+      this.state,
+      shared,
+      this.runtime.events,
+      () => this.runtime.busy,
+      () => Promise.allSettled([this.relay?.close(), changes.unshare()]),
+    );
     this.tools = catalog.registrations('tools');
     this.resources = catalog.registrations('resources');
     this.resourceTemplates = catalog.registrations('resourceTemplates');
@@ -188,7 +189,7 @@ export class McpApp {
    */
   listenStdio(options: StdioOptions = {}): StdioHandle {
     const handle = serveOverStdio((wire) => this.engine.createServer('connection', wire), options, this.runtime.events);
-    this.track(() => handle.close());
+    this.lifecycle.track(() => handle.close());
     this.runtime.events.emit({ event: 'started', transport: 'stdio' });
     return handle;
   }
@@ -210,15 +211,15 @@ export class McpApp {
       (call) => this.engine.modern?.serve(call),
       { store: this.runtime.rateLimiting.store, events: this.runtime.events },
     );
-    this.endpoints.add(endpoint);
+    const forget = this.lifecycle.addEndpoint(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
     const node = toAdmittingNodeHandler(endpoint, options);
     const close = () => {
       unregister();
-      this.endpoints.delete(endpoint);
+      forget();
       return endpoint.close();
     };
-    this.track(close);
+    this.lifecycle.track(close);
     return Object.assign((req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => node(req, res, parsedBody), {
       fetch: async (request: Request, info?: { remoteAddress?: string }) => {
         await bound;
@@ -246,17 +247,17 @@ export class McpApp {
       process.stderr.write(`[armature] WARNING ${warning}\n`);
     }
     const { server, url } = await listenNodeHttp(handler, options, {
-      up: () => !this.shuttingDown,
+      up: () => !this.lifecycle.shuttingDown,
       notReady: () => this.notReady(),
     });
-    this.listeners.add(server);
+    const forget = this.lifecycle.addListener(server);
     const close = async () => {
-      this.listeners.delete(server);
+      forget();
       await handler.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     };
-    this.track(close);
+    this.lifecycle.track(close);
     this.runtime.events.emit({ event: 'started', transport: 'http', url });
     return { url, close };
   }
@@ -266,20 +267,7 @@ export class McpApp {
    * running calls finish for up to `deadlineMs`, then close sessions, connections and listeners.
    */
   shutdown(deadlineMs = 10_000): Promise<void> {
-    return this.drain(deadlineMs, 'shutdown()');
-  }
-
-  /** `shutdown`, saying why in the `stopping` event. */
-  private drain(deadlineMs: number | undefined, reason: string): Promise<void> {
-    this.shuttingDown ??= (async () => {
-      this.announceStopping(reason);
-      for (const listener of this.listeners) listener.close();
-      for (const endpoint of this.endpoints) endpoint.stopAccepting();
-      const deadline = Date.now() + (deadlineMs ?? 10_000);
-      while (this.runtime.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      await this.close();
-    })();
-    return this.shuttingDown;
+    return this.lifecycle.drain(deadlineMs, 'shutdown()');
   }
 
   /**
@@ -292,13 +280,7 @@ export class McpApp {
    * ```
    */
   enableShutdownHooks(options: { deadlineMs?: number; signals?: NodeJS.Signals[]; exit?: boolean } = {}): this {
-    for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) {
-      process.once(signal, () => {
-        void this.drain(options.deadlineMs, signal).finally(() => {
-          if (options.exit ?? true) process.exit(0);
-        });
-      });
-    }
+    this.lifecycle.onSignals(options);
     return this;
   }
 
@@ -306,84 +288,22 @@ export class McpApp {
    * Resolves once the app is connected to its state (at once for the memory state); rejects,
    * naming the store, when a shared store cannot be reached. `listenHttp` waits for it.
    */
-  async ready(): Promise<void> {
-    try {
-      await this.shared;
-    } catch (error) {
-      throw new Error(`McpApp: the ${this.state.name} state could not be reached: ${messageOf(error)}`);
-    }
+  ready(): Promise<void> {
+    return this.lifecycle.ready();
   }
 
   /**
    * Why the app cannot serve requests now (shutting down, or its shared state unreachable within a
    * second), or undefined when it can: what the HTTP readiness path answers.
    */
-  async notReady(): Promise<string | undefined> {
-    if (this.shuttingDown) return 'shutting down';
-    const { state } = this;
-    if (!state.ping) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('no answer within 1 s')), 1_000);
-    });
-    try {
-      await Promise.race([state.ping(), late]);
-      return undefined;
-    } catch {
-      return `the ${state.name} state cannot be reached`;
-    } finally {
-      clearTimeout(timer);
-    }
+  notReady(): Promise<string | undefined> {
+    return this.lifecycle.notReady();
   }
 
   /** Stops every listener this app started, then closes its state. */
-  async close(): Promise<void> {
-    this.announceStopping('close()');
-    const closers = [...this.closers];
-    this.closers.clear();
-    await Promise.allSettled(closers.map((close) => close()));
-    await Promise.allSettled([this.relay?.close(), this.runtime.broadcaster.unshare()]);
-    await this.state.close();
-    if (this.stopState !== 'stopped') {
-      this.stopState = 'stopped';
-      this.runtime.events.emit({ event: 'stopped' });
-    }
+  close(): Promise<void> {
+    return this.lifecycle.close();
   }
-
-  private announceStopping(reason: string): void {
-    if (this.stopState !== 'running') return;
-    this.stopState = 'stopping';
-    this.runtime.events.emit({ event: 'stopping', reason });
-  }
-
-  private track(close: () => Promise<void>): void {
-    this.closers.add(close);
-  }
-}
-
-/** What is wrong with the options: the `state` option without what it requires, a `logger` Armature does not know. */
-function optionProblems(options: CreateMcpAppOptions): BuildProblem[] {
-  const problems: BuildProblem[] = [];
-  const state = options.state;
-  if (state?.shared && options.requestStateKey === undefined) {
-    problems.push(problem(MESSAGES.sharedStateWithoutRequestStateKey, 'createMcpApp options', state.name));
-  }
-  const logger = loggerOptionProblem(options.logger);
-  if (logger) problems.push(problem(MESSAGES.loggerOptionInvalid, 'createMcpApp options', logger));
-  return problems;
-}
-
-/** Builds, reporting the options' problems in the same one error as the build's. */
-function withOptionProblems(build: () => AppDefinition, problems: BuildProblem[]): AppDefinition {
-  let definition: AppDefinition;
-  try {
-    definition = build();
-  } catch (error) {
-    if (error instanceof ArmatureBuildError && problems.length > 0) throw new ArmatureBuildError([...error.problems, ...problems]);
-    throw error;
-  }
-  if (problems.length > 0) throw new ArmatureBuildError(problems);
-  return definition;
 }
 
 /**

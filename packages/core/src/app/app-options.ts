@@ -1,0 +1,30 @@
+import type { AppDefinition } from '../builder/definitions.js';
+import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
+import { MESSAGES, problem } from '../messages/message-catalog.js';
+import { type LoggerOption, loggerOptionProblem } from '../observability/server-log.js';
+import type { AppState } from '../state/app-state.js';
+
+/** What is wrong with the app's own options: the `state` option without what it requires, a `logger` Armature does not know. */
+export function optionProblems(options: { state?: AppState; requestStateKey?: unknown; logger?: LoggerOption }): BuildProblem[] {
+  const problems: BuildProblem[] = [];
+  const state = options.state;
+  if (state?.shared && options.requestStateKey === undefined) {
+    problems.push(problem(MESSAGES.sharedStateWithoutRequestStateKey, 'createMcpApp options', state.name));
+  }
+  const logger = loggerOptionProblem(options.logger);
+  if (logger) problems.push(problem(MESSAGES.loggerOptionInvalid, 'createMcpApp options', logger));
+  return problems;
+}
+
+/** Builds, reporting the options' problems in the same one error as the build's. */
+export function withOptionProblems(build: () => AppDefinition, problems: BuildProblem[]): AppDefinition {
+  let definition: AppDefinition;
+  try {
+    definition = build();
+  } catch (error) {
+    if (error instanceof ArmatureBuildError && problems.length > 0) throw new ArmatureBuildError([...error.problems, ...problems]);
+    throw error;
+  }
+  if (problems.length > 0) throw new ArmatureBuildError(problems);
+  return definition;
+}
