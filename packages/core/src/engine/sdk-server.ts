@@ -52,8 +52,7 @@ export function createSdkServer(
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {
-    const serve = async (params: Params, sdk: ServerContext) => {
-      const call = new CallRequest(app, method, sdk, server);
+    const run = async (call: CallRequest, params: Params) => {
       try {
         const result =
           app.middleware.length === 0
@@ -67,6 +66,9 @@ export function createSdkServer(
         await call.end();
       }
     };
+    // Traced as one request (its span active while it runs) when the app registered an OpenTelemetry SDK.
+    const serve = (params: Params, sdk: ServerContext) =>
+      app.telemetry.serve(new CallRequest(app, method, sdk, server), server, params, run);
     if (params)
       server.setRequestHandler(method, { params }, (checked, sdk) => serve(checked as Params, sdk) as Promise<Record<string, unknown>>);
     else
@@ -93,5 +95,6 @@ export function createSdkServer(
 
   registerMethodHandlers(app, server, connection, on);
   if (purpose === 'connection') app.broadcaster.track(connection);
+  if (purpose !== 'request') app.telemetry.session(server);
   return mcp;
 }

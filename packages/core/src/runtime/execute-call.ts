@@ -4,6 +4,7 @@ import { ToolError } from '../context/errors.js';
 import type { ErrorFilter, ExecutionContext, Interceptor } from '../context/execution-context.js';
 import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
+import type { RequestTracing } from '../observability/request-tracing.js';
 import { prepareArguments } from '../validation/prepare-arguments.js';
 import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
@@ -38,6 +39,8 @@ export interface ExecutorSettings {
   readonly errorFilter?: ErrorFilter;
   readonly reportError: ToolErrorReporter;
   readonly stats: RuntimeStats;
+  /** Spans around each call and its validation, when the app is traced. */
+  readonly telemetry?: RequestTracing;
 }
 
 /** Thrown (internally) when a call outlives `timeoutMs`. */
@@ -57,7 +60,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * request's one DI scope, interceptors, timeout, conversion, error mapping. The request disposes
  * the scope when it ends. `McpError` (any ProtocolError) always becomes a JSON-RPC error.
  */
-export async function executeCall<R, S>(
+export function executeCall<R, S>(
   settings: ExecutorSettings,
   plan: CallPlan,
   kind: CallKind<R, S>,
@@ -65,8 +68,25 @@ export async function executeCall<R, S>(
   request: CallRequest,
   args: unknown,
 ): Promise<R> {
+  const telemetry = settings.telemetry;
+  // Untraced (no tracer provider registered): no span, no closure.
+  if (!telemetry?.tracing) return runCall(settings, plan, kind, subject, request, args, undefined);
+  return telemetry.handler(plan, () => runCall(settings, plan, kind, subject, request, args, telemetry));
+}
+
+async function runCall<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  subject: S,
+  request: CallRequest,
+  args: unknown,
+  telemetry: RequestTracing | undefined,
+): Promise<R> {
   if (plan.guarded && !(await isAllowed(plan, 'call', request))) return kind.denied(plan, subject, request);
-  const input = await prepareArguments(plan.input, args);
+  const input = await (telemetry
+    ? telemetry.validation(plan.name, () => prepareArguments(plan.input, args))
+    : prepareArguments(plan.input, args));
   if (!input.ok) return kind.invalidArguments(plan, input.issues);
 
   const ctx = request.ctx;
