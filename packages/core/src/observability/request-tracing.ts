@@ -19,6 +19,8 @@ import { metaWithContext, remoteParent } from './trace-context.js';
 /** What the server span reads from a request (a `CallRequest`). */
 export interface TracedRequest {
   readonly method: string;
+  /** Set while the request has its span, so its handler calls need not ask the API again. */
+  traced: boolean;
   readonly ctx: {
     readonly requestId: string | number;
     readonly meta: Readonly<Record<string, unknown>>;
@@ -169,6 +171,7 @@ export class RequestTracing {
           parent.context,
         );
       active = trace.setSpan(parent.context, span).setValue(TRACING_KEY, this);
+      request.traced = true;
     }
     const inFlight = { [ATTR.method]: request.method };
     instruments?.activeRequests.add(1, inFlight);
@@ -265,11 +268,12 @@ export class RequestTracing {
    * created the task (the same trace, though it ends after that request was answered), and
    * counts running and finished tasks.
    */
-  task<R extends { isError?: boolean }>(taskId: string, tool: string, run: () => Promise<R>): Promise<R> {
+  task<R extends { isError?: boolean }>(taskId: string, tool: string, request: { traced: boolean }, run: () => Promise<R>): Promise<R> {
     if (!this.enabled) return run();
     const instruments = this.metrics.current();
     const tracing = tracingOn();
     if (!tracing && !instruments) return run();
+    request.traced = tracing;
     const attributes = { [ATTR.taskId]: taskId, [ATTR.toolName]: tool, [ATTR.operation]: EXECUTE_TOOL };
     const work = tracing ? () => this.inSpan(`task ${tool}`, SpanKind.INTERNAL, attributes, run, failureOfResult) : run;
     instruments?.runningTasks.add(1);

@@ -69,8 +69,8 @@ export function executeCall<R, S>(
   args: unknown,
 ): Promise<R> {
   const telemetry = settings.telemetry;
-  // Untraced (no tracer provider registered): no span, no closure.
-  if (!telemetry?.tracing) return runCall(settings, plan, kind, subject, request, args, undefined);
+  // An untraced request (no tracer provider registered, or telemetry off): no span, no closure.
+  if (!request.traced || !telemetry) return runCall(settings, plan, kind, subject, request, args, undefined);
   return telemetry.handler(plan, () => runCall(settings, plan, kind, subject, request, args, telemetry));
 }
 

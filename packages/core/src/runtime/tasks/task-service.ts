@@ -390,7 +390,7 @@ export class TaskService {
     };
     const checked = { ...tool.plan, guarded: false };
     const execute = () => executeCall(settings, checked, this.env.kinds.tools, tool, request, args);
-    (this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, execute) : execute())
+    (this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute())
       .then(
         (result): TaskUpdate & { outcome: TaskOutcome } => ({
           // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.
