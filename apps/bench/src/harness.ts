@@ -4,7 +4,7 @@
 // all from the same samples.
 import { performance } from 'node:perf_hooks';
 
-export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory'] as const;
+export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'untraced'] as const;
 export type SideName = (typeof SIDES)[number];
 export const SIDE_TITLES: Record<SideName, string> = {
   armature: 'Armature',
@@ -15,6 +15,8 @@ export const SIDE_TITLES: Record<SideName, string> = {
   raw: 'raw loop',
   // The same Armature app with the in-memory state, the anchor of the Redis state lines.
   memory: 'Armature in memory',
+  // The same Armature app built with `telemetry: false`, the anchor of the instrumentation's cost.
+  untraced: 'Armature telemetry off',
 };
 
 /** How the subject's median must compare with the anchor's. */
@@ -59,6 +61,12 @@ export interface Scenario {
   targets: readonly [Target, ...Target[]];
   /** Passes for this scenario when it cannot afford the run's (e.g. 100k calls each). */
   passes?: number;
+  /**
+   * Judge by the median of the per-pass ratios (subject and anchor sampled back to back in each
+   * pass) rather than the ratio of the medians: load that drifts between passes on a shared
+   * machine then cancels out, which a goal of a few percent needs.
+   */
+  paired?: boolean;
   /** Starts what the scenario needs, checks that every side answers the same, warms up. */
   open(): Promise<Opened>;
 }
@@ -96,8 +104,12 @@ export function meets(goal: Goal, relative: number): boolean {
   return goal.kind === 'ratio-at-least' ? relative >= goal.value : relative <= goal.value;
 }
 
-/** Every target of `scenario` judged on `medians`. */
-export function judge(scenario: Scenario, medians: Partial<Record<SideName, number>>): Verdict[] {
+/** Every target of `scenario` judged on `medians` (on the per-pass ratios of `samples` when it is `paired`). */
+export function judge(
+  scenario: Scenario,
+  medians: Partial<Record<SideName, number>>,
+  samples?: Partial<Record<SideName, number[]>>,
+): Verdict[] {
   return scenario.targets.map((target) => {
     const subject = medians[target.subject ?? 'armature'];
     const anchor = medians[target.anchor];
@@ -106,7 +118,12 @@ export function judge(scenario: Scenario, medians: Partial<Record<SideName, numb
         `${scenario.id}: a target compares ${target.subject ?? 'armature'} with ${target.anchor}, which were not both measured`,
       );
     }
-    const relative = relativeOf(target.goal, subject, anchor);
+    const bySubject = samples?.[target.subject ?? 'armature'];
+    const byAnchor = samples?.[target.anchor];
+    const relative =
+      scenario.paired && bySubject && byAnchor
+        ? median(bySubject.map((value, pass) => relativeOf(target.goal, value, byAnchor[pass] as number)))
+        : relativeOf(target.goal, subject, anchor);
     return { target, relative, pass: meets(target.goal, relative) };
   });
 }
@@ -131,7 +148,7 @@ export async function runScenario(scenario: Scenario, passes: number): Promise<R
   }
   const medians: Partial<Record<SideName, number>> = {};
   for (const name of names) medians[name] = median(samples[name] as number[]);
-  const verdicts = judge(scenario, medians);
+  const verdicts = judge(scenario, medians, samples);
   return {
     scenario,
     samples,

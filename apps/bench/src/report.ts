@@ -99,6 +99,7 @@ const COLORS: Record<SideName, string> = {
   sdkV1: '#c4b5fd',
   raw: '#10b981',
   memory: '#93c5fd',
+  untraced: '#f59e0b',
 };
 const LOW = 1 / 8;
 const HIGH = 16;

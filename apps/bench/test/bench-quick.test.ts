@@ -27,6 +27,7 @@ const LINES: [string, ...[string, string][]][] = [
   ['http session add', [RATIO, '>= 3\\.00x']],
   ['in-memory add', [RATIO, '>= 2\\.00x']],
   ['in-memory search', [RATIO, '>= 2\\.00x']],
+  ['telemetry cost add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.98x']],
   ['cold start 2', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
   ['cold start 500', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
   ['tools/list 500', [RATIO, '<= 1\\.10x']],

@@ -8,8 +8,11 @@ import { addText, searchText } from '../servers/bench-tools.js';
 import type { Settings } from '../settings.js';
 import { ADD_FIXED, ADD_UNKNOWN, addArgs, checkRefused, checkSame, ok, SEARCH_FIXED, SEARCH_INVALID, searchArgs } from './tool-calls.js';
 
-/** The sides that have a stdio server (the in-memory-state side exists only for the Redis lines, over HTTP). */
-type StdioSide = Exclude<SideName, 'memory'>;
+/**
+ * The sides that have a stdio server (the in-memory-state side exists only for the Redis lines, over
+ * HTTP; the telemetry-off side only for the instrumentation's cost, in memory).
+ */
+type StdioSide = Exclude<SideName, 'memory' | 'untraced'>;
 
 export const STDIO_ENTRIES: Record<StdioSide, string> = {
   armature: 'servers/armature-stdio.js',
