@@ -71,7 +71,7 @@ describe('bench --quick', () => {
       original.replace(between(original), ''),
     );
     expect(between(written)).toContain(
-      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature vs anchor | goal | verdict |',
+      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature telemetry off | Armature vs anchor | goal | verdict |',
     );
     if (RedisServer.installed()) {
       expect(between(written)).toMatch(/^\| redis 2026 add \| .* \| report \| n\/a \|$/m);
