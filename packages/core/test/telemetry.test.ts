@@ -15,7 +15,19 @@ import {
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { IsString, MinLength } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Context, createMcpApp, Field, type HttpListener, McpError, McpServer, Tool, ToolError } from '../src/index.js';
+import {
+  Context,
+  createMcpApp,
+  type ExecutionContext,
+  Field,
+  type Guard,
+  type HttpListener,
+  McpError,
+  McpServer,
+  Tool,
+  ToolError,
+  UseGuards,
+} from '../src/index.js';
 import { connectInMemory } from './support/clients.js';
 
 class Query {
@@ -31,8 +43,21 @@ class Name {
   name!: string;
 }
 
+/** Lets only Ada in (her name in the request's _meta). */
+class OnlyAda implements Guard {
+  canActivate(execution: ExecutionContext) {
+    return execution.context.meta.user === 'ada';
+  }
+}
+
 @McpServer({ name: 'traced', version: '1.0.0' })
 class TracedServer {
+  @Tool({ description: 'Only for Ada' })
+  @UseGuards(OnlyAda)
+  secret(input: Query) {
+    return `secret ${input.q}`;
+  }
+
   @Tool({ description: 'Answers with the trace id the handler runs in' })
   echo(input: Query) {
     return `${input.q} in trace ${trace.getActiveSpan()?.spanContext().traceId}`;
@@ -176,6 +201,19 @@ describe('tracing (in memory, 2025-11-25)', () => {
     // Requests other than tool calls are spans too, named by their method alone.
     await client.listTools();
     expect(named(otel.finished(), 'tools/list').attributes['mcp.method.name']).toBe('tools/list');
+  });
+
+  it('asks the guards in a guard span under the handler span, which says whether they allowed the call', async () => {
+    const otel = registerSdk();
+    const client = await inMemory();
+    expect(text(await client.callTool({ name: 'secret', arguments: { q: 'ok' }, _meta: { user: 'ada' } }))).toBe('secret ok');
+    await expect(client.callTool({ name: 'secret', arguments: { q: 'ok' }, _meta: { user: 'eve' } })).rejects.toThrow();
+    const guards = otel.finished().filter((s) => s.name === 'guard secret');
+    const handlers = otel.finished().filter((s) => s.name === 'execute_tool secret');
+    expect(guards.map((g) => g.attributes['armature.guard.allowed'])).toEqual([true, false]);
+    expect(guards.map(parentOf)).toEqual(handlers.map((h) => h.spanContext().spanId));
+    // Refused by its guard, the second call was never validated.
+    expect(otel.finished().filter((s) => s.name === 'validate secret')).toHaveLength(1);
   });
 
   it('marks a tool error result, a JSON-RPC error and refused arguments with error.type and an ERROR status', async () => {

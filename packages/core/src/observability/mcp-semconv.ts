@@ -27,6 +27,7 @@ export const ATTR = {
   taskStatus: 'armature.task.status',
   refusal: 'armature.refusal.reason',
   issues: 'armature.validation.issues',
+  allowed: 'armature.guard.allowed',
 } as const;
 
 /** `gen_ai.operation.name` of a tool call (the only operation the conventions name for MCP). */

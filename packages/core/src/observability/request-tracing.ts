@@ -213,11 +213,21 @@ export class RequestTracing {
     return this.inSpan(name, SpanKind.INTERNAL, attributes, run, failureOfResult);
   }
 
+  /** Asks a handler's OAuth scopes and guards in their `guard {name}` span, which says whether they allowed the call. */
+  guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
+    return this.inSpan(`guard ${name}`, SpanKind.INTERNAL, {}, run, (allowed, span) => {
+      span.setAttribute(ATTR.allowed, allowed);
+      return undefined;
+    });
+  }
+
   /** Runs argument validation in its `validate {name}` span; refused arguments end it as `invalid_arguments`. */
   validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): Promise<R> {
-    return this.inSpan(`validate ${name}`, SpanKind.INTERNAL, {}, run, (outcome) =>
-      outcome.ok ? undefined : { type: INVALID_ARGUMENTS, message: `${outcome.issues?.length ?? 0} invalid argument(s)` },
-    );
+    return this.inSpan(`validate ${name}`, SpanKind.INTERNAL, {}, run, (outcome, span) => {
+      if (outcome.ok) return undefined;
+      span.setAttribute(ATTR.issues, outcome.issues?.length ?? 0);
+      return { type: INVALID_ARGUMENTS, message: `${outcome.issues?.length ?? 0} invalid argument(s)` };
+    });
   }
 
   private async inSpan<R>(
@@ -225,15 +235,14 @@ export class RequestTracing {
     kind: SpanKind,
     attributes: Attributes,
     run: () => R | Promise<R>,
-    failed: (result: R) => Failure | undefined,
+    failed: (result: R, span: Span) => Failure | undefined,
   ): Promise<R> {
     const parent = context.active();
     const span = trace.getTracer(SCOPE).startSpan(name, { kind, attributes }, parent);
     let failure: Failure | undefined;
     try {
       const result = await context.with(trace.setSpan(parent, span), run);
-      failure = failed(result);
-      if (failure?.type === INVALID_ARGUMENTS) span.setAttribute(ATTR.issues, failure.message);
+      failure = failed(result, span);
       return result;
     } catch (error) {
       failure = failureOfError(error);

@@ -83,7 +83,10 @@ async function runCall<R, S>(
   args: unknown,
   telemetry: RequestTracing | undefined,
 ): Promise<R> {
-  if (plan.guarded && !(await isAllowed(plan, 'call', request))) return kind.denied(plan, subject, request);
+  if (plan.guarded) {
+    const allowed = telemetry ? telemetry.guards(plan.name, () => isAllowed(plan, 'call', request)) : isAllowed(plan, 'call', request);
+    if (!(await allowed)) return kind.denied(plan, subject, request);
+  }
   const input = await (telemetry
     ? telemetry.validation(plan.name, () => prepareArguments(plan.input, args))
     : prepareArguments(plan.input, args));
