@@ -333,6 +333,41 @@ describe('tracing over HTTP on 127.0.0.1', () => {
   }
 });
 
+describe('an elicitation round trip on 2026-07-28 over HTTP', () => {
+  it('records the question in a CLIENT span of each round, both rounds in the trace the client sends, and the asked question carries that span as traceparent', async () => {
+    const otel = registerSdk();
+    const app = createMcpApp(TracedServer, { onError: () => undefined });
+    const listener = await app.listenHttp({ port: 0 });
+    open.push(() => listener.close());
+    const client = new Client(
+      { name: 'traced-client', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' as const } },
+    );
+    const seen: Array<Record<string, unknown> | undefined> = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      seen.push(request.params._meta as Record<string, unknown> | undefined);
+      return { action: 'accept', content: { name: 'Ada' } } as never;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    open.push(() => client.close().catch(() => undefined));
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+
+    const result = await client.callTool({ name: 'greet', arguments: {}, _meta: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` } });
+    expect(text(result)).toBe('hello Ada');
+    const spans = otel.finished();
+    const rounds = spans.filter((s) => s.name === 'tools/call greet');
+    expect(rounds).toHaveLength(2);
+    expect(rounds.map(parentOf)).toEqual([CLIENT_SPAN, CLIENT_SPAN]);
+    const questions = spans.filter((s) => s.name === 'elicitation/create');
+    expect(questions.map((q) => [q.kind, q.attributes['armature.input_required']])).toEqual([
+      [2, true],
+      [2, false],
+    ]);
+    expect(questions.every((q) => q.spanContext().traceId === TRACE_ID)).toBe(true);
+    expect(seen[0]?.traceparent).toBe(`00-${TRACE_ID}-${questions[0]?.spanContext().spanId}-01`);
+  });
+});
+
 describe('metrics', () => {
   it('records mcp.server.operation.duration, errors, in-flight requests, sessions, tasks and refusals', async () => {
     const otel = registerSdk();

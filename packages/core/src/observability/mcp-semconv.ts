@@ -28,6 +28,7 @@ export const ATTR = {
   refusal: 'armature.refusal.reason',
   issues: 'armature.validation.issues',
   allowed: 'armature.guard.allowed',
+  inputRequired: 'armature.input_required',
 } as const;
 
 /** `gen_ai.operation.name` of a tool call (the only operation the conventions name for MCP). */

@@ -329,3 +329,31 @@ export async function clientRequest<R>(
     endSpan(span, failure);
   }
 }
+
+/**
+ * A question a 2026-07-28 handler asks its client (`ctx.elicit`, `ctx.sample`, `ctx.roots`), in a
+ * CLIENT span named by its method: answered from the round's state (`armature.input_required`
+ * false), or asked, ending the round with `input_required` (true; the client answers in its retry,
+ * a request of its own).
+ */
+export function clientQuestion<R>(method: string, answer: () => R): R {
+  const parent = context.active();
+  const tracing = parent.getValue(TRACING_KEY) as RequestTracing | undefined;
+  if (!tracing?.tracing) return answer();
+  const span = trace.getTracer(SCOPE).startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
+  let asked = true;
+  try {
+    const answered = context.with(trace.setSpan(parent, span), answer);
+    asked = false;
+    return answered;
+  } finally {
+    span.setAttribute(ATTR.inputRequired, asked);
+    span.end();
+  }
+}
+
+/** `meta` with the active span's trace context written in, inside a traced request; else `meta` as it is. */
+export function withTraceContext(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const active = context.active();
+  return (active.getValue(TRACING_KEY) as RequestTracing | undefined)?.tracing ? metaWithContext(active, meta) : meta;
+}

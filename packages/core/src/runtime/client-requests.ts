@@ -22,7 +22,7 @@ import { ToolError } from '../context/errors.js';
 import { ArmatureBuildError } from '../messages/build-error.js';
 import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import { clientRequest } from '../observability/request-tracing.js';
+import { clientQuestion, clientRequest, withTraceContext } from '../observability/request-tracing.js';
 import { toElicitationSchema } from '../schema/elicitation-schema.js';
 import { describeDto } from '../validation/dto-descriptor.js';
 
@@ -171,14 +171,19 @@ export class RoundTripChannel implements ClientChannel {
     throw new MissingRequiredClientCapabilityError({ requiredCapabilities: required }, callMessages.missingClientCapability(feature));
   }
 
+  // In its CLIENT span; a question asked carries that span's trace context in its `_meta`.
   private answerOf(request: InputRequest): ReturnType<typeof inputResponse> {
-    const answers = this.answers ?? {};
-    const key = `armature_${this.nextKey++}`;
-    if (!(key in answers)) {
-      this.pending = new InputRequiredSignal(key, request);
-      throw this.pending;
-    }
-    return inputResponse(answers, key);
+    return clientQuestion(request.method, () => {
+      const answers = this.answers ?? {};
+      const key = `armature_${this.nextKey++}`;
+      if (!(key in answers)) {
+        const params = request.params as Record<string, unknown> | undefined;
+        const _meta = withTraceContext(params?._meta as Record<string, unknown> | undefined);
+        this.pending = new InputRequiredSignal(key, _meta ? ({ ...request, params: { ...params, _meta } } as InputRequest) : request);
+        throw this.pending;
+      }
+      return inputResponse(answers, key);
+    });
   }
 
   async elicitForm(message: string, requestedSchema: ElicitationSchema) {
