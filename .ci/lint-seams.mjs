@@ -3,7 +3,9 @@
 // at start-up that what they use is there and fall back to the library's public path when not.
 // This fails on any other file of packages/core/src that reaches in: an underscore member (the SDK's
 // private and protected members, Node's `_sent100`), a deep import of class-transformer or
-// class-validator that loads code, or typedi's `Container.handlers`.
+// class-validator that loads code, or typedi's `Container.handlers`. It also fails on an SDK request
+// context cast into being (`as ServerContext`): the only one Armature makes is complete and typed, in
+// runtime/request-source.ts (`serverContextOf`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +22,8 @@ const RULES = [
   },
   { what: "typedi's internal handler list", pattern: /\b(handlers)\s*:\s*TypediHandler|\{\s*(handlers)\s*:/g },
 ];
+
+const HAND_MADE_CONTEXT = { what: 'a hand-made SDK request context', pattern: /as\s+(?:unknown\s+as\s+)?(ServerContext)\b(?!\[)/g };
 
 function* files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -39,6 +43,10 @@ for (const file of files(src)) {
       const name = match.slice(1).find(Boolean);
       problems.push(`${relative(root, file)}:${line}: ${what} (${name}) is reached outside packages/core/src/seams/`);
     }
+  }
+  for (const match of text.matchAll(HAND_MADE_CONTEXT.pattern)) {
+    const line = text.slice(0, match.index).split('\n').length;
+    problems.push(`${relative(root, file)}:${line}: ${HAND_MADE_CONTEXT.what}: build it from a RequestSource with serverContextOf`);
   }
 }
 if (problems.length > 0) {

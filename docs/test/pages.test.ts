@@ -33,6 +33,7 @@ const GUIDES = [
   'scale-out.md',
   'security.md',
   'limits.md',
+  'rate-limits.md',
   'observability.md',
   'publishing.md',
 ];

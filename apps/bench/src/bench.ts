@@ -12,6 +12,7 @@ import { consoleTable, markdownTable, samplesLine, summaryLine, svgChart, writeB
 import { httpScenarios } from './scenarios/http.js';
 import { inMemoryScenarios } from './scenarios/in-memory.js';
 import { redisStateScenarios } from './scenarios/redis-state.js';
+import { runtimeScenarios } from './scenarios/runtimes.js';
 import { processScenarios, stdioCallScenarios } from './scenarios/stdio.js';
 import { FULL, QUICK, type Settings } from './settings.js';
 
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     ...redis.scenarios,
     ...inMemoryScenarios(settings),
     ...processScenarios(settings),
+    ...runtimeScenarios(settings),
   ];
   const chosen = scenarios.filter((s) => !only || s.id.includes(only));
   if (chosen.length === 0) throw new Error(`--only=${only} matches no scenario; ids: ${scenarios.map((s) => s.id).join(', ')}`);

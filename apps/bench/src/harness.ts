@@ -4,7 +4,7 @@
 // all from the same samples.
 import { performance } from 'node:perf_hooks';
 
-export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'untraced'] as const;
+export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'bun', 'deno', 'untraced'] as const;
 export type SideName = (typeof SIDES)[number];
 export const SIDE_TITLES: Record<SideName, string> = {
   armature: 'Armature',
@@ -15,6 +15,9 @@ export const SIDE_TITLES: Record<SideName, string> = {
   raw: 'raw loop',
   // The same Armature app with the in-memory state, the anchor of the Redis state lines.
   memory: 'Armature in memory',
+  // The same Armature server (tsc's output) run by Bun and by Deno instead of Node, for the runtime lines.
+  bun: 'Armature on Bun',
+  deno: 'Armature on Deno',
   // The same Armature app built with `telemetry: false`, the anchor of the instrumentation's cost.
   untraced: 'Armature telemetry off',
 };

@@ -99,7 +99,9 @@ const COLORS: Record<SideName, string> = {
   sdkV1: '#c4b5fd',
   raw: '#10b981',
   memory: '#93c5fd',
-  untraced: '#f59e0b',
+  bun: '#f59e0b',
+  deno: '#0f766e',
+  untraced: '#a855f7',
 };
 const LOW = 1 / 8;
 const HIGH = 16;

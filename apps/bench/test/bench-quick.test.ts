@@ -19,6 +19,8 @@ const PLUS = '[+-]\\d+\\.\\d MB of SDK v2';
 // The start-up scenarios also judge the server armature build bundled, and their lines say so.
 const BUNDLED = 'Armature bundled: ';
 const VERDICT = '(PASS|FAIL)';
+const ON_BUN = 'Armature on Bun: \\d+\\.\\d\\dx of Armature';
+const ON_DENO = 'Armature on Deno: \\d+\\.\\d\\dx of Armature';
 /** Each scenario's targets in order, as its summary line gives them: [relative, goal]. */
 const LINES: [string, ...[string, string][]][] = [
   ['stdio add', [RATIO, '>= 2\\.00x'], [RATIO, '>= 0\\.80x']],
@@ -33,6 +35,12 @@ const LINES: [string, ...[string, string][]][] = [
   ['tools/list 500', [RATIO, '<= 1\\.10x']],
   ['idle RSS', [PLUS, '<= \\+15 MB'], [BUNDLED + PLUS, '<= \\+10 MB']],
   ['RSS after 2,000 calls', [PLUS, '<= \\+10 MB']],
+  // Bun and Deno running the same server: ratios to Node, no goal.
+  ...['runtime cold start', 'runtime stdio add', 'runtime http 2026 add'].map((id): [string, ...[string, string][]] => [
+    id,
+    [ON_BUN, 'report'],
+    [ON_DENO, 'report'],
+  ]),
 ];
 
 describe('bench --quick', () => {
@@ -45,7 +53,7 @@ describe('bench --quick', () => {
 
     const summary = run.stdout.slice(run.stdout.indexOf('== summary =='));
     for (const [id, ...targets] of LINES) {
-      const judged = targets.map(([relative, goal]) => `${relative} \\(goal ${goal}\\) ${VERDICT}`).join('; ');
+      const judged = targets.map(([relative, goal]) => `${relative} \\(goal ${goal}\\) ${goal === 'report' ? 'n/a' : VERDICT}`).join('; ');
       expect(summary).toMatch(new RegExp(`^${id}: ${judged}`, 'm'));
     }
     // The Redis state lines: sessions against a goal, the stateless line a ratio only; or, without
@@ -71,14 +79,14 @@ describe('bench --quick', () => {
       original.replace(between(original), ''),
     );
     expect(between(written)).toContain(
-      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature telemetry off | Armature vs anchor | goal | verdict |',
+      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature vs anchor | goal | verdict |',
     );
     if (RedisServer.installed()) {
       expect(between(written)).toMatch(/^\| redis 2026 add \| .* \| report \| n\/a \|$/m);
       expect(between(written)).toMatch(new RegExp(`^\\| redis session add \\| .* \\| >= 0\\.85x \\| ${VERDICT} \\|$`, 'm'));
     }
     for (const [id, ...targets] of LINES) {
-      const verdicts = targets.map(() => VERDICT).join('; ');
+      const verdicts = targets.map(([, goal]) => (goal === 'report' ? 'n/a' : VERDICT)).join('; ');
       expect(between(written)).toMatch(new RegExp(`^\\| ${id} \\| .* \\| ${verdicts}`, 'm'));
     }
     expect(between(written)).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" [^\n]*>\n[\s\S]*\n<\/svg>$/m);

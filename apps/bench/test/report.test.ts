@@ -91,6 +91,11 @@ describe('what a run prints and writes', () => {
       { armature: 400, bundled: 320, sdk: 360 },
     ),
     row('redis 2026 add', 'calls/s', [at('memory', { kind: 'report' })], { armature: 800, memory: 1000 }),
+    row('runtime cold start', 'ms', [at('armature', { kind: 'report' }, 'bun'), at('armature', { kind: 'report' }, 'deno')], {
+      armature: 500,
+      bun: 300,
+      deno: 320,
+    }),
   ];
 
   it('prints one summary line per scenario with the goal and the verdict', () => {
@@ -100,24 +105,26 @@ describe('what a run prints and writes', () => {
       'idle RSS: +31.0 MB of SDK v2 (goal <= +15 MB) FAIL; Armature bundled: +2.0 MB of SDK v2 (goal <= +10 MB) PASS',
       'cold start 2: 1.11x of SDK v2 (goal <= 1.30x) PASS; Armature bundled: 0.89x of SDK v2 (goal <= 0.80x) FAIL',
       'redis 2026 add: 0.80x of Armature in memory (goal report) n/a',
+      'runtime cold start: Armature on Bun: 0.60x of Armature (goal report) n/a; Armature on Deno: 0.64x of Armature (goal report) n/a',
     ]);
   });
 
   it('writes a Markdown table with a column per side, empty where a side was not measured', () => {
     expect(markdownTable(rows).split('\n')).toEqual([
-      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature telemetry off | Armature vs anchor | goal | verdict |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-      '| stdio add | 5,000/s |  | 2,000/s | 2,500/s | 40,000/s |  |  | 2.50x of SDK v2; 0.13x of raw loop | >= 2.00x; >= 0.80x | PASS; FAIL |',
-      '| tools/list 500 | 12.0 ms |  | 20.0 ms |  | 10.0 ms |  |  | 1.20x of raw loop | <= 1.10x | FAIL |',
-      '| idle RSS | 99.0 MB | 70.0 MB | 68.0 MB |  |  |  |  | +31.0 MB of SDK v2; Armature bundled: +2.0 MB of SDK v2 | <= +15 MB; <= +10 MB | FAIL; PASS |',
-      '| cold start 2 | 400 ms | 320 ms | 360 ms |  |  |  |  | 1.11x of SDK v2; Armature bundled: 0.89x of SDK v2 | <= 1.30x; <= 0.80x | PASS; FAIL |',
-      '| redis 2026 add | 800/s |  |  |  |  | 1,000/s |  | 0.80x of Armature in memory | report | n/a |',
+      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature vs anchor | goal | verdict |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| stdio add | 5,000/s |  | 2,000/s | 2,500/s | 40,000/s |  |  |  |  | 2.50x of SDK v2; 0.13x of raw loop | >= 2.00x; >= 0.80x | PASS; FAIL |',
+      '| tools/list 500 | 12.0 ms |  | 20.0 ms |  | 10.0 ms |  |  |  |  | 1.20x of raw loop | <= 1.10x | FAIL |',
+      '| idle RSS | 99.0 MB | 70.0 MB | 68.0 MB |  |  |  |  |  |  | +31.0 MB of SDK v2; Armature bundled: +2.0 MB of SDK v2 | <= +15 MB; <= +10 MB | FAIL; PASS |',
+      '| cold start 2 | 400 ms | 320 ms | 360 ms |  |  |  |  |  |  | 1.11x of SDK v2; Armature bundled: 0.89x of SDK v2 | <= 1.30x; <= 0.80x | PASS; FAIL |',
+      '| redis 2026 add | 800/s |  |  |  |  | 1,000/s |  |  |  | 0.80x of Armature in memory | report | n/a |',
+      '| runtime cold start | 500 ms |  |  |  |  |  | 300 ms | 320 ms |  | Armature on Bun: 0.60x of Armature; Armature on Deno: 0.64x of Armature | report; report | n/a; n/a |',
     ]);
   });
 
   it('draws a bar per measured side and a goal mark per target that has a goal, with no blank line inside the SVG', () => {
     const svg = svgChart(rows);
-    expect(svg.match(/<rect [^>]*><title>/g)).toHaveLength(4 + 3 + 3 + 3 + 2);
+    expect(svg.match(/<rect [^>]*><title>/g)).toHaveLength(4 + 3 + 3 + 3 + 2 + 3);
     expect(svg.match(/stroke="#dc2626" stroke-width="2"\/>/g)).toHaveLength(2 + 1 + 2 + 2 + 1); // + the legend's; none for the report line
     expect(svg).toContain('<title>Armature bundled: 320 ms (1.13x the anchor, higher is better)</title>');
     expect(svg).toContain('<title>Armature: 800/s (0.80x the anchor, higher is better)</title>');

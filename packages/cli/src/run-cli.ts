@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './build/bundle-app.js';
 import { CreateError, createProject } from './create/create-project.js';
 import { TEMPLATES, type Template, type Transport } from './create/project-files.js';
+import { RUNTIMES, type Runtime } from './create/runtime-commands.js';
 import { startDev } from './dev/dev.js';
 import { FieldSpecError } from './generate/field-spec.js';
 import { generate } from './generate/generate.js';
@@ -36,6 +37,7 @@ Usage
 new
   --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
   --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
+  --runtime node|bun|deno    what runs the server (default node); bun and deno run src/ as it is
   --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
   --no-install               write the files only
   --dir <path>               folder to create (default: the name without its scope)
@@ -93,6 +95,7 @@ Usage
 Options
   --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
   --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
+  --runtime node|bun|deno    what runs the server (default node); bun and deno run src/ as it is
   --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
   --no-install               write the files only
   --dir <path>               folder to create (default: the name without its scope)
@@ -148,6 +151,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
       options: {
         transport: { type: 'string' },
         template: { type: 'string' },
+        runtime: { type: 'string' },
         pm: { type: 'string' },
         install: { type: 'boolean' },
         'no-install': { type: 'boolean' },
@@ -169,6 +173,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
         directory: values.dir,
         transport: oneOf<Transport>(values.transport, ['stdio', 'http'], '--transport'),
         template: oneOf<Template>(values.template, TEMPLATES, '--template'),
+        runtime: oneOf<Runtime>(values.runtime, RUNTIMES, '--runtime'),
         packageManager: oneOf<PackageManager>(values.pm, PACKAGE_MANAGERS, '--pm'),
         install: values['no-install'] ? false : values.install,
         yes: values.yes,

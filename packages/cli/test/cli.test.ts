@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARMATURE_VERSION, NEST_PINNED, PINNED } from '../src/create/versions.js';
+import { ARMATURE_VERSION, NEST_PINNED, PINNED, RUNTIME_TESTED } from '../src/create/versions.js';
 import { FIELD_TYPES } from '../src/generate/field-spec.js';
 import { plainUi, runCli } from '../src/index.js';
 import { suggestPackageName } from '../src/util/names.js';
@@ -100,6 +100,43 @@ describe('armature new', () => {
     expect(s.lines.at(-1)).toBe('error: --transport must be one of stdio, http (got "ftp")');
     expect(await s.run('new', 'x', '--nope')).toBe(1);
     expect(s.lines.at(-1)).toMatch(/^error: Unknown option '--nope'/);
+  });
+});
+
+describe('armature new --runtime bun|deno', () => {
+  it.each([
+    ['bun', 'stdio', 'bun src/main.ts', 'bun --watch src/main.ts'],
+    ['deno', 'stdio', 'deno run --allow-env --sloppy-imports src/main.ts', 'deno run --watch --allow-env --sloppy-imports src/main.ts'],
+    [
+      'deno',
+      'http',
+      'deno run --allow-env --allow-net --sloppy-imports src/main.ts',
+      'deno run --watch --allow-env --allow-net --sloppy-imports src/main.ts',
+    ],
+  ])('%s over %s: start and dev run src/main.ts on the runtime; no Node image', async (runtime, transport, start, dev) => {
+    const s = session();
+    expect(await s.run('new', 'greeter', '--runtime', runtime, '--transport', transport, '--yes', '--no-install')).toBe(0);
+    const root = join(s.cwd, 'greeter');
+    const pkg = readJson(join(root, 'package.json'));
+    expect(pkg.scripts).toMatchObject({ start, dev, build: 'tsc -p tsconfig.build.json' });
+    expect(existsSync(join(root, 'Dockerfile'))).toBe(false);
+    expect(readJson(join(root, 'tsconfig.json')).compilerOptions).toMatchObject({
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+    });
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain(`(tested with ${RUNTIME_TESTED[runtime as 'bun' | 'deno']}) straight from \`src/\``);
+  });
+
+  it('refuses the nestjs template and unknown runtimes with the fix', async () => {
+    const s = session();
+    expect(await s.run('new', 'x', '--template', 'nestjs', '--runtime', 'bun', '--yes', '--no-install')).toBe(1);
+    expect(s.lines.at(-1)).toBe(
+      "error: the nestjs template runs on Node (Nest's Express adapter is tested there only), so --runtime bun does not apply to it.\n" +
+        'Fix: leave --runtime out, or use the default template with --runtime bun.',
+    );
+    expect(await s.run('new', 'x', '--runtime', 'go')).toBe(1);
+    expect(s.lines.at(-1)).toBe('error: --runtime must be one of node, bun, deno (got "go")');
   });
 });
 
@@ -299,6 +336,15 @@ describe('versions a new project pins', () => {
     for (const [name, version] of Object.entries(NEST_PINNED)) expect(`${name}@${nestjs.devDependencies[name]}`).toBe(`${name}@${version}`);
     for (const pkg of ['core', 'testing', 'nestjs']) {
       expect(readJson(new URL(`../../${pkg}/package.json`, import.meta.url).pathname).version).toBe(ARMATURE_VERSION);
+    }
+  });
+
+  it('name the Bun and Deno versions the e2e test and apps/runtimes run', () => {
+    const cli = readJson(new URL('../package.json', import.meta.url).pathname);
+    const runtimes = readJson(new URL('../../../apps/runtimes/package.json', import.meta.url).pathname);
+    for (const [name, version] of Object.entries(RUNTIME_TESTED)) {
+      expect(`${name}@${cli.devDependencies[name]}`).toBe(`${name}@${version}`);
+      expect(`${name}@${runtimes.devDependencies[name]}`).toBe(`${name}@${version}`);
     }
   });
 });

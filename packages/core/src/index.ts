@@ -41,7 +41,7 @@ export type {
 export { Principal } from './context/principal.js';
 export { Field } from './decorators/field.decorator.js';
 export { McpServer } from './decorators/mcp-server.decorator.js';
-export { RequireScopes, UseGuards, UseInterceptors } from './decorators/pipeline.decorators.js';
+export { RateLimit, RequireScopes, UseGuards, UseInterceptors } from './decorators/pipeline.decorators.js';
 export { Complete, Prompt } from './decorators/prompt.decorator.js';
 export { RequestScoped } from './decorators/request-scoped.decorator.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
@@ -67,11 +67,12 @@ export type {
   ToolOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
+export type { RateLimitKey, RateLimitRule } from './metadata/rate-limit-rule.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';
 export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js';
+export { sdkContextOf } from './runtime/request-context.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/results/content.js';
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
-export { sdkContextOf } from './runtime/sdk-context.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
 export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
@@ -90,7 +91,9 @@ export type {
   StreamClaim,
   StreamLeases,
 } from './state/app-state.js';
+export { MemoryRateLimitStore } from './state/memory-rate-limit-store.js';
 export { memoryState } from './state/memory-state.js';
+export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './state/rate-limit-store.js';
 export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export type { TrustProxy } from './transports/client-address.js';

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { InMemoryTransport, type JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
 import { createMcpApp, type McpApp, McpServer } from '../src/index.js';
@@ -170,24 +170,41 @@ const httpModern: Front = {
   async converse(app) {
     const listener = await app.listenHttp({ port: 0 });
     try {
-      const answers: string[] = [];
-      for (let i = 0; i < CONVERSATION.length; i++) {
-        const { id, method, params } = request(i);
-        const name = (params as { name?: string }).name;
-        const answer = await rawHttp(listener.url, {
-          headers: {
-            ...JSON_HEADERS,
-            'mcp-protocol-version': '2026-07-28',
-            'mcp-method': method,
-            ...(name ? { 'mcp-name': name } : {}),
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } }),
-        });
-        answers.push(`${answer.status} ${answer.headers['content-type']} ${answer.body}`);
-      }
-      return answers;
+      return await modernOver(async (body, headers) => {
+        const answer = await rawHttp(listener.url, { headers, body: JSON.stringify(body) });
+        return `${answer.status} ${answer.headers['content-type']} ${answer.body}`;
+      });
     } finally {
       await listener.close();
+    }
+  },
+};
+
+/** The conversation as 2026-07-28 requests, each answered by `post` as `status content-type body`. */
+async function modernOver(post: (body: object, headers: Record<string, string>) => Promise<string>) {
+  const answers: string[] = [];
+  for (let i = 0; i < CONVERSATION.length; i++) {
+    const { id, method, params } = request(i);
+    const name = (params as { name?: string }).name;
+    const headers = { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) };
+    answers.push(await post({ jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } }, headers));
+  }
+  return answers;
+}
+
+const httpFetchModern: Front = {
+  name: 'HTTP through fetch (2026-07-28)',
+  async converse(app) {
+    const handler = app.httpHandler();
+    try {
+      return await modernOver(async (body, headers) => {
+        const response = await handler.fetch(
+          new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...headers, host: '127.0.0.1' }, body: JSON.stringify(body) }),
+        );
+        return `${response.status} ${response.headers.get('content-type')} ${await response.text()}`;
+      });
+    } finally {
+      await handler.close();
     }
   },
 };
@@ -199,6 +216,7 @@ const SERVED: Record<string, number> = {
   [httpSession.name]: CONVERSATION.length,
   [httpFetch.name]: CONVERSATION.length,
   [httpModern.name]: CONVERSATION.length - 1,
+  [httpFetchModern.name]: CONVERSATION.length - 1,
 };
 
 async function converse(front: Front, fastPath: boolean): Promise<{ answers: string[]; served: number }> {
@@ -215,7 +233,19 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe.each([inMemory, stdio, httpSession, httpFetch, httpModern])('the request engine on $name', (front) => {
+describe('HTTP sessions on node:http', () => {
+  it("answer the engine's requests without the SDK's session transport, which sees only the handshake", async () => {
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    await converse(httpSession, true);
+    const viaEngine = handled.mock.calls.length;
+    handled.mockClear();
+    await converse(httpSession, false);
+    // initialize and notifications/initialized; with the engine off, every request of the conversation too.
+    expect([viaEngine, handled.mock.calls.length]).toEqual([2, 2 + CONVERSATION.length]);
+  });
+});
+
+describe.each([inMemory, stdio, httpSession, httpFetch, httpModern, httpFetchModern])('the request engine on $name', (front) => {
   it('answers the conversation with the same bytes as the SDK path, and answered it itself', async () => {
     const viaSdk = await converse(front, false);
     const viaEngine = await converse(front, true);

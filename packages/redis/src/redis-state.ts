@@ -4,6 +4,7 @@ import { RedisBus } from './redis-bus.js';
 import { RedisCatalogEdits } from './redis-catalog-edits.js';
 import { type RedisEventLimits, RedisEventStore } from './redis-event-store.js';
 import { RedisInstanceLeases } from './redis-instance-leases.js';
+import { RedisRateLimitStore } from './redis-rate-limit-store.js';
 import { RedisSessionRecords } from './redis-session-records.js';
 import { RedisStreamLeases } from './redis-stream-leases.js';
 import { RedisTaskStore } from './redis-task-store.js';
@@ -27,7 +28,8 @@ export interface RedisStateOptions {
  * A state several instances of one app share on Redis: 2025-11-25 sessions (any instance serves
  * any session), their resumable events, traffic between the instance holding a client's stream and
  * the one running its request, change notifications, and tasks (any instance answers for a task
- * another runs; a cancel reaches the handler wherever it runs). Requests fail fast with 503 naming Redis
+ * another runs; a cancel reaches the handler wherever it runs), and rate-limit counts (a limit holds
+ * in total, not per instance). Requests fail fast with 503 naming Redis
  * while it is away; the connections come back by themselves.
  *
  * @example
@@ -61,6 +63,7 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
     tasks: new RedisTaskStore(commands, subscriber, prefix, timeout),
     catalog: new RedisCatalogEdits(commands, prefix),
     listens: new RedisStreamLeases(commands, prefix),
+    rateLimits: new RedisRateLimitStore(commands, prefix),
     bus: {
       publish: (topic, payload) => bus.publish(topic, payload),
       // The app subscribes when it starts: that is where it waits for both connections.

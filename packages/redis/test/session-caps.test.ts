@@ -102,3 +102,42 @@ describe('listen streams on the redis state', () => {
     }
   });
 });
+
+describe('the total listen-stream cap on the redis state', () => {
+  const apps: { app: McpApp; listener: HttpListener }[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      const app = createMcpApp(CappedServer, {
+        state: redisState({ url: redis.url, keyPrefix: 'total-listens:' }),
+        requestStateKey: 'k'.repeat(32),
+      });
+      apps.push({ app, listener: await app.listenHttp({ port: 0, maxListenStreams: 1 }) });
+    }
+  });
+  afterAll(async () => {
+    for (const { app, listener } of apps) {
+      await listener.close();
+      await app.close();
+    }
+  });
+
+  it('counts the streams of every instance, and frees a closed one everywhere', async () => {
+    const connect = async (on: number) => {
+      const client = new Client({ name: 'listener', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new StreamableHTTPClientTransport(new URL((apps[on] as { listener: HttpListener }).listener.url)));
+      return client;
+    };
+    const [onA, onB] = [await connect(0), await connect(1)];
+    try {
+      const held = await onA.listen({ toolsListChanged: true });
+      // The one stream of all the instances is held on the first: the second refuses, though it holds none.
+      await expect(onB.listen({ toolsListChanged: true })).rejects.toThrow(
+        "Subscription limit reached: the server's instances hold 1 subscriptions/listen streams in all (maxListenStreams); retry later",
+      );
+      await held.close();
+      await vi.waitFor(() => onB.listen({ toolsListChanged: true }), { timeout: 10_000 });
+    } finally {
+      await Promise.all([onA.close(), onB.close()]);
+    }
+  });
+});

@@ -3,6 +3,7 @@
 // answer parsed by hand. No SDK on the client side, so the client is not the bottleneck.
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { type Runtime, runtimeArgv } from './runtime-command.js';
 
 const VERSION = '2026-07-28';
 const ENVELOPE = {
@@ -79,10 +80,14 @@ export class Http2026Client {
   }
 }
 
-/** A server entry of dist/servers (with `env` added) that prints `listening <url>`; resolves once it does. */
-export async function spawnHttpServer(entry: string, env: Record<string, string> = {}): Promise<{ url: string; close(): Promise<void> }> {
-  const file = new URL(`../servers/${entry}.js`, import.meta.url).pathname;
-  const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A server entry of dist/servers (with `env` added, on `runtime`) that prints `listening <url>`; resolves once it does. */
+export async function spawnHttpServer(
+  entry: string,
+  env: Record<string, string> = {},
+  runtime: Runtime = 'node',
+): Promise<{ url: string; close(): Promise<void> }> {
+  const [command, ...args] = runtimeArgv(runtime, new URL(`../servers/${entry}.js`, import.meta.url).pathname);
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {

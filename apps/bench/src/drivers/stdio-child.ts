@@ -4,6 +4,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { type Runtime, runtimeArgv } from './runtime-command.js';
 
 export const PROTOCOL_VERSION = '2025-11-25';
 const CLIENT_INFO = { name: 'armature-bench', version: '1.0.0' };
@@ -33,10 +34,10 @@ export class StdioChild {
     void this.exited.then((code) => this.fail(new Error(`${label} exited (code ${code})\n${this.stderr}`)));
   }
 
-  /** Spawns `node <entry> ...args`; `entry` is a file of dist/, e.g. `servers/sdk-stdio.js`. */
-  static spawn(label: string, entry: string, args: readonly string[] = []): StdioChild {
-    const file = new URL(`../${entry}`, import.meta.url).pathname;
-    return new StdioChild(label, spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'] }));
+  /** Spawns `node <entry> ...args` (or Bun, or Deno); `entry` is a file of dist/, e.g. `servers/sdk-stdio.js`. */
+  static spawn(label: string, entry: string, args: readonly string[] = [], runtime: Runtime = 'node'): StdioChild {
+    const [command, ...argv] = runtimeArgv(runtime, new URL(`../${entry}`, import.meta.url).pathname, args);
+    return new StdioChild(label, spawn(command, argv, { stdio: ['pipe', 'pipe', 'pipe'] }));
   }
 
   /** Spawn to the answer of the first tools/list, in ms; the child stays up (initialized) with that answer. */
@@ -44,9 +45,10 @@ export class StdioChild {
     label: string,
     entry: string,
     args: readonly string[] = [],
+    runtime: Runtime = 'node',
   ): Promise<{ ms: number; child: StdioChild; listed: unknown }> {
     const started = performance.now();
-    const child = StdioChild.spawn(label, entry, args);
+    const child = StdioChild.spawn(label, entry, args, runtime);
     await child.initialize();
     const listed = await child.request('tools/list', {});
     return { ms: performance.now() - started, child, listed };

@@ -1,6 +1,7 @@
 // The HTTP scenarios' sides: each server in its own process on 127.0.0.1, a raw client with a pool
 // of keep-alive connections per side, the same answers checked before anything is timed.
 import { spawnHttpServer } from '../drivers/http-2026-client.js';
+import type { Runtime } from '../drivers/runtime-command.js';
 import { pipelined } from '../drivers/stdio-child.js';
 import type { Opened, SideName } from '../harness.js';
 import { SIDE_TITLES } from '../harness.js';
@@ -17,6 +18,8 @@ export interface Caller {
 export interface HttpServerEntry {
   entry: string;
   env?: Record<string, string>;
+  /** What runs it. Default Node. */
+  runtime?: Runtime;
 }
 
 /** The answers of `tool(args)` from every side (or the sides `only` names), each with the side's title. */
@@ -35,8 +38,8 @@ export async function openHttpSides(
   const names = Object.keys(servers) as SideName[];
   const started = await Promise.allSettled(
     names.map((name) => {
-      const { entry, env } = servers[name] as HttpServerEntry;
-      return spawnHttpServer(entry, env);
+      const { entry, env, runtime } = servers[name] as HttpServerEntry;
+      return spawnHttpServer(entry, env, runtime);
     }),
   );
   const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

@@ -8,6 +8,7 @@ import { detectPackageManager, PACKAGE_MANAGERS, type PackageManager, runScript 
 import type { Ui } from '../util/ui.js';
 import { nestProjectFiles } from './nest-project-files.js';
 import { type ProjectOptions, projectFiles, projectNames, type Template, type Transport } from './project-files.js';
+import type { Runtime } from './runtime-commands.js';
 
 export interface CreateProjectOptions {
   /** npm package name of the project; also the folder name (without the scope) unless `directory` is given. */
@@ -17,6 +18,8 @@ export interface CreateProjectOptions {
   transport?: Transport;
   /** `nestjs`: a Nest app serving REST and MCP on one port. Default `default`. */
   template?: Template;
+  /** What runs the server: `node` (default), or `bun` / `deno` running the TypeScript sources. */
+  runtime?: Runtime;
   packageManager?: PackageManager;
   /** Run the package manager's install. Default true. */
   install?: boolean;
@@ -104,6 +107,13 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
         'Fix: leave --transport out; to serve stdio too, add ArmatureModule.forRoot({ stdio: true }) in a standalone context (docs/nestjs.md, "stdio").',
     );
   }
+  const runtime = options.runtime ?? 'node';
+  if (template === 'nestjs' && runtime !== 'node') {
+    throw new CreateError(
+      `the nestjs template runs on Node (Nest's Express adapter is tested there only), so --runtime ${runtime} does not apply to it.\n` +
+        `Fix: leave --runtime out, or use the default template with --runtime ${runtime}.`,
+    );
+  }
   const transport =
     options.transport ??
     (template === 'nestjs' ? 'http' : undefined) ??
@@ -131,7 +141,7 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
 
   const root = resolve(cwd, options.directory ?? name.replace(/^@[^/]+\//, ''));
   if (existsSync(root) && readdirSync(root).some((entry) => entry !== '.git') && !options.force) {
-    const plan = templateFiles({ name, transport, packageManager, template });
+    const plan = templateFiles({ name, transport, packageManager, template, runtime });
     const clashes = plan.filter((file) => existsSync(resolve(root, file.path)));
     if (clashes.length > 0 && !options.dryRun) {
       throw new CreateError(
@@ -141,7 +151,7 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
     }
   }
 
-  const projectOptions: ProjectOptions = { name, transport, packageManager, template };
+  const projectOptions: ProjectOptions = { name, transport, packageManager, template, runtime };
   const applied = applyPlan(root, templateFiles(projectOptions), { force: options.force, dryRun: options.dryRun });
   const shown = relative(cwd, root) || '.';
   ui.note(applied.lines.join('\n'), options.dryRun ? `Would create ${shown} (dry run: nothing written)` : `Created ${shown}`);

@@ -2,6 +2,7 @@ import type { PlannedFile } from '../util/file-plan.js';
 import { serverBaseFromProject, serverClassName } from '../util/names.js';
 import { execBinary, type PackageManager, runScript } from '../util/package-manager.js';
 import { jsonText, markdownTable } from '../util/pretty.js';
+import { type Runtime, type SourceRuntime, sourceRuntime } from './runtime-commands.js';
 import { ARMATURE_VERSION, PINNED } from './versions.js';
 
 export type Transport = 'stdio' | 'http';
@@ -17,6 +18,13 @@ export interface ProjectOptions {
   readonly packageManager: PackageManager;
   /** Default `default`. */
   readonly template?: Template;
+  /** What runs the server. Default `node`; `bun` and `deno` run the TypeScript sources (default template only). */
+  readonly runtime?: Runtime;
+}
+
+/** Bun or Deno when the project runs its sources on one of them; undefined on Node. */
+function sourceRuntimeOf(options: ProjectOptions) {
+  return options.runtime === 'bun' || options.runtime === 'deno' ? sourceRuntime(options.runtime, options.transport) : undefined;
 }
 
 /** Names derived from the project name, shared by the templates and the printed next steps. */
@@ -69,6 +77,7 @@ export function projectPackageJson(
   description: string,
   extra: { node?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> } = {},
 ): string {
+  const runtime = sourceRuntimeOf(options);
   return json({
     name: options.name,
     version: '0.1.0',
@@ -77,11 +86,16 @@ export function projectPackageJson(
     type: 'module',
     engines: { node: extra.node ?? NODE_RANGE },
     scripts: {
-      dev: 'armature dev',
-      // tsc emits the decorator metadata (and dist/ stays for tests and debugging); the bundle of
-      // its output starts in about half the time, so that is what `start` runs.
-      build: 'tsc -p tsconfig.build.json && armature build',
-      start: `node --enable-source-maps ${BUNDLE}`,
+      ...(runtime
+        ? // Bun and Deno run src/ as it is; tsc still builds dist/ (type errors, and a build Node runs).
+          { dev: runtime.dev, build: 'tsc -p tsconfig.build.json', start: runtime.start }
+        : {
+            dev: 'armature dev',
+            // tsc emits the decorator metadata (and dist/ stays for tests and debugging); the bundle of
+            // its output starts in about half the time, so that is what `start` runs.
+            build: 'tsc -p tsconfig.build.json && armature build',
+            start: `node --enable-source-maps ${BUNDLE}`,
+          }),
       // Arguments after `npm test --` reach vitest, the last command.
       test: `armature inspect --check ${CONTRACT_FILE} --if-present && vitest run`,
       typecheck: 'tsc -p tsconfig.json',
@@ -481,8 +495,9 @@ describe('${names.serverClass} through the MCP client', () => {
 export function connectSection(options: ProjectOptions, mcpName: string): string {
   const pm = options.packageManager;
   const path = `/absolute/path/to/${mcpName}`;
+  const runtime = sourceRuntimeOf(options);
   if (options.transport === 'http' || options.template === 'nestjs') {
-    return `\`${runScript(pm, 'build')} && ${runScript(pm, 'start')}\` (or \`${runScript(pm, 'dev')}\` while you work) serves Streamable HTTP at
+    return `\`${runtime ? runScript(pm, 'start') : `${runScript(pm, 'build')} && ${runScript(pm, 'start')}`}\` (or \`${runScript(pm, 'dev')}\` while you work) serves Streamable HTTP at
 \`http://127.0.0.1:3000/mcp\` (\`PORT\` changes the port, \`HOST\` the address; Host and Origin headers
 are checked against localhost).
 
@@ -500,8 +515,9 @@ are checked against localhost).
 
 - **MCP Inspector**: \`npx @modelcontextprotocol/inspector\`, choose "Streamable HTTP" and that URL; or
   from the shell: \`npx @modelcontextprotocol/inspector --cli http://127.0.0.1:3000/mcp --transport http --method tools/list\`
-- **Docker**: \`docker build -t ${mcpName} .\` then \`docker run --rm -p 3000:3000 ${mcpName}\`.`;
+${runtime ? '' : `- **Docker**: \`docker build -t ${mcpName} .\` then \`docker run --rm -p 3000:3000 ${mcpName}\`.`}`.trimEnd();
   }
+  if (runtime) return sourceConnectSection(runtime, path, mcpName, pm);
   return `The client starts the server and talks to it over stdin/stdout. Build once (\`${runScript(pm, 'build')}\`), then
 point the client at the bundle with the absolute path of this folder:
 
@@ -529,18 +545,51 @@ While you work, \`${runScript(pm, 'dev')}\` runs the same server from the TypeSc
 every save; a client can run it as its command too (it reconnects after a restart).`;
 }
 
+/** How a client starts a stdio server that Bun or Deno runs from its sources. */
+function sourceConnectSection(runtime: SourceRuntime, path: string, mcpName: string, pm: PackageManager): string {
+  const [command, ...args] = runtime.clientCommand(path);
+  return `The client starts the server and talks to it over stdin/stdout. ${runtime.title} runs \`src/main.ts\` as
+it is (no build step); point the client at it with the absolute path of this folder:
+
+- **Claude Desktop**: in \`claude_desktop_config.json\` (Settings > Developer > Edit Config), then
+  restart Claude Desktop:
+
+  \`\`\`json
+  ${JSON.stringify({ mcpServers: { [mcpName]: { command, args } } }, null, 2).replaceAll('\n', '\n  ')}
+  \`\`\`
+
+- **Claude Code**: \`claude mcp add ${mcpName} -- ${[command, ...args].join(' ')}\`
+
+While you work, \`${runScript(pm, 'dev')}\` restarts the server on every save.`;
+}
+
 /** The commands every template's README lists, with the template's own `start` description. */
 export function commandRows(options: ProjectOptions, startsWhat: string): string[][] {
   const pm = options.packageManager;
   const install = pm === 'yarn' ? 'yarn' : `${pm} install`;
+  const runtime = sourceRuntimeOf(options);
   return [
     [`\`${install}\``, 'Install the dependencies.'],
-    [`\`${runScript(pm, 'dev')}\``, 'Run the server from `src/` with vite-node, restarting on every save.'],
-    [`\`${runScript(pm, 'build')}\``, `Compile to \`dist/\` with \`tsc\` (tests and debugging use it), then bundle it into \`${BUNDLE}\`.`],
-    [
-      `\`${runScript(pm, 'start')}\``,
-      `Run the bundle (${startsWhat}): it starts in about half the time of \`node dist/main.js\`. Source maps are on, so stacks name \`src/\` files.`,
-    ],
+    ...(runtime
+      ? [
+          [`\`${runScript(pm, 'dev')}\``, `Run \`src/main.ts\` on ${runtime.title}, restarting on every save.`],
+          [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`: type errors, and a build that Node runs too.'],
+          [
+            `\`${runScript(pm, 'start')}\``,
+            `Run \`src/main.ts\` on ${runtime.title} (${startsWhat}): it transpiles the TypeScript itself, with decorator metadata.`,
+          ],
+        ]
+      : [
+          [`\`${runScript(pm, 'dev')}\``, 'Run the server from `src/` with vite-node, restarting on every save.'],
+          [
+            `\`${runScript(pm, 'build')}\``,
+            `Compile to \`dist/\` with \`tsc\` (tests and debugging use it), then bundle it into \`${BUNDLE}\`.`,
+          ],
+          [
+            `\`${runScript(pm, 'start')}\``,
+            `Run the bundle (${startsWhat}): it starts in about half the time of \`node dist/main.js\`. Source maps are on, so stacks name \`src/\` files.`,
+          ],
+        ]),
     [
       `\`${runScript(pm, 'test')}\``,
       `Check the tool contract against \`${CONTRACT_FILE}\` when it exists (a breaking change fails), then run the tests with vitest.`,
@@ -620,6 +669,27 @@ Armature reads the types TypeScript records for decorators. \`experimentalDecora
 off instances; \`verbatimModuleSyntax: false\` lets DTOs be imported as values (\`import type\` would
 erase them). tsx and esbuild emit no decorator metadata, which is why \`dev\` uses vite-node and
 \`build\` uses \`tsc\`.
+${runtimeNote(options)}`;
+}
+
+/** What the README says about running on Bun or Deno (nothing on Node). */
+function runtimeNote(options: ProjectOptions): string {
+  const runtime = sourceRuntimeOf(options);
+  if (!runtime) return '';
+  const specific =
+    options.runtime === 'bun'
+      ? 'Bun reads `tsconfig.json` from the folder it runs in, so start it here or with\n`bun --cwd <this folder>`.'
+      : 'Deno reads the `tsconfig.json` beside `package.json`; `--sloppy-imports` lets it load `./x.ts` from\nthe `./x.js` specifiers tsc wants, `--allow-env` lets Armature read `NODE_ENV`' +
+        (options.transport === 'http' ? ', `--allow-net` lets it listen.' : '.');
+  return `
+## ${runtime.title}
+
+The server runs on ${runtime.title} (tested with ${runtime.tested}) straight from \`src/\`: ${runtime.title} honours
+\`experimentalDecorators\` and \`emitDecoratorMetadata\` from \`tsconfig.json\`. Without them it would use
+standard decorators, which Armature does not support; without \`emitDecoratorMetadata\` the server
+refuses to start and names each method and constructor that lacks metadata.
+
+${specific} The tools (tsc, vitest, Biome, the \`armature\` command) run on Node.
 `;
 }
 
@@ -634,8 +704,13 @@ export function projectFiles(options: ProjectOptions): PlannedFile[] {
     ['vitest.config.ts', VITEST_CONFIG],
     ['biome.json', BIOME],
     ['.gitignore', GITIGNORE],
-    ['.dockerignore', DOCKERIGNORE],
-    ['Dockerfile', dockerfile(options)],
+    // The image is Node's: it runs the bundle.
+    ...(sourceRuntimeOf(options)
+      ? []
+      : ([
+          ['.dockerignore', DOCKERIGNORE],
+          ['Dockerfile', dockerfile(options)],
+        ] as Array<[string, string]>)),
     ['README.md', readme(options, names)],
     ['src/main.ts', mainTs(options.transport)],
     ['src/app.ts', appTs(names)],

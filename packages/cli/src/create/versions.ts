@@ -34,3 +34,9 @@ export const NEST_PINNED = {
   'reflect-metadata': '0.2.2',
   rxjs: '7.8.2',
 } as const;
+
+/**
+ * The Bun and Deno versions `--runtime bun|deno` projects are tested on (apps/runtimes, and the CLI's
+ * e2e test run these; a test checks both pin them).
+ */
+export const RUNTIME_TESTED = { bun: '1.4.5', deno: '2.9.6' } as const;

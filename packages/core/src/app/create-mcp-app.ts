@@ -91,7 +91,11 @@ export class McpApp {
     this.definition = withStateProblems(() => buildAppDefinition(serverClasses, { ...options, container }), stateProblems(options));
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
-    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, { ...options, tasks });
+    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, {
+      ...options,
+      tasks,
+      rateLimitStore: options.rateLimitStore ?? this.state.rateLimits,
+    });
     this.engine = new AppEngine(this.runtime, options.fastPath ?? true);
     const changes = this.runtime.broadcaster;
     const stateName = this.state.name;
@@ -171,8 +175,8 @@ export class McpApp {
 
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
-    // Until it is bound (a few microtasks), every request goes through the SDK.
-    void this.engine.bindModern();
+    // Until it is bound (a few microtasks), node:http requests go through the SDK; fetch waits for it.
+    const bound = this.engine.bindModern();
     const endpoint = new HttpEndpoint(
       (purpose) => this.engine.createServer(purpose),
       options,
@@ -184,6 +188,7 @@ export class McpApp {
       },
       this.relay,
       (call) => this.engine.modern?.serve(call),
+      { store: this.runtime.rateLimiting.store, events: this.runtime.events },
     );
     this.endpoints.add(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
@@ -195,7 +200,10 @@ export class McpApp {
     };
     this.track(close);
     return Object.assign((req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => node(req, res, parsedBody), {
-      fetch: endpoint.fetch,
+      fetch: async (request: Request, info?: { remoteAddress?: string }) => {
+        await bound;
+        return endpoint.fetch(request, info);
+      },
       close,
     });
   }

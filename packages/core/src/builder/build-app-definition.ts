@@ -5,6 +5,7 @@ import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerKind, HandlerMetadataArgs } from '../metadata/metadata-args.js';
 import { getMetadataStorage, type MetadataStorage } from '../metadata/metadata-storage.js';
 import { prototypeChain } from '../metadata/prototype-chain.js';
+import type { RateLimitRule } from '../metadata/rate-limit-rule.js';
 import { PlanContext } from './build-call-plan.js';
 import { buildPrompt } from './build-prompt.js';
 import { buildResource, buildResourceTemplate } from './build-resources.js';
@@ -22,6 +23,11 @@ export interface BuildOptions {
   guards?: Provided<Guard>[];
   /** Interceptors around every call, outside class and method interceptors. */
   interceptors?: Provided<Interceptor>[];
+  /**
+   * Rate limits for every tool, resource, prompt and completion call, each its own count, checked
+   * before those of `@RateLimit`. E.g. `[{ limit: 100, windowMs: 60_000, by: ['principal'] }]`.
+   */
+  rateLimits?: RateLimitRule[];
   /**
    * The DI container the app will use: its `prepare()` problems are reported with the builder's,
    * and it decides which guard and interceptor classes are resolved per request.

@@ -7,23 +7,44 @@ import type { Constructor, HandlerKind } from '../metadata/metadata-args.js';
 import type { MetadataStorage } from '../metadata/metadata-storage.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import type { CallPlan, ProviderPlan } from './definitions.js';
+import { type RateLimitPlan, rateLimitPlan } from './rate-limit-plans.js';
 
 type Method = (...args: unknown[]) => unknown;
 
-/** What every plan of one build shares: app-level guards and interceptors, and how providers resolve. */
+/** What every plan of one build shares: app-level guards, interceptors and rate limits, and how providers resolve. */
 export class PlanContext {
   private readonly providers = new Map<unknown, ProviderPlan<unknown>>();
+  /** Each decorator's rate limit planned (and its problems reported) once, however many handlers it covers. */
+  private readonly rateLimitPlans = new Map<string, RateLimitPlan | undefined>();
   readonly appGuards: readonly ProviderPlan<Guard>[];
   readonly appInterceptors: readonly ProviderPlan<Interceptor>[];
+  readonly appRateLimits: readonly RateLimitPlan[];
 
   constructor(
     readonly storage: MetadataStorage,
     private readonly container: ContainerAdapter | undefined,
     readonly problems: BuildProblem[],
-    app: { guards?: readonly Provided<Guard>[]; interceptors?: readonly Provided<Interceptor>[] },
+    app: { guards?: readonly Provided<Guard>[]; interceptors?: readonly Provided<Interceptor>[]; rateLimits?: readonly unknown[] },
   ) {
     this.appGuards = this.providersOf('guard', app.guards ?? [], 'createMcpApp');
     this.appInterceptors = this.providersOf('interceptor', app.interceptors ?? [], 'createMcpApp');
+    const rateLimits = Array.isArray(app.rateLimits) ? app.rateLimits : app.rateLimits === undefined ? [] : [app.rateLimits];
+    this.appRateLimits = rateLimits.flatMap((rule, i) => rateLimitPlan(rule, 'createMcpApp', i, `rateLimits[${i}]`, problems) ?? []);
+  }
+
+  /** The plans of the rate limits found for a handler: the app's first, then the class chain's, then the method's. */
+  rateLimitsOf(found: readonly { rule: unknown; where: string }[]): RateLimitPlan[] {
+    const plans = [...this.appRateLimits];
+    const seen = new Map<string, number>();
+    for (const { rule, where } of found) {
+      const n = seen.get(where) ?? 0;
+      seen.set(where, n + 1);
+      const id = `${where}#${n}`;
+      if (!this.rateLimitPlans.has(id)) this.rateLimitPlans.set(id, rateLimitPlan(rule, where, n, '@RateLimit', this.problems));
+      const plan = this.rateLimitPlans.get(id);
+      if (plan) plans.push(plan);
+    }
+    return plans;
   }
 
   /**
@@ -90,8 +111,8 @@ export interface PlanSource {
 }
 
 /**
- * The frozen plan of one handler: its guards and interceptors (app-level first, then the class
- * chain's, then the method's), required scopes, input plan and invocation.
+ * The frozen plan of one handler: its guards, interceptors and rate limits (app-level first, then
+ * the class chain's, then the method's), required scopes, input plan and invocation.
  */
 export function buildCallPlan(planning: PlanContext, source: PlanSource): CallPlan {
   const where = `${source.serverClass.name}.${source.methodName}`;
@@ -102,6 +123,7 @@ export function buildCallPlan(planning: PlanContext, source: PlanSource): CallPl
     if (typeof scope !== 'string' || scope === '' || /\s/.test(scope))
       planning.problems.push(problem(MESSAGES.invalidScope, where, String(scope)));
   }
+  const rateLimits = planning.rateLimitsOf(found.rateLimits);
   const { method } = source;
   return Object.freeze({
     kind: source.kind,
@@ -113,6 +135,7 @@ export function buildCallPlan(planning: PlanContext, source: PlanSource): CallPl
     interceptors: Object.freeze(interceptors),
     scopes: Object.freeze([...found.scopes]),
     guarded: guards.length > 0 || found.scopes.length > 0,
+    rateLimits: Object.freeze(rateLimits),
     input: source.input,
     needsInstance: true,
     invoke: source.takesInput

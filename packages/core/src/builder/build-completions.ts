@@ -54,6 +54,8 @@ export function buildCompletions(
         interceptors: Object.freeze([]),
         scopes: Object.freeze([]),
         guarded: false,
+        // Completions are typed as the user types: the app's limits cover them, as every call.
+        rateLimits: planning.appRateLimits,
         input: { kind: 'raw' } as const,
         needsInstance,
         invoke,

@@ -4,6 +4,7 @@ import type { Guard, Interceptor } from '../context/execution-context.js';
 import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
+import type { RateLimitPlan } from './rate-limit-plans.js';
 
 /**
  * How a guard or interceptor is obtained per call, decided at start-up: from the call's DI scope
@@ -32,6 +33,8 @@ export interface CallPlan {
   readonly scopes: readonly string[];
   /** True when guards or scopes apply (a list or call must ask them). */
   readonly guarded: boolean;
+  /** The rate limits a call counts against, each its own count. */
+  readonly rateLimits: readonly RateLimitPlan[];
   readonly input: InputPlan;
   /** False when the handler needs no server instance (a completion function). */
   readonly needsInstance: boolean;

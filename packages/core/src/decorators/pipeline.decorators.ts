@@ -1,6 +1,7 @@
 import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
+import type { RateLimitRule } from '../metadata/rate-limit-rule.js';
 
 function ownerOf(target: object): Constructor {
   return (typeof target === 'function' ? target : target.constructor) as Constructor;
@@ -55,6 +56,30 @@ export function RequireScopes(...scopes: string[]): ClassDecorator & MethodDecor
       target: ownerOf(target),
       methodName: propertyKey === undefined ? undefined : String(propertyKey),
       scopes,
+    });
+  }) as ClassDecorator & MethodDecorator;
+}
+
+/**
+ * Limits how often a handler is called: at most `limit` calls per `windowMs` for each key of `by`
+ * (default `['principal']`). On a class, one count covers all its handlers. A call over the limit
+ * is not run: a tool gets an error result saying which limit and when to retry, a resource, prompt
+ * or completion a JSON-RPC error with `data.retryAfterSeconds`. Several instances share the count
+ * with `redisState()`. Values are checked at start-up.
+ *
+ * @example
+ * ```ts
+ * @RateLimit({ limit: 10, windowMs: 60_000, by: ['principal', 'tool'] })
+ * @Tool({ description: 'Search the web' })
+ * search(input: SearchInput) { ... }
+ * ```
+ */
+export function RateLimit(rule: RateLimitRule): ClassDecorator & MethodDecorator {
+  return ((target: object, propertyKey?: string | symbol) => {
+    getMetadataStorage().collectPipeline({
+      target: ownerOf(target),
+      methodName: propertyKey === undefined ? undefined : String(propertyKey),
+      rateLimits: [rule],
     });
   }) as ClassDecorator & MethodDecorator;
 }

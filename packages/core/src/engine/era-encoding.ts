@@ -5,18 +5,18 @@ import {
   ProtocolErrorCode,
   type RequestId,
   type Server,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isKeptPage } from '../runtime/catalog.js';
+import { type RequestSource, sourceOf } from '../runtime/request-source.js';
 import type { SdkHandler, SdkInternals, WireCodec } from '../seams/sdk-internals.js';
 import { isPlainObject } from '../validation/plain-object.js';
 
 type Params = Record<string, unknown> | undefined;
 
 /** A request handler as both paths run it: after the SDK's parsing, or straight from the engine. */
-export type RequestHandler = (params: Params, sdk: ServerContext) => Promise<unknown>;
+export type RequestHandler = (params: Params, source: RequestSource) => Promise<unknown>;
 /** How the engine runs one method's handler on a revision. */
-export type Invoke = (method: string, params: Params, ctx: ServerContext) => Promise<unknown>;
+export type Invoke = (method: string, params: Params, source: RequestSource) => Promise<unknown>;
 
 /** An answer: the whole JSON-RPC message, or (for a wire that writes text) its result's JSON text. */
 export type Answer = JSONRPCMessage | { readonly resultText: string };
@@ -92,7 +92,7 @@ export function legacyEra(server: Server, sdk: SdkInternals): Era {
     return sdk.codec(server).encodeResult(method, value, undefined);
   };
   return {
-    prepare: (_method, handler) => (_m, params, ctx) => handler(params, ctx),
+    prepare: (_method, handler) => (_m, params, source) => handler(params, source),
     answer(id, method, result, takesText) {
       // A list page a catalog keeps is the same object until the catalog changes: its text is made once.
       if (takesText && isKeptPage(result)) {
@@ -116,16 +116,17 @@ export function legacyEra(server: Server, sdk: SdkInternals): Era {
 export function modernEra(server: Server, sdk: SdkInternals): Era {
   return {
     prepare(method, handler) {
-      const raw: SdkHandler = (request, ctx) => handler(request.params, ctx);
+      // The SDK's seams take and hand on an SDK context: the source's own, found again inside.
+      const raw: SdkHandler = (request, ctx) => handler(request.params, sourceOf(ctx));
       if (method !== 'tools/call') {
         const wrapped = sdk.wrap(server, method, raw);
-        return (m, params, ctx) => wrapped({ method: m, params }, ctx);
+        return (m, params, source) => wrapped({ method: m, params }, source.sdkContext());
       }
-      return async (m, params, ctx) => {
+      return async (m, params, source) => {
         const request = { method: m, params };
-        const result = await sdk.invokeInputRequiredCapable(server, m, raw, request, ctx);
+        const result = await sdk.invokeInputRequiredCapable(server, m, raw, request, source.sdkContext());
         if (isInputRequiredResult(result as never) || isPlainToolResult(result)) return result;
-        return sdk.wrap(server, m, async () => result)(request, ctx);
+        return sdk.wrap(server, m, async () => result)(request, source.sdkContext());
       };
     },
     answer(id, method, result) {

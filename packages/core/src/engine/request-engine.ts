@@ -1,11 +1,11 @@
-import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import { bindNotificationValve } from '../context/notification-valve.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
 import type { SdkInternals } from '../seams/sdk-internals.js';
 import { isEngineMethod } from './accept-table.js';
-import { EngineRequestContext } from './engine-request-context.js';
 import type { Answer, Era, Invoke, RequestHandler } from './era-encoding.js';
 import type { Exchange } from './exchange.js';
+import { ExchangeSource } from './exchange-source.js';
 
 /**
  * Serves the requests a front accepted (see accept-table.ts) with the same handlers the SDK path
@@ -39,18 +39,17 @@ export class RequestEngine {
    */
   async run(exchange: Exchange, takesText = false): Promise<Answer | undefined> {
     const invoke = this.invokers.get(exchange.method) as Invoke;
-    const mcpReq = new EngineRequestContext(this.server, this.sdk, exchange);
-    exchange.onGone((reason) => mcpReq.abort(reason));
-    if (mcpReq.aborted) return undefined;
+    const source = new ExchangeSource(this.server, this.sdk, exchange);
+    exchange.onGone((reason) => source.abort(reason));
+    if (source.aborted) return undefined;
     // Its notifications wait while the client is not reading its stream, as on the other paths.
-    if (exchange.notifications) bindNotificationValve(mcpReq, exchange.notifications);
+    if (exchange.notifications) bindNotificationValve(source, exchange.notifications);
     this.stats.direct++;
-    const ctx = { sessionId: exchange.sessionId, mcpReq, http: exchange.http } as unknown as ServerContext;
     try {
-      const result = await invoke(exchange.method, exchange.params, ctx);
-      return mcpReq.aborted ? undefined : this.era.answer(exchange.id, exchange.method, result, takesText);
+      const result = await invoke(exchange.method, exchange.params, source);
+      return source.aborted ? undefined : this.era.answer(exchange.id, exchange.method, result, takesText);
     } catch (error) {
-      return mcpReq.aborted ? undefined : this.era.error(exchange.id, error);
+      return source.aborted ? undefined : this.era.error(exchange.id, error);
     }
   }
 }

@@ -10,6 +10,7 @@ import type { ServerPurpose } from '../context/server-purpose.js';
 import { CallRequest } from '../runtime/call-request.js';
 import type { LiveConnection } from '../runtime/change-notifier.js';
 import { withMiddleware } from '../runtime/middleware.js';
+import { type RequestSource, sourceOf } from '../runtime/request-source.js';
 import type { ServedApp } from '../runtime/served-app.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
 import { type MethodHandler, registerMethodHandlers } from './method-handlers.js';
@@ -67,14 +68,18 @@ export function createSdkServer(
       }
     };
     // Traced as one request (its span active while it runs) when the app registered an OpenTelemetry SDK.
-    const serve = (params: Params, sdk: ServerContext) =>
-      app.telemetry.serve(new CallRequest(app, method, sdk, server), server, params, run);
+    const serve = (params: Params, source: RequestSource) =>
+      app.telemetry.serve(new CallRequest(app, method, source, server), server, params, run);
     if (params)
-      server.setRequestHandler(method, { params }, (checked, sdk) => serve(checked as Params, sdk) as Promise<Record<string, unknown>>);
+      server.setRequestHandler(
+        method,
+        { params },
+        (checked, sdk) => serve(checked as Params, sourceOf(sdk)) as Promise<Record<string, unknown>>,
+      );
     else
       server.setRequestHandler(
         method as never,
-        ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sdk)) as never,
+        ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sourceOf(sdk))) as never,
       );
     directPath?.handle(method, serve);
     modern?.handle(method, serve);

@@ -8,6 +8,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import type { NotificationValve } from '../context/notification-valve.js';
 import { LEGACY_REVISION } from '../context/revisions.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
 import type { SdkInternals } from '../seams/sdk-internals.js';
@@ -25,6 +26,22 @@ interface ResultTextSink {
   sendResultText(id: RequestId, resultJson: string): Promise<void>;
 }
 
+/** The transports a `SessionFront` sits in front of. */
+const fronted = new WeakSet<Transport>();
+
+/** Whether the request engine sits in front of the SDK on `transport` (the fast path is on for its connection). */
+export function isFronted(transport: Transport): boolean {
+  return fronted.has(transport);
+}
+
+/**
+ * What a transport may pass with a message, beyond the SDK's: the backpressure of the stream the
+ * request alone answers on (an HTTP session's POST answered by Armature itself).
+ */
+export interface FrontedMessageExtra extends MessageExtraInfo {
+  readonly notifications?: () => NotificationValve;
+}
+
 /** One request of a 2025-11-25 connection the engine serves, until it is answered, cancelled or its connection closes. */
 class SessionExchange implements Exchange {
   private goneListener?: (reason: unknown) => void;
@@ -36,6 +53,7 @@ class SessionExchange implements Exchange {
     readonly params: Record<string, unknown> | undefined,
     readonly sessionId: string | undefined,
     readonly http: ServerContext['http'],
+    readonly notifications: (() => NotificationValve) | undefined,
   ) {}
 
   get meta(): Record<string, unknown> | undefined {
@@ -82,6 +100,7 @@ export class SessionFront {
 
   /** Puts the engine in front of the SDK on `transport`, after the SDK connected to it. */
   interpose(transport: Transport): void {
+    fronted.add(transport);
     const toSdk = transport.onmessage;
     transport.onmessage = (message, extra) => {
       if (!this.offer(transport, message, extra)) toSdk?.(message, extra);
@@ -116,7 +135,15 @@ export class SessionFront {
     if (!this.engine.serves(method) || extra?.classification !== undefined || !acceptsLegacy(method, params)) return false;
     if (this.server.getNegotiatedProtocolVersion() === undefined || this.sdk.codec(this.server).era !== LEGACY_REVISION) return false;
     const id = message.id as RequestId;
-    const exchange = new SessionExchange(id, method, params as Record<string, unknown> | undefined, transport.sessionId, httpOf(extra));
+    const notifications = (extra as FrontedMessageExtra | undefined)?.notifications;
+    const exchange = new SessionExchange(
+      id,
+      method,
+      params as Record<string, unknown> | undefined,
+      transport.sessionId,
+      httpOf(extra),
+      notifications,
+    );
     this.running.set(id, exchange);
     const takesText = typeof (transport as Partial<ResultTextSink>).sendResultText === 'function';
     // The handler starts a turn of the microtask queue later, as on the SDK path.
@@ -137,14 +164,26 @@ function send(transport: Transport, id: RequestId, answer: Answer): Promise<void
     : transport.send(answer as JSONRPCMessage);
 }
 
-/** `ctx.http` as the SDK builds it from what the transport passed with the message. */
+/**
+ * `ctx.http` as the SDK builds it from what the transport passed with the message. `request` is
+ * read only when the handler reads `ctx.http.req` (a transport may make the web Request then).
+ */
 function httpOf(extra: MessageExtraInfo | undefined): ServerContext['http'] {
   if (!extra) return undefined;
-  const { authInfo, request, closeSSEStream, closeStandaloneSSEStream } = extra as MessageExtraInfo & {
+  const { authInfo, closeSSEStream, closeStandaloneSSEStream } = extra as MessageExtraInfo & {
     closeSSEStream?: () => void;
     closeStandaloneSSEStream?: () => void;
   };
   const base = authInfo ? { authInfo } : undefined;
-  if (!request && !closeSSEStream && !closeStandaloneSSEStream) return base as ServerContext['http'];
-  return { ...base, req: request, closeSSE: closeSSEStream, closeStandaloneSSE: closeStandaloneSSEStream } as ServerContext['http'];
+  // A getter is a Request made on demand: there is one, it is just not made yet.
+  const hasRequest = Object.getOwnPropertyDescriptor(extra, 'request')?.get !== undefined || extra.request !== undefined;
+  if (!hasRequest && !closeSSEStream && !closeStandaloneSSEStream) return base as ServerContext['http'];
+  return {
+    ...base,
+    get req() {
+      return extra.request;
+    },
+    closeSSE: closeSSEStream,
+    closeStandaloneSSE: closeStandaloneSSEStream,
+  } as ServerContext['http'];
 }

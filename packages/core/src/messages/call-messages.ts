@@ -11,6 +11,11 @@ const TASK_LIMIT_REACHED = {
     `the server is already running its maximum of ${max} tasks for all callers together (tasks.limits.maxRunningTasks). Call again later`,
 };
 
+/** A wait in whole seconds, rounded up and at least 1: what `Retry-After` and the texts say. */
+export function retryAfterSeconds(retryAfterMs: number): number {
+  return Math.max(1, Math.ceil(retryAfterMs / 1000));
+}
+
 /**
  * The text a client reads when Armature itself answers a call (rather than the user's method):
  * unknown names, argument and result problems, timeouts, masked failures. Written here once;
@@ -70,6 +75,17 @@ export const callMessages = {
   tooManySubscriptions(limit: number): string {
     return `This session already holds ${limit} resource subscriptions (the limit); unsubscribe from one before subscribing to another`;
   },
+  /**
+   * A call over a rate limit: which limit (`limit` calls per `windowMs`, counted per `by`, written
+   * at `source`) and when to retry, in whole seconds (at least 1).
+   */
+  rateLimited(label: string, limit: number, windowMs: number, by: readonly string[], source: string, retryAfterMs: number): string {
+    const per = by.length > 0 ? ` per ${by.join(' and ')}` : '';
+    return `Rate limit reached: ${label} allows ${limit} call${limit === 1 ? '' : 's'} per ${windowMs / 1000} s${per} (${source}). Retry in ${retryAfterSeconds(retryAfterMs)} s`;
+  },
+  rateLimitUncounted(label: string, reason: string): string {
+    return `Service Unavailable: ${label} has a rate limit and its store could not count this call (${reason}); retry later`;
+  },
   noArgumentsTaken(): string {
     return 'unknown property; this tool takes no arguments';
   },
@@ -101,6 +117,9 @@ export const callMessages = {
   },
   taskCannotAsk(): string {
     return 'This task cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots): on 2026-07-28 Armature does not serve the inputRequests of the tasks extension yet. Ask in a tool that does not run as a task';
+  },
+  checkCannotAsk(method: string): string {
+    return `A guard run to decide ${method} cannot ask the client anything (ctx.elicit, ctx.sample, ctx.roots): decide from the principal and _meta`;
   },
   taskCapabilityRequired(tool: string): string {
     return `Tool "${tool}" runs only as a task: declare the tasks extension in the request's client capabilities (_meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}), then poll tasks/get`;

@@ -341,6 +341,18 @@ export const MESSAGES = {
       fix: `register ${label} with the container (@Service() or @RequestScoped() with typedi), or pass an instance: @Use${role === 'guard' ? 'Guards' : 'Interceptors'}(new ${label}(...))`,
     }),
   ),
+  invalidRateLimit: define(
+    'ARM304',
+    'a rate limit (@RateLimit, rateLimits, rateLimit) has a value it cannot count by',
+    ['@RateLimit', 'windowMs', '1500', 'a whole number of seconds in ms (1000 or more): the shared store counts whole seconds'] as const,
+    (source: string, field: string, value: string, requirement: string) => ({
+      message: `${source} has ${field} ${value}; it must be ${requirement}`,
+      fix:
+        source === '@RateLimit'
+          ? "@RateLimit({ limit: 10, windowMs: 60_000, by: ['principal', 'tool'] })"
+          : `${source}: { limit: 10, windowMs: 60_000${source === 'rateLimit' ? '' : ", by: ['principal', 'tool']"} }`,
+    }),
+  ),
 
   noConstructorMetadata: define('ARM400', 'no decorator metadata for an injected constructor', [2] as const, (count: number) => ({
     message: `the constructor takes ${count} parameter(s) but no decorator metadata was emitted for it (tsx and esbuild emit none), so nothing could be injected`,

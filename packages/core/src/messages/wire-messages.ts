@@ -27,6 +27,8 @@ export const wireMessages = {
   notInitialized: 'Bad Request: Server not initialized (send initialize first, or the Mcp-Session-Id header)',
   batchOnRevision: (version: string) =>
     `Invalid Request: JSON-RPC batches are not supported on protocol revision ${version}; send one message per request`,
+  httpRateLimited: (limit: number, windowMs: number, retryAfterSeconds: number) =>
+    `Too Many Requests: this client sent more than ${limit} request${limit === 1 ? '' : 's'} in ${windowMs / 1000} s (rateLimit); retry in ${retryAfterSeconds} s`,
   tooManySessions: (max: number) => `Service Unavailable: the server holds its maximum of ${max} sessions (maxSessions); retry later`,
   tooManyClientSessions: (max: number) =>
     `Too Many Requests: this client already holds ${max} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,
@@ -36,6 +38,12 @@ export const wireMessages = {
 
   // 2026-07-28 subscriptions/listen
   resourceNotFound: (uri: string) => `Resource not found: ${uri}`,
+  tooManyListenUris: (max: number) =>
+    `Invalid params: a listen stream may name at most ${max} resources in resourceSubscriptions (maxSubscriptionsPerSession)`,
+  listenUriTooLong: (max: number) =>
+    `Invalid params: a resource URI in resourceSubscriptions is longer than ${max} characters (maxUriLength)`,
+  tooManyListens: (max: number) =>
+    `Subscription limit reached: the server's instances hold ${max} subscriptions/listen streams in all (maxListenStreams); retry later`,
   tooManyClientListens: (max: number) =>
     `Subscription limit reached: this client already holds ${max} subscriptions/listen streams (maxListenStreamsPerClient); close one before opening another`,
 

@@ -194,11 +194,13 @@ export interface FieldMetadataArgs {
   readonly options: Readonly<FieldOptions>;
 }
 
-/** `@UseGuards` / `@UseInterceptors` / `@RequireScopes` on a class (`methodName` undefined) or a method. */
+/** `@UseGuards` / `@UseInterceptors` / `@RequireScopes` / `@RateLimit` on a class (`methodName` undefined) or a method. */
 export interface PipelineMetadataArgs {
   readonly target: Constructor;
   readonly methodName: string | undefined;
   readonly guards?: readonly unknown[];
   readonly interceptors?: readonly unknown[];
   readonly scopes?: readonly string[];
+  /** As written: the builder checks them. */
+  readonly rateLimits?: readonly unknown[];
 }

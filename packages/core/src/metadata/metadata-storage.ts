@@ -52,16 +52,28 @@ export class MetadataStorage {
   }
 
   /**
-   * Guards, interceptors and scopes for `methodName` of `target`: those on the class chain (base
-   * classes first), then those on the method, in the order decorators ran.
+   * Guards, interceptors, scopes and rate limits for `methodName` of `target`: those on the class
+   * chain (base classes first), then those on the method, in the order decorators ran. Each rate
+   * limit comes with where it was written (`Class` or `Class.method`): a class's limit is one
+   * count for all its handlers.
    */
-  pipelineOf(target: Constructor, methodName: string): { guards: unknown[]; interceptors: unknown[]; scopes: string[] } {
+  pipelineOf(
+    target: Constructor,
+    methodName: string,
+  ): { guards: unknown[]; interceptors: unknown[]; scopes: string[]; rateLimits: { rule: unknown; where: string }[] } {
     const chain: unknown[] = prototypeChain(target).reverse();
-    const out = { guards: [] as unknown[], interceptors: [] as unknown[], scopes: [] as string[] };
+    const out = {
+      guards: [] as unknown[],
+      interceptors: [] as unknown[],
+      scopes: [] as string[],
+      rateLimits: [] as { rule: unknown; where: string }[],
+    };
     const add = (args: PipelineMetadataArgs) => {
       out.guards.push(...(args.guards ?? []));
       out.interceptors.push(...(args.interceptors ?? []));
       out.scopes.push(...(args.scopes ?? []));
+      const where = args.methodName === undefined ? args.target.name : `${args.target.name}.${args.methodName}`;
+      for (const rule of args.rateLimits ?? []) out.rateLimits.push({ rule, where });
     };
     // Decorators apply bottom-up; reverse so the one written first runs first.
     const classLevel = this.pipeline.filter((p) => p.methodName === undefined && chain.includes(p.target));
@@ -69,7 +81,7 @@ export class MetadataStorage {
     for (const args of groupReversed(classLevel)) add(args);
     const methodLevel = this.pipeline.filter((p) => p.methodName === methodName && chain.includes(p.target));
     for (const args of groupReversed(methodLevel)) add(args);
-    return { guards: out.guards, interceptors: out.interceptors, scopes: [...new Set(out.scopes)] };
+    return { ...out, scopes: [...new Set(out.scopes)] };
   }
 
   collectRequestScoped(target: Constructor): void {

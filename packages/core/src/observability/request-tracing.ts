@@ -24,7 +24,12 @@ export interface TracedRequest {
   readonly ctx: {
     readonly requestId: string | number;
     readonly meta: Readonly<Record<string, unknown>>;
-    readonly raw: ServerContext;
+    /** Where the request came from (a `RequestSource`): its session, HTTP side and 2026-07-28 envelope. */
+    readonly source: {
+      readonly sessionId: string | undefined;
+      readonly http: ServerContext['http'];
+      readonly envelope: Record<string, unknown> | undefined;
+    };
   };
 }
 
@@ -80,18 +85,17 @@ function endSpan(span: Span, failure: Failure | undefined): void {
 
 /** The low-cardinality attributes of a request, shared by its span and its metrics. */
 function requestAttributes(request: TracedRequest, server: Server | undefined, params: unknown): Attributes {
-  const raw = request.ctx.raw;
+  const source = request.ctx.source;
   const attributes: Attributes = { [ATTR.method]: request.method };
   const name = (params as { name?: unknown } | undefined)?.name;
   if (request.method === 'tools/call' && typeof name === 'string') {
     attributes[ATTR.toolName] = name;
     attributes[ATTR.operation] = EXECUTE_TOOL;
   } else if (request.method === 'prompts/get' && typeof name === 'string') attributes[ATTR.promptName] = name;
-  const envelope = raw.mcpReq.envelope as Record<string, unknown> | undefined;
-  const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
+  const version = source.envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
   if (typeof version === 'string') attributes[ATTR.protocolVersion] = version;
   // HTTP runs over TCP; stdio (and the in-process transports of tests) are pipes.
-  if (raw.http) {
+  if (source.http) {
     attributes[ATTR.transport] = 'tcp';
     attributes[ATTR.protocolName] = 'http';
   } else attributes[ATTR.transport] = 'pipe';
@@ -157,10 +161,10 @@ export class RequestTracing {
     let span: Span | undefined;
     let active = context.active();
     if (tracing) {
-      const raw = request.ctx.raw;
-      const parent = remoteParent(request.ctx.meta, raw.http?.req?.headers);
+      const source = request.ctx.source;
+      const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
       const spanAttributes: Attributes = { ...attributes, [ATTR.requestId]: String(request.ctx.requestId) };
-      if (raw.sessionId) spanAttributes[ATTR.session] = raw.sessionId;
+      if (source.sessionId) spanAttributes[ATTR.session] = source.sessionId;
       const uri = (params as { uri?: unknown } | undefined)?.uri;
       if (typeof uri === 'string' && request.method.startsWith('resources/')) spanAttributes[ATTR.resourceUri] = uri;
       span = trace

@@ -6,7 +6,6 @@ import {
   type Resource,
   type ResourceTemplateType,
   type ServerCapabilities,
-  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type {
@@ -19,14 +18,19 @@ import type {
 } from '../builder/definitions.js';
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
+import { callMessages } from '../messages/call-messages.js';
 import { RequestTracing } from '../observability/request-tracing.js';
 import { ServerEvents } from '../observability/server-events.js';
+import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
+import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { isAllowed } from './access.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
+import { RateLimiting } from './rate-limiting.js';
+import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp } from './served-app.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
@@ -72,6 +76,12 @@ export interface RuntimeOptions {
    * the instrumentation off (e.g. to measure what it costs).
    */
   telemetry?: boolean;
+  /**
+   * Where rate-limit counts live (`@RateLimit`, `rateLimits`). Default: the `state`'s store
+   * (`redisState()` shares counts between instances), else this process's memory, at most 10,000
+   * keys (`new MemoryRateLimitStore(maxKeys)` for another bound).
+   */
+  rateLimitStore?: RateLimitStore;
 }
 
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
@@ -120,6 +130,7 @@ export class AppRuntime implements ServedApp {
   readonly events = new ServerEvents();
   /** Spans and metrics of every request, handler, client request, session and task. */
   readonly telemetry: RequestTracing;
+  readonly rateLimiting: RateLimiting;
 
   constructor(
     readonly definition: AppDefinition,
@@ -149,6 +160,7 @@ export class AppRuntime implements ServedApp {
     this.capabilities = capabilitiesOf(definition);
     this.kinds = callKindsOf(this);
     this.tasks = new TaskService(this, options.tasks);
+    this.rateLimiting = new RateLimiting(options.rateLimitStore ?? new MemoryRateLimitStore(), this.events);
   }
 
   /** The OAuth scopes a JSON-RPC request needs (`@RequireScopes` of what it calls), for HTTP step-up. */
@@ -171,11 +183,14 @@ export class AppRuntime implements ServedApp {
    * and principal), or undefined when it may follow them all.
    */
   async unreadable(uris: readonly string[], principal: AuthInfo | undefined, meta: Record<string, unknown> | undefined) {
-    const sdk = {
-      mcpReq: { id: 'subscriptions/listen', method: 'subscriptions/listen', _meta: meta, signal: new AbortController().signal },
-      ...(principal ? { http: { authInfo: principal } } : {}),
-    } as unknown as ServerContext;
-    const call = new CallRequest(this, 'subscriptions/listen', sdk, undefined);
+    const source = new ClientlessSource(
+      'subscriptions/listen',
+      'subscriptions/listen',
+      meta,
+      principal,
+      callMessages.checkCannotAsk('subscriptions/listen'),
+    );
+    const call = new CallRequest(this, 'subscriptions/listen', source, undefined);
     try {
       for (const uri of uris) {
         const plan = planOfUri(this, uri);

@@ -1,7 +1,8 @@
-import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import type { ContainerAdapter, RequestScope } from '../di/container-adapter.js';
 import type { RequestStateCodecOf } from './client-requests.js';
-import { SdkRequestContext } from './sdk-context.js';
+import { RequestContext } from './request-context.js';
+import type { RequestSource } from './request-source.js';
 
 /** Reports errors Armature caught and answered for (not `ToolError`s, which are expected). */
 export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown }) => void;
@@ -28,7 +29,7 @@ export interface RequestEnvironment {
  * when the request ends, whatever happened.
  */
 export class CallRequest {
-  readonly ctx: SdkRequestContext;
+  readonly ctx: RequestContext;
   private scope?: RequestScope;
   /** What the request ran (a tool name, a URI), for reports. */
   label?: string;
@@ -38,11 +39,11 @@ export class CallRequest {
   constructor(
     private readonly env: RequestEnvironment,
     readonly method: string,
-    sdk: ServerContext,
+    source: RequestSource,
     server: Server | undefined,
-    ctx?: SdkRequestContext,
+    ctx?: RequestContext,
   ) {
-    this.ctx = ctx ?? new SdkRequestContext(sdk, server, env.codec);
+    this.ctx = ctx ?? new RequestContext(source, server, env.codec);
   }
 
   /** The request's DI scope, bound to its Context. */

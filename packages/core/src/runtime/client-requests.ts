@@ -15,7 +15,6 @@ import {
   type RequestStateCodec,
   type Root,
   type Server,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ElicitationSchema } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
@@ -25,6 +24,7 @@ import type { Constructor } from '../metadata/metadata-args.js';
 import { clientQuestion, clientRequest, withTraceContext } from '../observability/request-tracing.js';
 import { toElicitationSchema } from '../schema/elicitation-schema.js';
 import { describeDto } from '../validation/dto-descriptor.js';
+import type { RequestSource } from './request-source.js';
 
 /**
  * Thrown by a `Context` client request on 2026-07-28 when the answer is not known yet: the call
@@ -72,7 +72,7 @@ export interface ClientChannel {
 export class SessionChannel implements ClientChannel {
   private nextId = 0;
   constructor(
-    private readonly sdk: ServerContext,
+    private readonly source: RequestSource,
     private readonly server: Server | undefined,
   ) {}
 
@@ -89,26 +89,24 @@ export class SessionChannel implements ClientChannel {
     // itself and fail with a JSON-RPC error; validating in the Context gives one answer on both revisions.
     const method = 'elicitation/create';
     return (await clientRequest(method, undefined, (_meta) =>
-      this.sdk.mcpReq.send({ method, params: { mode: 'form', message, requestedSchema, ...(_meta ? { _meta } : {}) } }),
+      this.source.send({ method, params: { mode: 'form', message, requestedSchema, ...(_meta ? { _meta } : {}) } }),
     )) as { action: string; content?: Record<string, unknown> };
   }
   async elicitUrl(message: string, url: string) {
-    const elicitationId = `${String(this.sdk.mcpReq.id)}-${this.nextId++}`;
+    const elicitationId = `${String(this.source.id)}-${this.nextId++}`;
     const result = await clientRequest('elicitation/create', undefined, (_meta) =>
-      this.sdk.mcpReq.elicitInput({ mode: 'url', message, url, elicitationId, ...(_meta ? { _meta } : {}) }),
+      this.source.elicitInput({ mode: 'url', message, url, elicitationId, ...(_meta ? { _meta } : {}) }),
     );
     return { action: result.action };
   }
   async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
     return (await clientRequest('sampling/createMessage', params._meta, (_meta) =>
-      this.sdk.mcpReq.requestSampling(_meta ? { ...params, _meta } : params),
+      this.source.requestSampling(_meta ? { ...params, _meta } : params),
     )) as CreateMessageResult;
   }
   async roots(): Promise<Root[]> {
     const method = 'roots/list';
-    const answer = await clientRequest(method, undefined, (_meta) =>
-      this.sdk.mcpReq.send(_meta ? { method, params: { _meta } } : { method }),
-    );
+    const answer = await clientRequest(method, undefined, (_meta) => this.source.send(_meta ? { method, params: { _meta } } : { method }));
     return (answer as { roots: Root[] }).roots;
   }
 }
@@ -126,7 +124,7 @@ export class RoundTripChannel implements ClientChannel {
   pending?: InputRequiredSignal;
 
   constructor(
-    private readonly sdk: ServerContext,
+    private readonly source: RequestSource,
     private readonly codec: RequestStateCodecOf | undefined,
   ) {}
 
@@ -137,8 +135,8 @@ export class RoundTripChannel implements ClientChannel {
    */
   open(caller: AuthInfo | undefined, session: string | undefined, handler: string, args: unknown): void {
     this.call = { caller, session, handler, args };
-    const state = this.sdk.mcpReq.requestState<Partial<RoundState>>();
-    const responses = this.sdk.mcpReq.inputResponses ?? {};
+    const state = this.source.requestState<Partial<RoundState>>();
+    const responses = this.source.inputResponses ?? {};
     const answered = Object.keys(responses);
     if (state === undefined || state === null) {
       if (answered.length > 0) throw invalidState('inputResponses came without the requestState of the round that asked');
@@ -164,7 +162,7 @@ export class RoundTripChannel implements ClientChannel {
   }
 
   capabilities(): ClientCapabilities | undefined {
-    return (this.sdk.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
+    return this.source.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
   }
   missing(feature: string, required: ClientCapabilities): never {
     // 2026-07-28 defines -32021 for this.
@@ -210,7 +208,7 @@ export class RoundTripChannel implements ClientChannel {
   /** The `input_required` result for the pending question, carrying the answers so far (signed). */
   async toInputRequiredResult(signal: InputRequiredSignal): Promise<InputRequiredResult> {
     const state: RoundState = { answers: this.answers ?? {}, asked: signal.key, bind: this.binding() };
-    const requestState = this.codec ? await this.codec.mint(state, this.sdk) : undefined;
+    const requestState = this.codec ? await this.codec.mint(state, this.source.sdkContext()) : undefined;
     return inputRequired({ inputRequests: { [signal.key]: signal.request }, ...(requestState ? { requestState } : {}) });
   }
 }

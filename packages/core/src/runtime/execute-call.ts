@@ -9,6 +9,7 @@ import { prepareArguments } from '../validation/prepare-arguments.js';
 import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { InputRequiredSignal, RoundTripChannel } from './client-requests.js';
+import { type RateLimiting, rateLimitedError } from './rate-limiting.js';
 
 /** What differs between handler kinds: how they answer. Everything else is the executor's. */
 export interface CallKind<R, S = unknown> {
@@ -41,6 +42,8 @@ export interface ExecutorSettings {
   readonly stats: RuntimeStats;
   /** Spans around each call and its validation, when the app is traced. */
   readonly telemetry?: RequestTracing;
+  /** Counts calls against their plans' rate limits; without it none is counted (a task's background run). */
+  readonly rateLimiting?: RateLimiting;
 }
 
 /** Thrown (internally) when a call outlives `timeoutMs`. */
@@ -87,6 +90,14 @@ async function runCall<R, S>(
     const allowed = telemetry ? telemetry.guards(plan.name, () => isAllowed(plan, 'call', request)) : isAllowed(plan, 'call', request);
     if (!(await allowed)) return kind.denied(plan, subject, request);
   }
+  // After the guards (a hidden handler is not revealed by its limit), before anything costly.
+  if (plan.rateLimits.length > 0 && settings.rateLimiting) {
+    const refusal = await settings.rateLimiting.check(plan, kind.label(plan), request);
+    if (refusal) {
+      if (plan.kind === 'tool') return kind.fail(refusal.message);
+      throw rateLimitedError(refusal);
+    }
+  }
   const input = await (telemetry
     ? telemetry.validation(plan.name, () => prepareArguments(plan.input, args))
     : prepareArguments(plan.input, args));
@@ -95,7 +106,7 @@ async function runCall<R, S>(
   const ctx = request.ctx;
   const channel = ctx.roundTrip;
   // The signed state of a multi-round-trip call is only valid for this caller, handler and arguments.
-  if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.raw.sessionId, `${plan.kind}:${plan.name}`, args);
+  if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.source.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;
   request.label = plan.name;
   try {

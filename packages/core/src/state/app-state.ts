@@ -1,4 +1,5 @@
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { RateLimitStore } from './rate-limit-store.js';
 import type { TaskStore } from './task-store.js';
 
 /**
@@ -132,6 +133,8 @@ export interface AppState {
   readonly listens?: StreamLeases;
   /** The run-time catalogue edits instances share (`app.tools.disable` on one reaches all). */
   readonly catalog?: CatalogEdits;
+  /** Rate-limit counts every instance shares (`@RateLimit`, `rateLimits`, the HTTP `rateLimit`); default: this process's memory. */
+  readonly rateLimits?: RateLimitStore;
   /**
    * Resolves when the store answers, rejects (saying why) when it cannot be reached: what the
    * HTTP readiness path asks. A state of the process alone has nothing to ask.

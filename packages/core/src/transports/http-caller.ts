@@ -8,4 +8,6 @@ export interface Caller {
   readonly owner?: string;
   /** The key per-client caps count against: the owner with auth on, else the peer address. */
   readonly client?: string;
+  /** The client's address (the peer's, or what `trustProxy` trusts), for rate limits. */
+  readonly address?: string;
 }

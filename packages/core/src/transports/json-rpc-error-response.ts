@@ -8,16 +8,17 @@ export function jsonRpcErrorResponse(
   message: string,
   id: unknown = null,
   headers: Record<string, string> = {},
+  data?: unknown,
 ): Response {
-  return new Response(jsonRpcErrorBody(code, message, id), {
+  return new Response(jsonRpcErrorBody(code, message, id, data), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });
 }
 
 /** The body of such an answer, for writers that cannot wait for a `Response` to be read. */
-export function jsonRpcErrorBody(code: number, message: string, id: unknown = null): string {
-  return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
+export function jsonRpcErrorBody(code: number, message: string, id: unknown = null, data?: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id });
 }
 
 /**

@@ -2,21 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { NotificationValve } from '../context/notification-valve.js';
 import type { ModernCall } from '../engine/exchange.js';
-
-/** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
-const KEEP_ALIVE_MS = 15_000;
-/**
- * The one error the SDK's per-request transport answers with an HTTP status of its own even from a
- * handler: -32021 (missing client capability), 400 as in its ladder table.
- */
-const MISSING_CAPABILITY = -32021;
-/** The headers of a streamed answer, as the SDK's per-request transport sends them. */
-const SSE_HEADERS = Object.freeze({
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'content-type': 'text/event-stream',
-  'x-accel-buffering': 'no',
-});
+import { answerStatus, KEEP_ALIVE_COMMENT, KEEP_ALIVE_MS, SSE_HEADERS, sseFrame } from './sse-format.js';
 
 /**
  * A 2026-07-28 call answered on a node:http response as the SDK's per-request transport answers
@@ -52,10 +38,10 @@ export class ModernExchange implements ModernCall {
     if (this.gone || this.res.writableEnded) return;
     if (!this.res.headersSent) {
       this.res.writeHead(200, SSE_HEADERS);
-      this.keepAlive = setInterval(() => this.res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+      this.keepAlive = setInterval(() => this.res.write(KEEP_ALIVE_COMMENT), KEEP_ALIVE_MS);
       this.keepAlive.unref();
     }
-    this.res.write(frame(message));
+    this.res.write(sseFrame(message));
   }
 
   /** Writes the answer (or ends the stream when there is none). */
@@ -63,7 +49,7 @@ export class ModernExchange implements ModernCall {
     this.stopKeepAlive();
     if (this.res.writableEnded) return;
     if (this.res.headersSent) {
-      this.res.end(answer === undefined ? undefined : frame(answer));
+      this.res.end(answer === undefined ? undefined : sseFrame(answer));
       return;
     }
     if (answer === undefined) {
@@ -71,8 +57,7 @@ export class ModernExchange implements ModernCall {
       return;
     }
     const body = JSON.stringify(answer);
-    const status = (answer as { error?: { code?: unknown } }).error?.code === MISSING_CAPABILITY ? 400 : 200;
-    this.res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    this.res.writeHead(answerStatus(answer), { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   }
 
   /** Answers 500 with `body` (a failure of the server, not of the call); ends a stream already begun. */
@@ -87,8 +72,4 @@ export class ModernExchange implements ModernCall {
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.keepAlive = undefined;
   }
-}
-
-function frame(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }

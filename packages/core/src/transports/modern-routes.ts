@@ -1,26 +1,18 @@
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import type { RequestHead } from '../auth/bearer-auth.js';
+import { MODERN_REVISION } from '../context/revisions.js';
 import { isPlainObject } from '../validation/plain-object.js';
-import type { Message } from './http-messages.js';
+import { isPlainRequest, type Message, type ParsedBody } from './http-messages.js';
+
+/** The 2026-07-28 methods the request engine answers over HTTP. */
+const ENGINE_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
-/**
- * True for a JSON-RPC request of plain shape: `jsonrpc` "2.0", a string or safe-integer id, a
- * method, params an object with an object `_meta`, and no other member (a `result` or `error`
- * would make it a response).
- */
-function isPlainRequest(message: Message): boolean {
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
-  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-  return (
-    jsonrpc === '2.0' &&
-    (typeof id === 'string' || Number.isSafeInteger(id)) &&
-    typeof method === 'string' &&
-    isPlainObject(params) &&
-    isPlainObject(params._meta)
-  );
+/** A plain request (see `isPlainRequest`) whose `_meta` is an object: its envelope decides its route. */
+function isEnvelopedRequest(message: Message): boolean {
+  return isPlainRequest(message) && isPlainObject(message.params) && isPlainObject(message.params._meta);
 }
 
 /**
@@ -33,8 +25,33 @@ function isPlainRequest(message: Message): boolean {
 export class ModernRoutes {
   private readonly modern = new Set<string>();
 
+  /**
+   * A checked POST body the request engine may answer: one 2026-07-28 request of an engine method
+   * that the SDK's own classifier routes to its 2026-07-28 path, carrying the standard headers that
+   * path requires, matching the body. Anything else (a batch, a notification, a rejection the SDK
+   * answers, a 2025-11-25 request) is routed as before.
+   */
+  engineCandidate(head: RequestHead, body: ParsedBody): Message | undefined {
+    const message = body.value as Message | null;
+    if (typeof message !== 'object' || message === null || Array.isArray(message) || !ENGINE_METHODS.has(message.method as string)) {
+      return undefined;
+    }
+    const protocolVersionHeader = head.headers.get('mcp-protocol-version') ?? undefined;
+    const mcpMethodHeader = head.headers.get('mcp-method') ?? undefined;
+    const mcpNameHeader = head.headers.get('mcp-name') ?? undefined;
+    // The SDK requires both headers; it answers their absence itself.
+    if (protocolVersionHeader !== MODERN_REVISION || mcpMethodHeader === undefined || mcpMethodHeader !== message.method) return undefined;
+    if (message.method === 'tools/call') {
+      // Mcp-Name must name the tool as the body does (an encoded or padded value is the SDK's to read).
+      if (mcpNameHeader === undefined || mcpNameHeader !== message.params?.name || /^[\t ]|[\t ]$|^=\?/.test(mcpNameHeader))
+        return undefined;
+    }
+    const modern = this.isModern(message, { protocolVersion: protocolVersionHeader, mcpMethod: mcpMethodHeader, mcpName: mcpNameHeader });
+    return modern ? message : undefined;
+  }
+
   isModern(message: Message, headers: { protocolVersion: string; mcpMethod: string; mcpName: string | undefined }): boolean {
-    const plain = isPlainRequest(message);
+    const plain = isEnvelopedRequest(message);
     const key = plain ? `${message.method}\n${JSON.stringify(message.params?._meta)}` : undefined;
     if (key !== undefined && this.modern.has(key)) return true;
     const route = classifyInboundRequest({

@@ -1,234 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
-import { bindNotificationValve, type NotificationStream, NotificationValve } from '../context/notification-valve.js';
+import { rememberClientAddress } from '../context/client-address-of.js';
+import { bindNotificationValve, NotificationValve } from '../context/notification-valve.js';
+import type { FrontedMessageExtra } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
-import { continueSent } from '../seams/node-http.js';
+import type { HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint } from './http-endpoint.js';
 import type { ParsedBody } from './http-messages.js';
-import { jsonRpcErrorBody, jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import { ModernExchange } from './modern-exchange.js';
-
-/** How much of a refused body is read and dropped, so that a small one ends cleanly. */
-const DRAIN_BYTES = 256 * 1024;
-/**
- * How long a refused request's connection stays open once its answer is written, so the client
- * reads the answer before the close (RFC 9112 §9.6, "lingering close"). The answer is complete
- * from the first millisecond: this only delays freeing the socket.
- */
-const LINGER_MS = 2_000;
-const JSON_TYPE = Object.freeze({ 'content-type': 'application/json' });
+import { refuse, refuseTooLarge } from './node-refusal.js';
+import { awaitingContinue, hasBody, headersOf, headOf, readBody, urlOf } from './node-request.js';
+import { responseStream, writeResponse } from './node-response.js';
+import { NodeSessionAnswer } from './node-session-answer.js';
+import { idKey } from './session-transport.js';
 
 export interface AdmittingNodeHandlerOptions {
   /** Largest request body, answered 413 beyond (Content-Length or counted as it arrives). */
   maxRequestBodySize?: number;
   /** Most `ctx.progress`/`ctx.log` notifications kept per SSE response while the client is not reading. */
   maxPendingNotifications?: number;
-}
-
-/** True when the request says a body follows (Content-Length above 0, or chunked). */
-function hasBody(req: IncomingMessage): boolean {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-}
-
-/** True when the client sent `Expect: 100-continue` and is still waiting for the go-ahead. */
-function awaitingContinue(req: IncomingMessage, res: ServerResponse): boolean {
-  // Node sends `100 Continue` itself unless the server listens for 'checkContinue' (listenHttp does).
-  return /100-continue/i.test(req.headers.expect ?? '') && continueSent(res) !== true;
-}
-
-/**
- * After a complete refusal: drops up to `budget` more body bytes so a small body ends cleanly
- * (then the response is ended and the connection closes normally); past that, stops reading and
- * closes the connection after `LINGER_MS`. Nothing is kept, and a client that stops sending is
- * never waited for: its answer is already complete.
- */
-function closeAfterRefusal(req: IncomingMessage, res: ServerResponse, budget: number): void {
-  if (req.complete || req.readableEnded) {
-    res.end();
-    return;
-  }
-  const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
-  timer.unref();
-  req.once('close', () => clearTimeout(timer));
-  if (budget === 0) return; // paused already: nothing more is read
-  let seen = 0;
-  const onData = (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen <= budget) return;
-    req.off('data', onData);
-    req.pause(); // the client's writes now stall; the socket closes when the timer fires
-  };
-  req.on('data', onData);
-  req.once('end', () => {
-    clearTimeout(timer);
-    res.end();
-  });
-}
-
-/**
- * Writes a complete refusal at once (status, headers and a Content-Length body, so the client
- * has its whole answer whatever the body's fate), then closes in stages (`closeAfterRefusal`).
- */
-function writeRefusal(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  headers: Record<string, string>,
-  text: string,
-  budget = DRAIN_BYTES,
-): void {
-  const unread = hasBody(req) && !req.complete;
-  const waiting = awaitingContinue(req, res);
-  res.writeHead(status, {
-    ...headers,
-    'content-length': String(Buffer.byteLength(text)),
-    // A body left unread cannot be followed by another request on this connection.
-    ...(unread ? { connection: 'close' } : {}),
-  });
-  if (waiting) {
-    // `Expect: 100-continue` answered with a final status: the client does not send the body.
-    res.end(text);
-    return;
-  }
-  res.write(text);
-  closeAfterRefusal(req, res, budget);
-}
-
-async function refuse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  writeRefusal(req, res, response.status, headers, await response.text());
-}
-
-function tooLargeBody(maxBody: number): string {
-  return jsonRpcErrorBody(-32000, wireMessages.bodyTooLarge(maxBody));
-}
-
-/** The request's URL, or undefined when its Host header cannot be one (`localhost:99999`, garbage). */
-function urlOf(req: IncomingMessage): string | undefined {
-  const host = req.headers.host ?? 'localhost';
-  // `new URL` would also take a Host carrying a path or credentials; a Host names a host and port only.
-  if (/[\s/@?#\\]/.test(host)) return undefined;
-  try {
-    return new URL(`http://${host}${req.url ?? '/'}`).href;
-  } catch {
-    return undefined;
-  }
-}
-
-function headersOf(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else headers.set(name, value);
-  }
-  return headers;
-}
-
-/** The methods a web `Request` can carry (CONNECT, TRACE and TRACK it cannot). */
-const FORBIDDEN_METHODS = /^(connect|trace|track)$/i;
-/** An HTTP token: what a request method must be. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/**
- * The method, URL and headers of a request, read straight from the `IncomingMessage`: enough to
- * admit or refuse it without a web `Request`. Undefined for a method a `Request` cannot carry.
- */
-function headOf(req: IncomingMessage, url: string): RequestHead | undefined {
-  const method = req.method ?? 'GET';
-  if (!TOKEN.test(method) || FORBIDDEN_METHODS.test(method)) return undefined;
-  const headers = req.headers;
-  return {
-    method: NORMALIZED_METHODS.has(method.toUpperCase()) ? method.toUpperCase() : method,
-    url,
-    headers: {
-      get(name: string) {
-        const value = headers[name.toLowerCase()];
-        if (value === undefined) return null;
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
-    },
-  };
-}
-/** The methods a web `Request` writes in upper case whatever their case (the Fetch standard's normalisation). */
-const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
-
-/**
- * The body as one buffer, counted as it arrives: undefined as soon as it passes `max` (what was
- * read is dropped at once, so a chunked body never costs more than the limit), or when the
- * client goes away before its end.
- */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too large' | undefined> {
-  return new Promise((resolve) => {
-    let parts: Buffer[] = [];
-    let size = 0;
-    const finish = (outcome: Buffer | 'too large' | undefined) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      parts = [];
-      resolve(outcome);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        req.pause();
-        finish('too large');
-      } else parts.push(chunk);
-    };
-    const onEnd = () => finish(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
-    const onClose = () => finish(undefined);
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('close', onClose);
-  });
-}
-
-/** An SSE response as the notification stream of its request: congested while its socket is full. */
-function responseStream(res: ServerResponse): NotificationStream {
-  const congested = () => res.writableNeedDrain && !res.destroyed;
-  return {
-    get congested() {
-      return congested();
-    },
-    onceRoom(listener) {
-      if (!congested()) {
-        queueMicrotask(listener);
-        return;
-      }
-      const room = () => {
-        res.off('drain', room);
-        res.off('close', room);
-        listener();
-      };
-      res.on('drain', room);
-      res.on('close', room);
-    },
-  };
-}
-
-/** Writes a web `Response` to `res`, following the socket's backpressure; stops when the client goes away. */
-async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  res.writeHead(response.status, headers);
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  const closed = new Promise<void>((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
-  try {
-    for await (const chunk of response.body) {
-      if (gone.aborted) break;
-      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
-    }
-  } catch {
-    // The body failed midway (the stream was cancelled): end what was sent.
-  }
-  res.end();
 }
 
 /** Reads an admitted request's body, serves it, and writes the answer. */
@@ -253,7 +46,7 @@ async function serveAdmitted(
     if (read === undefined) return; // the client went away mid-body
     if (read === 'too large') {
       // The limit has been read already: close without reading more (peak stays within the limit).
-      writeRefusal(req, res, 413, JSON_TYPE, tooLargeBody(options.maxBody), 0);
+      refuseTooLarge(req, res, options.maxBody, 0);
       return;
     }
     body = read as Uint8Array<ArrayBuffer>; // a Buffer's bytes; the Request copies them once
@@ -281,15 +74,21 @@ async function serveAdmitted(
       headers.delete('content-encoding');
       headers.set('content-length', String(Buffer.byteLength(body as string)));
     }
-    return new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) });
+    const request = new Request(url, { method, headers, signal: goneSignal(), ...(body !== undefined ? { body } : {}) });
+    return rememberClientAddress(request, caller.address);
   };
   let response: Response;
   try {
-    const checked = await endpoint.check(head, caller, method === 'POST' ? (text ?? '') : undefined);
+    const checked = await endpoint.admission.check(head, caller, method === 'POST' ? (text ?? '') : undefined);
     if ('response' in checked) response = checked.response;
     else {
       const notifications = () => new NotificationValve(responseStream(res), options.maxPendingNotifications);
       if (serveDirect(endpoint, head, caller, checked.body, res, toRequest, notifications)) return;
+      const sessionCall = endpoint.sessionCallForEngine(head, caller, checked.body);
+      if (sessionCall) {
+        answerInSession(sessionCall, caller, res, toRequest, notifications);
+        return;
+      }
       const request = toRequest();
       bindNotificationValve(request, notifications);
       response = await endpoint.route(request, caller, checked.body);
@@ -301,8 +100,8 @@ async function serveAdmitted(
 }
 
 /**
- * Offers a checked request to the endpoint's direct path; true when it took it (and writes its
- * answer to `res` itself), false to serve it through the SDK.
+ * Offers a checked request to the request engine; true when it took it (and writes its answer to
+ * `res` itself), false to serve it through the SDK.
  */
 function serveDirect(
   endpoint: HttpEndpoint,
@@ -314,16 +113,32 @@ function serveDirect(
   notifications: () => NotificationValve,
 ): boolean {
   const message = endpoint.directCandidate(head, body);
-  if (!message || !endpoint.direct) return false;
-  const exchange = new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest, notifications);
-  const answer = endpoint.direct(exchange);
-  if (!answer) return false;
-  // As the SDK's handler answers a failure of its own: 500, never a dropped request.
-  answer.then(
-    (result) => exchange.finish(result),
-    () => exchange.fail(jsonRpcErrorBody(-32603, 'Internal server error', message.id ?? null)),
-  );
-  return true;
+  if (!message) return false;
+  return endpoint.offerToEngine(new ModernExchange(message as ModernExchange['message'], caller.principal, res, toRequest, notifications));
+}
+
+/**
+ * Hands a session request to its session's engine front, answering on `res` itself (the SDK's
+ * transport sees only the answer, routed to `res` by the request's id): no web Request or Response
+ * is made unless the handler reads `ctx.http.req`.
+ */
+function answerInSession(
+  { session, message }: NonNullable<ReturnType<HttpEndpoint['sessionCallForEngine']>>,
+  caller: Caller,
+  res: ServerResponse,
+  toRequest: () => Request,
+  notifications: () => NotificationValve,
+): void {
+  const { transport } = session;
+  transport.answerStreams.set(idKey(message.id), new NodeSessionAnswer(res, transport.sessionId as string));
+  const extra: FrontedMessageExtra = {
+    authInfo: caller.principal,
+    get request() {
+      return toRequest();
+    },
+    notifications,
+  };
+  transport.onmessage?.(message as JSONRPCMessage, extra);
 }
 
 function badRequest(message: string): Response {
@@ -343,7 +158,7 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: Admittin
   return async (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> => {
     // Refused in the same tick, before anything else: the client may still be sending the body.
     if (Number(req.headers['content-length'] ?? 0) > maxBody) {
-      writeRefusal(req, res, 413, JSON_TYPE, tooLargeBody(maxBody));
+      refuseTooLarge(req, res, maxBody);
       return;
     }
     const url = urlOf(req);
@@ -357,9 +172,9 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: Admittin
       await refuse(req, res, badRequest(wireMessages.badMethod(req.method)));
       return;
     }
-    let admitted: Awaited<ReturnType<HttpEndpoint['admit']>>;
+    let admitted: Awaited<ReturnType<HttpAdmission['admit']>>;
     try {
-      admitted = await endpoint.admit(head, req.socket.remoteAddress);
+      admitted = await endpoint.admission.admit(head, req.socket.remoteAddress);
     } catch {
       // Nothing a client sends should get here; if it does, it gets an answer, not a dropped request.
       await refuse(req, res, jsonRpcErrorResponse(500, -32603, wireMessages.internal));

@@ -20,6 +20,8 @@ export type ConnectSession = (sessionId: string) => Promise<Pick<Session, 'serve
  * the shared state.
  */
 export interface SessionSharing {
+  /** Whether other instances see these sessions (then every request goes through the shared path). */
+  readonly shared: boolean;
   /** Claims on the POST streams of a new session's copy here (which instance answers which stream). */
   claims(): StreamClaims | undefined;
   /** A new copy of a session is connected here. */
@@ -49,6 +51,7 @@ export interface SessionSharing {
 
 /** Sessions of this process alone: nothing is stored or relayed elsewhere. */
 export const localSessions: SessionSharing = Object.freeze({
+  shared: false,
   claims: () => undefined,
   connected: () => undefined,
   store: <T>(work: Promise<T>) => work,

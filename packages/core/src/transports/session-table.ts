@@ -5,6 +5,8 @@ import {
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { clientAddressOf, rememberClientAddress } from '../context/client-address-of.js';
+import { isFronted } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
@@ -59,7 +61,7 @@ export class SessionTable {
     if (!header || !negotiated || header === negotiated || !SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return request;
     const headers = new Headers(request.headers);
     headers.set('mcp-protocol-version', negotiated);
-    return new Request(request, { headers });
+    return rememberClientAddress(new Request(request, { headers }), clientAddressOf(request));
   }
 
   /** 2025-11-25: route by `Mcp-Session-Id`, opening a session only for an initialize request. */
@@ -114,6 +116,27 @@ export class SessionTable {
     const initializing = isInitializeRequest(body);
     if (!initializing) return jsonRpcErrorResponse(400, -32000, wireMessages.notInitialized);
     return this.openSession(request, caller, body, options);
+  }
+
+  /**
+   * The session of a request Armature may answer itself, bypassing the SDK's transport (whose
+   * checks it passes as they stand: a plain request of one of the engine's methods, in an
+   * initialized session of this process whose requests the engine fronts, with the negotiated
+   * revision or none in `MCP-Protocol-Version`, and an id not in flight), its id now in flight;
+   * undefined to serve it the usual way. Resumable sessions (an event store) always go the usual
+   * way: their events are stored and numbered by the SDK's transport.
+   */
+  takeForEngine(sessionId: string, caller: Caller, id: string | number, protocolVersion: string | null): Session | undefined {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.owner !== caller.owner || session.events || this.sharing.shared) return undefined;
+    const { transport } = session;
+    if (transport.sessionId !== sessionId || !isFronted(transport)) return undefined;
+    if (protocolVersion !== null && protocolVersion !== session.server.server.getNegotiatedProtocolVersion()) return undefined;
+    const key = idKey(id);
+    if (transport.inFlight.has(key)) return undefined;
+    transport.inFlight.add(key);
+    session.lastSeen = Date.now();
+    return session;
   }
 
   /** A new 2025-11-25 session, within the total and per-client caps. */

@@ -9,6 +9,15 @@ import type { SessionEventStore } from './session-event-store.js';
 type SendOptions = Parameters<WebStandardStreamableHTTPServerTransport['send']>[1];
 
 /**
+ * Where the answer to a request Armature took off the wire itself goes (a session POST answered
+ * without the SDK's transport): its notifications and requests, then its answer.
+ */
+export interface AnswerStream {
+  write(message: JSONRPCMessage): void;
+  end(answer?: JSONRPCMessage): void;
+}
+
+/**
  * A session's transport that knows which of the client's request ids are still unanswered, which
  * of its own requests (elicitation, sampling, roots) still await the client's answer, and, when
  * several instances share the session, sends messages that belong on no request's stream through
@@ -23,6 +32,8 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
   readonly events?: SessionEventStore;
   /** Set when instances share sessions: where standalone messages go. */
   relay?: (message: JSONRPCMessage) => Promise<void>;
+  /** The streams of the client requests Armature answers itself, by `idKey`. */
+  readonly answerStreams = new Map<string, AnswerStream>();
 
   constructor(options: WebStandardStreamableHTTPServerTransportOptions & { eventStore?: SessionEventStore }) {
     super(options);
@@ -36,12 +47,26 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
     if ('method' in message && message.method === 'notifications/cancelled') this.awaiting.delete(idKey(message.params?.requestId));
     if (this.relay && !isResponse && options?.relatedRequestId === undefined) return this.relay(message);
     const sent = isResponse ? await this.beforeAnswer(message) : message;
+    const related = isResponse ? (message as { id: unknown }).id : options?.relatedRequestId;
+    const stream = related === undefined ? undefined : this.answerStreams.get(idKey(related));
     try {
-      await super.send(sent, options);
+      if (!stream) await super.send(sent, options);
+      else if (!isResponse) stream.write(sent);
+      else {
+        this.answerStreams.delete(idKey(related));
+        stream.end(sent);
+      }
     } finally {
       // Forgotten only once the response is on its stream, so a reused id cannot take the stream over first.
       if (isResponse) this.inFlight.delete(idKey((message as { id: unknown }).id));
     }
+  }
+
+  /** Ends the streams Armature answers on with the session, as the SDK ends its own. */
+  override async close(): Promise<void> {
+    for (const stream of this.answerStreams.values()) stream.end();
+    this.answerStreams.clear();
+    await super.close();
   }
 
   /** Writes an event another instance stored to this instance's GET stream, when it holds it. */

@@ -41,6 +41,7 @@ export interface SessionCopies {
  * for cross through the relay.
  */
 export class SharedSessions implements SessionSharing, RelayTarget {
+  readonly shared = true;
   private readonly reviving = new Map<string, Promise<Session | undefined>>();
   private readonly unregister: () => void;
 

@@ -1,57 +1,104 @@
-import { RELATED_TASK_META_KEY, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CreateMessageRequest,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
+  type ElicitResult,
+  type LoggingLevel,
+  RELATED_TASK_META_KEY,
+  type RequestOptions,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { ToolError } from '../../context/errors.js';
 import { callMessages } from '../../messages/call-messages.js';
 import type { ClientChannel, RequestStateCodecOf } from '../client-requests.js';
-import { SdkRequestContext } from '../sdk-context.js';
+import { RequestContext } from '../request-context.js';
+import { type RequestSource, serverContextOf } from '../request-source.js';
 
 /** Runs a request to the client while the task shows `input_required` (spec 2025-11-25). */
 export type AskClient = <T>(ask: () => Promise<T>) => Promise<T>;
 
 /**
- * The SDK context of a task's handler. The tools/call that created the task has been answered, so
- * what the handler sends goes through the connection (2025-11-25: the session's standalone
- * stream) rather than the finished request's stream, tagged with the task (related-task `_meta`);
- * its signal is the task's, aborted by `tasks/cancel` on any instance. While the handler waits for
- * the client (elicitation, sampling, roots), the task is `input_required`.
+ * The request a task's handler runs as, in the background. The tools/call that created the task has
+ * been answered, so what the handler sends goes through the connection (2025-11-25: the session's
+ * standalone stream) rather than the finished request's stream, tagged with the task (related-task
+ * `_meta`); its signal is the task's, aborted by `tasks/cancel` on any instance. While the handler
+ * waits for the client (elicitation, sampling, roots), the task is `input_required`. Of `http`, only
+ * the caller's identity is kept: the request's own stream is closed.
  *
  * Without `asking`, the task belongs to the 2026-07-28 tasks extension: its request was stateless
  * and is over, so there is no stream to send on. Its log lines and notifications go nowhere (the
  * extension does not carry them; progress reaches the task's status), and the request's envelope
  * is dropped so that the handler does not run as a multi-round-trip call.
  */
-export function detachedContext(
-  sdk: ServerContext,
-  server: Server,
-  signal: AbortSignal,
-  taskId: string,
-  asking: AskClient | undefined,
-): ServerContext {
-  const authOnly = sdk.http?.authInfo ? { authInfo: sdk.http.authInfo } : undefined;
-  if (!asking) {
-    const silent = async () => undefined;
-    const mcpReq: ServerContext['mcpReq'] = { ...sdk.mcpReq, envelope: undefined, signal, notify: silent, log: silent };
-    return { ...sdk, mcpReq, http: authOnly };
+export class TaskRunSource implements RequestSource {
+  readonly envelope: Record<string, unknown> | undefined;
+  readonly http: ServerContext['http'];
+  private readonly related: Record<string, unknown>;
+  private sdk?: ServerContext;
+
+  constructor(
+    private readonly origin: RequestSource,
+    private readonly server: Server,
+    readonly signal: AbortSignal,
+    taskId: string,
+    private readonly asking: AskClient | undefined,
+  ) {
+    this.envelope = asking ? origin.envelope : undefined;
+    this.http = origin.http?.authInfo ? { authInfo: origin.http.authInfo } : undefined;
+    this.related = { [RELATED_TASK_META_KEY]: { taskId } };
   }
-  const related = { [RELATED_TASK_META_KEY]: { taskId } };
-  const tagged = <P extends { _meta?: unknown } | undefined>(params: P) => ({
-    ...params,
-    _meta: { ...(params?._meta as object | undefined), ...related },
-  });
-  const notify: ServerContext['mcpReq']['notify'] = (notification) =>
-    server.notification({ ...notification, params: tagged(notification.params) });
-  const request = (server.request as (...args: unknown[]) => Promise<unknown>).bind(server);
-  const mcpReq: ServerContext['mcpReq'] = {
-    ...sdk.mcpReq,
-    signal,
-    notify,
-    log: (level, data, logger) => server.sendLoggingMessage({ level, data, ...(logger ? { logger } : {}), _meta: related }, sdk.sessionId),
-    send: ((message: { method: string; params?: Record<string, unknown> }, ...rest: unknown[]) =>
-      asking(() => request({ ...message, params: tagged(message.params) }, ...rest))) as ServerContext['mcpReq']['send'],
-    elicitInput: (params, options) => asking(() => server.elicitInput(tagged(params) as typeof params, options)),
-    requestSampling: (params, options) => asking(() => server.createMessage(tagged(params) as typeof params, options)),
-  };
-  // Only the caller's identity is kept from `http`: the request's own stream is closed.
-  return { ...sdk, mcpReq, http: authOnly };
+
+  get id() {
+    return this.origin.id;
+  }
+  get method() {
+    return this.origin.method;
+  }
+  get meta() {
+    return this.origin.meta;
+  }
+  get inputResponses() {
+    return this.origin.inputResponses;
+  }
+  get sessionId() {
+    return this.origin.sessionId;
+  }
+  requestState<T>(): T | undefined {
+    return this.origin.requestState<T>();
+  }
+
+  private tagged<P extends { _meta?: unknown } | undefined>(params: P) {
+    return { ...params, _meta: { ...(params?._meta as object | undefined), ...this.related } };
+  }
+
+  async notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {
+    if (this.asking) await this.server.notification({ ...notification, params: this.tagged(notification.params) } as never);
+  }
+  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.asking)
+      await this.server.sendLoggingMessage({ level, data, ...(logger ? { logger } : {}), _meta: this.related }, this.origin.sessionId);
+  }
+  send(message: { method: string; params?: Record<string, unknown> }, options?: RequestOptions): Promise<unknown> {
+    const { asking } = this;
+    if (!asking) return this.origin.send(message, options);
+    const request = this.server.request as (message: unknown, options?: RequestOptions) => Promise<unknown>;
+    return asking(() => request.call(this.server, { ...message, params: this.tagged(message.params) }, options));
+  }
+  elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: RequestOptions): Promise<ElicitResult> {
+    const { asking } = this;
+    if (!asking) return this.origin.elicitInput(params, options);
+    return asking(() => this.server.elicitInput(this.tagged(params) as typeof params, options));
+  }
+  requestSampling(params: CreateMessageRequest['params'], options?: RequestOptions) {
+    const { asking } = this;
+    if (!asking) return this.origin.requestSampling(params, options);
+    return asking(() => this.server.createMessage(this.tagged(params) as typeof params, options));
+  }
+  sdkContext(): ServerContext {
+    this.sdk ??= serverContextOf(this);
+    return this.sdk;
+  }
 }
 
 /**
@@ -76,15 +123,15 @@ const noClient: ClientChannel = {
  * or not the client asked for progress notifications. `reachesClient` is false for tasks of the
  * 2026-07-28 tasks extension, which cannot ask the client anything.
  */
-export class TaskRequestContext extends SdkRequestContext {
+export class TaskRequestContext extends RequestContext {
   constructor(
-    sdk: ServerContext,
+    source: RequestSource,
     server: Server,
     codec: RequestStateCodecOf | undefined,
     private readonly report: (statusMessage: string) => Promise<void>,
     private readonly reachesClient = true,
   ) {
-    super(sdk, server, codec);
+    super(source, server, codec);
   }
 
   override get channel(): ClientChannel {

@@ -18,7 +18,7 @@ export const TASKS_EXTENSION_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} 
  * returned, and only then are `tasks/get`, `tasks/update` and `tasks/cancel` served.
  */
 export function declaresTasks(call: CallRequest): boolean {
-  const envelope = call.ctx.raw.mcpReq.envelope as Record<string, unknown> | undefined;
+  const envelope = call.ctx.source.envelope;
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
   const declared = capabilities?.extensions?.[TASKS_EXTENSION];
   return typeof declared === 'object' && declared !== null && !Array.isArray(declared);

@@ -4,6 +4,8 @@ import type { ToolDefinition } from '../../builder/definitions.js';
 import { callMessages } from '../../messages/call-messages.js';
 import { isAllowed } from '../access.js';
 import type { CallRequest } from '../call-request.js';
+import { principalOf } from '../principal-key.js';
+import { type RateLimiting, rateLimitedError } from '../rate-limiting.js';
 import { declaresTasks, detailedTaskOf, tasksExtensionMissing } from './task-extension.js';
 import { type TaskService, wireOf } from './task-service.js';
 
@@ -14,6 +16,8 @@ type On = (method: string, handler: (params: Params, call: CallRequest) => unkno
 export interface TaskHost {
   readonly tasks: TaskService;
   readonly pageSize: number;
+  /** Counts a task's call against its tool's rate limits when it is asked for. */
+  readonly rateLimiting?: RateLimiting;
 }
 
 /** How a `tools/call` is answered as a task, or undefined to run it as an ordinary call. */
@@ -33,14 +37,6 @@ const taskIdParams: StandardSchemaV1<Params, Params> = {
   },
 };
 
-/** The owner key of an authenticated principal (client id and subject), the same as a session's owner. */
-function principalOf(call: CallRequest): string | undefined {
-  const principal = call.ctx.principal;
-  if (!principal) return undefined;
-  const sub = (principal.extra as { sub?: unknown } | undefined)?.sub;
-  return `principal:${principal.clientId}\u0000${typeof sub === 'string' ? sub : ''}`;
-}
-
 /**
  * Who may see a task of the 2025-11-25 utility: the authenticated principal, else the session,
  * else the connection (stdio, in-memory).
@@ -48,7 +44,7 @@ function principalOf(call: CallRequest): string | undefined {
 function ownerOf(call: CallRequest, connection: string): string {
   const principal = principalOf(call);
   if (principal) return principal;
-  const session = call.ctx.raw.sessionId;
+  const session = call.ctx.source.sessionId;
   return session ? `session:${session}` : `connection:${connection}`;
 }
 
@@ -118,6 +114,12 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
   // first, exactly as from an ordinary call. Guards and scopes are asked here, once: the task's
   // background run does not ask them again.
   const hidden = async (tool: ToolDefinition, call: CallRequest) => tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call));
+  // Rate limits are counted here too, once, as for an ordinary call; a refused task is a JSON-RPC error.
+  const counted = async (tool: ToolDefinition, call: CallRequest) => {
+    if (tool.plan.rateLimits.length === 0 || !app.rateLimiting) return;
+    const refusal = await app.rateLimiting.check(tool.plan, `tool "${tool.name}"`, call);
+    if (refusal) throw rateLimitedError(refusal);
+  };
 
   return async (tool, params, call) => {
     if (modern(call)) {
@@ -128,6 +130,7 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
       if (!declared && tool.taskSupport === 'optional') return undefined;
       if (await hidden(tool, call)) return tasks.denied(tool, call);
       if (!declared) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
+      await counted(tool, call);
       const record = await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true);
       return { resultType: 'task', ...detailedTaskOf(record) };
     }
@@ -139,6 +142,7 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     // asked of a tool without one, is -32601.
     if (!asked) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
     if (tool.taskSupport === 'forbidden') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskForbidden(tool.name));
+    await counted(tool, call);
     const record = await tasks.start(tool, params?.arguments, requested, call, ownerOf(call, connection), server);
     // The SDK (2.4.0) checks every tools/call answer against CallToolResult on 2025-11-25 and
     // refuses one that carries `task` without `content`: the empty `content` lets the

@@ -10,7 +10,7 @@ import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
-import { type AskClient, detachedContext, TaskRequestContext } from './task-context.js';
+import { type AskClient, TaskRequestContext, TaskRunSource } from './task-context.js';
 
 /** What users pass as `createMcpApp(..., { tasks })`. */
 export interface TaskOptions {
@@ -374,12 +374,12 @@ export class TaskService {
         await this.store.update(taskId, { status: 'working' });
       }
     };
-    const sdk = detachedContext(call.ctx.raw, server, controller.signal, taskId, extension ? undefined : asking);
+    const source = new TaskRunSource(call.ctx.source, server, controller.signal, taskId, extension ? undefined : asking);
     const report = async (statusMessage: string) => {
       await this.store.update(taskId, { statusMessage }).catch(() => undefined);
     };
-    const ctx = new TaskRequestContext(sdk, server, this.env.codec, report, !extension);
-    const request = new CallRequest(this.env, 'tools/call', sdk, server, ctx);
+    const ctx = new TaskRequestContext(source, server, this.env.codec, report, !extension);
+    const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
     const settings: ExecutorSettings = {
       timeoutMs: record.ttlMs,
       production: this.env.production,

@@ -3,6 +3,7 @@ import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
   PROTOCOL_VERSION_META_KEY,
+  type ProgressToken,
   type RequestId,
   type Root,
   type Server,
@@ -15,19 +16,20 @@ import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { validateDto } from '../validation/validate-dto.js';
 import { type ClientChannel, elicitationFormOf, type RequestStateCodecOf, RoundTripChannel, SessionChannel } from './client-requests.js';
+import type { RequestSource } from './request-source.js';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
-class SdkContextLogger implements ContextLogger {
+class SourceLogger implements ContextLogger {
   constructor(
-    private readonly sdk: ServerContext,
+    private readonly source: RequestSource,
     private readonly valve: NotificationValve | undefined,
   ) {}
   private send(level: LogLevel, message: string, data: unknown): Promise<void> {
     // A closed connection must not turn a log line into a failed tool call.
-    const notify = () => this.sdk.mcpReq.log(level, data === undefined ? message : { message, data }).catch(() => undefined);
+    const notify = () => this.source.log(level, data === undefined ? message : { message, data }).catch(() => undefined);
     // A client that is not reading: the line waits its turn (or is dropped past the stream's cap).
-    return this.valve ? this.valve.send(notify, undefined, this.sdk.mcpReq.id) : notify();
+    return this.valve ? this.valve.send(notify, undefined, this.source.id) : notify();
   }
   debug(message: string, data?: unknown) {
     return this.send('debug', message, data);
@@ -56,19 +58,21 @@ class SdkContextLogger implements ContextLogger {
 }
 
 /**
- * The SDK's own per-request context behind an Armature `Context`, for what Armature does not wrap
- * (e.g. `http.closeSSE()` on a resumable stream). Undefined for contexts not made by the SDK (tests).
+ * The SDK's per-request context behind an Armature `Context`, for what Armature does not wrap
+ * (e.g. `http.closeSSE()` on a resumable stream): the SDK's own when the SDK served the request,
+ * else one made from the request engine's exchange with the same members. Undefined for contexts
+ * not made by Armature (tests).
  */
 export function sdkContextOf(ctx: Context): ServerContext | undefined {
-  return ctx instanceof SdkRequestContext ? ctx.raw : undefined;
+  return ctx instanceof RequestContext ? ctx.source.sdkContext() : undefined;
 }
 
 /**
- * The Context of a request served through the SDK. Elicitation, sampling and roots go through the
- * request's `ClientChannel`, which knows the protocol revision; the Context only checks
- * capabilities and validates answers.
+ * The Context of one request, made from its `RequestSource` whichever path took it off the wire.
+ * Elicitation, sampling and roots go through the request's `ClientChannel`, which knows the
+ * protocol revision; the Context only checks capabilities and validates answers.
  */
-export class SdkRequestContext extends Context {
+export class RequestContext extends Context {
   private logger?: ContextLogger;
   /** Aborted by Armature itself (handler timeout); made only when needed. */
   private own?: AbortController;
@@ -78,30 +82,30 @@ export class SdkRequestContext extends Context {
   readonly roundTrip: RoundTripChannel | undefined;
 
   constructor(
-    private readonly sdk: ServerContext,
+    /** The request this Context serves. */
+    readonly source: RequestSource,
     private readonly server: Server | undefined,
     codec: RequestStateCodecOf | undefined,
   ) {
     super();
-    const envelope = sdk.mcpReq.envelope as Record<string, unknown> | undefined;
-    this.roundTrip = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string' ? new RoundTripChannel(sdk, codec) : undefined;
+    this.roundTrip = typeof source.envelope?.[PROTOCOL_VERSION_META_KEY] === 'string' ? new RoundTripChannel(source, codec) : undefined;
   }
 
   /** How this request reaches its client: the 2026-07-28 round, or the 2025-11-25 session. */
   get channel(): ClientChannel {
-    this.clientChannel ??= this.roundTrip ?? new SessionChannel(this.sdk, this.server);
+    this.clientChannel ??= this.roundTrip ?? new SessionChannel(this.source, this.server);
     return this.clientChannel;
   }
   get log(): ContextLogger {
-    this.logger ??= new SdkContextLogger(this.sdk, this.notificationValve);
+    this.logger ??= new SourceLogger(this.source, this.notificationValve);
     return this.logger;
   }
 
   /** The backpressure of the stream this request's notifications go to (its SSE response, or stdout). */
   private get notificationValve(): NotificationValve | undefined {
     this.notified = true;
-    // The direct paths bind it to the request itself (reading `http.req` there would build a web Request).
-    return notificationValveOf(this.sdk.mcpReq) ?? notificationValveOf(this.sdk.http?.req, this.server);
+    // The engine binds it to the request's source (reading `http.req` there would build a web Request).
+    return notificationValveOf(this.source) ?? notificationValveOf(this.source.http?.req, this.server);
   }
 
   /** Whether this request sent (or may have sent) a notification through a valve. */
@@ -114,19 +118,19 @@ export class SdkRequestContext extends Context {
   sent(): Promise<void> | undefined {
     // Most calls send nothing: no promise to wait on.
     if (!this.notified) return undefined;
-    return this.notificationValve?.settled(this.sdk.mcpReq.id);
+    return this.notificationValve?.settled(this.source.id);
   }
   get signal(): AbortSignal {
     if (!this.combined) {
       this.own ??= new AbortController();
-      this.combined = AbortSignal.any([this.sdk.mcpReq.signal, this.own.signal]);
+      this.combined = AbortSignal.any([this.source.signal, this.own.signal]);
     }
     return this.combined;
   }
 
   /** Whether the call was cancelled or stopped, without making the combined signal. */
   get aborted(): boolean {
-    return this.sdk.mcpReq.signal.aborted || this.own?.signal.aborted === true;
+    return this.source.signal.aborted || this.own?.signal.aborted === true;
   }
 
   /** Aborts this call's signal from the server side (the handler timeout). */
@@ -136,17 +140,13 @@ export class SdkRequestContext extends Context {
   }
 
   get principal(): AuthInfo | undefined {
-    return this.sdk.http?.authInfo;
+    return this.source.http?.authInfo;
   }
   get meta(): Readonly<Record<string, unknown>> {
-    return (this.sdk.mcpReq._meta as Record<string, unknown> | undefined) ?? NO_META;
+    return this.source.meta ?? NO_META;
   }
   get requestId(): RequestId {
-    return this.sdk.mcpReq.id;
-  }
-  /** The SDK's own context, for what Armature does not wrap (yet). */
-  get raw(): ServerContext {
-    return this.sdk;
+    return this.source.id;
   }
 
   private require(feature: string, has: boolean, required: Parameters<ClientChannel['missing']>[1]): void {
@@ -197,7 +197,7 @@ export class SdkRequestContext extends Context {
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {
-    const progressToken = this.sdk.mcpReq._meta?.progressToken;
+    const progressToken = this.source.meta?.progressToken as ProgressToken | undefined;
     // No token: the client did not ask for progress. Aborted: the spec says to stop sending.
     if (progressToken === undefined || this.aborted) return Promise.resolve();
     const params: Record<string, unknown> = { progressToken, progress };
@@ -205,10 +205,10 @@ export class SdkRequestContext extends Context {
     if (message !== undefined) params.message = message;
     // Checked again when sent: a call cancelled while its progress waited sends nothing more.
     const notify = () =>
-      this.aborted ? Promise.resolve() : this.sdk.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+      this.aborted ? Promise.resolve() : this.source.notify({ method: 'notifications/progress', params }).catch(() => undefined);
     const valve = this.notificationValve;
     // While the client is not reading, only the latest progress per token waits to be sent (not async:
     // a flood that does not await shares the waiting entry's promise instead of making one per call).
-    return valve ? valve.send(notify, { token: progressToken, requestId: this.sdk.mcpReq.id }) : notify();
+    return valve ? valve.send(notify, { token: progressToken, requestId: this.source.id }) : notify();
   }
 }

@@ -1,0 +1,160 @@
+import {
+  type AuthInfo,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  hostHeaderValidationResponse,
+  isJsonContentType,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
+import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
+import { wireMessages } from '../messages/wire-messages.js';
+import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
+import { clientAddress, type TrustProxy } from './client-address.js';
+import type { Caller } from './http-caller.js';
+import { type Message, messagesOf, type ParsedBody } from './http-messages.js';
+import type { HttpRateLimit } from './http-rate-limit.js';
+import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
+import { LARGE_INPUT, nextTurn } from './large-input.js';
+
+/** The endpoint's options admission reads (part of `HttpEndpointOptions`). */
+export interface AdmissionOptions {
+  /**
+   * How to find the client's address behind reverse proxies, for the per-client caps (sessions,
+   * listen streams) of unauthenticated clients: the number of proxies in front of the server (the
+   * address that many hops back in `X-Forwarded-For`), or the name of a header your proxy sets to
+   * it (`'x-real-ip'`). Default: the socket's peer, which behind a proxy makes every client one.
+   * Give it only when such proxies are really there: otherwise a client chooses its own address.
+   */
+  trustProxy?: TrustProxy;
+  /**
+   * Host names accepted in the `Host` header (DNS-rebinding protection). Default: localhost,
+   * 127.0.0.1 and [::1]. `false` turns the check off (only behind a proxy that checks it).
+   */
+  allowedHosts?: string[] | false;
+  /**
+   * Host names accepted in the `Origin` header when a request carries one (the SDK's check compares
+   * the origin's host name; scheme and port are not compared). Default: localhost, 127.0.0.1 and
+   * [::1]. `false` turns the check off.
+   */
+  allowedOrigins?: string[] | false;
+  /** Largest request body, answered 413 beyond. Default 4 MiB. */
+  maxRequestBodySize?: number;
+  /** OAuth 2.1 resource-server protection (bearer tokens, metadata, scopes). Default: none. */
+  auth?: AuthOptions;
+  /** Nesting and size limits checked on each body before it is parsed. */
+  messageLimits?: MessageLimits;
+}
+
+/** Scopes one JSON-RPC request needs (from `@RequireScopes`), given by the app. */
+export type ScopeRequirement = (method: string, params: Record<string, unknown> | undefined) => readonly string[];
+
+/**
+ * Whether an HTTP request is let in, in two steps: `admit` decides from the request line and
+ * headers alone (shutdown, Host, Origin, declared size, the bearer token) before the body is read,
+ * so an unauthenticated client cannot make the server read and parse megabytes before its 401;
+ * `check` then looks at the body (pre-scan, one parse, the id, the scopes its calls need).
+ */
+export class HttpAdmission {
+  readonly maxBody: number;
+  private readonly allowedHosts: string[] | false;
+  private readonly allowedOrigins: string[] | false;
+  private readonly auth?: BearerAuth;
+  private readonly messageLimits: Readonly<Required<MessageLimits>>;
+  private readonly trustProxy?: TrustProxy;
+  /** Set once the endpoint stops accepting: every request is then refused with 503. */
+  closed = false;
+
+  constructor(
+    options: AdmissionOptions,
+    private readonly scopesFor?: ScopeRequirement,
+    private readonly rateLimit?: HttpRateLimit,
+  ) {
+    if (options.auth) this.auth = new BearerAuth(options.auth);
+    this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
+    this.maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
+    this.trustProxy = options.trustProxy;
+    this.allowedHosts = options.allowedHosts ?? localhostAllowedHostnames();
+    this.allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
+  }
+
+  /**
+   * Everything decided from the request line and headers, the endpoint-wide rate limit last (so
+   * what it counts are callers already let in); the body is not read.
+   */
+  async admit(request: RequestHead, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
+    if (this.closed) return { response: jsonRpcErrorResponse(503, -32000, wireMessages.shuttingDown) };
+    // The SDK's checks read only `headers.get` of what they are given.
+    const head = request as Request;
+    const rejected =
+      (this.allowedHosts && hostHeaderValidationResponse(head, this.allowedHosts)) ||
+      (this.allowedOrigins && originValidationResponse(head, this.allowedOrigins));
+    if (rejected) return { response: rejected };
+    const metadata = this.auth?.serveMetadata(request);
+    if (metadata) return { response: metadata };
+    const length = Number(request.headers.get('content-length') ?? 0);
+    if (length > this.maxBody) {
+      return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
+    }
+    const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
+    let caller: Caller;
+    if (!this.auth) caller = address ? { client: `ip:${address}`, address } : {};
+    else {
+      const outcome = await this.auth.authenticate(request);
+      if ('response' in outcome) return outcome;
+      const owner = ownerOf(outcome.principal);
+      // MCP authorization forbids passing the token through: handlers see who, not the token.
+      const principal = { ...outcome.principal, token: 'redacted' };
+      caller = { principal, owner, client: `sub:${owner}`, ...(address ? { address } : {}) };
+    }
+    const limited = await this.rateLimit?.refusal(caller);
+    return limited ? { response: limited } : { caller };
+  }
+
+  /**
+   * What every admitted request's body goes through before anything serves it: a JSON POST body is
+   * pre-scanned (a nesting or size bomb is refused before anything parses it), parsed once (the
+   * SDK's era classifier and transports would otherwise each parse it again), its id checked, and
+   * the scopes its calls need asked of the token.
+   */
+  async check(head: RequestHead, caller: Caller, text: string | undefined): Promise<{ body?: ParsedBody } | { response: Response }> {
+    let body: ParsedBody | undefined;
+    if (text !== undefined) {
+      // A large body is decoded, pre-scanned, parsed and served in separate turns of the event
+      // loop, so other requests are served in between (reliability figure 7: no block over 50 ms).
+      if (text.length >= LARGE_INPUT) await nextTurn();
+      const scan = prescanJson(text, this.messageLimits);
+      if (scan.problem) return { response: jsonRpcErrorResponse(400, -32600, wireMessages.invalidRequest(scan.problem), scan.id ?? null) };
+      // Bodies that are not JSON (or not sent as JSON) are left for the SDK to refuse (-32700, 415).
+      if (isJsonContentType(head.headers.get('content-type') ?? '')) {
+        if (text.length >= LARGE_INPUT) await nextTurn();
+        try {
+          body = { value: JSON.parse(text) as unknown };
+        } catch {
+          body = undefined;
+        }
+        const id = (body?.value as Message | null | undefined)?.id;
+        if (typeof id === 'number' && !Number.isSafeInteger(id)) return { response: unsafeIdResponse(scan.rawId) };
+        // Serving it starts a turn later as well: the parse was this turn's work, and what runs
+        // next (the SDK's checks, the arguments' validation) would otherwise add to it.
+        if (text.length >= LARGE_INPUT) await nextTurn();
+      }
+    }
+    if (this.auth && caller.principal) {
+      const stepUp = this.missingScopes(body, caller.principal);
+      if (stepUp) return { response: this.auth.insufficientScope(stepUp) };
+    }
+    return { body };
+  }
+
+  /** The scopes a POSTed call needs when the token lacks some of them (403 insufficient_scope). */
+  private missingScopes(body: ParsedBody | undefined, principal: AuthInfo): readonly string[] | undefined {
+    if (!this.scopesFor) return undefined;
+    for (const { method, params } of messagesOf(body)) {
+      if (typeof method !== 'string') continue;
+      const needed = this.scopesFor(method, params);
+      if (needed.some((scope) => !principal.scopes.includes(scope))) return needed;
+    }
+    return undefined;
+  }
+}

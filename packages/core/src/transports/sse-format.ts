@@ -1,0 +1,31 @@
+// How a call's answer looks on the wire, as the SDK's transports write it: one JSON body, or an SSE
+// stream of the call's notifications and then its answer. Shared by the exchanges Armature answers
+// itself (2026-07-28 over node:http and fetch, 2025-11-25 session POSTs).
+
+/** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
+export const KEEP_ALIVE_MS = 15_000;
+export const KEEP_ALIVE_COMMENT = ': keepalive\n\n';
+
+/** The headers of a streamed answer, as the SDK's per-request transport sends them. */
+export const SSE_HEADERS = Object.freeze({
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'content-type': 'text/event-stream',
+  'x-accel-buffering': 'no',
+});
+
+/**
+ * The one error the SDK's per-request transport answers with an HTTP status of its own even from a
+ * handler: -32021 (missing client capability), 400 as in its ladder table.
+ */
+const MISSING_CAPABILITY = -32021;
+
+/** The HTTP status of a JSON answer. */
+export function answerStatus(answer: unknown): number {
+  return (answer as { error?: { code?: unknown } }).error?.code === MISSING_CAPABILITY ? 400 : 200;
+}
+
+/** One message as an SSE event. */
+export function sseFrame(message: unknown): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
