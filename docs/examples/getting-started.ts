@@ -32,7 +32,7 @@ export const outputs = {
 }`,
   'no-metadata': `Armature cannot start the MCP server: 1 problem in the decorated classes.
   1. GreeterServer.greet: no decorator metadata was emitted for this method, so its DTO parameter type is unknown (tsx and esbuild emit none) [ARM200]
-     Fix: compile with tsc or vite-node and \`"emitDecoratorMetadata": true\`, or name the DTO: @Tool({ input: () => MyDto, ... })`,
+     Fix: compile with tsc or vite-node (or run on Bun or Deno, see Runtimes) with \`"emitDecoratorMetadata": true\`, or name the DTO: @Tool({ input: () => MyDto, ... })`,
 };
 
 /** Connects the official client to a server process over stdio (used by test/getting-started-e2e.test.ts). */

@@ -62,6 +62,10 @@ describe('@armature/core public surface', () => {
     );
   });
 
+  it("offers the app's event hub as McpApp.onEvent (the only way in: runtime.events stays internal)", () => {
+    expect(typeof core.McpApp.prototype.onEvent).toBe('function');
+  });
+
   it('is exported the same by the built package (dist/index.js, one bundled module)', async () => {
     const built = (await import(new URL('../dist/index.js', import.meta.url).href)) as Record<string, unknown>;
     expect(Object.keys(built).sort()).toEqual(Object.keys(core).sort());

@@ -9,6 +9,8 @@ import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.j
 import { messageOf } from '../messages/call-messages.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
+import type { ServerEventListener } from '../observability/server-events.js';
+import { type LoggerOption, loggerOptionProblem, startServerLog } from '../observability/server-log.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
 import { type AppState, isShared } from '../state/app-state.js';
@@ -27,10 +29,20 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
   /** The DI container seam. Default: typedi (`new TypediContainerAdapter()`). */
   container?: ContainerAdapter;
   /**
-   * Told about every unexpected error a tool threw (they become `isError` results). Default: one
-   * line on stderr with the tool name and request id. `ToolError`s are expected and not reported.
+   * Told about every unexpected error a tool threw (they become `isError` results), e.g. to send
+   * it to an error tracker. `ToolError`s are expected and not reported. Without a `logger` option,
+   * it replaces the default line on stderr for a failed call; with one, both are told.
    */
   onError?: ToolErrorReporter;
+  /**
+   * Where the server's own events are logged (started, stopping, stopped, refused requests, failed
+   * calls), with the request id and, when a span is active, the trace id: `'json'` (one JSON object
+   * a line on stderr), `'text'` (`[armature] ...` lines on stderr), `{ format, level }` for either
+   * with a least level (default `'info'`), your pino-like logger (`info/warn/error(fields, msg)`),
+   * or `false`. Never on stdout. Default `{ format: 'text', level: 'error' }`: a line per failed
+   * call, as before logs existed. See docs/observability.md.
+   */
+  logger?: LoggerOption;
   /**
    * Where sessions, resumable events and change notifications live. Default `memoryState()` (this
    * process only). `redisState({ url })` from `@armature/redis` lets several instances serve one
@@ -64,11 +76,6 @@ export interface McpHttpHandler {
 
 let warnedExposure = false;
 
-function defaultReporter(error: unknown, info: { tool: string; requestId: unknown }): void {
-  const detail = error instanceof Error && error.stack ? error.stack : messageOf(error);
-  process.stderr.write(`[armature] tool "${info.tool}" (request ${String(info.requestId)}) failed: ${detail}\n`);
-}
-
 /** A built, ready-to-serve set of `@McpServer` classes. */
 export class McpApp {
   readonly definition: AppDefinition;
@@ -78,6 +85,8 @@ export class McpApp {
   private readonly endpoints = new Set<HttpEndpoint>();
   private readonly listeners = new Set<import('node:http').Server>();
   private shuttingDown?: Promise<void>;
+  /** Where the app is in stopping, so `stopping` and `stopped` are each told once. */
+  private stopState: 'running' | 'stopping' | 'stopped' = 'running';
   private readonly state: AppState;
   private readonly relay?: SessionRelay;
   /** Settles once the app listens to the shared state (at once for the memory state). */
@@ -88,14 +97,15 @@ export class McpApp {
     const container = options.container ?? new TypediContainerAdapter();
     this.state = options.state ?? memoryState();
     // One report at start-up: the builder asks the container for its problems too.
-    this.definition = withStateProblems(() => buildAppDefinition(serverClasses, { ...options, container }), stateProblems(options));
+    this.definition = withOptionProblems(() => buildAppDefinition(serverClasses, { ...options, container }), optionProblems(options));
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
-    this.runtime = new AppRuntime(this.definition, container, options.onError ?? defaultReporter, {
+    this.runtime = new AppRuntime(this.definition, container, options.onError, {
       ...options,
       tasks,
       rateLimitStore: options.rateLimitStore ?? this.state.rateLimits,
     });
+    startServerLog(this.runtime.events, options.logger, options.onError !== undefined);
     this.engine = new AppEngine(this.runtime, options.fastPath ?? true);
     const changes = this.runtime.broadcaster;
     const stateName = this.state.name;
@@ -150,6 +160,15 @@ export class McpApp {
     return this.runtime.broadcaster.resourcesChanged();
   }
 
+  /**
+   * Calls `listener` with each of the server's own events from now on (started, stopping, stopped,
+   * refused, call-failed: `ServerEvent`), besides the log; returns the function that stops it.
+   * A listener that throws is ignored. For alerts and counters of your own.
+   */
+  onEvent(listener: ServerEventListener): () => void {
+    return this.runtime.events.on(listener);
+  }
+
   /** Live DI scopes (0 when idle) and calls served. */
   get stats(): Readonly<RuntimeStats> {
     return this.runtime.stats;
@@ -168,8 +187,9 @@ export class McpApp {
    * stderr so that stdout carries protocol messages only.
    */
   listenStdio(options: StdioOptions = {}): StdioHandle {
-    const handle = serveOverStdio((wire) => this.engine.createServer('connection', wire), options);
+    const handle = serveOverStdio((wire) => this.engine.createServer('connection', wire), options, this.runtime.events);
     this.track(() => handle.close());
+    this.runtime.events.emit({ event: 'started', transport: 'stdio' });
     return handle;
   }
 
@@ -237,6 +257,7 @@ export class McpApp {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     };
     this.track(close);
+    this.runtime.events.emit({ event: 'started', transport: 'http', url });
     return { url, close };
   }
 
@@ -245,10 +266,16 @@ export class McpApp {
    * running calls finish for up to `deadlineMs`, then close sessions, connections and listeners.
    */
   shutdown(deadlineMs = 10_000): Promise<void> {
+    return this.drain(deadlineMs, 'shutdown()');
+  }
+
+  /** `shutdown`, saying why in the `stopping` event. */
+  private drain(deadlineMs: number | undefined, reason: string): Promise<void> {
     this.shuttingDown ??= (async () => {
+      this.announceStopping(reason);
       for (const listener of this.listeners) listener.close();
       for (const endpoint of this.endpoints) endpoint.stopAccepting();
-      const deadline = Date.now() + deadlineMs;
+      const deadline = Date.now() + (deadlineMs ?? 10_000);
       while (this.runtime.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await this.close();
     })();
@@ -267,7 +294,7 @@ export class McpApp {
   enableShutdownHooks(options: { deadlineMs?: number; signals?: NodeJS.Signals[]; exit?: boolean } = {}): this {
     for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) {
       process.once(signal, () => {
-        void this.shutdown(options.deadlineMs).finally(() => {
+        void this.drain(options.deadlineMs, signal).finally(() => {
           if (options.exit ?? true) process.exit(0);
         });
       });
@@ -311,11 +338,22 @@ export class McpApp {
 
   /** Stops every listener this app started, then closes its state. */
   async close(): Promise<void> {
+    this.announceStopping('close()');
     const closers = [...this.closers];
     this.closers.clear();
     await Promise.allSettled(closers.map((close) => close()));
     await Promise.allSettled([this.relay?.close(), this.runtime.broadcaster.unshare()]);
     await this.state.close();
+    if (this.stopState !== 'stopped') {
+      this.stopState = 'stopped';
+      this.runtime.events.emit({ event: 'stopped' });
+    }
+  }
+
+  private announceStopping(reason: string): void {
+    if (this.stopState !== 'running') return;
+    this.stopState = 'stopping';
+    this.runtime.events.emit({ event: 'stopping', reason });
   }
 
   private track(close: () => Promise<void>): void {
@@ -323,15 +361,20 @@ export class McpApp {
   }
 }
 
-/** What the `state` option requires of the other options. */
-function stateProblems(options: CreateMcpAppOptions): BuildProblem[] {
+/** What is wrong with the options: the `state` option without what it requires, a `logger` Armature does not know. */
+function optionProblems(options: CreateMcpAppOptions): BuildProblem[] {
+  const problems: BuildProblem[] = [];
   const state = options.state;
-  if (!state?.shared || options.requestStateKey !== undefined) return [];
-  return [problem(MESSAGES.sharedStateWithoutRequestStateKey, 'createMcpApp options', state.name)];
+  if (state?.shared && options.requestStateKey === undefined) {
+    problems.push(problem(MESSAGES.sharedStateWithoutRequestStateKey, 'createMcpApp options', state.name));
+  }
+  const logger = loggerOptionProblem(options.logger);
+  if (logger) problems.push(problem(MESSAGES.loggerOptionInvalid, 'createMcpApp options', logger));
+  return problems;
 }
 
-/** Builds, reporting the state's problems in the same one error as the build's. */
-function withStateProblems(build: () => AppDefinition, problems: BuildProblem[]): AppDefinition {
+/** Builds, reporting the options' problems in the same one error as the build's. */
+function withOptionProblems(build: () => AppDefinition, problems: BuildProblem[]): AppDefinition {
   let definition: AppDefinition;
   try {
     definition = build();

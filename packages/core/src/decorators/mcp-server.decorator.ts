@@ -1,5 +1,6 @@
 import type { Constructor, McpServerOptions } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
+import { refuseStandardDecorator } from './standard-decorators.js';
 
 /**
  * Marks a class as an MCP server. Its `@Tool` methods become the server's tools.
@@ -14,7 +15,8 @@ import { getMetadataStorage } from '../metadata/metadata-storage.js';
  * ```
  */
 export function McpServer(options: McpServerOptions): ClassDecorator {
-  return (target) => {
+  return (target, ...rest: unknown[]) => {
+    refuseStandardDecorator('@McpServer', rest[0]);
     getMetadataStorage().collectServer({ target: target as unknown as Constructor, options: { ...options } });
   };
 }

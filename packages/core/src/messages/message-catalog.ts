@@ -219,6 +219,15 @@ export const MESSAGES = {
     message: `port ${port} on ${host} is already in use (EADDRINUSE)`,
     fix: `stop what listens there (another server, or this one started twice), or use another port: PORT=${port + 1} when the entry reads process.env.PORT, as generated projects do`,
   })),
+  standardDecorators: define(
+    'ARM127',
+    'decorators were compiled as standard (TC39) decorators',
+    ['@Tool'] as const,
+    (decorator: string) => ({
+      message: `${decorator} was called as a standard (TC39) decorator, which records no parameter types: Armature needs TypeScript's legacy decorators and their metadata`,
+      fix: 'set "experimentalDecorators": true and "emitDecoratorMetadata": true in the tsconfig.json the compiler reads (Bun reads the one of the folder it runs in: start it there, or with `bun --cwd <project>`; Deno reads the one beside package.json)',
+    }),
+  ),
   decoratorBeforeReflectMetadata: define(
     'ARM125',
     'a decorator read metadata before @armature/core was loaded',
@@ -228,6 +237,10 @@ export const MESSAGES = {
       fix: "import '@armature/core' first in the entry file (src/main.ts), or at the top of the file that declares the DTO",
     }),
   ),
+  loggerOptionInvalid: define('ARM126', 'the logger option is not one Armature knows', ['logger is "yaml"'] as const, (found: string) => ({
+    message: `${found}; it must be 'json', 'text', { format: 'json' | 'text', level: 'info' | 'warn' | 'error' }, a pino-like logger (info, warn and error methods) or false`,
+    fix: "createMcpApp(Server, { logger: 'json' }), or pass your pino logger: createMcpApp(Server, { logger: pino(pino.destination(2)) })",
+  })),
 
   noParamMetadata: define(
     'ARM200',
@@ -235,7 +248,7 @@ export const MESSAGES = {
     ['tool', 'input'] as const,
     (kind: Kind, option: string) => ({
       message: 'no decorator metadata was emitted for this method, so its DTO parameter type is unknown (tsx and esbuild emit none)',
-      fix: `compile with tsc or vite-node and \`"emitDecoratorMetadata": true\`, or name the DTO: ${DECORATOR[kind]}({ ${option}: () => MyDto, ... })`,
+      fix: `compile with tsc or vite-node (or run on Bun or Deno, see Runtimes) with \`"emitDecoratorMetadata": true\`, or name the DTO: ${DECORATOR[kind]}({ ${option}: () => MyDto, ... })`,
     }),
   ),
   paramNotReflected: define(
@@ -356,7 +369,7 @@ export const MESSAGES = {
 
   noConstructorMetadata: define('ARM400', 'no decorator metadata for an injected constructor', [2] as const, (count: number) => ({
     message: `the constructor takes ${count} parameter(s) but no decorator metadata was emitted for it (tsx and esbuild emit none), so nothing could be injected`,
-    fix: 'compile with tsc or vite-node and "emitDecoratorMetadata": true',
+    fix: 'compile with tsc or vite-node (or run on Bun or Deno, see Runtimes) with "emitDecoratorMetadata": true',
   })),
   unknownService: define(
     'ARM401',

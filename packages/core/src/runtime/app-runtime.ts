@@ -132,12 +132,19 @@ export class AppRuntime implements ServedApp {
   readonly telemetry: RequestTracing;
   readonly rateLimiting: RateLimiting;
 
+  /** Every unexpected error Armature answered for: told to the app's observers, then to `onError`. */
+  readonly reportError: ToolErrorReporter;
+
   constructor(
     readonly definition: AppDefinition,
     readonly container: ContainerAdapter,
-    readonly reportError: ToolErrorReporter,
+    onError: ToolErrorReporter | undefined,
     options: RuntimeOptions = {},
   ) {
+    this.reportError = (error, info) => {
+      this.events.emit({ event: 'call-failed', what: info.tool, requestId: info.requestId, error });
+      onError?.(error, info);
+    };
     this.pageSize = options.pageSize ?? 100;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.production = options.production ?? process.env.NODE_ENV === 'production';

@@ -8,7 +8,9 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
+import { logMessages } from '../messages/log-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import type { RefusalReason, ServerEvents } from '../observability/server-events.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { clientAddress, type TrustProxy } from './client-address.js';
 import type { Caller } from './http-caller.js';
@@ -69,6 +71,7 @@ export class HttpAdmission {
     options: AdmissionOptions,
     private readonly scopesFor?: ScopeRequirement,
     private readonly rateLimit?: HttpRateLimit,
+    private readonly events?: ServerEvents,
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
@@ -83,17 +86,24 @@ export class HttpAdmission {
    * what it counts are callers already let in); the body is not read.
    */
   async admit(request: RequestHead, remoteAddress?: string): Promise<{ caller: Caller } | { response: Response }> {
-    if (this.closed) return { response: jsonRpcErrorResponse(503, -32000, wireMessages.shuttingDown) };
+    if (this.closed) {
+      this.refused('not-ready', wireMessages.shuttingDown);
+      return { response: jsonRpcErrorResponse(503, -32000, wireMessages.shuttingDown) };
+    }
     // The SDK's checks read only `headers.get` of what they are given.
     const head = request as Request;
-    const rejected =
-      (this.allowedHosts && hostHeaderValidationResponse(head, this.allowedHosts)) ||
-      (this.allowedOrigins && originValidationResponse(head, this.allowedOrigins));
-    if (rejected) return { response: rejected };
+    const badHost = this.allowedHosts && hostHeaderValidationResponse(head, this.allowedHosts);
+    const rejected = badHost || (this.allowedOrigins && originValidationResponse(head, this.allowedOrigins));
+    if (rejected) {
+      if (badHost) this.refused('host', logMessages.hostNotAllowed(head.headers.get('host')));
+      else this.refused('origin', logMessages.originNotAllowed(head.headers.get('origin')));
+      return { response: rejected };
+    }
     const metadata = this.auth?.serveMetadata(request);
     if (metadata) return { response: metadata };
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > this.maxBody) {
+      this.refused('too-large', wireMessages.bodyTooLarge(this.maxBody));
       return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
     }
     const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
@@ -101,7 +111,12 @@ export class HttpAdmission {
     if (!this.auth) caller = address ? { client: `ip:${address}`, address } : {};
     else {
       const outcome = await this.auth.authenticate(request);
-      if ('response' in outcome) return outcome;
+      if ('response' in outcome) {
+        const { status, headers } = outcome.response;
+        // A 500 is the verifier's failure, reported as such, not a refused client.
+        if (status < 500) this.refused('unauthorized', logMessages.authRefused(status, headers.get('www-authenticate')));
+        return outcome;
+      }
       const owner = ownerOf(outcome.principal);
       // MCP authorization forbids passing the token through: handlers see who, not the token.
       const principal = { ...outcome.principal, token: 'redacted' };
@@ -142,9 +157,22 @@ export class HttpAdmission {
     }
     if (this.auth && caller.principal) {
       const stepUp = this.missingScopes(body, caller.principal);
-      if (stepUp) return { response: this.auth.insufficientScope(stepUp) };
+      if (stepUp) {
+        const response = this.auth.insufficientScope(stepUp);
+        const id = (body?.value as Message | null | undefined)?.id;
+        this.refused('forbidden', logMessages.authRefused(response.status, response.headers.get('www-authenticate')), {
+          ...(typeof id === 'string' || typeof id === 'number' ? { requestId: id } : {}),
+          ...(caller.client !== undefined ? { client: caller.client } : {}),
+        });
+        return { response };
+      }
     }
     return { body };
+  }
+
+  /** Tells the app's observers (logs, metrics) that a request was refused, and why. */
+  refused(reason: RefusalReason, message: string, about: { requestId?: string | number; client?: string } = {}): void {
+    this.events?.emit({ event: 'refused', reason, message, ...about });
   }
 
   /** The scopes a POSTed call needs when the token lacks some of them (403 insufficient_scope). */

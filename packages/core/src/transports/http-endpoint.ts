@@ -87,7 +87,8 @@ export class HttpEndpoint {
    * @param direct the request engine's 2026-07-28 entry, offered each request `directCandidate`
    *   finds (node:http and fetch alike); without it every request goes to the SDK.
    * @param counting where the endpoint-wide rate limit counts (the app's store: shared with
-   *   `redisState`) and whom it tells of the requests it refuses (the app's event hub).
+   *   `redisState`) and whom it tells of the requests it refuses (the app's event hub: rate
+   *   limits, admission, session and listen caps).
    */
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
@@ -101,7 +102,7 @@ export class HttpEndpoint {
     const rateLimit = options.rateLimit
       ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
       : undefined;
-    this.admission = new HttpAdmission(options, scopesFor, rateLimit);
+    this.admission = new HttpAdmission(options, scopesFor, rateLimit, counting?.events);
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
@@ -111,6 +112,7 @@ export class HttpEndpoint {
       new ListenCaps(limits.maxListenStreamsPerClient, leases),
       relay?.state.name ?? 'shared',
       leases ? new ListenCaps(limits.maxListenStreams, leases) : undefined,
+      counting?.events,
     );
     if (relay && options.eventStore) {
       throw new TypeError(wireMessages.eventStoreWithSharedState(relay.state.name));
@@ -129,6 +131,7 @@ export class HttpEndpoint {
       eventStore,
       options.retryIntervalMs,
       relay ? (copies) => new SharedSessions(relay, copies, limits) : () => localSessions,
+      counting?.events,
     );
     this.modern = createMcpHandler(() => factory('request'), {
       legacy: 'reject',

@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/server';
 import { type NotificationStream, NotificationValve } from '../context/notification-valve.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import type { ServerEvents } from '../observability/server-events.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
 import { asPlainJsonRpcCall } from './json-rpc-shape.js';
 import { LARGE_INPUT, nextTurn } from './large-input.js';
@@ -23,6 +24,8 @@ export interface LineTransportOptions {
   maxPendingNotifications?: number;
   /** Called once when the input ends or the transport closes, whoever owns `onclose`. */
   onClosed?: () => void;
+  /** Hears the messages refused for their size. */
+  events?: ServerEvents;
 }
 
 const NEWLINE = 0x0a;
@@ -80,6 +83,7 @@ export class LineTransport implements Transport, NotificationStream {
   /** This connection's notifications (`ctx.progress`, `ctx.log`), held back while the client is not reading. */
   readonly notifications: NotificationValve;
   private readonly onClosed?: () => void;
+  private readonly events?: ServerEvents;
 
   constructor(
     private readonly input: Readable,
@@ -90,6 +94,7 @@ export class LineTransport implements Transport, NotificationStream {
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
     this.writeLine = options.write ?? ((line) => output.write(line));
     this.onClosed = options.onClosed;
+    this.events = options.events;
     this.notifications = new NotificationValve(this, options.maxPendingNotifications);
   }
 
@@ -213,7 +218,7 @@ export class LineTransport implements Transport, NotificationStream {
       const line = this.pending.length === 0 ? head : Buffer.concat([...this.pending, head]);
       this.pending = [];
       this.pendingBytes = 0;
-      if (line.length > this.maxBytes) this.reject(this.idFromHead([line]), -32600, this.tooLarge());
+      if (line.length > this.maxBytes) this.rejectTooLarge(this.idFromHead([line]));
       else if (this.draining || line.length >= LARGE_INPUT) this.holdBack(line);
       else this.handleLine(line);
     }
@@ -225,7 +230,7 @@ export class LineTransport implements Transport, NotificationStream {
       this.pending = [];
       this.pendingBytes = 0;
       this.discarding = true;
-      this.reject(id, -32600, this.tooLarge());
+      this.rejectTooLarge(id);
       return;
     }
     this.pending.push(Buffer.from(data));
@@ -236,8 +241,11 @@ export class LineTransport implements Transport, NotificationStream {
     return prescanJson(headOf(buffers, HEAD_BYTES).toString('utf8'), this.messageLimits).id ?? null;
   }
 
-  private tooLarge(): string {
-    return wireMessages.lineTooLarge(this.maxBytes);
+  /** Answers an over-long message -32600, and tells the app's observers. */
+  private rejectTooLarge(id: string | number | null): void {
+    const message = wireMessages.lineTooLarge(this.maxBytes);
+    this.events?.emit({ event: 'refused', reason: 'too-large', message, ...(id !== null ? { requestId: id } : {}) });
+    this.reject(id, -32600, message);
   }
 
   /**

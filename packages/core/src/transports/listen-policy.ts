@@ -1,5 +1,6 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { wireMessages } from '../messages/wire-messages.js';
+import type { ServerEvents } from '../observability/server-events.js';
 import { storeUnavailableMessage } from '../state/app-state.js';
 import type { Caller } from './http-caller.js';
 import type { Message } from './http-messages.js';
@@ -43,6 +44,7 @@ export class ListenPolicy {
     private readonly perClient: ListenCaps,
     private readonly storeName: string,
     private readonly total?: ListenCaps,
+    private readonly events?: ServerEvents,
   ) {}
 
   /** The answer refusing `message`, or the release of the stream slot it now holds. */
@@ -60,12 +62,12 @@ export class ListenPolicy {
     try {
       release = await this.perClient.acquire(caller.client);
       // The same JSON-RPC error the SDK gives at its own (total) limit, naming this cap.
-      if (!release) return { response: jsonRpcErrorResponse(200, -32603, wireMessages.tooManyClientListens(this.perClient.max), id) };
+      if (!release) return this.capReached(wireMessages.tooManyClientListens(this.perClient.max), id, caller);
       if (this.total) {
         releaseTotal = await this.total.acquire(ALL_CLIENTS);
         if (!releaseTotal) {
           release();
-          return { response: jsonRpcErrorResponse(200, -32603, wireMessages.tooManyListens(this.total.max), id) };
+          return this.capReached(wireMessages.tooManyListens(this.total.max), id, caller);
         }
       }
     } catch {
@@ -80,6 +82,19 @@ export class ListenPolicy {
         heldTotal?.();
       },
     };
+  }
+
+  /** The answer at a listen cap (the client's or, across instances, the total), told to the app's observers. */
+  private capReached(message: string, id: Message['id'] | null, caller: Caller): { response: Response } {
+    this.events?.emit({
+      event: 'refused',
+      reason: 'listen-cap',
+      message,
+      method: 'subscriptions/listen',
+      ...(typeof id === 'string' || typeof id === 'number' ? { requestId: id } : {}),
+      ...(caller.client !== undefined ? { client: caller.client } : {}),
+    });
+    return { response: jsonRpcErrorResponse(200, -32603, message, id ?? null) };
   }
 
   /** A listen stream's resource URIs obey the same caps as a session's `resources/subscribe`. */

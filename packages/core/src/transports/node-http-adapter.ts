@@ -46,6 +46,7 @@ async function serveAdmitted(
     if (read === undefined) return; // the client went away mid-body
     if (read === 'too large') {
       // The limit has been read already: close without reading more (peak stays within the limit).
+      endpoint.admission.refused('too-large', wireMessages.bodyTooLarge(options.maxBody));
       refuseTooLarge(req, res, options.maxBody, 0);
       return;
     }
@@ -158,6 +159,7 @@ export function toAdmittingNodeHandler(endpoint: HttpEndpoint, options: Admittin
   return async (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> => {
     // Refused in the same tick, before anything else: the client may still be sending the body.
     if (Number(req.headers['content-length'] ?? 0) > maxBody) {
+      endpoint.admission.refused('too-large', wireMessages.bodyTooLarge(maxBody));
       refuseTooLarge(req, res, maxBody);
       return;
     }

@@ -8,6 +8,7 @@ import {
 import { clientAddressOf, rememberClientAddress } from '../context/client-address-of.js';
 import { isFronted } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import type { ServerEvents } from '../observability/server-events.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
@@ -32,6 +33,7 @@ export class SessionTable {
   /**
    * @param factory builds the SDK server of one session.
    * @param share makes the table's sharing, given the table's copies of its sessions.
+   * @param events hears the initializes refused at a cap.
    */
   constructor(
     private readonly factory: () => SdkMcpServer,
@@ -39,6 +41,7 @@ export class SessionTable {
     private readonly eventStore: EventStore | undefined,
     private readonly retryInterval: number | undefined,
     share: (copies: SessionCopies) => SessionSharing,
+    private readonly events?: ServerEvents,
   ) {
     this.sessionsPerClient = new PerClientCounter(limits.maxSessionsPerClient);
     this.sharing = share({
@@ -142,8 +145,8 @@ export class SessionTable {
   /** A new 2025-11-25 session, within the total and per-client caps. */
   private async openSession(request: Request, caller: Caller, body: unknown, options: Record<string, unknown>): Promise<Response> {
     const id = (body as { id?: unknown }).id ?? null;
-    if (this.sessions.size >= this.limits.maxSessions) return this.capReached('maxSessions', id);
-    if (!this.sessionsPerClient.tryAcquire(caller.client)) return this.capReached('maxSessionsPerClient', id);
+    if (this.sessions.size >= this.limits.maxSessions) return this.capReached('maxSessions', id, caller);
+    if (!this.sessionsPerClient.tryAcquire(caller.client)) return this.capReached('maxSessionsPerClient', id, caller);
     const sessionId = randomUUID();
     const { server, transport, events } = await this.connect(sessionId);
     // Registered before the initialize is handled so that concurrent initializes count against the caps.
@@ -163,7 +166,7 @@ export class SessionTable {
       await this.sharing.opened(sessionId, this.sessions.get(sessionId) as Session, caller, body);
     } catch (error) {
       this.endSession(sessionId, true);
-      if (error instanceof SessionCapReached) return this.capReached(error.cap, id);
+      if (error instanceof SessionCapReached) return this.capReached(error.cap, id, caller);
       throw error;
     }
     const response = await this.handle(this.sessions.get(sessionId) as Session, request, { value: body }, { ...options, parsedBody: body });
@@ -206,13 +209,22 @@ export class SessionTable {
   }
 
   /** The answer to an initialize beyond a session cap (of this instance, or of all of them when they share sessions). */
-  private capReached(cap: SessionCapReached['cap'], id: unknown): Response {
-    if (cap === 'maxSessions') {
-      return jsonRpcErrorResponse(503, -32000, wireMessages.tooManySessions(this.limits.maxSessions), id, { 'retry-after': '30' });
-    }
-    return jsonRpcErrorResponse(429, -32000, wireMessages.tooManyClientSessions(this.limits.maxSessionsPerClient), id, {
-      'retry-after': '5',
+  private capReached(cap: SessionCapReached['cap'], id: unknown, caller: Caller): Response {
+    const total = cap === 'maxSessions';
+    const message = total
+      ? wireMessages.tooManySessions(this.limits.maxSessions)
+      : wireMessages.tooManyClientSessions(this.limits.maxSessionsPerClient);
+    const retryAfterSeconds = total ? 30 : 5;
+    this.events?.emit({
+      event: 'refused',
+      reason: total ? 'session-cap' : 'client-cap',
+      message,
+      method: 'initialize',
+      ...(typeof id === 'string' || typeof id === 'number' ? { requestId: id } : {}),
+      ...(caller.client !== undefined ? { client: caller.client } : {}),
+      retryAfterMs: retryAfterSeconds * 1_000,
     });
+    return jsonRpcErrorResponse(total ? 503 : 429, -32000, message, id, { 'retry-after': String(retryAfterSeconds) });
   }
 
   /**

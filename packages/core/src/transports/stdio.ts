@@ -1,6 +1,7 @@
 import type { McpServer as SdkMcpServer, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { bindNotificationValve } from '../context/notification-valve.js';
+import type { ServerEvents } from '../observability/server-events.js';
 import type { MessageLimits } from '../validation/json-prescan.js';
 import { LineTransport } from './line-transport.js';
 
@@ -61,8 +62,11 @@ function inspectValue(value: unknown): string {
   }
 }
 
-/** Serves both protocol revisions over stdio with one SDK server pinned to the connection. */
-export function serveOverStdio(factory: (wire: Transport) => SdkMcpServer, options: StdioOptions = {}): StdioHandle {
+/**
+ * Serves both protocol revisions over stdio with one SDK server pinned to the connection. `events`
+ * hears the stop when stdin closes and the process exits.
+ */
+export function serveOverStdio(factory: (wire: Transport) => SdkMcpServer, options: StdioOptions = {}, events?: ServerEvents): StdioHandle {
   const custom = options.stdin !== undefined || options.stdout !== undefined;
   const input = (options.stdin ?? process.stdin) as import('node:stream').Readable;
   const output = (options.stdout ?? process.stdout) as import('node:stream').Writable;
@@ -73,7 +77,15 @@ export function serveOverStdio(factory: (wire: Transport) => SdkMcpServer, optio
     messageLimits: options.messageLimits,
     maxPendingNotifications: options.maxPendingNotifications,
     write,
-    onClosed: exitOnClose ? () => setTimeout(() => process.exit(0), options.exitGraceMs ?? 300).unref() : undefined,
+    events,
+    onClosed: exitOnClose
+      ? () => {
+          events?.emit({ event: 'stopping', reason: 'stdin closed' });
+          // The process ends when the grace period is over, or before it once nothing is left to run.
+          process.once('exit', () => events?.emit({ event: 'stopped' }));
+          setTimeout(() => process.exit(0), options.exitGraceMs ?? 300).unref();
+        }
+      : undefined,
   });
   // The factory gets the wire: the frequent requests of the pinned connection may be answered straight from it.
   const handle = serveStdio(

@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../../builder/definitions.js';
 import { ArmatureBuildError } from '../../messages/build-error.js';
 import { callMessages, messageOf } from '../../messages/call-messages.js';
 import { MESSAGES, problem } from '../../messages/message-catalog.js';
+import type { ServerEvents } from '../../observability/server-events.js';
 import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
 import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
@@ -86,6 +87,8 @@ export interface WireTask {
 /** What a task's run needs from the app. */
 export interface TaskEnvironment extends RequestEnvironment, ExecutorSettings {
   readonly kinds: { readonly tools: CallKind<CallToolResult, ToolDefinition> };
+  /** Hears the tasks refused at a limit. */
+  readonly events: ServerEvents;
 }
 
 /** The 2025-11-25 `Task` of a record. */
@@ -175,7 +178,17 @@ export class TaskService {
     const refused = await this.quota.admit(share, this.limits, now);
     if (refused) {
       const max = this.limits[refused];
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, callMessages.taskLimitReached(refused, max), { limit: refused, max });
+      const message = callMessages.taskLimitReached(refused, max);
+      const requestId = call.ctx.requestId;
+      this.env.events.emit({
+        event: 'refused',
+        reason: 'task-limit',
+        message,
+        method: 'tools/call',
+        // Not the owner: an anonymous owner is its session id, which would let a log reader take the session.
+        ...(typeof requestId === 'string' || typeof requestId === 'number' ? { requestId } : {}),
+      });
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, message, { limit: refused, max });
     }
     try {
       await this.store.create(record);

@@ -1,0 +1,34 @@
+/**
+ * The one line each of the server's own events is logged with (structured logs put it in
+ * `message`, text logs after `[armature] `). Written here once for every logger.
+ */
+export const logMessages = {
+  started(transport: 'stdio' | 'http', url?: string): string {
+    return transport === 'http' ? `listening on ${url}` : 'serving on stdio';
+  },
+  stopping(reason: string): string {
+    return `shutting down (${reason})`;
+  },
+  stopped(): string {
+    return 'stopped';
+  },
+  refused(reason: string, message: string): string {
+    return `refused (${reason}): ${message}`;
+  },
+  hostNotAllowed(host: string | null): string {
+    return `the Host header ${JSON.stringify(host)} is not in allowedHosts`;
+  },
+  originNotAllowed(origin: string | null): string {
+    return `the Origin header ${JSON.stringify(origin)} is not in allowedOrigins`;
+  },
+  /** A bearer-token refusal: its status and the challenge the client was given. */
+  authRefused(status: number, challenge: string | null): string {
+    return `HTTP ${status}, WWW-Authenticate: ${challenge ?? '(none)'}`;
+  },
+  /** `detail` is the error's message (structured logs, which carry the stack apart) or its stack (text). */
+  callFailed(what: string, requestId: unknown, detail: string): string {
+    // A string id is the client's text: quoted, so a newline in it cannot forge a line of a text log.
+    const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
+    return `tool "${what}" (request ${id}) failed: ${detail}`;
+  },
+};

@@ -1,0 +1,149 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { messageOf } from '../messages/call-messages.js';
+import { logMessages } from '../messages/log-messages.js';
+import type { ServerEvent, ServerEvents } from './server-events.js';
+
+export type ServerLogLevel = 'info' | 'warn' | 'error';
+
+/**
+ * A logger with pino's calling convention, `logger.error(fields, message)`: a pino logger fits as
+ * it is, and so does anything shaped like it. `child`, when there, gives the app's lines a
+ * `component: 'armature'` binding.
+ */
+export interface ServerLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+  child?(bindings: Record<string, unknown>): ServerLogger;
+}
+
+/** One of Armature's own loggers, writing to stderr: `level` is the least level written (default `'info'`). */
+export interface StderrLog {
+  format: 'text' | 'json';
+  level?: ServerLogLevel;
+}
+
+/**
+ * Where the server's own events are logged: `'json'` (one JSON object a line on stderr), `'text'`
+ * (`[armature] ...` lines on stderr), either with a least level, your pino-like logger, or `false`.
+ */
+export type LoggerOption = 'text' | 'json' | StderrLog | ServerLogger | false;
+
+const LEVEL_OF: Readonly<Record<ServerEvent['event'], ServerLogLevel>> = {
+  started: 'info',
+  stopping: 'info',
+  stopped: 'info',
+  refused: 'warn',
+  'call-failed': 'error',
+};
+const RANK: Readonly<Record<ServerLogLevel, number>> = { info: 30, warn: 40, error: 50 };
+
+/**
+ * Without a `logger` option: exactly what Armature wrote before it had logs, a text line for each
+ * failed call (a fault of the server's own code). Refusals are what clients provoke: one line
+ * each by default would let any client fill the server's logs, so they are written once the app
+ * chooses a logger (and its level); start and stop stay quiet, so a stdio server's stderr is
+ * empty while all is well.
+ */
+const DEFAULT_LOG: StderrLog = { format: 'text', level: 'error' };
+
+/** The line and fields (besides `event`) of one event. */
+function recordOf(event: ServerEvent, text: boolean): { message: string; fields: Record<string, unknown> } {
+  switch (event.event) {
+    case 'started': {
+      const { event: _, ...fields } = event;
+      return { message: logMessages.started(event.transport, event.url), fields };
+    }
+    case 'stopping':
+      return { message: logMessages.stopping(event.reason), fields: { reason: event.reason } };
+    case 'stopped':
+      return { message: logMessages.stopped(), fields: {} };
+    case 'refused': {
+      const { event: _, message, ...fields } = event;
+      return { message: logMessages.refused(event.reason, message), fields };
+    }
+    case 'call-failed': {
+      const { error, what, requestId } = event;
+      // A text line has nowhere else to put the stack; a structured one carries it in `err`.
+      const detail = text && error instanceof Error && error.stack ? error.stack : messageOf(error);
+      return { message: logMessages.callFailed(what, requestId, detail), fields: { what, requestId, err: error } };
+    }
+  }
+}
+
+/** The active span's ids, when a tracer provider is registered and a span is current. */
+function traceFields(): { traceId?: string; spanId?: string } {
+  const context = trace.getActiveSpan()?.spanContext();
+  return context && isSpanContextValid(context) ? { traceId: context.traceId, spanId: context.spanId } : {};
+}
+
+/** `err` as pino's standard serializer writes it: type, message, stack. */
+function serializedError(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) return { type: error.name, message: messageOf(error), ...(error.stack ? { stack: error.stack } : {}) };
+  return { type: typeof error, message: messageOf(error) };
+}
+
+function isServerLogger(option: unknown): option is ServerLogger {
+  const logger = option as Partial<ServerLogger> | null;
+  return (
+    typeof logger === 'object' &&
+    logger !== null &&
+    typeof logger.info === 'function' &&
+    typeof logger.warn === 'function' &&
+    typeof logger.error === 'function'
+  );
+}
+
+/** Why `option` is not a `logger` option, or undefined when it is one. */
+export function loggerOptionProblem(option: unknown): string | undefined {
+  if (option === undefined || option === false || option === 'text' || option === 'json' || isServerLogger(option)) return undefined;
+  const log = option as Partial<StderrLog> | null;
+  if (typeof log === 'object' && log !== null && (log.format === 'text' || log.format === 'json')) {
+    if (log.level === undefined || log.level in RANK) return undefined;
+    return `logger.level is ${JSON.stringify(log.level)}; it must be 'info', 'warn' or 'error'`;
+  }
+  return typeof option === 'string' ? `logger is ${JSON.stringify(option)}` : 'logger is an object without info, warn and error methods';
+}
+
+/**
+ * Logs every event of `events` as `option` says; returns the function that stops it. `onError`:
+ * the app has its own reporter of failed calls, which replaces the default log's lines for them
+ * (it did before logs existed); a logger the app chose logs them all the same.
+ */
+export function startServerLog(events: ServerEvents, option: LoggerOption | undefined, onError: boolean): () => void {
+  if (option === false) return () => undefined;
+  if (isServerLogger(option)) {
+    const logger = option.child ? option.child({ component: 'armature' }) : option;
+    return events.on((event) => {
+      const { message, fields } = recordOf(event, false);
+      logger[LEVEL_OF[event.event]]({ event: event.event, ...fields, ...traceFields() }, message);
+    });
+  }
+  const log = option === undefined ? DEFAULT_LOG : typeof option === 'string' ? { format: option } : option;
+  const least = RANK[log.level ?? 'info'];
+  const skipFailedCalls = option === undefined && onError;
+  // Always stderr: under stdio, stdout carries the protocol and nothing else.
+  const write = (line: string) => process.stderr.write(`${line}\n`);
+  const text = log.format === 'text';
+  return events.on((event) => {
+    const level = LEVEL_OF[event.event];
+    // Checked before the line is made: a flood of refusals below the level costs a lookup each.
+    if (RANK[level] < least || (skipFailedCalls && event.event === 'call-failed')) return;
+    const { message, fields } = recordOf(event, text);
+    if (text) {
+      write(`[armature] ${message}`);
+      return;
+    }
+    const { err, ...rest } = fields;
+    const record = {
+      time: new Date().toISOString(),
+      level,
+      event: event.event,
+      message,
+      ...rest,
+      ...(err !== undefined ? { err: serializedError(err) } : {}),
+      ...traceFields(),
+    };
+    write(JSON.stringify(record));
+  });
+}
