@@ -19,6 +19,7 @@ import type {
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { callMessages } from '../messages/call-messages.js';
+import { RequestTracing } from '../observability/request-tracing.js';
 import { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
@@ -69,6 +70,12 @@ export interface RuntimeOptions {
   maxSubscriptionsPerSession?: number;
   /** Tools run as MCP tasks (`@Tool({ task })`): their store, ttl, polling interval and lease; see docs/tasks.md. */
   tasks?: TaskOptions;
+  /**
+   * OpenTelemetry spans and metrics through `@opentelemetry/api`, recorded once the app registers
+   * an SDK's providers (no-ops until then); see docs/observability.md. Default true; false turns
+   * the instrumentation off (e.g. to measure what it costs).
+   */
+  telemetry?: boolean;
   /**
    * Where rate-limit counts live (`@RateLimit`, `rateLimits`). Default: the `state`'s store
    * (`redisState()` shares counts between instances), else this process's memory, at most 10,000
@@ -121,6 +128,8 @@ export class AppRuntime implements ServedApp {
   readonly tasks: TaskService;
   /** What the server itself did (refusals, failures, start and stop), for logs and metrics. */
   readonly events = new ServerEvents();
+  /** Spans and metrics of every request, handler, client request, session and task. */
+  readonly telemetry: RequestTracing;
   readonly rateLimiting: RateLimiting;
 
   /** Every unexpected error Armature answered for: told to the app's observers, then to `onError`. */
@@ -143,6 +152,7 @@ export class AppRuntime implements ServedApp {
     this.middleware = Object.freeze([...(options.middleware ?? [])]);
     this.maxUriLength = options.maxUriLength ?? 8_192;
     this.maxSubscriptionsPerSession = options.maxSubscriptionsPerSession ?? 1_000;
+    this.telemetry = new RequestTracing(options.telemetry ?? true, this.events);
     // requestState comes back from the client: it must be signed, or a client could forge answers.
     this.codec = createRequestStateCodec({
       key: options.requestStateKey ?? randomBytes(32),

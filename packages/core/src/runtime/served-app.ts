@@ -16,6 +16,7 @@ import type {
   ToolDefinition,
 } from '../builder/definitions.js';
 import type { Middleware } from '../context/execution-context.js';
+import type { RequestTracing } from '../observability/request-tracing.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { visibleEntries } from './access.js';
 import { promptKind, toolKind } from './call-kinds.js';
@@ -40,6 +41,7 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
   readonly broadcaster: ChangeBroadcaster;
   readonly tasks: TaskService;
   readonly events: ServerEvents;
+  readonly telemetry: RequestTracing;
   /** The tool and prompt kinds, made once: they name the entries a caller may see. */
   readonly kinds: {
     readonly tools: CallKind<CallToolResult, ToolDefinition>;
