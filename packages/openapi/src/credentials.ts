@@ -1,0 +1,47 @@
+import { type Context, ToolError } from '@armature/core';
+import { OPENAPI_MESSAGES } from './messages.js';
+import type { OpenApiOperation } from './openapi-operation.js';
+
+/**
+ * The headers that carry the caller's credentials to the API, made for each call from its
+ * Context (so a request-scoped token or the MCP principal can be used).
+ */
+export type Credentials = (
+  ctx: Context,
+  operation: OpenApiOperation,
+) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
+
+/**
+ * Forwards the MCP caller's bearer token (`ctx.principal.token`, set by the app's auth) as
+ * `Authorization: Bearer ...`. A call without an authenticated caller fails before the HTTP call.
+ *
+ * @example
+ * ```ts
+ * new OpenApiClient({ baseUrl: 'https://api.example.com', credentials: forwardBearerToken() });
+ * ```
+ */
+export function forwardBearerToken(): Credentials {
+  return (ctx, operation) => {
+    if (!ctx.principal) throw new ToolError(OPENAPI_MESSAGES.noPrincipal(operation));
+    return { authorization: `Bearer ${ctx.principal.token}` };
+  };
+}
+
+/**
+ * A fixed API key in a header, the same for every caller.
+ *
+ * @example
+ * ```ts
+ * new OpenApiClient({ baseUrl: 'https://api.example.com', credentials: apiKeyHeader('X-Api-Key', process.env.API_KEY ?? '') });
+ * ```
+ */
+export function apiKeyHeader(name: string, key: string): Credentials {
+  const headers = Object.freeze({ [name]: key });
+  return () => headers;
+}
+
+/** A fixed bearer token (a service account's), the same for every caller. */
+export function bearerToken(token: string): Credentials {
+  const headers = Object.freeze({ authorization: `Bearer ${token}` });
+  return () => headers;
+}

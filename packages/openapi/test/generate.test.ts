@@ -1,0 +1,51 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadOpenApiDocument, renderOpenApiTools } from '../src/generate/index.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/petstore.yaml', import.meta.url));
+// The generated Petstore tools are kept beside the tests: openapi-tools.test.ts runs them, and
+// `pnpm lint` and `pnpm typecheck` read them as a user's project would. UPDATE_GOLDEN=1 rewrites them.
+const GENERATED = new URL('./generated/', import.meta.url);
+
+describe('renderOpenApiTools', () => {
+  it('writes the Petstore fixture as the DTO, server and API files kept in test/generated', async () => {
+    const rendered = renderOpenApiTools(await loadOpenApiDocument(FIXTURE), { source: 'petstore.yaml' });
+    expect(rendered.files.map((file) => [file.path, file.userOwned])).toEqual([
+      ['petstore/petstore.dto.ts', false],
+      ['petstore/petstore.server.ts', false],
+      ['petstore/petstore.api.ts', true],
+    ]);
+    for (const file of rendered.files) {
+      const golden = new URL(file.path, GENERATED);
+      if (process.env.UPDATE_GOLDEN) writeFileSync(golden, file.content);
+      expect(file.content, file.path).toBe(readFileSync(golden, 'utf8'));
+    }
+    expect(rendered.tools.map((tool) => tool.toolName)).toEqual(['listPets', 'createPet', 'showPetById', 'deletePet', 'getInventory']);
+    expect(rendered.warnings).toEqual([
+      'placeOrder (POST /store/orders) is not generated: its request body is application/x-www-form-urlencoded, not JSON',
+    ]);
+  });
+
+  it('keeps the operations of the tags and operationIds asked for', async () => {
+    const document = await loadOpenApiDocument(FIXTURE);
+    const names = (tags?: string[], operations?: string[]) =>
+      renderOpenApiTools(document, { source: 'petstore.yaml', tags, operations }).tools.map((tool) => tool.toolName);
+    expect(names(['store'])).toEqual(['getInventory']);
+    expect(names(undefined, ['showPetById', 'deletePet'])).toEqual(['showPetById', 'deletePet']);
+    expect(names(['store'], ['listPets'])).toEqual(['listPets', 'getInventory']);
+  });
+
+  it('names a tag or operationId the document lacks, with the ones it has', async () => {
+    const document = await loadOpenApiDocument(FIXTURE);
+    expect(() => renderOpenApiTools(document, { source: 'petstore.yaml', tags: ['users'], operations: ['getPet'] })).toThrow(
+      'the document has no tag "users", no operationId "getPet".\nIts tags: pets, store\n' +
+        'Its operationIds: listPets, createPet, showPetById, deletePet, getInventory, placeOrder',
+    );
+  });
+
+  it('refuses a document that is not valid OpenAPI 3, saying why', async () => {
+    const bad = fileURLToPath(new URL('./fixtures/not-openapi.yaml', import.meta.url));
+    await expect(loadOpenApiDocument(bad)).rejects.toThrow(/not-openapi\.yaml is not a valid OpenAPI document: /);
+  });
+});
