@@ -34,6 +34,7 @@ const GUIDES = [
   'security.md',
   'limits.md',
   'publishing.md',
+  'openapi.md',
 ];
 
 it('docs/ holds every guide page', () => {
