@@ -170,10 +170,10 @@ describe('tools generated from the Petstore document', () => {
     const before = closedHanging;
     const cancel = new AbortController();
     const call = t.callTool('getInventory', {}, { signal: cancel.signal });
-    await expect.poll(() => hanging.size).toBe(1);
+    await expect.poll(() => hanging.size, { timeout: 20_000 }).toBe(1);
     cancel.abort('changed my mind');
     await expect(call).rejects.toThrow();
-    await expect.poll(() => closedHanging).toBe(before + 1);
+    await expect.poll(() => closedHanging, { timeout: 20_000 }).toBe(before + 1);
   });
 });
 
@@ -192,7 +192,7 @@ describe('the client options', () => {
           text: "getInventory (GET /store/inventory) did not answer within 50 ms. Try again later, or raise timeoutMs of the API's OpenApiClient.",
         },
       ]);
-      await expect.poll(() => closedHanging).toBe(before + 1);
+      await expect.poll(() => closedHanging, { timeout: 20_000 }).toBe(before + 1);
     } finally {
       await t.close();
     }
