@@ -54,14 +54,13 @@ describe('armature generate openapi in a project installed from packed tarballs 
       expect(generated.stdout).toContain('4 OpenAPI tool(s) in PetstoreServer: listPets, createPet, showPetById, deletePet');
       expect(readFileSync(join(root, 'src/app.ts'), 'utf8')).toContain('export const servers = [ShopServer, PetstoreServer];');
 
-      // The API client is the user's: credentials from the environment instead of the caller's token.
+      // The API client is the user's: a longer timeout, say.
       const apiFile = join(root, 'src/petstore/petstore.api.ts');
-      const client = readFileSync(apiFile, 'utf8')
-        .replace(
-          "import { forwardBearerToken, OpenApiClient } from '@armature/openapi';",
-          "import { apiKeyHeader, OpenApiClient } from '@armature/openapi';",
-        )
-        .replace('credentials: forwardBearerToken()', "credentials: apiKeyHeader('X-Api-Key', process.env.PETSTORE_API_KEY ?? '')");
+      const client = readFileSync(apiFile, 'utf8').replace(
+        "process.env.PETSTORE_API_KEY ?? ''),",
+        "process.env.PETSTORE_API_KEY ?? ''),\n      timeoutMs: 10_000,",
+      );
+      expect(client).toContain('timeoutMs: 10_000');
       writeFileSync(apiFile, client);
       // Run again (the document changed, say): the generated files are replaced, the client kept.
       const again = await installedArmature(root, ['generate', 'openapi', 'petstore.yaml', '--tags', 'pets']);

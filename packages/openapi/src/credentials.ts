@@ -1,4 +1,4 @@
-import { type Context, ToolError } from '@armature/core';
+import { type Context, type Principal, ToolError } from '@armature/core';
 import { OPENAPI_MESSAGES } from './messages.js';
 import type { OpenApiOperation } from './openapi-operation.js';
 
@@ -12,18 +12,24 @@ export type Credentials = (
 ) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
 
 /**
- * Forwards the MCP caller's bearer token (`ctx.principal.token`, set by the app's auth) as
- * `Authorization: Bearer ...`. A call without an authenticated caller fails before the HTTP call.
+ * A bearer token for the API made from the MCP caller: `tokenFor` maps the authenticated principal
+ * (`ctx.principal`: client, subject, scopes) to a token the API accepts, by token exchange or a
+ * lookup. The caller's own MCP token is never passed on (MCP authorization forbids it, and
+ * Armature redacts it), so the mapping is always explicit. A call without an authenticated caller
+ * fails before the HTTP call.
  *
  * @example
  * ```ts
- * new OpenApiClient({ baseUrl: 'https://api.example.com', credentials: forwardBearerToken() });
+ * new OpenApiClient({
+ *   baseUrl: 'https://api.example.com',
+ *   credentials: callerBearerToken((principal) => tokens.forSubject(String(principal.extra?.sub))),
+ * });
  * ```
  */
-export function forwardBearerToken(): Credentials {
-  return (ctx, operation) => {
+export function callerBearerToken(tokenFor: (principal: Principal, ctx: Context) => string | Promise<string>): Credentials {
+  return async (ctx, operation) => {
     if (!ctx.principal) throw new ToolError(OPENAPI_MESSAGES.noPrincipal(operation));
-    return { authorization: `Bearer ${ctx.principal.token}` };
+    return { authorization: `Bearer ${await tokenFor(ctx.principal, ctx)}` };
   };
 }
 

@@ -23,6 +23,6 @@ export const OPENAPI_MESSAGES = {
   missingPathValue: (operation: OpenApiOperation, name: string) =>
     `${call(operation)}: no value for the path parameter "${name}" (the generated DTO marks it required: regenerate it from the document)`,
   noPrincipal: (operation: OpenApiOperation) =>
-    `${call(operation)} forwards the caller's token, and this call has no authenticated caller. Serve the app with auth (docs/auth.md), or give the API's OpenApiClient other credentials (apiKeyHeader, bearerToken).`,
+    `${call(operation)} calls the API as the MCP caller, and this call has no authenticated caller. Serve the app with auth (docs/auth.md), or give the API's OpenApiClient fixed credentials (apiKeyHeader, bearerToken).`,
   noEmptyBaseUrl: () => 'OpenApiClient needs a baseUrl such as https://api.example.com/v1 (the servers[0].url of the document).',
 } as const;

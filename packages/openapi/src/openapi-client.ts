@@ -27,7 +27,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  *
  * @example
  * ```ts
- * const api = new OpenApiClient({ baseUrl: 'https://petstore.example.com/v1', credentials: forwardBearerToken() });
+ * const api = new OpenApiClient({ baseUrl: 'https://petstore.example.com/v1', credentials: apiKeyHeader('X-Api-Key', key) });
  * ```
  */
 export class OpenApiClient {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadOpenApiDocument, renderOpenApiTools } from '@armature/openapi/generate';
 import { describe, expect, it } from 'vitest';
-import { loadOpenApiDocument, renderOpenApiTools } from '../src/generate/index.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/petstore.yaml', import.meta.url));
 // The generated Petstore tools are kept beside the tests: openapi-tools.test.ts runs them, and

@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createMcpApp, InvalidTokenError, TypediContainerAdapter } from '@armature/core';
+import { apiKeyHeader, callerBearerToken, OpenApiClient } from '@armature/openapi';
 import { createTestingApp, type TestingApp } from '@armature/testing';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ContainerInstance } from 'typedi';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyHeader, OpenApiClient } from '../src/index.js';
 import { PetstoreApi } from './generated/petstore/petstore.api.js';
 import { PetstoreServer } from './generated/petstore/petstore.server.js';
 
@@ -198,22 +201,70 @@ describe('the client options', () => {
     }
   });
 
-  it('forwards the caller token by default, and refuses a call without an authenticated caller before the HTTP call', async () => {
+  it("the generated client sends the document's API key scheme, with the key and base URL from the environment", async () => {
     process.env.PETSTORE_API_URL = baseUrl;
+    process.env.PETSTORE_API_KEY = 'key-from-env';
     const t = await createTestingApp({ servers: [PetstoreServer] }).compile();
+    try {
+      const pet = await t.callTool('showPetById', { petId: 1 });
+      expect(pet.structuredContent).toEqual({ id: 1, name: 'Rex' });
+      expect(seen.map(({ url, headers }) => [url, headers['x-api-key']])).toEqual([['/v1/pets/1', 'key-from-env']]);
+    } finally {
+      delete process.env.PETSTORE_API_URL;
+      delete process.env.PETSTORE_API_KEY;
+      await t.close();
+    }
+  });
+
+  it('callerBearerToken refuses a call without an authenticated caller before the HTTP call', async () => {
+    const t = await createTestingApp({ servers: [PetstoreServer] })
+      .overrideProvider(PetstoreApi)
+      .useValue(new OpenApiClient({ baseUrl, credentials: callerBearerToken(() => 'never') }))
+      .compile();
     try {
       const refused = await t.callTool('showPetById', { petId: 1 });
       expect(refused.isError).toBe(true);
       expect(refused.content).toEqual([
         {
           type: 'text',
-          text: "showPetById (GET /pets/{petId}) forwards the caller's token, and this call has no authenticated caller. Serve the app with auth (docs/auth.md), or give the API's OpenApiClient other credentials (apiKeyHeader, bearerToken).",
+          text: "showPetById (GET /pets/{petId}) calls the API as the MCP caller, and this call has no authenticated caller. Serve the app with auth (docs/auth.md), or give the API's OpenApiClient fixed credentials (apiKeyHeader, bearerToken).",
         },
       ]);
       expect(seen).toEqual([]);
     } finally {
-      delete process.env.PETSTORE_API_URL;
       await t.close();
+    }
+  });
+
+  it('callerBearerToken sends the token it gets for the MCP caller (Streamable HTTP with auth), never the MCP token', async () => {
+    const verifier = {
+      async verify(token: string) {
+        if (token !== 'token-of-ada') throw new InvalidTokenError('unknown token');
+        return { token, clientId: 'desk', scopes: [], extra: { sub: 'ada' } };
+      },
+    };
+    const container = new TypediContainerAdapter(new ContainerInstance('openapi-forward')).override(
+      PetstoreApi,
+      new OpenApiClient({ baseUrl, credentials: callerBearerToken((principal) => `api-token-for-${String(principal.extra?.sub)}`) }),
+    );
+    const listener = await createMcpApp(PetstoreServer, { container }).listenHttp({
+      host: '127.0.0.1',
+      port: 0,
+      auth: { verifier, resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://auth.example.com'] },
+    });
+    const client = new Client({ name: 'forward', version: '1.0.0' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(listener.url), { authProvider: { token: async () => 'token-of-ada' } }),
+      );
+      const pet = await client.callTool({ name: 'showPetById', arguments: { petId: 5 } });
+      expect(pet.structuredContent).toEqual({ id: 5, name: 'Rex' });
+      expect(seen.map(({ method, url, headers }) => [method, url, headers.authorization])).toEqual([
+        ['GET', '/v1/pets/5', 'Bearer api-token-for-ada'],
+      ]);
+    } finally {
+      await client.close();
+      await listener.close();
     }
   });
 });

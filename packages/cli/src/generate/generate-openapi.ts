@@ -90,6 +90,6 @@ export async function planOpenApi(project: Project, source: string, options: Gen
   return {
     files,
     summary: `${rendered.tools.length} OpenAPI tool(s) in ${rendered.serverClass}: ${rendered.tools.map((tool) => tool.toolName).join(', ')}`,
-    next: `Set ${rendered.baseUrlVariable} to the API's URL, and the credentials in src/${rendered.files.find((file) => file.userOwned)?.path} (default: the MCP caller's bearer token). Run this again when the document changes.`,
+    next: `Set ${rendered.baseUrlVariable} to the API's URL; its credentials are set in src/${rendered.files.find((file) => file.userOwned)?.path}. Run this again when the document changes.`,
   };
 }

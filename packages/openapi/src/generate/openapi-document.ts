@@ -7,6 +7,7 @@ export interface OpenApiDocument {
   readonly servers?: ReadonlyArray<{ readonly url: string }>;
   readonly paths?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly components?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly security?: ReadonlyArray<Readonly<Record<string, unknown>>>;
 }
 
 export class OpenApiDocumentError extends Error {

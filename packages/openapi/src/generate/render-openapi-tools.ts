@@ -1,5 +1,5 @@
 import { kebabCase, pascalCase } from './names.js';
-import { type OpenApiDocument, OpenApiDocumentError } from './openapi-document.js';
+import { type OpenApiDocument, OpenApiDocumentError, resolveRef } from './openapi-document.js';
 import { DtoBuilder, type DtoClass, literal } from './schema-to-dto.js';
 import { type OperationFilter, selectOperations, type ToolModel } from './select-operations.js';
 
@@ -138,21 +138,56 @@ ${methods.join('\n\n')}
 `;
 }
 
-function renderApi(document: OpenApiDocument, names: { api: string }, variable: string): string {
+interface SecurityScheme {
+  readonly type?: string;
+  readonly in?: string;
+  readonly name?: string;
+  readonly scheme?: string;
+}
+
+/** The API client's credentials, from the scheme the document asks for first. */
+function credentialsOf(document: OpenApiDocument, prefix: string): { helper?: string; code?: string; note: string } {
+  const schemes = (document.components?.securitySchemes ?? {}) as Record<string, SecurityScheme>;
+  const wanted = Object.keys(document.security?.[0] ?? {})[0] ?? Object.keys(schemes)[0];
+  const scheme = wanted === undefined ? undefined : resolveRef(document, schemes[wanted]);
+  if (!scheme) return { note: 'The document names no security scheme: no credentials are sent.' };
+  if (scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name) {
+    return {
+      helper: 'apiKeyHeader',
+      code: `apiKeyHeader(${literal(scheme.name)}, process.env.${prefix}_KEY ?? '')`,
+      note: `The document asks for an API key in the ${scheme.name} header (${prefix}_KEY).`,
+    };
+  }
+  if (scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer') {
+    return {
+      helper: 'bearerToken',
+      code: `bearerToken(process.env.${prefix}_TOKEN ?? '')`,
+      note: `The document asks for a bearer token (${prefix}_TOKEN).`,
+    };
+  }
+  return { note: `The document asks for ${wanted} (${scheme.type}${scheme.in ? ` in ${scheme.in}` : ''}): set the credentials below.` };
+}
+
+function renderApi(document: OpenApiDocument, names: { api: string }, prefix: string): string {
   const baseUrl = document.servers?.[0]?.url ?? 'http://localhost';
-  return `import { forwardBearerToken, OpenApiClient } from '@armature/openapi';
+  const credentials = credentialsOf(document, prefix);
+  const options = [
+    `baseUrl: process.env.${prefix}_URL ?? ${literal(baseUrl)}`,
+    ...(credentials.code ? [`credentials: ${credentials.code}`] : []),
+  ];
+  return `${importLine(['OpenApiClient', ...(credentials.helper ? [credentials.helper] : [])], '@armature/openapi')}
 import { Service } from 'typedi';
 
-/**
- * Where the ${document.info.title} tools send their calls, and with which credentials. Yours to
- * edit: armature generate openapi writes this file once and leaves it alone afterwards.
- * Credentials: forwardBearerToken() passes on the MCP caller's token; apiKeyHeader(name, key) or
- * bearerToken(token) send a fixed one; any (ctx, operation) => headers function works.
- */
+${jsDoc(`Where the ${document.info.title} tools send their calls, and with which credentials. Yours to edit:
+armature generate openapi writes this file once and leaves it alone afterwards.
+${credentials.note}
+Credentials: apiKeyHeader(name, key) and bearerToken(token) send fixed ones; callerBearerToken(tokenFor)
+a token per MCP caller, which tokenFor gets for the principal (by token exchange, say: the caller's own
+MCP token is never passed on); any (ctx, operation) => headers function works too.`)}
 @Service()
 export class ${names.api} extends OpenApiClient {
   constructor() {
-    super({ baseUrl: process.env.${variable} ?? ${literal(baseUrl)}, credentials: forwardBearerToken() });
+    super(${options.length > 1 ? `{\n${options.map((option) => `      ${option},`).join('\n')}\n    }` : `{ ${options[0]} }`});
   }
 }
 `;
@@ -174,18 +209,18 @@ export function renderOpenApiTools(document: OpenApiDocument, options: RenderOpt
       `no operation of ${options.source} can become a tool:\n${dtos.warnings.map((w) => `  ${w}`).join('\n') || '  it has no paths'}`,
     );
   }
-  const variable = `${base.toUpperCase().replaceAll('-', '_')}_API_URL`;
+  const prefix = `${base.toUpperCase().replaceAll('-', '_')}_API`;
   const files: RenderedFile[] = [
     { path: `${base}/${base}.dto.ts`, content: renderDtos(dtos.ordered(), options.source), userOwned: false },
     { path: `${base}/${base}.server.ts`, content: renderServer(document, base, names, tools, options.source), userOwned: false },
-    { path: `${base}/${base}.api.ts`, content: renderApi(document, names, variable), userOwned: true },
+    { path: `${base}/${base}.api.ts`, content: renderApi(document, names, prefix), userOwned: true },
   ];
   return {
     files,
     serverClass: names.server,
     serverFile: `${base}/${base}.server.ts`,
     apiClass: names.api,
-    baseUrlVariable: variable,
+    baseUrlVariable: `${prefix}_URL`,
     tools,
     warnings: dtos.warnings,
   };
