@@ -4,6 +4,7 @@ import { loadOpenApiDocument, renderOpenApiTools } from '@armature/openapi/gener
 import { describe, expect, it } from 'vitest';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/petstore.yaml', import.meta.url));
+const KITCHEN = fileURLToPath(new URL('./fixtures/kitchen.yaml', import.meta.url));
 // The generated Petstore tools are kept beside the tests: openapi-tools.test.ts runs them, and
 // `pnpm lint` and `pnpm typecheck` read them as a user's project would. UPDATE_GOLDEN=1 rewrites them.
 const GENERATED = new URL('./generated/', import.meta.url);
@@ -24,6 +25,21 @@ describe('renderOpenApiTools', () => {
     expect(rendered.tools.map((tool) => tool.toolName)).toEqual(['listPets', 'createPet', 'showPetById', 'deletePet', 'getInventory']);
     expect(rendered.warnings).toEqual([
       'placeOrder (POST /store/orders) is not generated: its request body is application/x-www-form-urlencoded, not JSON',
+    ]);
+  });
+
+  it('writes the kitchen-sink fixture (3.1 types, inline objects, arrays, formats, a clash with body) as kept in test/generated', async () => {
+    const rendered = renderOpenApiTools(await loadOpenApiDocument(KITCHEN), { source: 'kitchen.yaml' });
+    for (const file of rendered.files) {
+      const golden = new URL(file.path, GENERATED);
+      if (process.env.UPDATE_GOLDEN) writeFileSync(golden, file.content);
+      expect(file.content, file.path).toBe(readFileSync(golden, 'utf8'));
+    }
+    expect(rendered.warnings).toEqual([
+      'postOrdersOrderIdLines: the optional cookie "session" is not sent',
+      'postOrdersOrderIdLines.x-trace: null is not accepted (the argument is optional instead: leave it out)',
+      'PostOrdersOrderIdLinesRequestBody.note: null is not accepted (the argument is optional instead: leave it out)',
+      'PostOrdersOrderIdLinesRequestBody.either: oneOf/anyOf is not validated (any value is accepted and sent as given)',
     ]);
   });
 

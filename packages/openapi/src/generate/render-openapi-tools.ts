@@ -37,7 +37,9 @@ export interface RenderedTools {
 /** `import { A, B } from 'x';` with the names in Biome's order (ASCII, case-insensitive first). */
 function importLine(names: Iterable<string>, from: string): string {
   const sorted = [...new Set(names)].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()) || (a < b ? -1 : 1));
-  return `import { ${sorted.join(', ')} } from '${from}';`;
+  const line = `import { ${sorted.join(', ')} } from '${from}';`;
+  // Biome's line width: a longer import is written one name a line.
+  return line.length <= 140 ? line : `import {\n${sorted.map((name) => `  ${name},`).join('\n')}\n} from '${from}';`;
 }
 
 /** The first line of every file the generator owns (and replaces when run again). */

@@ -61,6 +61,10 @@ export function literal(value: unknown): string {
   if (value.includes("'") && !value.includes('"')) return JSON.stringify(value);
   return `'${JSON.stringify(value).slice(1, -1).replaceAll('\\"', '"').replaceAll("'", "\\'")}'`;
 }
+/** A JSON Schema pattern as a regular expression literal (Biome's preference over `new RegExp`). */
+function regexLiteral(pattern: string): string {
+  return pattern === '' ? '/(?:)/' : `/${pattern.replace(/(?<!\\)\//g, '\\/').replaceAll('\n', '\\n')}/`;
+}
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function typeNames(schema: SchemaObject): string[] {
@@ -123,6 +127,8 @@ export class DtoBuilder {
     const schema = resolveRef(this.document, raw);
     const description = raw.description ?? schema.description;
     const nullable = schema.nullable === true || typeNames(schema).includes('null');
+    // Armature's schemas have no null for a DTO property: a nullable one is optional instead.
+    if (nullable) this.warnings.push(`${where}: null is not accepted (the argument is optional instead: leave it out)`);
     const shape = this.shape(raw, owner, name, where, false);
     const lines = [...(optional || nullable ? [at('IsOptional')] : []), ...shape.decorators];
     return {
@@ -173,7 +179,7 @@ export class DtoBuilder {
           lines.push(at('Length', String(schema.minLength), String(schema.maxLength), ...eachArg));
         else if (schema.minLength !== undefined) lines.push(at('MinLength', String(schema.minLength), ...eachArg));
         else if (schema.maxLength !== undefined) lines.push(at('MaxLength', String(schema.maxLength), ...eachArg));
-        if (schema.pattern !== undefined) lines.push(at('Matches', `new RegExp(${literal(schema.pattern)})`, ...eachArg));
+        if (schema.pattern !== undefined) lines.push(at('Matches', regexLiteral(schema.pattern), ...eachArg));
         if (schema.format === 'uuid') lines.push(at('IsUUID', ...(each ? ['undefined', '{ each: true }'] : [])));
         else if (schema.format === 'email') lines.push(at('IsEmail', ...(each ? ['undefined', '{ each: true }'] : [])));
         else if (schema.format === 'date-time' || schema.format === 'date')
@@ -226,7 +232,7 @@ export class DtoBuilder {
     const name = raw.$ref ? this.componentName(raw.$ref) : inlineName;
     if (this.classes.has(name) || this.building.has(name)) return name;
     this.building.add(name);
-    const doc = schema.description ?? (raw.$ref ? `The ${name} schema of the API.` : `The ${inlineName} object.`);
+    const doc = schema.description ?? `The ${raw.$ref ? name : inlineName} object of the API.`;
     const fields = this.fieldsOf(merged, name);
     this.building.delete(name);
     this.addClass({ name, doc, fields });

@@ -92,6 +92,8 @@ function toolOf(
   shared: readonly ParameterObject[],
 ): ToolModel | undefined {
   const inputClass = `${pascalCase(operationId)}Input`;
+  // Inline objects of the arguments are named after the operation: CreatePetBody, CreatePetBodyAddress.
+  const owner = pascalCase(operationId);
   // An operation's own parameter overrides a path-level one of the same name and place.
   const own = (op.parameters ?? []).map((p) => resolveRef(document, p));
   const parameters = [...shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own];
@@ -112,7 +114,7 @@ function toolOf(
     if (taken.has(field)) return skip(`two parameters map to the argument "${field}"`);
     taken.add(field);
     const schema = { ...(parameter.schema ?? { type: 'string' }), description: parameter.description ?? parameter.schema?.description };
-    fields.push(dtos.field(field, schema, parameter.in !== 'path' && !parameter.required, inputClass, `${operationId}.${parameter.name}`));
+    fields.push(dtos.field(field, schema, parameter.in !== 'path' && !parameter.required, owner, `${operationId}.${parameter.name}`));
     mapped.push({ name: parameter.name, in: parameter.in as OpenApiParameter['in'], field });
   }
   let body: string | undefined;
@@ -122,7 +124,7 @@ function toolOf(
     if (!json) return skip(`its request body is ${Object.keys(content.content).join(' or ')}, not JSON`);
     body = taken.has('body') ? 'requestBody' : 'body';
     const schema: SchemaObject = { ...(json[1].schema ?? {}), description: content.description ?? 'The request body.' };
-    fields.push(dtos.field(body, schema, content.required !== true, inputClass, `${operationId}.body`));
+    fields.push(dtos.field(body, schema, content.required !== true, owner, `${operationId}.body`));
   }
   if (fields.length > 0)
     dtos.addClass({ name: inputClass, doc: `The arguments of ${operationId}: ${method.toUpperCase()} ${path}.`, fields });

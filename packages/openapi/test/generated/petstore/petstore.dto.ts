@@ -19,7 +19,7 @@ export class ListPetsInput {
   tag?: string[];
 }
 
-/** The Owner schema of the API. */
+/** The Owner object of the API. */
 export class Owner {
   @Field('How to reach the owner.')
   @IsString()
