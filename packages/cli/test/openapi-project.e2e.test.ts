@@ -49,6 +49,19 @@ describe('armature generate openapi in a project installed from packed tarballs 
       expect(unknownTag.stdout + unknownTag.stderr).toContain('the document has no tag "users".\nIts tags: pets, store');
       expect(existsSync(join(root, 'src/petstore'))).toBe(false);
 
+      const planned = await installedArmature(root, ['generate', 'openapi', 'petstore.yaml', '--tags', 'pets', '--dry-run']);
+      expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+      expect(planned.stdout).toContain(
+        [
+          'Would generate 4 OpenAPI tool(s) in PetstoreServer: listPets, createPet, showPetById, deletePet (dry run: nothing written):',
+          '  create    src/petstore/petstore.dto.ts',
+          '  create    src/petstore/petstore.server.ts',
+          '  create    src/petstore/petstore.api.ts',
+          '  update    src/app.ts  (adds PetstoreServer to servers)',
+        ].join('\n'),
+      );
+      expect(existsSync(join(root, 'src/petstore'))).toBe(false);
+
       const generated = await installedArmature(root, ['generate', 'openapi', 'petstore.yaml', '--tags', 'pets']);
       expect(generated.code, generated.stdout + generated.stderr).toBe(0);
       expect(generated.stdout).toContain('4 OpenAPI tool(s) in PetstoreServer: listPets, createPet, showPetById, deletePet');

@@ -18,6 +18,8 @@ export const OPENAPI_MESSAGES = {
     `${call(operation)} did not answer within ${ms} ms. Try again later, or raise timeoutMs of the API's OpenApiClient.`,
   unreachable: (operation: OpenApiOperation, url: string, cause: unknown) =>
     `${call(operation)} could not reach ${url}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`,
+  tooLarge: (operation: OpenApiOperation, limit: number) =>
+    `${call(operation)} answered more than ${limit} bytes. Ask for less (a smaller page, a filter), or raise maxResponseBytes of the API's OpenApiClient.`,
   badJson: (operation: OpenApiOperation, body: string) =>
     `${call(operation)} answered with a JSON content type but a body that is not JSON: ${excerpt(body)}`,
   missingPathValue: (operation: OpenApiOperation, name: string) =>

@@ -13,11 +13,17 @@ export interface OpenApiClientOptions {
   headers?: Readonly<Record<string, string>>;
   /** Milliseconds one HTTP call may take before the tool fails. Default 30 000. */
   timeoutMs?: number;
+  /**
+   * Most bytes of an answer the tool reads: a bigger one is a tool error, so one call cannot fill
+   * the server's memory or the model's context. Default 1 MB.
+   */
+  maxResponseBytes?: number;
   /** The fetch to call. Default: the global `fetch`. */
   fetch?: typeof fetch;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
 
 /**
  * Calls the REST API behind generated OpenAPI tools: one HTTP call per tool call, with the
@@ -56,12 +62,14 @@ export class OpenApiClient {
     } catch (error) {
       throw this.failure(operation, request.url, error, ctx, timeout);
     }
-    let body: string;
+    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    let body: string | undefined;
     try {
-      body = await response.text();
+      body = await readBody(response, limit);
     } catch (error) {
       throw this.failure(operation, request.url, error, ctx, timeout);
     }
+    if (body === undefined) throw new ToolError(OPENAPI_MESSAGES.tooLarge(operation, limit));
     if (!response.ok) {
       throw new ToolError(OPENAPI_MESSAGES.httpStatus(operation, response.status, response.statusText, body), {
         status: response.status,
@@ -77,6 +85,25 @@ export class OpenApiClient {
     if (timeout.aborted) return new ToolError(OPENAPI_MESSAGES.timedOut(operation, this.timeoutMs));
     return new ToolError(OPENAPI_MESSAGES.unreachable(operation, `${url.origin}${url.pathname}`, error));
   }
+}
+
+/** The answer's text, or undefined (and the stream cancelled) once it passes `limit` bytes. */
+async function readBody(response: Response, limit: number): Promise<string | undefined> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A success answer as the value a tool returns (Armature turns an object into structuredContent). */

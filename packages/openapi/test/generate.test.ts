@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { loadOpenApiDocument, renderOpenApiTools } from '@armature/openapi/generate';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +60,24 @@ describe('renderOpenApiTools', () => {
       'the document has no tag "users", no operationId "getPet".\nIts tags: pets, store\n' +
         'Its operationIds: listPets, createPet, showPetById, deletePet, getInventory, placeOrder',
     );
+  });
+
+  it('reads the document from an http URL as from a file', async () => {
+    const yaml = readFileSync(FIXTURE, 'utf8');
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/yaml' });
+      res.end(yaml);
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/openapi.yaml`;
+      const fromUrl = renderOpenApiTools(await loadOpenApiDocument(url), { source: 'petstore.yaml' });
+      const fromFile = renderOpenApiTools(await loadOpenApiDocument(FIXTURE), { source: 'petstore.yaml' });
+      expect(fromUrl.files).toEqual(fromFile.files);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
   });
 
   it('refuses a document that is not valid OpenAPI 3, saying why', async () => {

@@ -201,6 +201,26 @@ describe('the client options', () => {
     }
   });
 
+  it('fails a call whose answer passes maxResponseBytes (21 bytes pass, 23 do not)', async () => {
+    const t = await createTestingApp({ servers: [PetstoreServer] })
+      .overrideProvider(PetstoreApi)
+      .useValue(new OpenApiClient({ baseUrl, maxResponseBytes: 22 }))
+      .compile();
+    try {
+      const small = await t.callTool('showPetById', { petId: 1 });
+      expect(small.structuredContent).toEqual({ id: 1, name: 'Rex' });
+      const big = await t.callTool('listPets', {});
+      expect(big.content).toEqual([
+        {
+          type: 'text',
+          text: "listPets (GET /pets) answered more than 22 bytes. Ask for less (a smaller page, a filter), or raise maxResponseBytes of the API's OpenApiClient.",
+        },
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("the generated client sends the document's API key scheme, with the key and base URL from the environment", async () => {
     process.env.PETSTORE_API_URL = baseUrl;
     process.env.PETSTORE_API_KEY = 'key-from-env';

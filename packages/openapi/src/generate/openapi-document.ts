@@ -25,7 +25,12 @@ export class OpenApiDocumentError extends Error {
 export async function loadOpenApiDocument(source: string): Promise<OpenApiDocument> {
   let bundled: OpenApiDocument;
   try {
-    bundled = (await SwaggerParser.bundle(source)) as unknown as OpenApiDocument;
+    // The parser refuses internal addresses (localhost, private networks) by default, against
+    // $refs that reach into a network. A document URL given on the command line is the user's
+    // choice, often a local dev server's /openapi.json: its host is allowed. A file's $refs keep
+    // the default.
+    const remote = /^https?:\/\//i.test(source);
+    bundled = (await SwaggerParser.bundle(source, { resolve: { http: { safeUrlResolver: !remote } } })) as unknown as OpenApiDocument;
     // validate() dereferences what it is given: keep the bundled document's $refs intact.
     await SwaggerParser.validate(structuredClone(bundled) as never);
   } catch (error) {
