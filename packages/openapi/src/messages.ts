@@ -26,5 +26,5 @@ export const OPENAPI_MESSAGES = {
     `${call(operation)}: no value for the path parameter "${name}" (the generated DTO marks it required: regenerate it from the document)`,
   noPrincipal: (operation: OpenApiOperation) =>
     `${call(operation)} calls the API as the MCP caller, and this call has no authenticated caller. Serve the app with auth (docs/auth.md), or give the API's OpenApiClient fixed credentials (apiKeyHeader, bearerToken).`,
-  noEmptyBaseUrl: () => 'OpenApiClient needs a baseUrl such as https://api.example.com/v1 (the servers[0].url of the document).',
+  noBaseUrl: () => 'OpenApiClient needs a baseUrl such as https://api.example.com/v1 (the servers[0].url of the document).',
 } as const;

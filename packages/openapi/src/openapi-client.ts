@@ -41,7 +41,7 @@ export class OpenApiClient {
   private readonly timeoutMs: number;
 
   constructor(private readonly options: OpenApiClientOptions) {
-    if (!options.baseUrl) throw new Error(OPENAPI_MESSAGES.noEmptyBaseUrl());
+    if (!options.baseUrl) throw new Error(OPENAPI_MESSAGES.noBaseUrl());
     this.baseUrl = options.baseUrl;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
