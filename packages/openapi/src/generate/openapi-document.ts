@@ -61,6 +61,6 @@ export function resolveRef<T>(document: OpenApiDocument, value: T): T {
   return current as T;
 }
 
-export function isRef(value: unknown): value is { $ref: string } {
+function isRef(value: unknown): value is { $ref: string } {
   return typeof value === 'object' && value !== null && typeof (value as { $ref?: unknown }).$ref === 'string';
 }

@@ -26,7 +26,6 @@ export interface RenderedTools {
   readonly serverClass: string;
   /** The server file, relative to `src/`. */
   readonly serverFile: string;
-  readonly apiClass: string;
   /** The environment variable the API client reads its base URL from. */
   readonly baseUrlVariable: string;
   readonly tools: readonly ToolModel[];
@@ -221,7 +220,6 @@ export function renderOpenApiTools(document: OpenApiDocument, options: RenderOpt
     files,
     serverClass: names.server,
     serverFile: `${base}/${base}.server.ts`,
-    apiClass: names.api,
     baseUrlVariable: `${prefix}_URL`,
     tools,
     warnings: dtos.warnings,
