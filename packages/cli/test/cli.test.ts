@@ -252,7 +252,11 @@ describe('armature generate in a project', () => {
       'error: no @McpServer class is called BillingServer. The servers are:\n  WeatherServer (src/weather/weather.server.ts)',
     );
     expect(await p.run('generate', 'widget', 'x')).toBe(1);
-    expect(p.lines.at(-1)).toBe('error: unknown kind "widget". Kinds: server, tool, resource, prompt, dto');
+    expect(p.lines.at(-1)).toBe('error: unknown kind "widget". Kinds: server, tool, resource, prompt, dto, openapi');
+    expect(await p.run('generate', 'openapi', 'petstore.yaml')).toBe(1);
+    expect(p.lines.at(-1)).toBe(
+      `error: no OpenAPI document at ${join(p.cwd, 'weather-mcp', 'petstore.yaml')}: give a file (JSON or YAML) or an http(s) URL`,
+    );
     expect(await p.run('generate', 'dto', 'x', '--fields', 'a:float')).toBe(1);
     expect(p.lines.at(-1)).toMatch(/^error: "a:float": unknown type "float"/);
     expect(await p.run('generate', 'prompt', 'p', '--fields', 'n:int')).toBe(1);
