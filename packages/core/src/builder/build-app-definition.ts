@@ -5,6 +5,7 @@ import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerKind, HandlerMetadataArgs } from '../metadata/metadata-args.js';
 import { getMetadataStorage, type MetadataStorage } from '../metadata/metadata-storage.js';
 import { prototypeChain } from '../metadata/prototype-chain.js';
+import { checkAppResources } from './build-app-ui.js';
 import { PlanContext } from './build-call-plan.js';
 import { buildPrompt } from './build-prompt.js';
 import { buildResource, buildResourceTemplate } from './build-resources.js';
@@ -95,6 +96,7 @@ export function buildAppDefinition(
     }
   }
 
+  checkAppResources(tools.values(), resources, problems);
   problems.push(...containerProblems);
   if (problems.length > 0) throw new ArmatureBuildError(problems);
 
