@@ -20,21 +20,17 @@ class AddInput {
 
 @McpServer({ name: 'counter', version: '1.0.0' })
 class CounterServer {
-  private total = 0;
-
   @Tool({
     description: 'Adds to the counter and shows it',
     outputSchema: { type: 'object', properties: { total: { type: 'integer' } }, required: ['total'] },
     ui: { resource: VIEW },
   })
   add(input: AddInput) {
-    this.total += input.by;
-    return { total: this.total };
+    return { total: input.by };
   }
 
   @Tool({ description: 'Resets the counter (from its app only)', ui: { resource: VIEW, visibility: ['app'] } })
   reset() {
-    this.total = 0;
     return 'reset';
   }
 
