@@ -31,7 +31,7 @@ export const ${constName} = \`<!doctype html>
   </head>
   <body>
     <p id="message">Waiting for the tool's result...</p>
-    <button id="again" disabled>Call ${toolName} again</button>
+    <button type="button" id="again" disabled>Call ${toolName} again</button>
     <script type="module">
       const message = document.getElementById('message');
       const pending = new Map();
