@@ -98,6 +98,7 @@ describe.each(transports)('MCP Apps, %s', (_name, connect) => {
     expect(added.structuredContent).toEqual({ total: 2 });
     const reset = await client.callTool({ name: 'reset', arguments: {} });
     expect(reset.isError).toBeFalsy();
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Available tools: add, reset$/);
   });
 
   it('a client without the extension sees plain tools: no _meta.ui, and not the app-only tool', async () => {
@@ -109,7 +110,9 @@ describe.each(transports)('MCP Apps, %s', (_name, connect) => {
     expect(tools[0]?.outputSchema).toEqual({ type: 'object', properties: { total: { type: 'integer' } }, required: ['total'] });
     // The plain tool still answers with its structured result; the app-only tool is unknown to it.
     expect((await client.callTool({ name: 'add', arguments: { by: 1 } })).structuredContent).toEqual({ total: 1 });
-    await expect(client.callTool({ name: 'reset', arguments: {} })).rejects.toThrow(/Unknown tool/i);
+    // Unknown to it, and not named among the tools it may call.
+    await expect(client.callTool({ name: 'reset', arguments: {} })).rejects.toThrow(/Unknown tool.*Available tools: add$/is);
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Available tools: add$/);
   });
 
   it('a client declaring the extension without the app MIME type is not a host of apps', async () => {

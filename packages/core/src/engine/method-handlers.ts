@@ -2,7 +2,7 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server, t
 import type { CallPlan, PromptDefinition, ResourceTemplateDefinition } from '../builder/definitions.js';
 import { callMessages } from '../messages/call-messages.js';
 import { isAllowed, visibleEntries } from '../runtime/access.js';
-import { plainClientMayCall, plainToolsPage, rendersApps, servesApps } from '../runtime/apps/ui-extension.js';
+import { plainClientMayCall, plainToolsPage, rendersApps, servesApps, visibleTools } from '../runtime/apps/ui-extension.js';
 import { completionKind, resourceKind, unknownPrompt, unknownTool } from '../runtime/call-kinds.js';
 import type { CallRequest } from '../runtime/call-request.js';
 import { type Catalog, paginate } from '../runtime/catalog.js';
@@ -57,7 +57,7 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
     if (!tool || (!plainClientMayCall(tool) && !rendersApps(call)))
       return unknownTool(
         name,
-        (await visibleEntries(app.tools, call)).map((t) => t.name),
+        (await visibleTools(app, call)).map((t) => t.name),
       );
     const task = await asTask?.(tool, params, call);
     if (task) return task;

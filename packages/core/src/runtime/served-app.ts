@@ -18,6 +18,7 @@ import type {
 import type { Middleware } from '../context/execution-context.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { visibleEntries } from './access.js';
+import { visibleTools } from './apps/ui-extension.js';
 import { promptKind, toolKind } from './call-kinds.js';
 import type { RequestEnvironment } from './call-request.js';
 import type { Catalog } from './catalog.js';
@@ -48,9 +49,9 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
 }
 
 /** The kinds that answer an unknown or hidden name with the names this caller may see. */
-export function callKindsOf(app: Pick<ServedApp, 'tools' | 'prompts'>): ServedApp['kinds'] {
+export function callKindsOf(app: ServedApp): ServedApp['kinds'] {
   return {
-    tools: toolKind(async (call) => (await visibleEntries(app.tools, call)).map((t) => t.name)),
+    tools: toolKind(async (call) => (await visibleTools(app, call)).map((t) => t.name)),
     prompts: promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name)),
   };
 }

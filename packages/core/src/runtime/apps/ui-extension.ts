@@ -11,9 +11,18 @@ import type { ServedApp } from '../served-app.js';
 /** What the server adds to its capabilities' `extensions` when a tool has an app. */
 export const UI_EXTENSION_CAPABILITY = { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } };
 
-/** Whether the app has any enabled tool with an app (worked out by the catalog once per change). */
+/** Per list of enabled tools (the catalog's, rebuilt on each change): whether any has an app. */
+const withApps = new WeakMap<readonly object[], boolean>();
+
+/** Whether the app has any enabled tool with an app, worked out once per catalog change. */
 export function servesApps(app: Pick<ServedApp, 'tools'>): boolean {
-  return app.tools.enabledDefinitions().some((tool) => tool.ui !== undefined);
+  const tools = app.tools.enabledDefinitions();
+  let serves = withApps.get(tools);
+  if (serves === undefined) {
+    serves = tools.some((tool) => tool.ui !== undefined);
+    withApps.set(tools, serves);
+  }
+  return serves;
 }
 
 /**
@@ -31,16 +40,22 @@ export function plainClientMayCall(tool: { readonly ui?: { readonly visibility: 
 }
 
 /**
- * One page of `tools/list` for a client that does not render apps: each tool as a plain tool
- * (no `_meta.ui`), and the tools only their app may call left out, as the extension's fallback asks.
+ * The tools the caller sees (its guards asked); for a client that does not render apps, each as a
+ * plain tool (no `_meta.ui`) and without the tools only their app may call, as the extension's
+ * fallback asks.
  */
-export async function plainToolsPage(app: ServedApp, cursor: string | undefined, call: CallRequest) {
-  const views: Tool[] = [];
-  for (const view of await visibleEntries(app.tools, call)) {
+export async function visibleTools(app: ServedApp, call: CallRequest): Promise<readonly Tool[]> {
+  const views = await visibleEntries(app.tools, call);
+  if (!servesApps(app) || rendersApps(call)) return views;
+  return views.flatMap((view) => {
     const tool = app.tools.get(view.name);
-    if (!tool?.ui) views.push(view);
-    else if (plainClientMayCall(tool)) views.push(tool.ui.plain as Tool);
-  }
-  const { items, nextCursor } = paginate(views, cursor, app.pageSize);
+    if (!tool?.ui) return [view];
+    return plainClientMayCall(tool) ? [tool.ui.plain as Tool] : [];
+  });
+}
+
+/** One page of `tools/list` for a client that does not render apps (see `visibleTools`). */
+export async function plainToolsPage(app: ServedApp, cursor: string | undefined, call: CallRequest) {
+  const { items, nextCursor } = paginate(await visibleTools(app, call), cursor, app.pageSize);
   return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
 }
