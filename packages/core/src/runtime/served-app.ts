@@ -49,7 +49,7 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
 }
 
 /** The kinds that answer an unknown or hidden name with the names this caller may see. */
-export function callKindsOf(app: ServedApp): ServedApp['kinds'] {
+export function callKindsOf(app: Pick<ServedApp, 'tools' | 'prompts'>): ServedApp['kinds'] {
   return {
     tools: toolKind(async (call) => (await visibleTools(app, call)).map((t) => t.name)),
     prompts: promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name)),

@@ -1,12 +1,18 @@
 import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { Tool } from '@modelcontextprotocol/server';
+import type { ToolDefinition } from '../../builder/definitions.js';
 import { visibleEntries } from '../access.js';
 import type { CallRequest } from '../call-request.js';
-import { paginate } from '../catalog.js';
-import type { ServedApp } from '../served-app.js';
+import { type Catalog, paginate } from '../catalog.js';
 
 // MCP Apps (the io.modelcontextprotocol/ui extension): how the server advertises it, how a client
 // opts in, and what a client that did not opt in sees. The extension's names are ext-apps' own.
+
+/** What of the served app this needs (served-app.ts builds on this module, so not `ServedApp` itself). */
+interface AppTools {
+  readonly tools: Catalog<ToolDefinition, Tool>;
+  readonly pageSize: number;
+}
 
 /** What the server adds to its capabilities' `extensions` when a tool has an app. */
 export const UI_EXTENSION_CAPABILITY = { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } };
@@ -15,7 +21,7 @@ export const UI_EXTENSION_CAPABILITY = { [EXTENSION_ID]: { mimeTypes: [RESOURCE_
 const withApps = new WeakMap<readonly object[], boolean>();
 
 /** Whether the app has any enabled tool with an app, worked out once per catalog change. */
-export function servesApps(app: Pick<ServedApp, 'tools'>): boolean {
+export function servesApps(app: Pick<AppTools, 'tools'>): boolean {
   const tools = app.tools.enabledDefinitions();
   let serves = withApps.get(tools);
   if (serves === undefined) {
@@ -44,7 +50,7 @@ export function plainClientMayCall(tool: { readonly ui?: { readonly visibility: 
  * plain tool (no `_meta.ui`) and without the tools only their app may call, as the extension's
  * fallback asks.
  */
-export async function visibleTools(app: ServedApp, call: CallRequest): Promise<readonly Tool[]> {
+export async function visibleTools(app: Pick<AppTools, 'tools'>, call: CallRequest): Promise<readonly Tool[]> {
   const views = await visibleEntries(app.tools, call);
   if (!servesApps(app) || rendersApps(call)) return views;
   return views.flatMap((view) => {
@@ -55,7 +61,7 @@ export async function visibleTools(app: ServedApp, call: CallRequest): Promise<r
 }
 
 /** One page of `tools/list` for a client that does not render apps (see `visibleTools`). */
-export async function plainToolsPage(app: ServedApp, cursor: string | undefined, call: CallRequest) {
+export async function plainToolsPage(app: AppTools, cursor: string | undefined, call: CallRequest) {
   const { items, nextCursor } = paginate(await visibleTools(app, call), cursor, app.pageSize);
   return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
 }
