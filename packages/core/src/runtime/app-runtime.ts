@@ -24,6 +24,7 @@ import { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { isAllowed } from './access.js';
+import { UI_EXTENSION_CAPABILITY } from './apps/ui-extension.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
@@ -89,6 +90,8 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
   const hasCompletions =
     [...definition.prompts.values()].some((p) => p.completions.size > 0) ||
     definition.resourceTemplates.some((t) => t.completions.size > 0);
+  const hasTasks = [...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden');
+  const hasApps = [...definition.tools.values()].some((t) => t.ui !== undefined);
   return {
     tools: { listChanged: true },
     logging: {},
@@ -97,8 +100,10 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     ...(hasCompletions || definition.prompts.size > 0 || hasResources ? { completions: {} } : {}),
     // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
     // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
-    ...([...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden')
-      ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, ...TASKS_EXTENSION_CAPABILITY }
+    ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+    // Extensions (SEP-1724): the 2026-07-28 tasks extension, and MCP Apps when a tool has an app.
+    ...(hasTasks || hasApps
+      ? { extensions: { ...(hasTasks ? TASKS_EXTENSION_CAPABILITY.extensions : {}), ...(hasApps ? UI_EXTENSION_CAPABILITY : {}) } }
       : {}),
   };
 }

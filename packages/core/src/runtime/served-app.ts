@@ -19,6 +19,7 @@ import type { Middleware } from '../context/execution-context.js';
 import type { RequestTracing } from '../observability/request-tracing.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { visibleEntries } from './access.js';
+import { visibleTools } from './apps/ui-extension.js';
 import { promptKind, toolKind } from './call-kinds.js';
 import type { RequestEnvironment } from './call-request.js';
 import type { Catalog } from './catalog.js';
@@ -52,7 +53,7 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
 /** The kinds that answer an unknown or hidden name with the names this caller may see. */
 export function callKindsOf(app: Pick<ServedApp, 'tools' | 'prompts'>): ServedApp['kinds'] {
   return {
-    tools: toolKind(async (call) => (await visibleEntries(app.tools, call)).map((t) => t.name)),
+    tools: toolKind(async (call) => (await visibleTools(app, call)).map((t) => t.name)),
     prompts: promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name)),
   };
 }
