@@ -68,8 +68,10 @@ async function connect(capabilities: Record<string, unknown>) {
 
 export async function main(): Promise<void> {
   // #region host-capabilities
-  const capabilities = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } };
+  const capabilities = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
   // #endregion
+  // The names the page shows are the extension's own constants.
+  expectEqual(capabilities, { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } }, 'host capabilities');
   const host = await connect(capabilities);
   const { client } = host;
   expectEqual(
