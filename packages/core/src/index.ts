@@ -27,6 +27,7 @@ export type {
   TaskSupport,
   ToolDefinition,
 } from './builder/definitions.js';
+export { type AppPart, MountedPart, type MountOptions, mount } from './builder/mounted-part.js';
 export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
 export { McpError, ToolError } from './context/errors.js';
 export type {
@@ -63,6 +64,7 @@ export type {
   PromptOptions,
   ResourceOptions,
   ResourceTemplateOptions,
+  TaggedOptions,
   TaskSupportOption,
   ToolOptions,
 } from './metadata/metadata-args.js';
