@@ -152,7 +152,9 @@ describe('composition: classes mounted under prefixes', () => {
     const weather = { _meta: { part: 'weather' } };
     const billing = { _meta: { part: 'billing' } };
     expect((await c.listResources(weather)).resources.map((r) => r.uri)).toEqual(['config://weather/app']);
-    expect((await c.listResourceTemplates(weather)).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['forecast://weather/{city}']);
+    expect((await c.listResourceTemplates(weather)).resourceTemplates.map((t) => [t.name, t.uriTemplate])).toEqual([
+      ['weather_forecast', 'forecast://weather/{city}'],
+    ]);
     expect((await c.readResource({ uri: 'config://weather/app', ...weather })).contents[0]).toMatchObject({ text: 'weather config' });
     expect((await c.readResource({ uri: 'config://billing/app', ...billing })).contents[0]).toMatchObject({ text: 'billing config' });
     expect((await c.readResource({ uri: 'forecast://weather/Oslo', ...weather })).contents[0]).toMatchObject({

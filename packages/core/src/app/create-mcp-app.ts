@@ -105,7 +105,13 @@ export class McpApp {
     const failed = (error: unknown) =>
       process.stderr.write(`[armature] a change notification could not go through the ${stateName} state: ${messageOf(error)}\n`);
     const { tools, prompts, resources, resourceTemplates } = this.runtime;
-    const catalog = new AppCatalog({ tools, prompts, resources, resourceTemplates }, changes, this.state.catalog, failed);
+    const catalog = new AppCatalog(
+      { tools, prompts, resources, resourceTemplates },
+      changes,
+      this.state.catalog,
+      failed,
+      this.runtime.visibility,
+    );
     let shared = Promise.resolve();
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);

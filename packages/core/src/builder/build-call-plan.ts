@@ -7,7 +7,6 @@ import type { Constructor, HandlerKind } from '../metadata/metadata-args.js';
 import type { MetadataStorage } from '../metadata/metadata-storage.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import type { CallPlan, ProviderPlan } from './definitions.js';
-import type { MountedPart } from './mounted-part.js';
 import { type RateLimitPlan, rateLimitPlan } from './rate-limit-plans.js';
 
 type Method = (...args: unknown[]) => unknown;
@@ -39,7 +38,10 @@ export class PlanContext {
    * The context of one mounted part's handlers: the part's guards and interceptors after the
    * app's, its tags before each handler's; providers are still made once for the whole app.
    */
-  forPart(part: MountedPart): PlanContext {
+  forPart(part: {
+    readonly where: string;
+    readonly options: { readonly guards?: readonly unknown[]; readonly interceptors?: readonly unknown[]; readonly tags?: unknown };
+  }): PlanContext {
     const { where } = part;
     return Object.create(this, {
       appGuards: { value: Object.freeze([...this.appGuards, ...this.providersOf<Guard>('guard', part.options.guards ?? [], where)]) },

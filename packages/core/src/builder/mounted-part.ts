@@ -110,13 +110,17 @@ export function resourceIn(definition: ResourceDefinition, part: MountedPart): R
   });
 }
 
-/** A resource template as served in `part` (its pattern prefixed), or undefined when it has no literal scheme. */
+/** A resource template as served in `part` (its pattern and name prefixed), or undefined when it has no literal scheme. */
 export function templateIn(definition: ResourceTemplateDefinition, part: MountedPart): ResourceTemplateDefinition | undefined {
   const uriTemplate = part.uri(definition.descriptor.uriTemplate);
   if (uriTemplate === undefined) return undefined;
+  // Named like a tool: the run-time catalogue (`app.resourceTemplates`) keys templates by name.
+  const name = part.name(definition.name);
   return Object.freeze({
     ...definition,
-    descriptor: deepFreeze({ ...definition.descriptor, uriTemplate }),
+    name,
+    descriptor: deepFreeze({ ...definition.descriptor, uriTemplate, name }),
     template: new UriTemplate(uriTemplate),
+    plan: Object.freeze({ ...definition.plan, name }),
   });
 }

@@ -33,6 +33,7 @@ import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp } from './served-app.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
+import { CatalogVisibility } from './visibility.js';
 
 export interface RuntimeOptions {
   /** Items per page of every list (`tools/list`, `resources/list`, ...). Default 100. */
@@ -75,6 +76,11 @@ export interface RuntimeOptions {
    * keys (`new MemoryRateLimitStore(maxKeys)` for another bound).
    */
   rateLimitStore?: RateLimitStore;
+  /**
+   * Tags whose tools, resources and prompts are hidden from everyone until shown to a session or a
+   * principal (`app.tools.showFor(target, { tags })`), e.g. `['admin']`; see docs/visibility.md.
+   */
+  hiddenTags?: string[];
 }
 
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
@@ -107,7 +113,7 @@ export class AppRuntime implements ServedApp {
   readonly resources: Catalog<ResourceDefinition, Resource>;
   readonly resourceTemplates: Catalog<ResourceTemplateDefinition, ResourceTemplateType>;
   readonly prompts: Catalog<PromptDefinition, Prompt>;
-  readonly broadcaster = new ChangeBroadcaster();
+  readonly broadcaster: ChangeBroadcaster;
   readonly capabilities: ServerCapabilities;
   readonly codec: RequestStateCodecOf;
   readonly pageSize: number;
@@ -122,6 +128,7 @@ export class AppRuntime implements ServedApp {
   /** What the server itself did (refusals, failures, start and stop), for logs and metrics. */
   readonly events = new ServerEvents();
   readonly rateLimiting: RateLimiting;
+  readonly visibility: CatalogVisibility;
 
   /** Every unexpected error Armature answered for: told to the app's observers, then to `onError`. */
   readonly reportError: ToolErrorReporter;
@@ -142,6 +149,8 @@ export class AppRuntime implements ServedApp {
     this.errorFilter = options.errorFilter;
     this.middleware = Object.freeze([...(options.middleware ?? [])]);
     this.maxUriLength = options.maxUriLength ?? 8_192;
+    this.visibility = new CatalogVisibility(options.hiddenTags);
+    this.broadcaster = new ChangeBroadcaster((sessionId) => this.visibility.forgetSession(sessionId));
     this.maxSubscriptionsPerSession = options.maxSubscriptionsPerSession ?? 1_000;
     // requestState comes back from the client: it must be signed, or a client could forge answers.
     this.codec = createRequestStateCodec({

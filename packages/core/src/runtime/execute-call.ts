@@ -68,7 +68,7 @@ export async function executeCall<R, S>(
   request: CallRequest,
   args: unknown,
 ): Promise<R> {
-  if (plan.guarded && !(await isAllowed(plan, 'call', request))) return kind.denied(plan, subject, request);
+  if ((plan.guarded || request.filtered) && !(await isAllowed(plan, 'call', request))) return kind.denied(plan, subject, request);
   // After the guards (a hidden handler is not revealed by its limit), before anything costly.
   if (plan.rateLimits.length > 0 && settings.rateLimiting) {
     const refusal = await settings.rateLimiting.check(plan, kind.label(plan), request);
