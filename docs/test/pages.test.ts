@@ -36,6 +36,7 @@ const GUIDES = [
   'rate-limits.md',
   'observability.md',
   'publishing.md',
+  'openapi.md',
 ];
 
 it('docs/ holds every guide page', () => {

@@ -4,7 +4,7 @@
 // all from the same samples.
 import { performance } from 'node:perf_hooks';
 
-export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'bun', 'deno'] as const;
+export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'bun', 'deno', 'untraced'] as const;
 export type SideName = (typeof SIDES)[number];
 export const SIDE_TITLES: Record<SideName, string> = {
   armature: 'Armature',
@@ -18,6 +18,8 @@ export const SIDE_TITLES: Record<SideName, string> = {
   // The same Armature server (tsc's output) run by Bun and by Deno instead of Node, for the runtime lines.
   bun: 'Armature on Bun',
   deno: 'Armature on Deno',
+  // The same Armature app built with `telemetry: false`, the anchor of the instrumentation's cost.
+  untraced: 'Armature telemetry off',
 };
 
 /** How the subject's median must compare with the anchor's. */
@@ -62,6 +64,12 @@ export interface Scenario {
   targets: readonly [Target, ...Target[]];
   /** Passes for this scenario when it cannot afford the run's (e.g. 100k calls each). */
   passes?: number;
+  /**
+   * Judge by the median of the per-pass ratios (subject and anchor sampled back to back in each
+   * pass) rather than the ratio of the medians: load that drifts between passes on a shared
+   * machine then cancels out, which a goal of a few percent needs.
+   */
+  paired?: boolean;
   /** Starts what the scenario needs, checks that every side answers the same, warms up. */
   open(): Promise<Opened>;
 }
@@ -99,8 +107,12 @@ export function meets(goal: Goal, relative: number): boolean {
   return goal.kind === 'ratio-at-least' ? relative >= goal.value : relative <= goal.value;
 }
 
-/** Every target of `scenario` judged on `medians`. */
-export function judge(scenario: Scenario, medians: Partial<Record<SideName, number>>): Verdict[] {
+/** Every target of `scenario` judged on `medians` (on the per-pass ratios of `samples` when it is `paired`). */
+export function judge(
+  scenario: Scenario,
+  medians: Partial<Record<SideName, number>>,
+  samples?: Partial<Record<SideName, number[]>>,
+): Verdict[] {
   return scenario.targets.map((target) => {
     const subject = medians[target.subject ?? 'armature'];
     const anchor = medians[target.anchor];
@@ -109,7 +121,12 @@ export function judge(scenario: Scenario, medians: Partial<Record<SideName, numb
         `${scenario.id}: a target compares ${target.subject ?? 'armature'} with ${target.anchor}, which were not both measured`,
       );
     }
-    const relative = relativeOf(target.goal, subject, anchor);
+    const bySubject = samples?.[target.subject ?? 'armature'];
+    const byAnchor = samples?.[target.anchor];
+    const relative =
+      scenario.paired && bySubject && byAnchor
+        ? median(bySubject.map((value, pass) => relativeOf(target.goal, value, byAnchor[pass] as number)))
+        : relativeOf(target.goal, subject, anchor);
     return { target, relative, pass: meets(target.goal, relative) };
   });
 }
@@ -134,7 +151,7 @@ export async function runScenario(scenario: Scenario, passes: number): Promise<R
   }
   const medians: Partial<Record<SideName, number>> = {};
   for (const name of names) medians[name] = median(samples[name] as number[]);
-  const verdicts = judge(scenario, medians);
+  const verdicts = judge(scenario, medians, samples);
   return {
     scenario,
     samples,

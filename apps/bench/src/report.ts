@@ -101,6 +101,7 @@ const COLORS: Record<SideName, string> = {
   memory: '#93c5fd',
   bun: '#f59e0b',
   deno: '#0f766e',
+  untraced: '#a855f7',
 };
 const LOW = 1 / 8;
 const HIGH = 16;
@@ -138,8 +139,28 @@ export function svgChart(rows: readonly Row[]): string {
     const clamped = Math.min(HIGH, Math.max(LOW, value));
     return LABEL + ((Math.log2(clamped) - Math.log2(LOW)) / (Math.log2(HIGH) - Math.log2(LOW))) * (RIGHT - LABEL);
   };
+  // Legend entries side by side, each as wide as its title (about 7 px a character at 12 px), on as
+  // many rows as they need; the bars start below them.
+  const legend: string[] = [];
+  let [left, top] = [LABEL, 8];
+  const entry = (width: number) => {
+    if (left + width > WIDTH) [left, top] = [LABEL, top + 20];
+    const at = left;
+    left += width;
+    return at;
+  };
+  for (const side of SIDES) {
+    const at = entry(30 + SIDE_TITLES[side].length * 7);
+    legend.push(
+      `<rect x="${at}" y="${top}" width="12" height="12" fill="${COLORS[side]}"/><text x="${at + 16}" y="${top + 10}" font-size="12">${SIDE_TITLES[side]}</text>`,
+    );
+  }
+  const goalAt = entry(110);
+  legend.push(
+    `<line x1="${goalAt}" x2="${goalAt}" y1="${top - 2}" y2="${top + 14}" stroke="#dc2626" stroke-width="2"/><text x="${goalAt + 6}" y="${top + 10}" font-size="12">Armature goal</text>`,
+  );
   const parts: string[] = [];
-  let y = 44;
+  let y = top + 36;
   for (const row of rows) {
     const sides = SIDES.filter((side) => row.medians[side] !== undefined);
     const height = sides.length * (BAR + 2);
@@ -177,20 +198,8 @@ export function svgChart(rows: readonly Row[]): string {
   }
   const ticks = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16].map(
     (t) =>
-      `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="36" y2="${y}" stroke="${t === 1 ? '#111827' : '#e5e7eb'}"/>` +
+      `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top + 28}" y2="${y}" stroke="${t === 1 ? '#111827' : '#e5e7eb'}"/>` +
       `<text x="${x(t).toFixed(1)}" y="${y + 14}" text-anchor="middle" font-size="11">${t < 1 ? `1/${1 / t}` : t}x</text>`,
-  );
-  // Legend entries side by side, each as wide as its title (about 7 px a character at 12 px).
-  const legend: string[] = [];
-  let left = LABEL;
-  for (const side of SIDES) {
-    legend.push(
-      `<rect x="${left}" y="8" width="12" height="12" fill="${COLORS[side]}"/><text x="${left + 16}" y="18" font-size="12">${SIDE_TITLES[side]}</text>`,
-    );
-    left += 30 + SIDE_TITLES[side].length * 7;
-  }
-  legend.push(
-    `<line x1="${left}" x2="${left}" y1="6" y2="22" stroke="#dc2626" stroke-width="2"/><text x="${left + 6}" y="18" font-size="12">Armature goal</text>`,
   );
   legend.push(
     `<text x="${(LABEL + RIGHT) / 2}" y="${y + 30}" text-anchor="middle" font-size="11" fill="#374151">speed relative to the anchor (1x), log scale: higher is better</text>`,

@@ -15,6 +15,12 @@ export interface Settings {
   httpConnections: number;
   /** Sequential calls per in-memory sample. */
   inMemoryCalls: number;
+  /**
+   * Sequential calls per sample of the instrumentation's cost, and its passes: a 2% goal needs
+   * samples long enough for scheduling noise to average out, and more of them.
+   */
+  telemetryCalls: number;
+  telemetryPasses: number;
   /** Full tools/list walks (every page) per sample. */
   listWalks: number;
   /** Untimed walks per side before the first sample, as `warmupCalls` for the throughput scenarios. */
@@ -33,6 +39,8 @@ export const FULL: Settings = {
   httpCalls: 10_000,
   httpConnections: 32,
   inMemoryCalls: 5_000,
+  telemetryCalls: 20_000,
+  telemetryPasses: 41,
   listWalks: 100,
   listWarmupWalks: 200,
   memoryCalls: 100_000,
@@ -48,6 +56,8 @@ export const QUICK: Settings = {
   httpCalls: 100,
   httpConnections: 32,
   inMemoryCalls: 200,
+  telemetryCalls: 5_000,
+  telemetryPasses: 21,
   listWalks: 2,
   listWarmupWalks: 3,
   memoryCalls: 2_000,

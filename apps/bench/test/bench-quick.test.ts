@@ -29,6 +29,7 @@ const LINES: [string, ...[string, string][]][] = [
   ['http session add', [RATIO, '>= 3\\.00x']],
   ['in-memory add', [RATIO, '>= 2\\.00x']],
   ['in-memory search', [RATIO, '>= 2\\.00x']],
+  ['telemetry cost add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.98x']],
   ['cold start 2', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
   ['cold start 500', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
   ['tools/list 500', [RATIO, '<= 1\\.10x']],
@@ -78,7 +79,7 @@ describe('bench --quick', () => {
       original.replace(between(original), ''),
     );
     expect(between(written)).toContain(
-      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature vs anchor | goal | verdict |',
+      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature vs anchor | goal | verdict |',
     );
     if (RedisServer.installed()) {
       expect(between(written)).toMatch(/^\| redis 2026 add \| .* \| report \| n\/a \|$/m);

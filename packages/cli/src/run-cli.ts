@@ -29,6 +29,7 @@ const HELP = `armature ${VERSION}: scaffold, grow, inspect and run Armature MCP 
 Usage
   armature new <name> [options]             a new project (same as npm create armature@latest)
   armature generate <kind> <name> [options] add code and its test; kinds: ${GENERATE_KINDS.join(', ')}
+  armature generate openapi <file-or-url>   tools calling a REST API, from its OpenAPI 3.0/3.1 document
   armature inspect [entry] [options]        print and lint the tools, resources and prompts
   armature dev [entry] [options] [-- args]  run the server with vite-node, restarting on changes
   armature check [folder]                   find DTO properties with no decorator (default src), without running them
@@ -44,7 +45,8 @@ new
   -y, --yes                  take the defaults, ask nothing
 
 generate
-  --server <name>            the @McpServer class for a tool, resource or prompt (or a DTO's folder)
+  --server <name>            the @McpServer class for a tool, resource or prompt (or a DTO's folder);
+                             openapi: the name of the server it writes (default: the document's title)
   --fields "<list>"          input DTO / prompt arguments / template variables, e.g.
                              "city:string:1..64, days?:int:1..14, units?:enum:metric|imperial, raw?:boolean"
                              types: string (range = length), string[] (range = items), int, number
@@ -53,6 +55,8 @@ generate
   --output "<list>"          fields of a tool's output DTO (default "result:string")
   --read-only                the tool changes nothing (readOnlyHint: true; default false)
   --uri <uri>                a resource's URI; {variables} make it a resource template
+  --tags <a,b>               openapi: only the operations with one of these tags
+  --operations <id,id>       openapi: only these operationIds (with --tags: those too)
   --no-format                do not run the project's Biome on the written files
 
 inspect
@@ -252,6 +256,8 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
             output: { type: 'string' },
             'read-only': { type: 'boolean' },
             uri: { type: 'string' },
+            tags: { type: 'string' },
+            operations: { type: 'string' },
             'no-format': { type: 'boolean' },
             force: { type: 'boolean' },
             'dry-run': { type: 'boolean' },
@@ -269,6 +275,8 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
             output: values.output,
             readOnly: values['read-only'],
             uri: values.uri,
+            tags: values.tags,
+            operations: values.operations,
             format: !values['no-format'],
             force: values.force,
             dryRun: values['dry-run'],

@@ -252,11 +252,41 @@ describe('armature generate in a project', () => {
       'error: no @McpServer class is called BillingServer. The servers are:\n  WeatherServer (src/weather/weather.server.ts)',
     );
     expect(await p.run('generate', 'widget', 'x')).toBe(1);
-    expect(p.lines.at(-1)).toBe('error: unknown kind "widget". Kinds: server, tool, resource, prompt, dto');
+    expect(p.lines.at(-1)).toBe('error: unknown kind "widget". Kinds: server, tool, resource, prompt, dto, app, openapi');
+    expect(await p.run('generate', 'openapi', 'petstore.yaml')).toBe(1);
+    expect(p.lines.at(-1)).toBe(
+      `error: no OpenAPI document at ${join(p.cwd, 'weather-mcp', 'petstore.yaml')}: give a file (JSON or YAML) or an http(s) URL`,
+    );
     expect(await p.run('generate', 'dto', 'x', '--fields', 'a:float')).toBe(1);
     expect(p.lines.at(-1)).toMatch(/^error: "a:float": unknown type "float"/);
     expect(await p.run('generate', 'prompt', 'p', '--fields', 'n:int')).toBe(1);
     expect(p.lines.at(-1)).toBe('error: prompt arguments are strings in MCP: give each field the type string or enum');
+  });
+
+  it('generate app writes the HTML module, the tool with its ui and the @AppResource, and its test; refuses it twice', async () => {
+    const p = await project();
+    expect(await p.run('generate', 'app', 'counter', '--no-format')).toBe(0);
+    expect(p.lines.at(-2)).toBe(
+      [
+        'Generated app "counter" (ui://weather/counter.html) in WeatherServer:',
+        '  create    src/weather/apps/counter.view.ts',
+        '  update    src/weather/weather.server.ts  (adds WeatherServer.counter and counterView)',
+        '  create    test/weather/counter.app.test.ts',
+      ].join('\n'),
+    );
+    const root = join(p.cwd, 'weather-mcp');
+    const server = readFileSync(join(root, 'src/weather/weather.server.ts'), 'utf8');
+    expect(server).toContain("ui: { resource: 'ui://weather/counter.html' },");
+    expect(server).toContain("@AppResource({ uri: 'ui://weather/counter.html', name: 'counter-view'");
+    expect(server).toContain("import { counterHtml } from './apps/counter.view.js';");
+    expect(readFileSync(join(root, 'src/weather/apps/counter.view.ts'), 'utf8')).toContain("name: 'counter', arguments: {}");
+    expect(readFileSync(join(root, 'test/weather/counter.app.test.ts'), 'utf8')).toContain(
+      "clientCapabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } },",
+    );
+    expect(await p.run('generate', 'app', 'counter')).toBe(1);
+    expect(p.lines.at(-1)).toBe(
+      'error: WeatherServer already has a member called counter (src/weather/weather.server.ts). Pick another name.',
+    );
   });
 
   it('needs a project around it', async () => {

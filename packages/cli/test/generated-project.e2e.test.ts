@@ -141,6 +141,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       ['generate', 'resource', 'settings', '--server', 'weather'],
       ['generate', 'resource', 'city', '--server', 'weather', '--uri', 'weather://cities/{city}'],
       ['generate', 'prompt', 'summarize', '--server', 'weather', '--fields', 'text:string:1..10000, tone?:enum:formal|casual'],
+      ['generate', 'app', 'counter', '--server', 'weather'],
     ];
     for (const args of commands) {
       const result = await cli(args);
@@ -169,6 +170,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       'test/weather/settings.resource.test.ts',
       'test/weather/city.resource.test.ts',
       'test/weather/summarize.prompt.test.ts',
+      'test/weather/counter.app.test.ts',
     ]) {
       expect(byFile.get(file)?.length ?? 0, `${file} ran`).toBeGreaterThan(0);
       expect(new Set(byFile.get(file)), file).toEqual(new Set(['passed']));
@@ -229,7 +231,9 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
               }),
               await client.callTool({ name: 'create_invoice', arguments: { customer: 'ACME', amount: 12.5 } }),
               await client.callTool({ name: 'create_invoice', arguments: { customer: 'AC', amount: 0.1 } }),
+              await client.callTool({ name: 'counter', arguments: {} }),
             ],
+            app: await client.readResource({ uri: 'ui://weather/counter.html' }),
           };
         } finally {
           await client.close();
@@ -238,8 +242,19 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       const compiled = await answers('dist/main.js');
       const bundled = await answers('dist/bundle/main.mjs');
       expect(bundled).toEqual(compiled);
-      expect(compiled.tools.tools.map((tool) => tool.name).sort()).toEqual(['create_invoice', 'get_forecast', 'greet', 'plan_trip']);
-      expect(compiled.calls.map((call) => call.isError ?? false)).toEqual([false, true, false, true, false, true, false, true]);
+      expect(compiled.tools.tools.map((tool) => tool.name).sort()).toEqual([
+        'counter',
+        'create_invoice',
+        'get_forecast',
+        'greet',
+        'plan_trip',
+      ]);
+      expect(compiled.calls.map((call) => call.isError ?? false)).toEqual([false, true, false, true, false, true, false, true, false]);
+      // The app's HTML (a module of the project) is in the bundle, served with the MCP App MIME type.
+      expect(compiled.app.contents[0]).toMatchObject({
+        mimeType: 'text/html;profile=mcp-app',
+        text: expect.stringContaining('ui/initialize'),
+      });
       expect(JSON.stringify(compiled.calls[5])).toContain('start.zip');
     },
     STEP,
@@ -271,6 +286,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
         );
         try {
           expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+            'counter',
             'create_invoice',
             'get_forecast',
             'greet',
@@ -328,7 +344,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
     async () => {
       const result = await cli(['inspect', '--strict'], STEP);
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stdout).toContain('weather-mcp 0.1.0: 4 tools, 1 resource, 1 resource template, 1 prompt');
+      expect(result.stdout).toContain('weather-mcp 0.1.0: 5 tools, 2 resources, 1 resource template, 1 prompt');
       expect(result.stdout).toContain('      city: string, 1..64 chars, required. City');
       // Nested DTOs are printed with their own fields.
       expect(result.stdout).toContain(
@@ -408,6 +424,25 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       } finally {
         writeFileSync(server, serverBefore);
         writeFileSync(input, inputBefore);
+      }
+    },
+    STEP,
+  );
+
+  it(
+    'the generated app test fails when the tool loses its app',
+    async () => {
+      const server = join(root, 'src/weather/weather.server.ts');
+      const before = edit(server, "ui: { resource: 'ui://weather/counter.html' },", '');
+      try {
+        const tests = await projectTests(root, 'npm', ['test/weather/counter.app.test.ts']);
+        expect(tests.code).not.toBe(0);
+        const failed = Object.entries(tests.statuses)
+          .filter(([, status]) => status === 'failed')
+          .map(([name]) => name);
+        expect(failed).toEqual(['test/weather/counter.app.test.ts > app counter is advertised with its app to hosts that render MCP Apps']);
+      } finally {
+        writeFileSync(server, before);
       }
     },
     STEP,

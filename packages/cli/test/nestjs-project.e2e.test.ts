@@ -60,7 +60,7 @@ const EXPECTED_TESTS = [
 ];
 
 describe('a project made by armature new --template nestjs, installed with pnpm', () => {
-  it('builds, passes its tests, inspects its tools, and grows with generate tool', async () => {
+  it('builds, passes its tests, inspects its tools, and grows with generate tool and generate app', async () => {
     const base = tempDir('armature-e2e-nest-');
     try {
       const created = await armature(['new', NAME, '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install'], base);
@@ -133,6 +133,9 @@ describe('a project made by armature new --template nestjs, installed with pnpm'
         'city:string:1..64, days?:int:1..14',
       ]);
       expect(generated.code, generated.stdout + generated.stderr).toBe(0);
+      // An MCP App too: its test runs through connectMcp(), a client without the extension.
+      const app = await installedArmature(root, ['generate', 'app', 'ticket-board']);
+      expect(app.code, app.stdout + app.stderr).toBe(0);
       for (const script of ['typecheck', 'lint']) {
         const result = await run('pnpm', ['run', script], root);
         expect(result.code, `pnpm run ${script}\n${result.stdout}${result.stderr}`).toBe(0);
@@ -145,8 +148,16 @@ describe('a project made by armature new --template nestjs, installed with pnpm'
         [`test/${BASE}/get-forecast.tool.test.ts > get_forecast rejects an unknown field`]: 'passed',
       });
       expect(new Set(Object.values(grown.statuses))).toEqual(new Set(['passed']));
+      const appTests = await projectTests(root, 'pnpm', [`test/${BASE}/ticket-board.app.test.ts`]);
+      expect(appTests.code, appTests.stdout + appTests.stderr).toBe(0);
+      expect(Object.keys(appTests.statuses).sort()).toEqual([
+        `test/${BASE}/ticket-board.app.test.ts > app ticket_board answers with the structured result the app reads`,
+        `test/${BASE}/ticket-board.app.test.ts > app ticket_board is a plain tool for a client without MCP Apps`,
+        `test/${BASE}/ticket-board.app.test.ts > app ticket_board serves its HTML as an MCP App`,
+      ]);
+      expect(new Set(Object.values(appTests.statuses))).toEqual(new Set(['passed']));
       const after = await installedArmature(root, ['inspect'], 60_000);
-      expect(after.stdout).toContain(`${NAME} 0.1.0: 2 tools`);
+      expect(after.stdout).toContain(`${NAME} 0.1.0: 3 tools, 1 resource`);
 
       const server = await installedArmature(root, ['generate', 'server', 'billing']);
       expect(server.code).toBe(1);

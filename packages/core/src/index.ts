@@ -40,6 +40,7 @@ export type {
   Provided,
 } from './context/execution-context.js';
 export { Principal } from './context/principal.js';
+export { AppResource } from './decorators/app-resource.decorator.js';
 export { Field } from './decorators/field.decorator.js';
 export { McpServer } from './decorators/mcp-server.decorator.js';
 export { RateLimit, RequireScopes, UseGuards, UseInterceptors } from './decorators/pipeline.decorators.js';
@@ -54,6 +55,7 @@ export { type ErrorCodeInfo, errorCodes } from './messages/message-catalog.js';
 export { explainStartupError } from './messages/startup-error.js';
 export { formatIssue, formatIssues, type ValidationIssue } from './messages/validation-issue.js';
 export type {
+  AppResourceOptions,
   ArgumentLimits,
   CompletionRequestContext,
   CompletionSource,
@@ -67,6 +69,7 @@ export type {
   TaggedOptions,
   TaskSupportOption,
   ToolOptions,
+  ToolUiOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
 export type { RateLimitKey, RateLimitRule } from './metadata/rate-limit-rule.js';

@@ -7,6 +7,7 @@ describe('@armature/core public surface', () => {
   it('exports exactly these values', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
+        'AppResource',
         'ArmatureBuildError',
         'BearerAuth',
         'Complete',

@@ -61,6 +61,58 @@ function inMemory(settings: Settings, tool: 'add' | 'search'): Scenario {
   };
 }
 
+/**
+ * Like `sequential`, per second of this process's CPU time rather than of the clock: both servers
+ * and the driver run in this process, and CPU time does not count the moments another process of
+ * a shared machine had the core, which would swamp a difference of a few percent.
+ */
+function sequentialCpu(connection: RawConnection, tool: string, args: (i: number) => Record<string, unknown>, count: number) {
+  return async () => {
+    const started = process.cpuUsage();
+    for (let i = 0; i < count; i++) ok(await connection.request('tools/call', { name: tool, arguments: args(i) }));
+    const used = process.cpuUsage(started);
+    return (count * 1_000_000) / (used.user + used.system);
+  };
+}
+
+/**
+ * What the OpenTelemetry instrumentation costs an app that registered no SDK (the default: spans
+ * and metrics go to the API's no-ops): the same app built twice, with the instrumentation (the
+ * default) and with `telemetry: false`, called in turn.
+ */
+function telemetryCost(settings: Settings): Scenario {
+  return {
+    id: 'telemetry cost add',
+    title: `in memory, one call at a time, tools/call add with no OpenTelemetry SDK registered: the default app against the same app with telemetry: false, ${settings.telemetryCalls.toLocaleString('en-US')} sequential calls per sample, calls per CPU second of the process, judged on the median of ${settings.telemetryPasses} paired passes`,
+    unit: 'calls/s',
+    targets: [{ anchor: 'untraced', goal: { kind: 'ratio-at-least', value: 0.98 } }],
+    passes: settings.telemetryPasses,
+    paired: true,
+    async open(): Promise<Opened> {
+      const traced = createBenchApp();
+      const untraced = createBenchApp(0, { telemetry: false });
+      const [withIt, without] = [await RawConnection.open(traced.createServer()), await RawConnection.open(untraced.createServer())];
+      const close = async () => {
+        await Promise.allSettled([withIt.close(), without.close()]);
+        await Promise.allSettled([traced.close(), untraced.close()]);
+      };
+      try {
+        for (const connection of [withIt, without]) await sequential(connection, 'add', addArgs, settings.warmupCalls)();
+        return {
+          sides: {
+            armature: sequentialCpu(withIt, 'add', addArgs, settings.telemetryCalls),
+            untraced: sequentialCpu(without, 'add', addArgs, settings.telemetryCalls),
+          },
+          close,
+        };
+      } catch (error) {
+        await close();
+        throw error;
+      }
+    },
+  };
+}
+
 export function inMemoryScenarios(settings: Settings): Scenario[] {
-  return [inMemory(settings, 'add'), inMemory(settings, 'search')];
+  return [inMemory(settings, 'add'), inMemory(settings, 'search'), telemetryCost(settings)];
 }

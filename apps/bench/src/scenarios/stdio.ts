@@ -8,8 +8,12 @@ import { addText, searchText } from '../servers/bench-tools.js';
 import type { Settings } from '../settings.js';
 import { ADD_FIXED, ADD_UNKNOWN, addArgs, checkRefused, checkSame, ok, SEARCH_FIXED, SEARCH_INVALID, searchArgs } from './tool-calls.js';
 
-/** The sides that have a stdio server of their own (the in-memory-state side exists only for the Redis lines; Bun and Deno run Armature's). */
-type StdioSide = Exclude<SideName, 'memory' | 'bun' | 'deno'>;
+/**
+ * The sides that have a stdio server of their own (the in-memory-state side exists only for the
+ * Redis lines; Bun and Deno run Armature's; the telemetry-off side only measures the
+ * instrumentation's cost, in memory).
+ */
+type StdioSide = Exclude<SideName, 'memory' | 'bun' | 'deno' | 'untraced'>;
 
 export const STDIO_ENTRIES: Record<StdioSide, string> = {
   armature: 'servers/armature-stdio.js',

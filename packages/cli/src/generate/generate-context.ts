@@ -7,11 +7,11 @@ import type { Ui } from '../util/ui.js';
 import { type FieldSpec, parseFields } from './field-spec.js';
 
 /** The kinds `armature generate` knows. */
-export type GenerateKind = 'server' | 'tool' | 'resource' | 'prompt' | 'dto';
-export const GENERATE_KINDS: readonly GenerateKind[] = ['server', 'tool', 'resource', 'prompt', 'dto'];
+export type GenerateKind = 'server' | 'tool' | 'resource' | 'prompt' | 'dto' | 'app' | 'openapi';
+export const GENERATE_KINDS: readonly GenerateKind[] = ['server', 'tool', 'resource', 'prompt', 'dto', 'app', 'openapi'];
 
 export interface GenerateOptions {
-  /** The `@McpServer` class (or its base name) that receives a tool, resource or prompt. */
+  /** The `@McpServer` class (or its base name) that receives a tool, resource or prompt; openapi: the name of the server it writes. */
   server?: string;
   /** `--fields`: the input DTO (tool, dto), the params (resource template) or the arguments (prompt). */
   fields?: string;
@@ -19,6 +19,10 @@ export interface GenerateOptions {
   output?: string;
   /** `--read-only`: the tool changes nothing (`readOnlyHint: true`). */
   readOnly?: boolean;
+  /** `--tags`: openapi: only the operations with one of these tags (comma-separated). */
+  tags?: string;
+  /** `--operations`: openapi: only these operationIds (comma-separated), besides those of `tags`. */
+  operations?: string;
   /** `--uri`: a resource's URI, or a URI template with `{variables}`. */
   uri?: string;
   force?: boolean;

@@ -2,8 +2,10 @@ import { applyPlan } from '../util/file-plan.js';
 import { formatWithBiome } from '../util/format.js';
 import { findProject, isNestProject } from '../util/project.js';
 import type { Ui } from '../util/ui.js';
+import { planApp } from './generate-app.js';
 import { GENERATE_KINDS, GenerateError, type GenerateKind, type GenerateOptions, type GeneratePlan } from './generate-context.js';
 import { planDto } from './generate-dto.js';
+import { planOpenApi } from './generate-openapi.js';
 import { planPrompt } from './generate-prompt.js';
 import { planResource } from './generate-resource.js';
 import { planServer } from './generate-server.js';
@@ -48,6 +50,12 @@ export async function generate(kind: string, name: string, options: GenerateOpti
       break;
     case 'prompt':
       plan = await planPrompt(project, name, options, ui);
+      break;
+    case 'openapi':
+      plan = await planOpenApi(project, name, options, options.cwd ?? process.cwd(), ui);
+      break;
+    case 'app':
+      plan = await planApp(project, name, options, ui);
       break;
   }
   const applied = applyPlan(project.root, plan.files, { force: options.force, dryRun: options.dryRun });

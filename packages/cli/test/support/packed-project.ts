@@ -62,7 +62,7 @@ export const armature = (args: readonly string[], cwd: string, timeoutMs?: numbe
 export const tempDir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 
 /** The packages a user's project installs, as `pnpm pack` publishes them (workspace ranges resolved). */
-const PACKED = ['core', 'testing', 'cli', 'create-armature', 'nestjs'] as const;
+const PACKED = ['core', 'testing', 'cli', 'create-armature', 'nestjs', 'openapi'] as const;
 export type PackedName = (typeof PACKED)[number];
 
 let packed: Promise<Record<PackedName, string>> | undefined;
@@ -121,6 +121,7 @@ export async function packedInstall(root: string, pm: 'npm' | 'pnpm'): Promise<R
     '@armature/testing': `file:${tarballs.testing}`,
     '@armature/cli': `file:${tarballs.cli}`,
     '@armature/nestjs': `file:${tarballs.nestjs}`,
+    '@armature/openapi': `file:${tarballs.openapi}`,
   };
   for (const field of ['dependencies', 'devDependencies']) {
     for (const name of Object.keys(pkg[field] ?? {})) {

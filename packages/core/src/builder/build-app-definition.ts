@@ -6,6 +6,7 @@ import type { ArgumentLimits, Constructor, HandlerKind, HandlerMetadataArgs } fr
 import { getMetadataStorage, type MetadataStorage } from '../metadata/metadata-storage.js';
 import { prototypeChain } from '../metadata/prototype-chain.js';
 import type { RateLimitRule } from '../metadata/rate-limit-rule.js';
+import { checkAppResources } from './build-app-ui.js';
 import { PlanContext } from './build-call-plan.js';
 import { buildPrompt } from './build-prompt.js';
 import { buildResource, buildResourceTemplate } from './build-resources.js';
@@ -156,6 +157,7 @@ export function buildAppDefinition(
     }
   }
 
+  checkAppResources(tools.values(), resources, problems);
   problems.push(...containerProblems);
   if (problems.length > 0) throw new ArmatureBuildError(problems);
 

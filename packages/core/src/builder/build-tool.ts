@@ -4,6 +4,7 @@ import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } fro
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { compileJsonSchema, JsonSchemaValidatorMissing, type JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
+import { toolUiOf } from './build-app-ui.js';
 import type { PlanContext } from './build-call-plan.js';
 import type { OutputDefinition, TaskSupport, ToolDefinition } from './definitions.js';
 import { deepFreeze, dtoInput, EMPTY_INPUT_SCHEMA, HandlerBuild, type Method } from './handler-build.js';
@@ -92,6 +93,8 @@ export function buildTool(
   if (options._meta) descriptor._meta = { ...options._meta };
   // 2025-11-25 tasks utility: a tool without `execution` is 'forbidden' to run as a task.
   if (options.task) descriptor.execution = { taskSupport };
+  const ui = options.ui === undefined ? undefined : toolUiOf(build, options.ui, descriptor);
+  if (!build.sound) return undefined;
 
   return Object.freeze({
     name,
@@ -106,5 +109,6 @@ export function buildTool(
     taskSupport,
     methodName: args.methodName,
     plan,
+    ...(ui ? { ui } : {}),
   });
 }

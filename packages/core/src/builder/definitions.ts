@@ -1,3 +1,4 @@
+import type { McpUiResourceMeta, McpUiToolVisibility } from '@modelcontextprotocol/ext-apps';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
 import type { Context } from '../context/context.js';
 import type { Guard, Interceptor } from '../context/execution-context.js';
@@ -70,6 +71,16 @@ export interface ToolDefinition {
   readonly taskSupport: TaskSupport;
   readonly methodName: string;
   readonly plan: CallPlan;
+  /** The tool's MCP App (`@Tool({ ui })`), if it has one. */
+  readonly ui?: ToolUi;
+}
+
+/** A tool's MCP App: the `ui://` resource, who may call it, and what clients without MCP Apps see. */
+export interface ToolUi {
+  readonly resourceUri: string;
+  readonly visibility: readonly McpUiToolVisibility[];
+  /** The tool's descriptor without `_meta.ui`, for clients that do not render apps. */
+  readonly plain: Readonly<Tool>;
 }
 
 /** `execution.taskSupport` of a tool (2025-11-25 tasks utility). */
@@ -86,6 +97,8 @@ export interface ResourceDefinition {
   readonly descriptor: Readonly<Resource>;
   readonly methodName: string;
   readonly plan: CallPlan;
+  /** An MCP App's `_meta.ui` (`@AppResource`), put on what `resources/read` returns too. */
+  readonly ui?: Readonly<McpUiResourceMeta>;
 }
 
 /** Resources addressed by a URI template; variables validated into `params`. */

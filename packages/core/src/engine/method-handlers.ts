@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server, t
 import type { CallPlan, PromptDefinition, ResourceTemplateDefinition } from '../builder/definitions.js';
 import { callMessages } from '../messages/call-messages.js';
 import { isAllowed, visibleEntries } from '../runtime/access.js';
+import { plainClientMayCall, plainToolsPage, rendersApps, servesApps, visibleTools } from '../runtime/apps/ui-extension.js';
 import { completionKind, resourceKind, unknownPrompt, unknownTool } from '../runtime/call-kinds.js';
 import type { CallRequest } from '../runtime/call-request.js';
 import { type Catalog, paginate } from '../runtime/catalog.js';
@@ -45,14 +46,18 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
     return { [key]: items, ...(nextCursor ? { nextCursor } : {}) };
   };
 
-  on('tools/list', (params, call) => page('tools', app.tools, params, call));
+  on('tools/list', (params, call) =>
+    servesApps(app) && !rendersApps(call)
+      ? plainToolsPage(app, params?.cursor as string | undefined, call)
+      : page('tools', app.tools, params, call),
+  );
   on('tools/call', async (params, call) => {
     const name = String(params?.name);
     const tool = app.tools.get(name);
-    if (!tool)
+    if (!tool || (!plainClientMayCall(tool) && !rendersApps(call)))
       return unknownTool(
         name,
-        (await visibleEntries(app.tools, call)).map((t) => t.name),
+        (await visibleTools(app, call)).map((t) => t.name),
       );
     const task = await asTask?.(tool, params, call);
     if (task) return task;
@@ -65,7 +70,10 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
     on('resources/read', async (params, call) => {
       const uri = uriOf(app, params);
       const resource = app.resources.get(uri);
-      if (resource) return executeCall(app, resource.plan, resourceKind, { uri, mimeType: resource.descriptor.mimeType }, call, undefined);
+      if (resource) {
+        const subject = { uri, mimeType: resource.descriptor.mimeType, ui: resource.ui };
+        return executeCall(app, resource.plan, resourceKind, subject, call, undefined);
+      }
       const match = matchTemplate(app, uri);
       if (!match) throw new ResourceNotFoundError(uri);
       const { template, variables } = match;

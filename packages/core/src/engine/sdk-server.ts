@@ -53,8 +53,7 @@ export function createSdkServer(
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {
-    const serve = async (params: Params, source: RequestSource) => {
-      const call = new CallRequest(app, method, source, server);
+    const run = async (call: CallRequest, params: Params) => {
       if (purpose === 'connection') noteCaller(connection, call);
       try {
         const result =
@@ -69,6 +68,9 @@ export function createSdkServer(
         await call.end();
       }
     };
+    // Traced as one request (its span active while it runs) when the app registered an OpenTelemetry SDK.
+    const serve = (params: Params, source: RequestSource) =>
+      app.telemetry.serve(new CallRequest(app, method, source, server), server, params, run);
     if (params)
       server.setRequestHandler(
         method,
@@ -99,5 +101,6 @@ export function createSdkServer(
 
   registerMethodHandlers(app, server, connection, on);
   if (purpose === 'connection') app.broadcaster.track(connection);
+  if (purpose !== 'request') app.telemetry.session(server);
   return mcp;
 }

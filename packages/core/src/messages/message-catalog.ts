@@ -228,6 +228,46 @@ export const MESSAGES = {
       fix: 'set "experimentalDecorators": true and "emitDecoratorMetadata": true in the tsconfig.json the compiler reads (Bun reads the one of the folder it runs in: start it there, or with `bun --cwd <project>`; Deno reads the one beside package.json)',
     }),
   ),
+  appUiResourceInvalid: define(
+    'ARM140',
+    "a tool's ui.resource is not a ui:// URI",
+    ['https://example.com/view.html'] as const,
+    (found: string) => ({
+      message: `ui.resource is ${found}; an MCP App is named by a ui:// URI`,
+      fix: "@Tool({ description: '...', ui: { resource: 'ui://my-app/view.html' } })",
+    }),
+  ),
+  appUiVisibilityInvalid: define(
+    'ARM141',
+    "a tool's ui.visibility is not a list of 'model' and 'app'",
+    ['["user"]'] as const,
+    (found: string) => ({
+      message: `ui.visibility is ${found}; it must list 'model' (the model may call the tool) and/or 'app' (its app may), each once`,
+      fix: "@Tool({ description: '...', ui: { resource: 'ui://my-app/view.html', visibility: ['app'] } }), or leave visibility out for both",
+    }),
+  ),
+  appUiResourceMissing: define(
+    'ARM142',
+    "a tool's ui.resource is served by no resource of the app",
+    ['ui://counter/view.html'] as const,
+    (uri: string) => ({
+      message: `ui.resource names ${uri}, which no resource of the app serves: a host would find no app to render`,
+      fix: `serve it from a server class of the app: @AppResource({ uri: '${uri}', name: 'view' }) view() { return html; }`,
+    }),
+  ),
+  appUiResourceNotApp: define(
+    'ARM143',
+    "a tool's ui.resource is served with another MIME type than MCP Apps'",
+    ['ui://counter/view.html', 'CounterServer.view', 'text/html'] as const,
+    (uri: string, where: string, found: string) => ({
+      message: `ui.resource names ${uri}, which ${where} serves as ${found}: hosts render only text/html;profile=mcp-app`,
+      fix: `declare ${where} with @AppResource({ uri: '${uri}', name: '...' }) (it sets the MIME type), or set mimeType: 'text/html;profile=mcp-app'`,
+    }),
+  ),
+  appResourceUriInvalid: define('ARM144', 'an @AppResource URI is not a ui:// URI', ['file:///view.html'] as const, (uri: string) => ({
+    message: `the MCP App URI "${uri}" is not a ui:// URI`,
+    fix: "@AppResource({ uri: 'ui://my-app/view.html', name: 'view' })",
+  })),
   decoratorBeforeReflectMetadata: define(
     'ARM125',
     'a decorator read metadata before @armature/core was loaded',

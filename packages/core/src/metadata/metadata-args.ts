@@ -1,3 +1,4 @@
+import type { McpUiResourceMeta, McpUiToolVisibility } from '@modelcontextprotocol/ext-apps';
 import type { Annotations, Icon, ToolAnnotations } from '@modelcontextprotocol/server';
 
 /** Any class constructor. */
@@ -71,6 +72,22 @@ export interface ToolOptions extends TaggedOptions {
    * `execution.taskSupport`; omitted, the tool runs only as an ordinary call. See docs/tasks.md.
    */
   task?: TaskSupportOption;
+  /**
+   * The tool's MCP App (the `io.modelcontextprotocol/ui` extension): the `ui://` resource a host
+   * renders for it, served by an `@AppResource` of the app. See docs/mcp-apps.md.
+   */
+  ui?: ToolUiOptions;
+}
+
+/** `@Tool({ ui })`: the app a host renders for the tool, and who may call the tool. */
+export interface ToolUiOptions {
+  /** The `ui://` URI of the HTML app, served by an `@AppResource` (or a `@Resource` with the MCP App MIME type). */
+  resource: string;
+  /**
+   * Who may call the tool: `'model'` (listed for the model) and/or `'app'` (callable from the
+   * app). Default both; `['app']` hides it from the model and from clients without MCP Apps.
+   */
+  visibility?: McpUiToolVisibility[];
 }
 
 /** How a tool may run as a task: `@Tool({ task: 'optional' | 'required' })`. */
@@ -106,6 +123,23 @@ export interface ResourceOptions extends TaggedOptions {
   /** Size in bytes, if known. */
   size?: number;
   annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** MCP App metadata (CSP, permissions, domain, border) of a `ui://` resource: set by `@AppResource`. */
+  ui?: McpUiResourceMeta;
+}
+
+/**
+ * What users pass to `@AppResource(...)`: the HTML of an MCP App, served under a `ui://` URI with
+ * the extension's MIME type (`text/html;profile=mcp-app`) and its security metadata.
+ */
+export interface AppResourceOptions extends McpUiResourceMeta {
+  /** The app's URI, e.g. `ui://weather/view.html`. */
+  uri: string;
+  /** Machine name of the resource. */
+  name: string;
+  title?: string;
+  description?: string;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
 }

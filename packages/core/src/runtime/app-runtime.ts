@@ -19,10 +19,12 @@ import type {
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { callMessages } from '../messages/call-messages.js';
+import { RequestTracing } from '../observability/request-tracing.js';
 import { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { isAllowed } from './access.js';
+import { UI_EXTENSION_CAPABILITY } from './apps/ui-extension.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
@@ -71,6 +73,12 @@ export interface RuntimeOptions {
   /** Tools run as MCP tasks (`@Tool({ task })`): their store, ttl, polling interval and lease; see docs/tasks.md. */
   tasks?: TaskOptions;
   /**
+   * OpenTelemetry spans and metrics through `@opentelemetry/api`, recorded once the app registers
+   * an SDK's providers (no-ops until then); see docs/observability.md. Default true; false turns
+   * the instrumentation off (e.g. to measure what it costs).
+   */
+  telemetry?: boolean;
+  /**
    * Where rate-limit counts live (`@RateLimit`, `rateLimits`). Default: the `state`'s store
    * (`redisState()` shares counts between instances), else this process's memory, at most 10,000
    * keys (`new MemoryRateLimitStore(maxKeys)` for another bound).
@@ -88,6 +96,8 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
   const hasCompletions =
     [...definition.prompts.values()].some((p) => p.completions.size > 0) ||
     definition.resourceTemplates.some((t) => t.completions.size > 0);
+  const hasTasks = [...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden');
+  const hasApps = [...definition.tools.values()].some((t) => t.ui !== undefined);
   return {
     tools: { listChanged: true },
     logging: {},
@@ -96,8 +106,10 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     ...(hasCompletions || definition.prompts.size > 0 || hasResources ? { completions: {} } : {}),
     // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
     // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
-    ...([...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden')
-      ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, ...TASKS_EXTENSION_CAPABILITY }
+    ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+    // Extensions (SEP-1724): the 2026-07-28 tasks extension, and MCP Apps when a tool has an app.
+    ...(hasTasks || hasApps
+      ? { extensions: { ...(hasTasks ? TASKS_EXTENSION_CAPABILITY.extensions : {}), ...(hasApps ? UI_EXTENSION_CAPABILITY : {}) } }
       : {}),
   };
 }
@@ -127,6 +139,8 @@ export class AppRuntime implements ServedApp {
   readonly tasks: TaskService;
   /** What the server itself did (refusals, failures, start and stop), for logs and metrics. */
   readonly events = new ServerEvents();
+  /** Spans and metrics of every request, handler, client request, session and task. */
+  readonly telemetry: RequestTracing;
   readonly rateLimiting: RateLimiting;
   readonly visibility: CatalogVisibility;
 
@@ -152,6 +166,7 @@ export class AppRuntime implements ServedApp {
     this.visibility = new CatalogVisibility(options.hiddenTags);
     this.broadcaster = new ChangeBroadcaster((sessionId) => this.visibility.forgetSession(sessionId));
     this.maxSubscriptionsPerSession = options.maxSubscriptionsPerSession ?? 1_000;
+    this.telemetry = new RequestTracing(options.telemetry ?? true, this.events);
     // requestState comes back from the client: it must be signed, or a client could forge answers.
     this.codec = createRequestStateCodec({
       key: options.requestStateKey ?? randomBytes(32),

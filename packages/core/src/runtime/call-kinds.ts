@@ -48,10 +48,11 @@ export function unknownPrompt(name: string, visible: readonly string[]): never {
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.unknownPrompt(name, visible));
 }
 
-/** What a resource read is about: the URI read and the MIME type advertised for it. */
+/** What a resource read is about: the URI read, the MIME type advertised for it, and an MCP App's `_meta.ui`. */
 export interface ResourceSubject {
   readonly uri: string;
   readonly mimeType: string | undefined;
+  readonly ui?: Readonly<Record<string, unknown>>;
 }
 
 /** Resources and templates answer failures as JSON-RPC errors; hidden ones as not found. */
@@ -65,7 +66,7 @@ export const resourceKind: CallKind<ReadResourceResult, ResourceSubject> = {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.invalidArguments(resourceKind.label(plan), issues));
   },
   fail: internalError,
-  convert: (subject, value) => toReadResourceResult(subject.uri, subject.mimeType, value),
+  convert: (subject, value) => toReadResourceResult(subject.uri, subject.mimeType, value, subject.ui),
 };
 
 /** Prompts answer failures as JSON-RPC errors; hidden ones like unknown ones. */

@@ -39,6 +39,8 @@ export class CallRequest {
   private scope?: RequestScope;
   /** What the request ran (a tool name, a URI), for reports. */
   label?: string;
+  /** Whether the request runs in its OpenTelemetry span: its handler calls then get theirs. */
+  traced = false;
 
   constructor(
     private readonly env: RequestEnvironment,

@@ -21,6 +21,7 @@ import { ToolError } from '../context/errors.js';
 import { ArmatureBuildError } from '../messages/build-error.js';
 import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
+import { clientQuestion, clientRequest, withTraceContext } from '../observability/request-tracing.js';
 import { toElicitationSchema } from '../schema/elicitation-schema.js';
 import { describeDto } from '../validation/dto-descriptor.js';
 import type { RequestSource } from './request-source.js';
@@ -82,24 +83,31 @@ export class SessionChannel implements ClientChannel {
     // A tool error the model can read: 2025-11-25 has no error code for this.
     throw new ToolError(callMessages.missingClientCapability(feature));
   }
+  // Each request goes in its CLIENT span, the trace context in its `_meta` (see clientRequest).
   async elicitForm(message: string, requestedSchema: ElicitationSchema) {
     // A raw request rather than elicitInput(): the SDK would check the answer against the schema
     // itself and fail with a JSON-RPC error; validating in the Context gives one answer on both revisions.
-    return (await this.source.send({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } })) as {
-      action: string;
-      content?: Record<string, unknown>;
-    };
+    const method = 'elicitation/create';
+    return (await clientRequest(method, undefined, (_meta) =>
+      this.source.send({ method, params: { mode: 'form', message, requestedSchema, ...(_meta ? { _meta } : {}) } }),
+    )) as { action: string; content?: Record<string, unknown> };
   }
   async elicitUrl(message: string, url: string) {
     const elicitationId = `${String(this.source.id)}-${this.nextId++}`;
-    const result = await this.source.elicitInput({ mode: 'url', message, url, elicitationId });
+    const result = await clientRequest('elicitation/create', undefined, (_meta) =>
+      this.source.elicitInput({ mode: 'url', message, url, elicitationId, ...(_meta ? { _meta } : {}) }),
+    );
     return { action: result.action };
   }
   async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
-    return (await this.source.requestSampling(params)) as CreateMessageResult;
+    return (await clientRequest('sampling/createMessage', params._meta, (_meta) =>
+      this.source.requestSampling(_meta ? { ...params, _meta } : params),
+    )) as CreateMessageResult;
   }
   async roots(): Promise<Root[]> {
-    return ((await this.source.send({ method: 'roots/list' })) as { roots: Root[] }).roots;
+    const method = 'roots/list';
+    const answer = await clientRequest(method, undefined, (_meta) => this.source.send(_meta ? { method, params: { _meta } } : { method }));
+    return (answer as { roots: Root[] }).roots;
   }
 }
 
@@ -161,14 +169,19 @@ export class RoundTripChannel implements ClientChannel {
     throw new MissingRequiredClientCapabilityError({ requiredCapabilities: required }, callMessages.missingClientCapability(feature));
   }
 
+  // In its CLIENT span; a question asked carries that span's trace context in its `_meta`.
   private answerOf(request: InputRequest): ReturnType<typeof inputResponse> {
-    const answers = this.answers ?? {};
-    const key = `armature_${this.nextKey++}`;
-    if (!(key in answers)) {
-      this.pending = new InputRequiredSignal(key, request);
-      throw this.pending;
-    }
-    return inputResponse(answers, key);
+    return clientQuestion(request.method, () => {
+      const answers = this.answers ?? {};
+      const key = `armature_${this.nextKey++}`;
+      if (!(key in answers)) {
+        const params = request.params as Record<string, unknown> | undefined;
+        const _meta = withTraceContext(params?._meta as Record<string, unknown> | undefined);
+        this.pending = new InputRequiredSignal(key, _meta ? ({ ...request, params: { ...params, _meta } } as InputRequest) : request);
+        throw this.pending;
+      }
+      return inputResponse(answers, key);
+    });
   }
 
   async elicitForm(message: string, requestedSchema: ElicitationSchema) {

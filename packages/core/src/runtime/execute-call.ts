@@ -4,6 +4,7 @@ import { ToolError } from '../context/errors.js';
 import type { ErrorFilter, ExecutionContext, Interceptor } from '../context/execution-context.js';
 import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
+import type { RequestTracing } from '../observability/request-tracing.js';
 import { prepareArguments } from '../validation/prepare-arguments.js';
 import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
@@ -39,6 +40,8 @@ export interface ExecutorSettings {
   readonly errorFilter?: ErrorFilter;
   readonly reportError: ToolErrorReporter;
   readonly stats: RuntimeStats;
+  /** Spans around each call and its validation, when the app is traced. */
+  readonly telemetry?: RequestTracing;
   /** Counts calls against their plans' rate limits; without it none is counted (a task's background run). */
   readonly rateLimiting?: RateLimiting;
 }
@@ -60,7 +63,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * request's one DI scope, interceptors, timeout, conversion, error mapping. The request disposes
  * the scope when it ends. `McpError` (any ProtocolError) always becomes a JSON-RPC error.
  */
-export async function executeCall<R, S>(
+export function executeCall<R, S>(
   settings: ExecutorSettings,
   plan: CallPlan,
   kind: CallKind<R, S>,
@@ -68,7 +71,25 @@ export async function executeCall<R, S>(
   request: CallRequest,
   args: unknown,
 ): Promise<R> {
-  if ((plan.guarded || request.filtered) && !(await isAllowed(plan, 'call', request))) return kind.denied(plan, subject, request);
+  const telemetry = settings.telemetry;
+  // An untraced request (no tracer provider registered, or telemetry off): no span, no closure.
+  if (!request.traced || !telemetry) return runCall(settings, plan, kind, subject, request, args, undefined);
+  return telemetry.handler(plan, () => runCall(settings, plan, kind, subject, request, args, telemetry));
+}
+
+async function runCall<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  subject: S,
+  request: CallRequest,
+  args: unknown,
+  telemetry: RequestTracing | undefined,
+): Promise<R> {
+  if (plan.guarded || request.filtered) {
+    const allowed = telemetry ? telemetry.guards(plan.name, () => isAllowed(plan, 'call', request)) : isAllowed(plan, 'call', request);
+    if (!(await allowed)) return kind.denied(plan, subject, request);
+  }
   // After the guards (a hidden handler is not revealed by its limit), before anything costly.
   if (plan.rateLimits.length > 0 && settings.rateLimiting) {
     const refusal = await settings.rateLimiting.check(plan, kind.label(plan), request);
@@ -77,7 +98,9 @@ export async function executeCall<R, S>(
       throw rateLimitedError(refusal);
     }
   }
-  const input = await prepareArguments(plan.input, args);
+  const input = await (telemetry
+    ? telemetry.validation(plan.name, () => prepareArguments(plan.input, args))
+    : prepareArguments(plan.input, args));
   if (!input.ok) return kind.invalidArguments(plan, input.issues);
 
   const ctx = request.ctx;

@@ -16,8 +16,10 @@ import type {
   ToolDefinition,
 } from '../builder/definitions.js';
 import type { Middleware } from '../context/execution-context.js';
+import type { RequestTracing } from '../observability/request-tracing.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { visibleEntries } from './access.js';
+import { visibleTools } from './apps/ui-extension.js';
 import { promptKind, toolKind } from './call-kinds.js';
 import type { RequestEnvironment } from './call-request.js';
 import type { Catalog } from './catalog.js';
@@ -40,6 +42,7 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
   readonly broadcaster: ChangeBroadcaster;
   readonly tasks: TaskService;
   readonly events: ServerEvents;
+  readonly telemetry: RequestTracing;
   /** The tool and prompt kinds, made once: they name the entries a caller may see. */
   readonly kinds: {
     readonly tools: CallKind<CallToolResult, ToolDefinition>;
@@ -50,7 +53,7 @@ export interface ServedApp extends RequestEnvironment, ExecutorSettings {
 /** The kinds that answer an unknown or hidden name with the names this caller may see. */
 export function callKindsOf(app: Pick<ServedApp, 'tools' | 'prompts'>): ServedApp['kinds'] {
   return {
-    tools: toolKind(async (call) => (await visibleEntries(app.tools, call)).map((t) => t.name)),
+    tools: toolKind(async (call) => (await visibleTools(app, call)).map((t) => t.name)),
     prompts: promptKind(async (call) => (await visibleEntries(app.prompts, call)).map((p) => p.name)),
   };
 }

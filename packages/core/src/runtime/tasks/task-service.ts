@@ -399,9 +399,11 @@ export class TaskService {
       errorFilter: this.env.errorFilter,
       reportError: this.env.reportError,
       stats: this.env.stats,
+      telemetry: this.env.telemetry,
     };
     const checked = { ...tool.plan, guarded: false };
-    executeCall(settings, checked, this.env.kinds.tools, tool, request, args)
+    const execute = () => executeCall(settings, checked, this.env.kinds.tools, tool, request, args);
+    (this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute())
       .then(
         (result): TaskUpdate & { outcome: TaskOutcome } => ({
           // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.

@@ -1,0 +1,363 @@
+import { PROTOCOL_VERSION_META_KEY, ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type Attributes,
+  context,
+  createContextKey,
+  type Context as OtelContext,
+  ProxyTracerProvider,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { messageOf } from '../messages/call-messages.js';
+import { ATTR, EXECUTE_TOOL, INVALID_ARGUMENTS, TOOL_ERROR } from './mcp-semconv.js';
+import type { ServerEvents } from './server-events.js';
+import { type Instruments, SCOPE, ServerMetrics } from './server-metrics.js';
+import { metaWithContext, remoteParent } from './trace-context.js';
+
+/** What the server span reads from a request (a `CallRequest`). */
+export interface TracedRequest {
+  readonly method: string;
+  /** Set while the request has its span, so its handler calls need not ask the API again. */
+  traced: boolean;
+  readonly ctx: {
+    readonly requestId: string | number;
+    readonly meta: Readonly<Record<string, unknown>>;
+    /** Where the request came from (a `RequestSource`): its session, HTTP side and 2026-07-28 envelope. */
+    readonly source: {
+      readonly sessionId: string | undefined;
+      readonly http: ServerContext['http'];
+      readonly envelope: Record<string, unknown> | undefined;
+    };
+  };
+}
+
+/** What a handler span names: the handler's kind, its name, and its `Class.method`. */
+export interface TracedHandler {
+  readonly kind: string;
+  readonly name: string;
+  readonly where: string;
+}
+
+/** How a request, handler or task ended, when it failed: `error.type` and what the caller read. */
+interface Failure {
+  readonly type: string;
+  readonly code?: number;
+  readonly message: string;
+}
+
+// The API's no-op provider, the delegate of a proxy nobody registered a provider for.
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** Marks a context as an Armature request's, so that its client requests and tasks know which app traces them. */
+const TRACING_KEY = createContextKey('@armature/core request tracing');
+
+/**
+ * Whether a tracer provider is registered: a global lookup and a comparison, no allocation. A
+ * provider registered by another copy of the API is not this copy's proxy, and is a real one.
+ */
+function tracingOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+}
+
+function failureOfResult(result: unknown): Failure | undefined {
+  const tool = result as { isError?: unknown; content?: { type?: string; text?: string }[] } | undefined;
+  if (tool?.isError !== true) return undefined;
+  const text = tool.content?.find((block) => block.type === 'text')?.text;
+  return { type: TOOL_ERROR, message: text ?? TOOL_ERROR };
+}
+
+function failureOfError(error: unknown): Failure {
+  // The JSON-RPC code the caller got: the SDK answers any other error with -32603.
+  const code = error instanceof ProtocolError ? error.code : -32603;
+  return { type: String(code), code, message: messageOf(error) };
+}
+
+function endSpan(span: Span, failure: Failure | undefined): void {
+  if (failure) {
+    span.setAttribute(ATTR.errorType, failure.type);
+    if (failure.code !== undefined) span.setAttribute(ATTR.statusCode, String(failure.code));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+  }
+  span.end();
+}
+
+/** The low-cardinality attributes of a request, shared by its span and its metrics. */
+function requestAttributes(request: TracedRequest, server: Server | undefined, params: unknown): Attributes {
+  const source = request.ctx.source;
+  const attributes: Attributes = { [ATTR.method]: request.method };
+  const name = (params as { name?: unknown } | undefined)?.name;
+  if (request.method === 'tools/call' && typeof name === 'string') {
+    attributes[ATTR.toolName] = name;
+    attributes[ATTR.operation] = EXECUTE_TOOL;
+  } else if (request.method === 'prompts/get' && typeof name === 'string') attributes[ATTR.promptName] = name;
+  const version = source.envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
+  if (typeof version === 'string') attributes[ATTR.protocolVersion] = version;
+  // HTTP runs over TCP; stdio (and the in-process transports of tests) are pipes.
+  if (source.http) {
+    attributes[ATTR.transport] = 'tcp';
+    attributes[ATTR.protocolName] = 'http';
+  } else attributes[ATTR.transport] = 'pipe';
+  return attributes;
+}
+
+/** The request's span name by the conventions: `{mcp.method.name} {target}`, the target a tool or prompt name. */
+function spanName(attributes: Attributes): string {
+  const target = attributes[ATTR.toolName] ?? attributes[ATTR.promptName];
+  return target === undefined ? String(attributes[ATTR.method]) : `${attributes[ATTR.method]} ${target}`;
+}
+
+/**
+ * The app's OpenTelemetry instrumentation, through `@opentelemetry/api` only: a SERVER span per
+ * request (the active span while it runs), a span per handler call, per validation, per request
+ * the server sends its client, per task run; and the metrics. The app brings the SDK and its
+ * exporter; while it registers no provider, each request costs two global lookups and nothing
+ * is allocated. `enabled: false` (the `telemetry: false` option) turns it all off.
+ */
+export class RequestTracing {
+  private readonly metrics = new ServerMetrics();
+
+  constructor(
+    private readonly enabled: boolean,
+    events: ServerEvents,
+  ) {
+    if (enabled) this.metrics.listen(events);
+  }
+
+  /** Whether spans are recorded now: the instrumentation is on and a tracer provider is registered. */
+  get tracing(): boolean {
+    return this.enabled && tracingOn();
+  }
+
+  /**
+   * Runs `run(request, params)` (the request's whole handling: middleware, handler, notifications,
+   * scope) inside the request's SERVER span, parented by the trace context in its `_meta` or HTTP
+   * headers, and records its duration and outcome.
+   */
+  serve<C extends TracedRequest, P, R>(
+    request: C,
+    server: Server | undefined,
+    params: P,
+    run: (request: C, params: P) => Promise<R>,
+  ): Promise<R> {
+    if (!this.enabled) return run(request, params);
+    const tracing = tracingOn();
+    const instruments = this.metrics.current();
+    if (!tracing && !instruments) return run(request, params);
+    return this.traced(request, server, params, run, tracing, instruments);
+  }
+
+  private async traced<C extends TracedRequest, P, R>(
+    request: C,
+    server: Server | undefined,
+    params: P,
+    run: (request: C, params: P) => Promise<R>,
+    tracing: boolean,
+    instruments: Instruments | undefined,
+  ): Promise<R> {
+    const started = performance.now();
+    const attributes = requestAttributes(request, server, params);
+    let span: Span | undefined;
+    let active = context.active();
+    if (tracing) {
+      const source = request.ctx.source;
+      const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
+      const spanAttributes: Attributes = { ...attributes, [ATTR.requestId]: String(request.ctx.requestId) };
+      if (source.sessionId) spanAttributes[ATTR.session] = source.sessionId;
+      const uri = (params as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri === 'string' && request.method.startsWith('resources/')) spanAttributes[ATTR.resourceUri] = uri;
+      span = trace
+        .getTracer(SCOPE)
+        .startSpan(
+          spanName(attributes),
+          { kind: SpanKind.SERVER, attributes: spanAttributes, ...(parent.link ? { links: [{ context: parent.link }] } : {}) },
+          parent.context,
+        );
+      active = trace.setSpan(parent.context, span).setValue(TRACING_KEY, this);
+      request.traced = true;
+    }
+    const inFlight = { [ATTR.method]: request.method };
+    instruments?.activeRequests.add(1, inFlight);
+    let failure: Failure | undefined;
+    try {
+      const result = await context.with(active, run, undefined, request, params);
+      failure = failureOfResult(result);
+      return result;
+    } catch (error) {
+      failure = failureOfError(error);
+      if (!(error instanceof ProtocolError)) span?.recordException(error instanceof Error ? error : messageOf(error));
+      throw error;
+    } finally {
+      if (span) endSpan(span, failure);
+      if (instruments) {
+        instruments.activeRequests.add(-1, inFlight);
+        if (failure) {
+          attributes[ATTR.errorType] = failure.type;
+          if (failure.code !== undefined) attributes[ATTR.statusCode] = String(failure.code);
+          instruments.errors.add(1, attributes);
+        }
+        instruments.operationDuration.record((performance.now() - started) / 1000, attributes);
+      }
+    }
+  }
+
+  /**
+   * Runs a handler call (guards, validation, method, conversion) in its own INTERNAL span, a
+   * child of the request's: `execute_tool {name}` for tools (the GenAI execute_tool span),
+   * `{kind} {name}` for the others. Call only while `tracing` is true.
+   */
+  async handler<R>(plan: TracedHandler, run: () => Promise<R>): Promise<R> {
+    const attributes: Attributes = { [ATTR.handler]: plan.where, [ATTR.handlerKind]: plan.kind };
+    if (plan.kind === 'tool') {
+      attributes[ATTR.toolName] = plan.name;
+      attributes[ATTR.operation] = EXECUTE_TOOL;
+    }
+    const name = plan.kind === 'tool' ? `${EXECUTE_TOOL} ${plan.name}` : `${plan.kind} ${plan.name}`;
+    return this.inSpan(name, SpanKind.INTERNAL, attributes, run, failureOfResult);
+  }
+
+  /** Asks a handler's OAuth scopes and guards in their `guard {name}` span, which says whether they allowed the call. */
+  guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
+    return this.inSpan(`guard ${name}`, SpanKind.INTERNAL, {}, run, (allowed, span) => {
+      span.setAttribute(ATTR.allowed, allowed);
+      return undefined;
+    });
+  }
+
+  /** Runs argument validation in its `validate {name}` span; refused arguments end it as `invalid_arguments`. */
+  validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): Promise<R> {
+    return this.inSpan(`validate ${name}`, SpanKind.INTERNAL, {}, run, (outcome, span) => {
+      if (outcome.ok) return undefined;
+      span.setAttribute(ATTR.issues, outcome.issues?.length ?? 0);
+      return { type: INVALID_ARGUMENTS, message: `${outcome.issues?.length ?? 0} invalid argument(s)` };
+    });
+  }
+
+  private async inSpan<R>(
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    run: () => R | Promise<R>,
+    failed: (result: R, span: Span) => Failure | undefined,
+  ): Promise<R> {
+    const parent = context.active();
+    const span = trace.getTracer(SCOPE).startSpan(name, { kind, attributes }, parent);
+    let failure: Failure | undefined;
+    try {
+      const result = await context.with(trace.setSpan(parent, span), run);
+      failure = failed(result, span);
+      return result;
+    } catch (error) {
+      failure = failureOfError(error);
+      if (!(error instanceof ProtocolError)) span.recordException(error instanceof Error ? error : messageOf(error));
+      throw error;
+    } finally {
+      endSpan(span, failure);
+    }
+  }
+
+  /**
+   * Tracks a 2025-11-25 session (a connection's SDK server) until it closes: the active sessions
+   * count and `mcp.server.session.duration`.
+   */
+  session(server: Server): void {
+    if (!this.enabled) return;
+    const instruments = this.metrics.current();
+    if (!instruments) return;
+    const started = performance.now();
+    instruments.activeSessions.add(1);
+    const previous = server.onclose;
+    server.onclose = () => {
+      instruments.activeSessions.add(-1);
+      const version = server.getNegotiatedProtocolVersion();
+      instruments.sessionDuration.record((performance.now() - started) / 1000, version ? { [ATTR.protocolVersion]: version } : {});
+      previous?.();
+    };
+  }
+
+  /**
+   * Runs a task's handler in the background in a `task {tool}` span, a child of the request that
+   * created the task (the same trace, though it ends after that request was answered), and
+   * counts running and finished tasks.
+   */
+  task<R extends { isError?: boolean }>(taskId: string, tool: string, request: { traced: boolean }, run: () => Promise<R>): Promise<R> {
+    if (!this.enabled) return run();
+    const instruments = this.metrics.current();
+    const tracing = tracingOn();
+    if (!tracing && !instruments) return run();
+    request.traced = tracing;
+    const attributes = { [ATTR.taskId]: taskId, [ATTR.toolName]: tool, [ATTR.operation]: EXECUTE_TOOL };
+    const work = tracing ? () => this.inSpan(`task ${tool}`, SpanKind.INTERNAL, attributes, run, failureOfResult) : run;
+    instruments?.runningTasks.add(1);
+    const finished = (status: string) => {
+      instruments?.runningTasks.add(-1);
+      instruments?.finishedTasks.add(1, { [ATTR.taskStatus]: status, [ATTR.toolName]: tool });
+    };
+    return work().then(
+      (result) => {
+        finished(result.isError ? 'failed' : 'completed');
+        return result;
+      },
+      (error: unknown) => {
+        finished('failed');
+        throw error;
+      },
+    );
+  }
+}
+
+/**
+ * Sends a request to the client (elicitation, sampling, roots) in a CLIENT span named by its
+ * method, a child of the handler's span, with that span's trace context written into the
+ * request's `_meta` so the client's own spans join the trace. Outside a traced request, or with
+ * tracing off, it just sends.
+ */
+export async function clientRequest<R>(
+  method: string,
+  meta: Record<string, unknown> | undefined,
+  send: (meta: Record<string, unknown> | undefined) => Promise<R>,
+): Promise<R> {
+  const parent = context.active();
+  const tracing = parent.getValue(TRACING_KEY) as RequestTracing | undefined;
+  if (!tracing?.tracing) return send(meta);
+  const span = trace.getTracer(SCOPE).startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
+  const active: OtelContext = trace.setSpan(parent, span);
+  let failure: Failure | undefined;
+  try {
+    return await context.with(active, send, undefined, metaWithContext(active, meta));
+  } catch (error) {
+    failure = failureOfError(error);
+    throw error;
+  } finally {
+    endSpan(span, failure);
+  }
+}
+
+/**
+ * A question a 2026-07-28 handler asks its client (`ctx.elicit`, `ctx.sample`, `ctx.roots`), in a
+ * CLIENT span named by its method: answered from the round's state (`armature.input_required`
+ * false), or asked, ending the round with `input_required` (true; the client answers in its retry,
+ * a request of its own).
+ */
+export function clientQuestion<R>(method: string, answer: () => R): R {
+  const parent = context.active();
+  const tracing = parent.getValue(TRACING_KEY) as RequestTracing | undefined;
+  if (!tracing?.tracing) return answer();
+  const span = trace.getTracer(SCOPE).startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
+  let asked = true;
+  try {
+    const answered = context.with(trace.setSpan(parent, span), answer);
+    asked = false;
+    return answered;
+  } finally {
+    span.setAttribute(ATTR.inputRequired, asked);
+    span.end();
+  }
+}
+
+/** `meta` with the active span's trace context written in, inside a traced request; else `meta` as it is. */
+export function withTraceContext(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const active = context.active();
+  return (active.getValue(TRACING_KEY) as RequestTracing | undefined)?.tracing ? metaWithContext(active, meta) : meta;
+}
