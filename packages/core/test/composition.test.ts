@@ -1,6 +1,8 @@
+import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { IsString } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  AppResource,
   ArmatureBuildError,
   type Context,
   createMcpApp,
@@ -170,6 +172,33 @@ describe('composition: classes mounted under prefixes', () => {
     connection = await connectInMemory(createMcpApp([WeatherServer, mount('billing', BillingServer)]));
     const names = (await connection.client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(['status', 'billing_status']);
+  });
+});
+
+@McpServer({ name: 'dashboard', version: '1.0.0' })
+class DashboardServer {
+  @Tool({ description: 'Shows the dashboard', ui: { resource: 'ui://dashboard/view.html' } })
+  show() {
+    return 'shown';
+  }
+
+  @AppResource({ uri: 'ui://dashboard/view.html', name: 'dashboard-view' })
+  view() {
+    return '<!doctype html><p>dashboard</p>';
+  }
+}
+
+describe('composition: a mounted MCP App', () => {
+  it("moves the tool's ui:// resource with its part, for hosts with and without the extension", async () => {
+    const app = createMcpApp([mount('ops', DashboardServer)]);
+    const served = 'ui://ops/dashboard/view.html';
+    connection = await connectInMemory(app, { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } });
+    const [tool] = (await connection.client.listTools()).tools;
+    expect([tool?.name, tool?._meta]).toEqual(['ops_show', { ui: { resourceUri: served }, [RESOURCE_URI_META_KEY]: served }]);
+    expect((await connection.client.readResource({ uri: served })).contents[0]).toMatchObject({ mimeType: RESOURCE_MIME_TYPE });
+    await connection.close();
+    connection = await connectInMemory(app);
+    expect((await connection.client.listTools()).tools.map((t) => [t.name, t._meta])).toEqual([['ops_show', undefined]]);
   });
 });
 

@@ -1,7 +1,8 @@
+import { RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './definitions.js';
+import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition, ToolUi } from './definitions.js';
 import { deepFreeze } from './handler-build.js';
 
 /** What a mounted part adds to its handlers, after the app's own and before each class's. */
@@ -86,15 +87,27 @@ export function classesOf(parts: readonly AppPart[]): { serverClass: Constructor
   );
 }
 
-/** A tool or prompt as served in `part`. */
+/**
+ * A tool or prompt as served in `part`. A tool's MCP App is taken to be in the same part: its
+ * `ui://` URI moves with the part's resources (checked at start-up like any app resource).
+ */
 export function renamed<D extends ToolDefinition | PromptDefinition>(definition: D, part: MountedPart): D {
   const name = part.name(definition.name);
+  const descriptor: Record<string, unknown> = { ...definition.descriptor, name };
   const served: D = {
     ...definition,
     name,
-    descriptor: deepFreeze({ ...definition.descriptor, name }),
+    descriptor,
     plan: Object.freeze({ ...definition.plan, name }),
   };
+  const ui = (definition as ToolDefinition).ui;
+  const resourceUri = ui && part.uri(ui.resourceUri);
+  if (ui && resourceUri) {
+    const meta = definition.descriptor._meta as Record<string, unknown>;
+    descriptor._meta = { ...meta, ui: { ...(meta.ui as object), resourceUri }, [RESOURCE_URI_META_KEY]: resourceUri };
+    (served as ToolDefinition & { ui: ToolUi }).ui = Object.freeze({ ...ui, resourceUri, plain: deepFreeze({ ...ui.plain, name }) });
+  }
+  deepFreeze(descriptor);
   return Object.freeze(served);
 }
 
