@@ -50,11 +50,11 @@ afterEach(async () => {
 });
 
 /** A 2025-11-25 session of the official client on `listener`, recording the tools list_changed it gets. */
-async function session(listener: HttpListener, token?: string): Promise<Session> {
+async function session(listener: HttpListener, token?: string, modern = false): Promise<Session> {
   const transport = new StreamableHTTPClientTransport(new URL(listener.url), {
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
   });
-  const client = new Client({ name: 'visibility-test', version: '1.0.0' });
+  const client = new Client({ name: 'visibility-test', version: '1.0.0' }, modern ? { versionNegotiation: { mode: 'auto' as const } } : {});
   const changes: string[] = [];
   client.setNotificationHandler('notifications/tools/list_changed', () => {
     changes.push('tools');
@@ -127,6 +127,29 @@ describe('catalogue visibility per session and principal', () => {
     expect(await names(alice2)).toContain('reset');
     await sentinel([alice1, alice2, bob], [1, 1, 0]);
     expect(await names(bob)).not.toContain('reset');
+  });
+
+  it('filters 2026-07-28 requests (no session) by their principal', async () => {
+    app = createMcpApp(OpsServer, { hiddenTags: ['admin'] });
+    const principal = (name: string): AuthInfo => ({ token: name, clientId: 'cli', scopes: [], extra: { sub: name } });
+    const listener = await app.listenHttp({
+      port: 0,
+      auth: {
+        verifier: { verify: async (token) => principal(token) },
+        resource: 'http://127.0.0.1/mcp',
+        authorizationServers: ['https://as.example'],
+      },
+    });
+    opened.push(listener);
+    const alice = await session(listener, 'alice', true);
+    const bob = await session(listener, 'bob', true);
+    expect(alice.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    await expect(alice.client.callTool({ name: 'unlock', arguments: {} })).resolves.toMatchObject({ isError: true });
+    await alice.client.callTool({ name: 'unlockMine', arguments: {} });
+    expect(await names(alice)).toContain('reset');
+    expect(await alice.client.callTool({ name: 'reset', arguments: {} })).toMatchObject({ content: [{ text: 'reset done' }] });
+    expect(await names(bob)).not.toContain('reset');
+    await expect(bob.client.callTool({ name: 'reset', arguments: {} })).rejects.toThrow(/Unknown tool: "reset"/);
   });
 
   it('says what to pass when a target, a selector or a name is wrong', async () => {
