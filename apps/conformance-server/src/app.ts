@@ -1,5 +1,6 @@
 import { type CreateMcpAppOptions, createMcpApp, type McpApp } from '@armature/core';
 import { ClientFeatureTools } from './client-features.server.js';
+import { COMPOSED } from './composed.server.js';
 import { ConformancePrompts } from './prompts.server.js';
 import { ConformanceResources, WATCHED_INTERVAL_MS, watchedResource } from './resources.server.js';
 import { ConformanceTools } from './tools.server.js';
@@ -11,6 +12,8 @@ export interface ConformanceAppOptions {
   watchedIntervalMs?: number | false;
   /** Where sessions and events live (default in memory), and the key shared by every instance. */
   scaleOut?: Pick<CreateMcpAppOptions, 'state' | 'requestStateKey'>;
+  /** Also mount the `extra` part (src/composed.server.ts) and hide its `internal`-tagged tool. */
+  composed?: boolean;
 }
 
 export interface ConformanceApp {
@@ -29,7 +32,9 @@ const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource'
  * and prompt appear 2 s after start with list_changed notifications).
  */
 export function createConformanceApp(options: ConformanceAppOptions = {}): ConformanceApp {
-  const app = createMcpApp(SERVER_CLASSES, options.scaleOut);
+  const app = options.composed
+    ? createMcpApp([...SERVER_CLASSES, ...COMPOSED.parts], { ...options.scaleOut, hiddenTags: COMPOSED.hiddenTags })
+    : createMcpApp(SERVER_CLASSES, options.scaleOut);
   const timers: NodeJS.Timeout[] = [];
 
   app.tools.disable(DYNAMIC.tool);

@@ -13,6 +13,8 @@ Environment (HTTP):
                               (e.g. redis://127.0.0.1:6379), so that several instances behind one load
                               balancer serve one endpoint; needs MCP_REQUEST_STATE_KEY
   MCP_REQUEST_STATE_KEY       the requestStateKey, the same on every instance
+  CONFORMANCE_COMPOSED=1      serve the composed variant: the inventory plus a part mounted under
+                              "extra" with its own guard and interceptor (src/composed.server.ts)
 `;
 
 /** The `retry` hint on resumable SSE streams: how long a client waits before it resumes. */
@@ -38,7 +40,7 @@ async function main(args: readonly string[]): Promise<void> {
   const unknown = args.filter((arg) => arg !== '--stdio');
   if (unknown.length > 0) throw new Error(`unexpected arguments: ${unknown.join(' ')}\n\n${USAGE}`);
 
-  const server = createConformanceApp({ scaleOut: scaleOutFromEnv(process.env) });
+  const server = createConformanceApp({ scaleOut: scaleOutFromEnv(process.env), composed: process.env.CONFORMANCE_COMPOSED === '1' });
   if (args.includes('--stdio')) {
     // stdout belongs to the protocol: anything for humans goes to stderr.
     server.app.listenStdio();

@@ -27,6 +27,7 @@ export type {
   TaskSupport,
   ToolDefinition,
 } from './builder/definitions.js';
+export { type AppPart, MountedPart, type MountOptions, mount } from './builder/mounted-part.js';
 export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
 export { McpError, ToolError } from './context/errors.js';
 export type {
@@ -65,6 +66,7 @@ export type {
   PromptOptions,
   ResourceOptions,
   ResourceTemplateOptions,
+  TaggedOptions,
   TaskSupportOption,
   ToolOptions,
   ToolUiOptions,
@@ -80,6 +82,7 @@ export { audio, type ContentBlock, embeddedResource, image, resourceLink, text }
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
 export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
+export type { VisibilitySelector, VisibilityTarget } from './runtime/visibility.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type {
   AppState,

@@ -1,6 +1,8 @@
+import { visibilityMessages } from '../messages/visibility-messages.js';
 import type { ChangeBroadcaster } from '../runtime/change-notifier.js';
+import { type CatalogVisibility, isTargeted, type VisibilityTarget } from '../runtime/visibility.js';
 import type { CatalogEdit, CatalogEdits } from '../state/app-state.js';
-import { Registrations, type Switches } from './registrations.js';
+import { Registrations, type Switches, type VisibilityControl } from './registrations.js';
 
 /**
  * The app's run-time catalogue edits (`app.tools.disable('x')`): made here, kept in the shared
@@ -13,15 +15,37 @@ export class AppCatalog {
     private readonly changes: ChangeBroadcaster,
     private readonly store: CatalogEdits | undefined,
     private readonly failed: (error: unknown) => void,
+    private readonly visibility: CatalogVisibility,
   ) {}
 
   /** Run-time control over one catalog. */
   registrations(catalog: CatalogEdit['catalog']): Registrations {
-    return new Registrations(this.catalogs[catalog], (key, op) => {
-      const edit: CatalogEdit = { catalog, key, op };
-      this.store?.record(edit).catch(this.failed);
-      void this.changes.catalogEdited(edit);
-    });
+    return new Registrations(
+      this.catalogs[catalog],
+      (key, op) => {
+        const edit: CatalogEdit = { catalog, key, op };
+        this.store?.record(edit).catch(this.failed);
+        void this.changes.catalogEdited(edit);
+      },
+      this.visibilityOf(catalog),
+    );
+  }
+
+  /** Visibility rules of one catalog: each change is told to the target's connections only. */
+  private visibilityOf(catalog: CatalogEdit['catalog']): VisibilityControl {
+    const told = (target: VisibilityTarget) => this.changes.visibilityChanged(catalog, (caller) => isTargeted(target, caller));
+    return {
+      set: (target, show, selector) => {
+        for (const name of selector?.names ?? []) {
+          if (!this.catalogs[catalog].has(name)) throw new Error(visibilityMessages.unknownName(name, catalog));
+        }
+        this.visibility.add(catalog, target, show, selector);
+        told(target);
+      },
+      reset: (target) => {
+        if (this.visibility.reset(catalog, target)) told(target);
+      },
+    };
   }
 
   /** Makes an edit made on another instance here (its notification follows from the broadcaster). */

@@ -4,8 +4,16 @@ import { MESSAGES, problem } from '../messages/message-catalog.js';
 import { type LoggerOption, loggerOptionProblem } from '../observability/server-log.js';
 import type { AppState } from '../state/app-state.js';
 
-/** What is wrong with the app's own options: the `state` option without what it requires, a `logger` Armature does not know. */
-export function optionProblems(options: { state?: AppState; requestStateKey?: unknown; logger?: LoggerOption }): BuildProblem[] {
+/**
+ * What is wrong with the app's own options: the `state` option without what it requires, a
+ * `logger` Armature does not know, `hiddenTags` that are not tags.
+ */
+export function optionProblems(options: {
+  state?: AppState;
+  requestStateKey?: unknown;
+  logger?: LoggerOption;
+  hiddenTags?: unknown;
+}): BuildProblem[] {
   const problems: BuildProblem[] = [];
   const state = options.state;
   if (state?.shared && options.requestStateKey === undefined) {
@@ -13,6 +21,9 @@ export function optionProblems(options: { state?: AppState; requestStateKey?: un
   }
   const logger = loggerOptionProblem(options.logger);
   if (logger) problems.push(problem(MESSAGES.loggerOptionInvalid, 'createMcpApp options', logger));
+  const tags = options.hiddenTags;
+  if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string' && tag !== '')))
+    problems.push(problem(MESSAGES.tagsInvalid, 'createMcpApp options (hiddenTags)', JSON.stringify(tags) ?? String(tags)));
   return problems;
 }
 

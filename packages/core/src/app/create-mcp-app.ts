@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { type BuildOptions, buildAppDefinition } from '../builder/build-app-definition.js';
 import type { AppDefinition } from '../builder/definitions.js';
+import { type AppPart, classesOf } from '../builder/mounted-part.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
 import { messageOf } from '../messages/call-messages.js';
-import type { Constructor } from '../metadata/metadata-args.js';
 import type { ServerEventListener } from '../observability/server-events.js';
 import { type LoggerOption, startServerLog } from '../observability/server-log.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
@@ -85,12 +85,12 @@ export class McpApp {
   private readonly state: AppState;
   private readonly relay?: SessionRelay;
 
-  constructor(serverClasses: readonly Constructor[], options: CreateMcpAppOptions = {}) {
-    checkSingleInstance(serverClasses);
+  constructor(parts: readonly AppPart[], options: CreateMcpAppOptions = {}) {
+    checkSingleInstance(classesOf(parts).map((entry) => entry.serverClass));
     const container = options.container ?? new TypediContainerAdapter();
     this.state = options.state ?? memoryState();
     // One report at start-up: the builder asks the container for its problems too.
-    this.definition = withOptionProblems(() => buildAppDefinition(serverClasses, { ...options, container }), optionProblems(options));
+    this.definition = withOptionProblems(() => buildAppDefinition(parts, { ...options, container }), optionProblems(options));
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
     this.runtime = new AppRuntime(this.definition, container, options.onError, {
@@ -105,7 +105,13 @@ export class McpApp {
     const failed = (error: unknown) =>
       process.stderr.write(`[armature] a change notification could not go through the ${stateName} state: ${messageOf(error)}\n`);
     const { tools, prompts, resources, resourceTemplates } = this.runtime;
-    const catalog = new AppCatalog({ tools, prompts, resources, resourceTemplates }, changes, this.state.catalog, failed);
+    const catalog = new AppCatalog(
+      { tools, prompts, resources, resourceTemplates },
+      changes,
+      this.state.catalog,
+      failed,
+      this.runtime.visibility,
+    );
     let shared = Promise.resolve();
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);
@@ -307,15 +313,17 @@ export class McpApp {
 }
 
 /**
- * Builds an app from `@McpServer` classes, checking every declaration before the first request.
- * Throws `ArmatureBuildError` listing all problems, each naming `Class.method` and the fix.
+ * Builds an app from `@McpServer` classes, and parts of them mounted under a prefix with `mount()`,
+ * checking every declaration before the first request. Throws `ArmatureBuildError` listing all
+ * problems, each naming `Class.method` and the fix.
  *
  * @example
  * ```ts
  * const app = createMcpApp([WeatherServer, MathServer]);
+ * const composed = createMcpApp([mount('weather', WeatherServer), mount('billing', [BillingServer, InvoicesServer])]);
  * await app.listenHttp({ port: 3000 });
  * ```
  */
-export function createMcpApp(servers: Constructor | readonly Constructor[], options: CreateMcpAppOptions = {}): McpApp {
-  return new McpApp(Array.isArray(servers) ? servers : [servers as Constructor], options);
+export function createMcpApp(servers: AppPart | readonly AppPart[], options: CreateMcpAppOptions = {}): McpApp {
+  return new McpApp(Array.isArray(servers) ? servers : [servers as AppPart], options);
 }

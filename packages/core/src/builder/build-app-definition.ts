@@ -12,6 +12,8 @@ import { buildPrompt } from './build-prompt.js';
 import { buildResource, buildResourceTemplate } from './build-resources.js';
 import { buildTool } from './build-tool.js';
 import type { AppDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './definitions.js';
+import { NAME_PATTERN } from './handler-build.js';
+import { type AppPart, classesOf, MountedPart, PREFIX_PATTERN, renamed, resourceIn, templateIn } from './mounted-part.js';
 
 export interface BuildOptions {
   /** Overrides the server info taken from the first `@McpServer` class. */
@@ -37,15 +39,18 @@ export interface BuildOptions {
 }
 
 /**
- * Turns the recorded metadata of `serverClasses` into frozen definitions and call plans, checking
- * everything a request would otherwise trip over (DI included). Reports every problem at once in
- * one `ArmatureBuildError`. It reads the storage and reflection, and changes neither.
+ * Turns the recorded metadata of the server classes in `parts` (given as is, or mounted under a
+ * prefix) into frozen definitions and call plans, checking everything a request would otherwise
+ * trip over (DI included). Reports every problem at once in one `ArmatureBuildError`. It reads the
+ * storage and reflection, and changes neither.
  */
 export function buildAppDefinition(
-  serverClasses: readonly Constructor[],
+  parts: readonly AppPart[],
   options: BuildOptions = {},
   storage: MetadataStorage = getMetadataStorage(),
 ): AppDefinition {
+  const entries = classesOf(parts);
+  const serverClasses = entries.map((entry) => entry.serverClass);
   const problems: BuildProblem[] = [];
   const tools = new Map<string, ToolDefinition>();
   const resources = new Map<string, ResourceDefinition>();
@@ -68,37 +73,87 @@ export function buildAppDefinition(
   });
   const containerProblems = prepareContainer(options.container, served, requestScoped);
   const planning = new PlanContext(storage, options.container, problems, options);
+  const partPlanning = new Map<MountedPart, PlanContext>();
+  for (const part of parts) {
+    if (!(part instanceof MountedPart) || partPlanning.has(part)) continue;
+    if (typeof part.prefix !== 'string' || !PREFIX_PATTERN.test(part.prefix))
+      problems.push(problem(MESSAGES.mountPrefixInvalid, part.where, String(part.prefix)));
+    partPlanning.set(part, planning.forPart(part));
+  }
+  /** The part each served definition is mounted in, for collision messages. */
+  const partOf = new Map<string, MountedPart | undefined>();
 
   /** Adds a built definition under its key, or reports the handler it clashes with. */
-  const register = <D extends { where: string }>(kind: HandlerKind, into: Map<string, D>, key: string, built: D | undefined) => {
+  const register = <D extends { where: string }>(
+    kind: HandlerKind,
+    into: Map<string, D>,
+    key: string,
+    built: D | undefined,
+    part: MountedPart | undefined,
+  ) => {
     if (!built) return;
     const clash = into.get(key);
-    if (clash) problems.push(problem(MESSAGES.duplicateName, built.where, kind, key, clash.where));
-    else into.set(key, built);
+    const clashPart = partOf.get(`${kind} ${key}`);
+    if (clash && (part || clashPart))
+      problems.push(
+        problem(MESSAGES.mountedNameClash, built.where, kind, key, built.where, part?.where ?? '', clash.where, clashPart?.where ?? ''),
+      );
+    else if (clash) problems.push(problem(MESSAGES.duplicateName, built.where, kind, key, clash.where));
+    else {
+      into.set(key, built);
+      partOf.set(`${kind} ${key}`, part);
+    }
   };
-  for (const [index, serverClass] of serverClasses.entries()) {
+  /** A tool or prompt renamed into its part, its new name checked against the spec's rules. */
+  const named = <D extends ToolDefinition | PromptDefinition>(
+    kind: 'tool' | 'prompt',
+    built: D | undefined,
+    part: MountedPart | undefined,
+  ) => {
+    if (!built || !part) return built;
+    const served = renamed(built, part);
+    if (NAME_PATTERN.test(served.name)) return served;
+    problems.push(problem(MESSAGES.invalidName, built.where, kind, served.name, served.name.slice(0, 128)));
+    return undefined;
+  };
+  /** A resource or template moved into its part, or undefined after reporting a URI without scheme. */
+  const placed = <D extends ResourceDefinition | ResourceTemplateDefinition>(
+    built: D | undefined,
+    part: MountedPart | undefined,
+    move: (definition: D, part: MountedPart) => D | undefined,
+  ) => {
+    if (!built || !part) return built;
+    const served = move(built, part);
+    if (!served) {
+      const uri = 'uri' in built ? built.uri : built.descriptor.uriTemplate;
+      problems.push(problem(MESSAGES.mountedUriWithoutScheme, built.where, uri, part.where));
+    }
+    return served;
+  };
+  for (const [index, { serverClass, part }] of entries.entries()) {
     const refused = refusals.get(index);
     if (refused) {
       problems.push(refused);
       continue;
     }
+    const context = part ? (partPlanning.get(part) as PlanContext) : planning;
     const server = storage.findServer(serverClass);
     if (server?.options.instructions) instructions.push(server.options.instructions);
     for (const args of handlersOfChain(serverClass, storage, 'tool')) {
-      const built = buildTool(planning, serverClass, args, options.limits);
-      register('tool', tools, built?.name ?? '', built);
+      const built = named('tool', buildTool(context, serverClass, args, options.limits), part);
+      register('tool', tools, built?.name ?? '', built, part);
     }
     for (const args of handlersOfChain(serverClass, storage, 'resource')) {
-      const built = buildResource(planning, serverClass, args);
-      register('resource', resources, built?.uri ?? '', built);
+      const built = placed(buildResource(context, serverClass, args), part, resourceIn);
+      register('resource', resources, built?.uri ?? '', built, part);
     }
     for (const args of handlersOfChain(serverClass, storage, 'resourceTemplate')) {
-      const built = buildResourceTemplate(planning, serverClass, args);
-      register('resourceTemplate', resourceTemplates, built?.descriptor.uriTemplate ?? '', built);
+      const built = placed(buildResourceTemplate(context, serverClass, args), part, templateIn);
+      register('resourceTemplate', resourceTemplates, built?.descriptor.uriTemplate ?? '', built, part);
     }
     for (const args of handlersOfChain(serverClass, storage, 'prompt')) {
-      const built = buildPrompt(planning, serverClass, args);
-      register('prompt', prompts, built?.name ?? '', built);
+      const built = named('prompt', buildPrompt(context, serverClass, args), part);
+      register('prompt', prompts, built?.name ?? '', built, part);
     }
   }
 

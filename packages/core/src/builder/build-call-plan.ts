@@ -19,6 +19,8 @@ export class PlanContext {
   readonly appGuards: readonly ProviderPlan<Guard>[];
   readonly appInterceptors: readonly ProviderPlan<Interceptor>[];
   readonly appRateLimits: readonly RateLimitPlan[];
+  /** Tags every handler planned here carries (a mounted part's). */
+  readonly partTags: readonly string[] = [];
 
   constructor(
     readonly storage: MetadataStorage,
@@ -30,6 +32,37 @@ export class PlanContext {
     this.appInterceptors = this.providersOf('interceptor', app.interceptors ?? [], 'createMcpApp');
     const rateLimits = Array.isArray(app.rateLimits) ? app.rateLimits : app.rateLimits === undefined ? [] : [app.rateLimits];
     this.appRateLimits = rateLimits.flatMap((rule, i) => rateLimitPlan(rule, 'createMcpApp', i, `rateLimits[${i}]`, problems) ?? []);
+  }
+
+  /**
+   * The context of one mounted part's handlers: the part's guards and interceptors after the
+   * app's, its tags before each handler's; providers are still made once for the whole app.
+   */
+  forPart(part: {
+    readonly where: string;
+    readonly options: { readonly guards?: readonly unknown[]; readonly interceptors?: readonly unknown[]; readonly tags?: unknown };
+  }): PlanContext {
+    const { where } = part;
+    return Object.create(this, {
+      appGuards: { value: Object.freeze([...this.appGuards, ...this.providersOf<Guard>('guard', part.options.guards ?? [], where)]) },
+      appInterceptors: {
+        value: Object.freeze([
+          ...this.appInterceptors,
+          ...this.providersOf<Interceptor>('interceptor', part.options.interceptors ?? [], where),
+        ]),
+      },
+      partTags: { value: this.tagsOf(part.options.tags, where) },
+    }) as PlanContext;
+  }
+
+  /** `tags` checked (a list of non-empty strings), or none after reporting. */
+  tagsOf(tags: unknown, where: string): readonly string[] {
+    if (tags === undefined) return [];
+    if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string' && tag !== '')) {
+      this.problems.push(problem(MESSAGES.tagsInvalid, where, JSON.stringify(tags) ?? String(tags)));
+      return [];
+    }
+    return Object.freeze([...tags]);
   }
 
   /** The plans of the rate limits found for a handler: the app's first, then the class chain's, then the method's. */
@@ -108,6 +141,8 @@ export interface PlanSource {
   readonly input: InputPlan;
   /** True when the method takes the input before the Context (`(input, ctx)`); false for `(ctx)`. */
   readonly takesInput: boolean;
+  /** The decorator's `tags` option, unchecked. */
+  readonly tags?: unknown;
 }
 
 /**
@@ -124,6 +159,7 @@ export function buildCallPlan(planning: PlanContext, source: PlanSource): CallPl
       planning.problems.push(problem(MESSAGES.invalidScope, where, String(scope)));
   }
   const rateLimits = planning.rateLimitsOf(found.rateLimits);
+  const tags = [...planning.partTags, ...planning.tagsOf(source.tags, where)];
   const { method } = source;
   return Object.freeze({
     kind: source.kind,
@@ -136,6 +172,7 @@ export function buildCallPlan(planning: PlanContext, source: PlanSource): CallPl
     scopes: Object.freeze([...found.scopes]),
     guarded: guards.length > 0 || found.scopes.length > 0,
     rateLimits: Object.freeze(rateLimits),
+    tags: Object.freeze([...new Set(tags)]),
     input: source.input,
     needsInstance: true,
     invoke: source.takesInput

@@ -56,6 +56,8 @@ export function buildCompletions(
         guarded: false,
         // Completions are typed as the user types: the app's limits cover them, as every call.
         rateLimits: planning.appRateLimits,
+        // Hidden or shown with its prompt or template, which is asked first.
+        tags: Object.freeze([]),
         input: { kind: 'raw' } as const,
         needsInstance,
         invoke,

@@ -36,6 +36,8 @@ export interface CallPlan {
   readonly guarded: boolean;
   /** The rate limits a call counts against, each its own count. */
   readonly rateLimits: readonly RateLimitPlan[];
+  /** Tags (the mounted part's, then the decorator's): what `showFor`/`hideFor` and `hiddenTags` select by. */
+  readonly tags: readonly string[];
   readonly input: InputPlan;
   /** False when the handler needs no server instance (a completion function). */
   readonly needsInstance: boolean;

@@ -89,7 +89,17 @@ export class HandlerBuild<K extends HandlerKind> {
 
   plan(name: string, method: Method, input: InputPlan, takesInput: boolean): CallPlan {
     const { serverClass, args } = this;
-    return buildCallPlan(this.planning, { kind: args.kind, name, serverClass, methodName: args.methodName, method, input, takesInput });
+    const { tags } = args.options as { tags?: unknown };
+    return buildCallPlan(this.planning, {
+      kind: args.kind,
+      name,
+      serverClass,
+      methodName: args.methodName,
+      method,
+      input,
+      takesInput,
+      tags,
+    });
   }
 }
 

@@ -41,7 +41,7 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
   // (shared and frozen, so never handed to middleware, which may change a result).
   const page = async <D extends { plan: CallPlan }, V>(key: string, catalog: Catalog<D, V>, params: Params, call: CallRequest) => {
     const cursor = params?.cursor as string | undefined;
-    if (!catalog.guarded() && app.middleware.length === 0) return catalog.page(key, cursor, app.pageSize);
+    if (!catalog.guarded() && app.middleware.length === 0 && !call.filtered) return catalog.page(key, cursor, app.pageSize);
     const { items, nextCursor } = paginate(await visibleEntries(catalog, call), cursor, app.pageSize);
     return { [key]: items, ...(nextCursor ? { nextCursor } : {}) };
   };

@@ -8,7 +8,7 @@ import {
 import { MODERN_REVISION } from '../context/revisions.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
 import { CallRequest } from '../runtime/call-request.js';
-import type { LiveConnection } from '../runtime/change-notifier.js';
+import { type LiveConnection, noteCaller } from '../runtime/change-notifier.js';
 import { withMiddleware } from '../runtime/middleware.js';
 import { type RequestSource, sourceOf } from '../runtime/request-source.js';
 import type { ServedApp } from '../runtime/served-app.js';
@@ -54,6 +54,7 @@ export function createSdkServer(
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {
     const run = async (call: CallRequest, params: Params) => {
+      if (purpose === 'connection') noteCaller(connection, call);
       try {
         const result =
           app.middleware.length === 0

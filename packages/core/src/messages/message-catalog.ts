@@ -277,6 +277,39 @@ export const MESSAGES = {
       fix: "import '@armature/core' first in the entry file (src/main.ts), or at the top of the file that declares the DTO",
     }),
   ),
+  mountedNameClash: define(
+    'ARM130',
+    'two handlers of a composed app are served under the same name or URI',
+    ['tool', 'weather_forecast', 'WeatherServer.forecast', "mount('weather')", 'LegacyServer.weather_forecast', ''] as const,
+    (kind: Kind, key: string, where: string, part: string, clash: string, clashPart: string) => {
+      const side = (handler: string, mounted: string) => (mounted ? `${handler} (in ${mounted})` : handler);
+      const what = kind === 'resource' ? 'resource URI' : kind === 'resourceTemplate' ? 'URI template' : `${kind} name`;
+      return {
+        message: `the ${what} "${key}" is served by both ${side(clash, clashPart)} and ${side(where, part)}`,
+        fix:
+          kind === 'tool' || kind === 'prompt'
+            ? `mount one of them under another prefix (mount('other', Server)), or rename one: ${DECORATOR[kind]}({ name: '...' })`
+            : "mount one of them under another prefix (mount('other', Server)), or give one another URI",
+      };
+    },
+  ),
+  mountPrefixInvalid: define('ARM131', 'a mount prefix is not 1-64 letters, digits and -', ['weather api'] as const, (prefix: string) => ({
+    message: `the mount prefix "${prefix}" is invalid: a prefix is 1-64 letters, digits and -, starting with a letter or digit (it goes into tool names and URIs)`,
+    fix: `mount('${prefix.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+/, '') || 'part'}', Server)`,
+  })),
+  tagsInvalid: define('ARM132', 'tags are not a list of non-empty strings', ['[""]'] as const, (found: string) => ({
+    message: `tags must be a list of non-empty strings, got ${found}`,
+    fix: "tags: ['admin', 'billing']",
+  })),
+  mountedUriWithoutScheme: define(
+    'ARM133',
+    'a mounted resource template does not start with a literal scheme',
+    ['{scheme}://x', "mount('weather')"] as const,
+    (uri: string, part: string) => ({
+      message: `"${uri}" cannot be served under ${part}: the prefix goes after the URI's scheme, and this one has none written out`,
+      fix: "start the template with its scheme, e.g. 'files://{path}', or serve the class without mount()",
+    }),
+  ),
   loggerOptionInvalid: define('ARM126', 'the logger option is not one Armature knows', ['logger is "yaml"'] as const, (found: string) => ({
     message: `${found}; it must be 'json', 'text', { format: 'json' | 'text', level: 'info' | 'warn' | 'error' }, a pino-like logger (info, warn and error methods) or false`,
     fix: "createMcpApp(Server, { logger: 'json' }), or pass your pino logger: createMcpApp(Server, { logger: pino(pino.destination(2)) })",

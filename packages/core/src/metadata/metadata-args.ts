@@ -36,8 +36,14 @@ export interface ArgumentLimits {
   maxStringLength?: number;
 }
 
+/** Tags group handlers for run-time visibility (`app.tools.showFor(target, { tags })`). */
+export interface TaggedOptions {
+  /** E.g. `['admin']`: hidden from everyone when the app option `hiddenTags` names one of them, until shown. */
+  tags?: string[];
+}
+
 /** What users pass to `@Tool(...)`. */
-export interface ToolOptions {
+export interface ToolOptions extends TaggedOptions {
   /** Tool name, 1-128 of `[A-Za-z0-9_.-]`. Defaults to the method name. */
   name?: string;
   /** Human-readable name shown by clients. */
@@ -105,7 +111,7 @@ export interface FieldOptions {
 }
 
 /** What users pass to `@Resource(...)`: a resource with a fixed URI. */
-export interface ResourceOptions {
+export interface ResourceOptions extends TaggedOptions {
   /** The resource's URI, e.g. `file:///config.json` or `test://static-text`. */
   uri: string;
   /** Machine name of the resource. */
@@ -139,7 +145,7 @@ export interface AppResourceOptions extends McpUiResourceMeta {
 }
 
 /** What users pass to `@ResourceTemplate(...)`: resources addressed by an RFC 6570 URI template. */
-export interface ResourceTemplateOptions {
+export interface ResourceTemplateOptions extends TaggedOptions {
   /** The URI template, e.g. `users://{id}/profile`. Its variables arrive as the params DTO. */
   uriTemplate: string;
   name: string;
@@ -154,7 +160,7 @@ export interface ResourceTemplateOptions {
 }
 
 /** What users pass to `@Prompt(...)`. */
-export interface PromptOptions {
+export interface PromptOptions extends TaggedOptions {
   /** Prompt name, 1-128 of `[A-Za-z0-9_.-]`. Defaults to the method name. */
   name?: string;
   title?: string;

@@ -17,10 +17,11 @@ export function provide<T>(plan: ProviderPlan<T>, request: CallRequest): T | Pro
 }
 
 /**
- * Whether the caller may use (`call`) or see (`list`) a handler: its OAuth scopes, then its guards
- * in order, false at the first that says no. Guards come from the request's one DI scope.
+ * Whether the caller may use (`call`) or see (`list`) a handler: the visibility rules, its OAuth
+ * scopes, then its guards in order, false at the first that says no. Guards come from the request's one DI scope.
  */
 export async function isAllowed(plan: CallPlan, phase: 'list' | 'call', request: CallRequest): Promise<boolean> {
+  if (request.hides(plan)) return false;
   if (!plan.guarded) return true;
   const ctx = request.ctx;
   if (!hasScopes(ctx.principal, plan.scopes)) return false;
@@ -42,11 +43,11 @@ export async function isAllowed(plan: CallPlan, phase: 'list' | 'call', request:
 }
 
 /**
- * The entries a caller sees: the cached list when nothing enabled is guarded, else the entries
- * whose guards allow them, all asked within the request's one scope.
+ * The entries a caller sees: the cached list when nothing enabled is guarded or hidden, else the
+ * entries visible to the caller whose guards allow them, all asked within the request's one scope.
  */
 export async function visibleEntries<D extends { plan: CallPlan }, V>(catalog: Catalog<D, V>, request: CallRequest): Promise<readonly V[]> {
-  if (!catalog.guarded()) return catalog.list();
+  if (!catalog.guarded() && !request.filtered) return catalog.list();
   const definitions = catalog.enabledDefinitions();
   const views = catalog.list();
   const out: V[] = [];

@@ -35,6 +35,7 @@ import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp } from './served-app.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
+import { CatalogVisibility } from './visibility.js';
 
 export interface RuntimeOptions {
   /** Items per page of every list (`tools/list`, `resources/list`, ...). Default 100. */
@@ -83,6 +84,11 @@ export interface RuntimeOptions {
    * keys (`new MemoryRateLimitStore(maxKeys)` for another bound).
    */
   rateLimitStore?: RateLimitStore;
+  /**
+   * Tags whose tools, resources and prompts are hidden from everyone until shown to a session or a
+   * principal (`app.tools.showFor(target, { tags })`), e.g. `['admin']`; see docs/visibility.md.
+   */
+  hiddenTags?: string[];
 }
 
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
@@ -119,7 +125,7 @@ export class AppRuntime implements ServedApp {
   readonly resources: Catalog<ResourceDefinition, Resource>;
   readonly resourceTemplates: Catalog<ResourceTemplateDefinition, ResourceTemplateType>;
   readonly prompts: Catalog<PromptDefinition, Prompt>;
-  readonly broadcaster = new ChangeBroadcaster();
+  readonly broadcaster: ChangeBroadcaster;
   readonly capabilities: ServerCapabilities;
   readonly codec: RequestStateCodecOf;
   readonly pageSize: number;
@@ -136,6 +142,7 @@ export class AppRuntime implements ServedApp {
   /** Spans and metrics of every request, handler, client request, session and task. */
   readonly telemetry: RequestTracing;
   readonly rateLimiting: RateLimiting;
+  readonly visibility: CatalogVisibility;
 
   /** Every unexpected error Armature answered for: told to the app's observers, then to `onError`. */
   readonly reportError: ToolErrorReporter;
@@ -156,6 +163,8 @@ export class AppRuntime implements ServedApp {
     this.errorFilter = options.errorFilter;
     this.middleware = Object.freeze([...(options.middleware ?? [])]);
     this.maxUriLength = options.maxUriLength ?? 8_192;
+    this.visibility = new CatalogVisibility(options.hiddenTags);
+    this.broadcaster = new ChangeBroadcaster((sessionId) => this.visibility.forgetSession(sessionId));
     this.maxSubscriptionsPerSession = options.maxSubscriptionsPerSession ?? 1_000;
     this.telemetry = new RequestTracing(options.telemetry ?? true, this.events);
     // requestState comes back from the client: it must be signed, or a client could forge answers.

@@ -1,4 +1,5 @@
-import type { Server } from '@modelcontextprotocol/server';
+import type { AuthInfo, Server } from '@modelcontextprotocol/server';
+import type { CallPlan } from '../builder/definitions.js';
 import type { ContainerAdapter, RequestScope } from '../di/container-adapter.js';
 import type { RequestStateCodecOf } from './client-requests.js';
 import { RequestContext } from './request-context.js';
@@ -21,6 +22,11 @@ export interface RequestEnvironment {
   readonly stats: RuntimeStats;
   readonly reportError: ToolErrorReporter;
   readonly codec: RequestStateCodecOf;
+  /** Who sees which catalogue entries (`hiddenTags`, `showFor`, `hideFor`): a `CatalogVisibility`. */
+  readonly visibility?: {
+    readonly active: boolean;
+    allows(plan: CallPlan, caller: { readonly sessionId?: string; readonly principal?: AuthInfo }): boolean;
+  };
 }
 
 /**
@@ -44,6 +50,18 @@ export class CallRequest {
     ctx?: RequestContext,
   ) {
     this.ctx = ctx ?? new RequestContext(source, server, env.codec);
+  }
+
+  /** True while visibility rules may hide an entry from someone: lists and calls must ask `hides`. */
+  get filtered(): boolean {
+    return this.env.visibility?.active ?? false;
+  }
+
+  /** Whether visibility rules hide the handler of `plan` from this caller. */
+  hides(plan: CallPlan): boolean {
+    const visibility = this.env.visibility;
+    if (!visibility?.active) return false;
+    return !visibility.allows(plan, { sessionId: this.ctx.source.sessionId, principal: this.ctx.principal });
   }
 
   /** The request's DI scope, bound to its Context. */

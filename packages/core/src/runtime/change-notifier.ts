@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { MODERN_REVISION } from '../context/revisions.js';
 import type { CatalogEdit, StateBus } from '../state/app-state.js';
+import type { CallRequest } from './call-request.js';
+import type { Caller } from './visibility.js';
 
 /** Where 2026-07-28 `subscriptions/listen` streams are notified (one per HTTP handler). */
 export interface ChangeNotifier {
@@ -16,6 +18,15 @@ export interface LiveConnection {
   readonly mcp: SdkMcpServer;
   /** URIs this connection subscribed to with `resources/subscribe` (2025-11-25). */
   readonly subscriptions: Set<string>;
+  /** The session and principal of its latest request: whom visibility rules are matched against. */
+  sessionId?: string;
+  principal?: AuthInfo;
+}
+
+/** Remembers who `connection`'s latest request came from (for visibility changes). */
+export function noteCaller(connection: LiveConnection, call: CallRequest): void {
+  connection.sessionId = call.ctx.source.sessionId;
+  connection.principal = call.ctx.principal;
 }
 
 /** One change, as it travels between instances. */
@@ -63,6 +74,9 @@ export class ChangeBroadcaster {
   };
   private unsubscribe?: () => Promise<void>;
 
+  /** @param sessionClosed told the id of each session whose connection closed. */
+  constructor(private readonly sessionClosed: (sessionId: string) => void = () => undefined) {}
+
   /**
    * Changes go through `bus` to every instance from now on; `sessions` is told once per change
    * (by the instance that raised it); `failed` hears of a change the bus could not carry; `edit`
@@ -92,6 +106,7 @@ export class ChangeBroadcaster {
     const previous = server.onclose;
     server.onclose = () => {
       this.live.delete(connection);
+      if (connection.sessionId !== undefined) this.sessionClosed(connection.sessionId);
       previous?.();
     };
   }
@@ -121,6 +136,31 @@ export class ChangeBroadcaster {
   /** The catalogue was edited here (`edit` already applied): the other instances apply it too, then every client hears of it. */
   catalogEdited(edit: CatalogEdit): Promise<void> {
     return this.raise({ from: this.instance, kind: KIND_OF[edit.catalog], edit });
+  }
+
+  /**
+   * What `catalog` shows changed for some callers only (visibility rules): the connections of this
+   * instance whose caller `affected` selects are told, no other. 2026-07-28 listen streams are
+   * not tied to a caller here: each is told, as a list_changed only says "list again".
+   */
+  visibilityChanged(catalog: CatalogEdit['catalog'], affected: (caller: Caller) => boolean): void {
+    const kind = KIND_OF[catalog];
+    for (const connection of this.live) {
+      const { mcp } = connection;
+      if (!mcp.isConnected() || !affected(connection)) continue;
+      const sent =
+        kind === 'tools'
+          ? mcp.server.sendToolListChanged()
+          : kind === 'prompts'
+            ? mcp.server.sendPromptListChanged()
+            : mcp.server.sendResourceListChanged();
+      void sent.catch(() => undefined);
+    }
+    for (const notifier of this.notifiers) {
+      if (kind === 'tools') notifier.toolsChanged();
+      else if (kind === 'prompts') notifier.promptsChanged();
+      else notifier.resourcesChanged();
+    }
   }
 
   /**

@@ -86,7 +86,7 @@ async function runCall<R, S>(
   args: unknown,
   telemetry: RequestTracing | undefined,
 ): Promise<R> {
-  if (plan.guarded) {
+  if (plan.guarded || request.filtered) {
     const allowed = telemetry ? telemetry.guards(plan.name, () => isAllowed(plan, 'call', request)) : isAllowed(plan, 'call', request);
     if (!(await allowed)) return kind.denied(plan, subject, request);
   }

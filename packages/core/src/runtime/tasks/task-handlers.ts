@@ -113,7 +113,8 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
   // From here the answer is a task or a task error: a caller who may not use the tool learns that
   // first, exactly as from an ordinary call. Guards and scopes are asked here, once: the task's
   // background run does not ask them again.
-  const hidden = async (tool: ToolDefinition, call: CallRequest) => tool.plan.guarded && !(await isAllowed(tool.plan, 'call', call));
+  const hidden = async (tool: ToolDefinition, call: CallRequest) =>
+    (tool.plan.guarded || call.filtered) && !(await isAllowed(tool.plan, 'call', call));
   // Rate limits are counted here too, once, as for an ordinary call; a refused task is a JSON-RPC error.
   const counted = async (tool: ToolDefinition, call: CallRequest) => {
     if (tool.plan.rateLimits.length === 0 || !app.rateLimiting) return;
