@@ -26,9 +26,21 @@ export interface HttpServer {
 }
 
 /** Starts `node dist/main.js` on a free port (PORT=0), with `env` added, and waits for the URL line it prints. */
-export async function startHttpServer(timeoutMs = 15_000, env: Record<string, string> = {}): Promise<HttpServer> {
+export function startHttpServer(timeoutMs = 15_000, env: Record<string, string> = {}): Promise<HttpServer> {
   assertBuilt();
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startServerProcess([process.execPath, MAIN], { timeoutMs, env });
+}
+
+/**
+ * Starts `argv` (any runtime running any entry) on a free port (PORT=0), with `env` added, and
+ * waits for the `MCP endpoint at URL` line it prints on stdout or stderr.
+ */
+export async function startServerProcess(
+  argv: readonly [string, ...string[]],
+  { timeoutMs = 15_000, env = {} }: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<HttpServer> {
+  const [file, ...args] = argv;
+  const child = spawn(file, args, { env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -38,7 +50,7 @@ export async function startHttpServer(timeoutMs = 15_000, env: Record<string, st
     out += chunk.toString();
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server printed no URL within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`${argv.join(' ')} printed no URL within ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const check = () => {
       const match = /MCP endpoint at (http:\/\/\S+)/.exec(out);
       if (match?.[1]) {
@@ -47,9 +59,10 @@ export async function startHttpServer(timeoutMs = 15_000, env: Record<string, st
       }
     };
     child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`the server exited with ${code} before listening:\n${out}`));
+      reject(new Error(`${argv.join(' ')} exited with ${code} before listening:\n${out}`));
     });
   });
   return {

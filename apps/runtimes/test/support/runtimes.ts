@@ -3,11 +3,11 @@
  * postinstall, allowed in pnpm-workspace.yaml, puts the native binary in the package), and how each
  * runs a built entry: the exact commands docs/runtimes.md shows.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type HttpServer, killStarted, startServerProcess } from '../../../conformance-server/test/support/processes.js';
 
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
@@ -45,54 +45,9 @@ export function runtimes(): Runtime[] {
   ];
 }
 
-const started = new Set<ChildProcess>();
-
-/** Kills every process started here that still runs (for afterAll). */
-export function killStarted(): void {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  started.clear();
-}
-
-export interface HttpServer {
-  readonly url: string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
 /** Starts `argv` with PORT=0 and waits for the `MCP endpoint at URL` line it prints. */
-export async function startHttpServer(argv: readonly [string, ...string[]], timeoutMs = 20_000): Promise<HttpServer> {
-  const [file, ...args] = argv;
-  const child = spawn(file, args, { env: { ...process.env, PORT: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.add(child);
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${argv.join(' ')} printed no URL within ${timeoutMs} ms:\n${out}`)), timeoutMs);
-    const read = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /MCP endpoint at (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${argv.join(' ')} exited with ${code} before listening:\n${out}`));
-    });
-  });
-  return {
-    url,
-    output: () => out,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-      started.delete(child);
-    },
-  };
+export function startHttpServer(argv: readonly [string, ...string[]], timeoutMs = 20_000): Promise<HttpServer> {
+  return startServerProcess(argv, { timeoutMs, env: { NO_COLOR: '1' } });
 }
+
+export { type HttpServer, killStarted };
