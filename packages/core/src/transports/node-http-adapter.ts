@@ -131,7 +131,14 @@ function answerInSession(
   notifications: () => NotificationValve,
 ): void {
   const { transport } = session;
-  transport.answerStreams.set(idKey(message.id), new NodeSessionAnswer(res, transport.sessionId as string));
+  const key = idKey(message.id);
+  const stream = new NodeSessionAnswer(res, transport.sessionId as string);
+  transport.answerStreams.set(key, stream);
+  // A client that went away before the answer (it cancelled, or dropped the connection): the
+  // stream is forgotten, as the SDK's transport forgets a cancelled response stream.
+  res.once('close', () => {
+    if (transport.answerStreams.get(key) === stream) transport.answerStreams.delete(key);
+  });
   const extra: FrontedMessageExtra = {
     authInfo: caller.principal,
     get request() {
