@@ -4,12 +4,20 @@
  * (`nodejs_compat`; no code generation from strings), and checked with the official v2 client on
  * 2026-07-28. What a Worker cannot serve is refused with the reason.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const WORKER = fileURLToPath(new URL('../dist/worker/worker.mjs', import.meta.url));
+/** The settings of the package's wrangler.toml (the one docs/runtimes.md shows), which miniflare takes as options. */
+const wrangler = readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8');
+const setting = (key: string): string => {
+  const value = new RegExp(`^${key} = (.+)$`, 'm').exec(wrangler)?.[1];
+  if (value === undefined) throw new Error(`wrangler.toml has no ${key}`);
+  return JSON.parse(value) as string;
+};
+const WORKER = fileURLToPath(new URL(`../${setting('main')}`, import.meta.url));
 
 let worker: Miniflare;
 let endpoint: URL;
@@ -19,8 +27,8 @@ beforeAll(async () => {
     // Listed rather than scanned: miniflare's scan refuses the bundle's computed import() of an
     // optional package (rate-limiter-flexible's drizzle store), which stays a runtime import.
     modules: [{ type: 'ESModule', path: WORKER }],
-    compatibilityDate: '2026-07-01',
-    compatibilityFlags: ['nodejs_compat'],
+    compatibilityDate: setting('compatibility_date'),
+    compatibilityFlags: setting('compatibility_flags') as unknown as string[],
     host: '127.0.0.1',
     port: 0,
   });
