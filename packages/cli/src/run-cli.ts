@@ -83,6 +83,7 @@ build
   entry                      the compiled module that starts the server (default dist/main.js; run npm run build first)
   --out <dir>                where the bundle goes (default dist/bundle); run it with node <dir>/<entry name>.mjs
   --external <package>       leave a package out of the bundle, imported from node_modules at run time (repeatable)
+  --target node|workers      workers: one module for Cloudflare Workers from dist/worker.js (export default serveOnWorkers(...)) to dist/worker
 
 Every command that writes
   --dry-run                  print the plan, write nothing
