@@ -208,7 +208,7 @@ export const MESSAGES = {
   ),
   schemaNeedsCodeGeneration: define(
     'ARM128',
-    'a schema only Ajv checks, in a runtime that refuses code generation (Cloudflare Workers)',
+    'a schema only Ajv checks, where code generation is refused (Cloudflare Workers)',
     ['`inputSchema`'] as const,
     (what: string) => ({
       message: `${what} is checked with Ajv, which compiles each schema to code; this runtime refuses code generation from strings (as Cloudflare Workers do), so it cannot be checked here`,
