@@ -83,6 +83,7 @@ build
   entry                      the compiled module that starts the server (default dist/main.js; run npm run build first)
   --out <dir>                where the bundle goes (default dist/bundle); run it with node <dir>/<entry name>.mjs
   --external <package>       leave a package out of the bundle, imported from node_modules at run time (repeatable)
+  --target node|workers      workers: one module for Cloudflare Workers from dist/worker.js (export default serveOnWorkers(...)) to dist/worker
 
 Every command that writes
   --dry-run                  print the plan, write nothing
@@ -354,16 +355,23 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         const { values, positionals } = parseArgs({
           args: rest,
           allowPositionals: true,
-          options: { out: { type: 'string' }, external: { type: 'string', multiple: true } },
+          options: { out: { type: 'string' }, external: { type: 'string', multiple: true }, target: { type: 'string' } },
         });
-        if (positionals.length > 1) throw new UsageError('usage: armature build [entry] [--out <dir>] [--external <package>]');
-        const built = await buildApp({ entry: positionals[0], outDir: values.out, external: values.external, cwd: io.cwd });
+        const usage = 'usage: armature build [entry] [--out <dir>] [--external <package>] [--target node|workers]';
+        if (positionals.length > 1) throw new UsageError(usage);
+        const target = values.target ?? 'node';
+        if (target !== 'node' && target !== 'workers') throw new UsageError(`--target is node or workers, got ${target}\n${usage}`);
+        const built = await buildApp({ entry: positionals[0], outDir: values.out, external: values.external, target, cwd: io.cwd });
         const files = built.files.filter((f) => f.endsWith('.mjs')).length;
         out(`armature build: ${built.entry} (${(built.bytes / 1024).toFixed(0)} KiB of JavaScript in ${files} file(s))\n`);
         if (built.notInstalled.length > 0) {
           out(`Not installed, so left as imports that fail only if they run: ${built.notInstalled.join(', ')}\n`);
         }
-        out(`Run it with: node ${built.entry}\n`);
+        out(
+          target === 'workers'
+            ? `Serve it with: npx wrangler dev (wrangler.toml: main = "${built.entry}")\n`
+            : `Run it with: node ${built.entry}\n`,
+        );
         return 0;
       });
     case 'dev':

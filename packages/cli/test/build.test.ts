@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -56,6 +56,15 @@ describe('armature build', () => {
     const expected = ['read by __dirname in index.js', 'read by import.meta.url', 'undefined', 'not installed'];
     expect(runs('dist/main.js')).toEqual(expected);
     expect(runs('dist/bundle/main.mjs')).toEqual(expected);
+  });
+
+  it('--target workers writes one module to dist/worker with no import.meta.url left (workerd gives modules none)', async () => {
+    const built = await buildApp({ cwd: root, entry: 'dist/main.js', target: 'workers' });
+    expect(built.entry).toBe('dist/worker/main.mjs');
+    expect(built.files.filter((file) => file.endsWith('.mjs'))).toEqual(['dist/worker/main.mjs']);
+    const code = readFileSync(join(root, built.entry), 'utf8');
+    expect(code).not.toContain('import.meta.url');
+    expect(code).toContain('file:///worker/');
   });
 
   it("chains tsc's source maps: under --enable-source-maps a stack from the bundle names the .ts file", async () => {

@@ -10,6 +10,7 @@ export {
   type McpHttpHandler,
 } from './app/create-mcp-app.js';
 export { Registrations } from './app/registrations.js';
+export { serveOnWorkers, type WorkersEntry } from './app/workers-fetch.js';
 export { type AuthOptions, BearerAuth, PROTECTED_RESOURCE_METADATA_PATH } from './auth/bearer-auth.js';
 export { JwtVerifier, type JwtVerifierOptions } from './auth/jwt-verifier.js';
 export { InvalidTokenError, type TokenVerifier } from './auth/token-verifier.js';

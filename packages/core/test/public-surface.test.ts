@@ -58,6 +58,7 @@ describe('@armature/core public surface', () => {
         'mount',
         'resourceLink',
         'sdkContextOf',
+        'serveOnWorkers',
         'text',
         'toCallToolResult',
         'validateDto',

@@ -12,6 +12,11 @@ export interface BuildOptions {
   outDir?: string;
   /** Packages left out of the bundle and imported from node_modules at run time (native addons, say). */
   external?: readonly string[];
+  /**
+   * `workers`: one module for Cloudflare Workers (`nodejs_compat`), whose entry (default
+   * `dist/worker.js`) does `export default serveOnWorkers(app)`; written to `dist/worker` by default.
+   */
+  target?: 'node' | 'workers';
   cwd?: string;
 }
 
@@ -57,7 +62,8 @@ function compiledSourceMaps(): Plugin {
 export async function buildApp(options: BuildOptions = {}): Promise<BuildResult> {
   const project = findProject(options.cwd ?? process.cwd());
   const root = project.root;
-  const entryName = options.entry ?? 'dist/main.js';
+  const workers = options.target === 'workers';
+  const entryName = options.entry ?? (workers ? 'dist/worker.js' : 'dist/main.js');
   const entry = resolve(root, entryName);
   if (/\.[mc]?tsx?$/.test(entry)) {
     throw new ProjectError(
@@ -70,7 +76,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
       `${entryName} does not exist.\nFix: compile first (npm run build), or name the compiled entry: armature build <entry.js>`,
     );
   }
-  const outDir = resolve(root, options.outDir ?? 'dist/bundle');
+  const outDir = resolve(root, options.outDir ?? (workers ? 'dist/worker' : 'dist/bundle'));
   const external = options.external ?? [];
   const isExternal = (id: string): boolean => isBuiltin(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
 
@@ -81,7 +87,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
     cwd: root,
     platform: 'node',
     external: isExternal,
-    plugins: [classValidatorEsm(), notInstalledAsImports(notInstalled), ownFileUrls(outDir), compiledSourceMaps()],
+    plugins: [classValidatorEsm(), notInstalledAsImports(notInstalled), ownFileUrls(outDir, workers), compiledSourceMaps()],
     // Libraries' own warnings (eval, circular imports) are not the user's to act on.
     logLevel: 'silent',
     write: true,
@@ -92,6 +98,8 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
       // Lazily imported libraries (jose, for JWT auth) get a file of their own, in the same folder:
       // ownFileUrls computes paths from outDir.
       chunkFileNames: '[name]-[hash].mjs',
+      // A Worker is uploaded as one module: lazily imported libraries are inlined.
+      ...(workers ? { codeSplitting: false } : {}),
       sourcemap: true,
       banner: OWN_FILE_HELPERS,
     },
@@ -177,7 +185,7 @@ const ownPath = (outDir: string, id: string): string => toPosix(relative(outDir,
  * a file or a package relative to itself (core loads Ajv that way, only for hand-written schemas)
  * finds it where it did before. The bundle therefore runs next to the project's node_modules.
  */
-function ownFileUrls(outDir: string): Plugin {
+function ownFileUrls(outDir: string, workers: boolean): Plugin {
   const commonJs = commonJsRule();
   return {
     name: 'armature:own-file-urls',
@@ -192,10 +200,17 @@ function ownFileUrls(outDir: string): Plugin {
       }
       return out === code ? null : { code: out };
     },
+    // The bundle's own createRequire and the lines above, once the module is one file.
+    renderChunk: workers ? (code) => ({ code: code.replace(/\bimport\.meta\.url\b/g, WORKER_BASE) }) : undefined,
   };
 }
 
 const OWN_FILE = '__armatureOwnFile';
+/**
+ * workerd gives a module no file URL: one under file:///worker/ keeps createRequire and
+ * fileURLToPath working (nothing is read there: what a Worker needs is in the bundle).
+ */
+const WORKER_BASE = JSON.stringify('file:///worker/');
 const OWN_DIR = '__armatureOwnDir';
 /** Put at the top of every file written: what the `__filename` lines above call. */
 const OWN_FILE_HELPERS =

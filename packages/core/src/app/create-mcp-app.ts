@@ -7,6 +7,7 @@ import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
 import { messageOf } from '../messages/call-messages.js';
+import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEventListener } from '../observability/server-events.js';
 import { type LoggerOption, startServerLog } from '../observability/server-log.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
@@ -23,6 +24,7 @@ import { AppCatalog } from './app-catalog.js';
 import { AppLifecycle } from './app-lifecycle.js';
 import { optionProblems, withOptionProblems } from './app-options.js';
 import { checkSingleInstance } from './check-single-instance.js';
+import { onCloudflareWorkers } from './on-cloudflare-workers.js';
 import type { Registrations } from './registrations.js';
 
 export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
@@ -194,6 +196,8 @@ export class McpApp {
    * stderr so that stdout carries protocol messages only.
    */
   listenStdio(options: StdioOptions = {}): StdioHandle {
+    if (onCloudflareWorkers())
+      throw new Error(wireMessages.notOnWorkers('listenStdio()', 'a Worker has no stdin or stdout, only requests'));
     const handle = serveOverStdio((wire) => this.engine.createServer('connection', wire), options, this.runtime.events);
     this.lifecycle.track(() => handle.close());
     this.runtime.events.emit({ event: 'started', transport: 'stdio' });
@@ -244,6 +248,8 @@ export class McpApp {
    * ```
    */
   async listenHttp(options: ListenHttpOptions = {}): Promise<HttpListener> {
+    if (onCloudflareWorkers())
+      throw new Error(wireMessages.notOnWorkers('listenHttp()', 'a Worker listens on no port; Cloudflare hands it each request'));
     await this.ready();
     const handler = this.httpHandler(options);
     await this.engine.bindModern();

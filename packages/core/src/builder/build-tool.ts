@@ -2,7 +2,12 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { MESSAGES } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
-import { compileJsonSchema, JsonSchemaValidatorMissing, type JsonValidator } from '../validation/json-schema-validator.js';
+import {
+  CodeGenerationRefused,
+  compileJsonSchema,
+  JsonSchemaValidatorMissing,
+  type JsonValidator,
+} from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import { toolUiOf } from './build-app-ui.js';
 import type { PlanContext } from './build-call-plan.js';
@@ -17,6 +22,10 @@ function rawSchema(build: HandlerBuild<'tool'>, option: 'inputSchema' | 'outputS
     // Advertised as written: a `$schema` the author gave stays, none is added (2020-12 is MCP's default).
     return { validate: compileJsonSchema(schema), schema };
   } catch (error) {
+    if (error instanceof CodeGenerationRefused) {
+      build.add(MESSAGES.schemaNeedsCodeGeneration, `\`${option}\``);
+      return undefined;
+    }
     build.add(
       error instanceof JsonSchemaValidatorMissing ? MESSAGES.jsonSchemaValidatorMissing : MESSAGES.rawSchemaInvalid,
       option,

@@ -206,6 +206,15 @@ export const MESSAGES = {
       fix: 'install the dependencies of @armature/core again (it depends on ajv and ajv-formats); a bundle made by armature build runs next to the node_modules it was built from',
     }),
   ),
+  schemaNeedsCodeGeneration: define(
+    'ARM128',
+    'a schema only Ajv checks, where code generation is refused (Cloudflare Workers)',
+    ['`inputSchema`'] as const,
+    (what: string) => ({
+      message: `${what} is checked with Ajv, which compiles each schema to code; this runtime refuses code generation from strings (as Cloudflare Workers do), so it cannot be checked here`,
+      fix: 'describe the input with a DTO whose properties each have one type (nested DTOs, arrays, @Matches and dates are checked without code generation), or serve this tool from Node.js, Bun or Deno',
+    }),
+  ),
   taskLimitInvalid: define(
     'ARM123',
     'a task limit is not a whole number of 1 or more',

@@ -19,6 +19,16 @@ export const wireMessages = {
   badMethod: (method: string | undefined) => `Bad Request: method ${method} is not supported`,
   internal: 'Internal server error',
 
+  // Cloudflare Workers (app/workers-fetch.ts)
+  workersLegacyRevision:
+    'Bad Request: this server runs on Cloudflare Workers and serves the stateless 2026-07-28 revision only: 2025-11-25 sessions need one process that keeps them, and each request to a Worker may reach another isolate. Connect with a client that speaks 2026-07-28 (the official client with versionNegotiation: { mode: "auto" })',
+  workersListen:
+    'Invalid Request: subscriptions/listen is not served on Cloudflare Workers: the stream would stay open in one isolate, and changes made while serving requests in others would never reach it. List again to see changes',
+  workersNotAFactory: (found: string) =>
+    `serveOnWorkers needs a function that makes the app, got ${found}. Fix: export default serveOnWorkers(() => createMcpApp(MyServer))`,
+  notOnWorkers: (what: string, why: string) =>
+    `${what} cannot run on Cloudflare Workers: ${why}. Fix: export default serveOnWorkers(() => createMcpApp(MyServer)) from the Worker's entry, built with armature build --target workers`,
+
   // 2025-11-25 sessions
   sessionNotFound: 'Session not found',
   sessionIdRequired: 'Bad Request: Mcp-Session-Id header is required',

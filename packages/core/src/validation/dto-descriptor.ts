@@ -1,9 +1,10 @@
 import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'class-validator';
+import { MESSAGES } from '../messages/message-catalog.js';
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { DtoSchemaWriter, type SchemaProblem, structuralSchema } from '../schema/dto-to-json-schema.js';
 import { findDeclaredType } from '../seams/class-transformer.js';
 import { type CompiledDto, compileDto } from './compile-dto.js';
-import type { JsonValidator } from './json-schema-validator.js';
+import { CodeGenerationRefused, type JsonValidator } from './json-schema-validator.js';
 import { compileShapeCheck } from './shape-check.js';
 
 /**
@@ -42,7 +43,7 @@ export function describeDto(dto: Constructor): DtoDescriptor {
     descriptor = Object.freeze({
       dto,
       schema,
-      shape: compileShapeCheck(structuralSchema(schema)),
+      shape: shapeCheckOf(dto, schema, writer.problems),
       async,
       compiled: async || writer.problems.length > 0 ? undefined : compileDto(dto),
       order: new Map(Object.keys((schema.properties as object | undefined) ?? {}).map((name, index) => [name, index])),
@@ -51,6 +52,20 @@ export function describeDto(dto: Constructor): DtoDescriptor {
     described.set(dto, descriptor);
   }
   return descriptor;
+}
+
+/** The DTO's shape check; where only Ajv covers it and Ajv cannot compile, a problem (start-up refuses). */
+function shapeCheckOf(dto: Constructor, schema: JsonSchema, problems: SchemaProblem[]): JsonValidator {
+  try {
+    return compileShapeCheck(structuralSchema(schema));
+  } catch (error) {
+    if (!(error instanceof CodeGenerationRefused)) throw error;
+    const definition = MESSAGES.schemaNeedsCodeGeneration;
+    problems.push({ code: definition.code, ...definition.render(`the shape of DTO ${dto.name}`) });
+    return () => {
+      throw error;
+    };
+  }
 }
 
 function needsAsyncValidation(dto: Function, seen: Set<Function>): boolean {

@@ -3,6 +3,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { DATE_TIME_MESSAGE, type ValidationIssue } from '../messages/validation-issue.js';
 import type { JsonSchema } from '../metadata/metadata-args.js';
 import { DATE_TIME_PATTERN } from '../schema/dto-to-json-schema.js';
+import { codeGenerationAllowed } from './code-generation.js';
 import type { ValidationOutcome } from './dto-validator.js';
 
 // Ajv is loaded at the first schema that needs it, during the build (never per request): an app
@@ -11,6 +12,9 @@ const requireHere = createRequire(import.meta.url);
 
 /** Ajv or ajv-formats is not where @armature/core can load it (a broken install, a bundle moved away). */
 export class JsonSchemaValidatorMissing extends Error {}
+
+/** Ajv compiles schemas to code, which this runtime refuses (Cloudflare Workers). */
+export class CodeGenerationRefused extends Error {}
 
 function load(id: string): unknown {
   try {
@@ -45,6 +49,7 @@ function ajv(): Ajv2020 {
  * compile's time (about 70 ms of a cold start) and several MB of resident memory.
  */
 export function compileShapeCheckWithAjv(schema: JsonSchema): JsonValidator {
+  if (!codeGenerationAllowed()) throw new CodeGenerationRefused();
   shapes ??= new (ajvClass())({
     allErrors: true,
     strict: false,
@@ -64,6 +69,7 @@ export type JsonValidator = (value: unknown) => ValidationOutcome<unknown>;
 /** Compiles a hand-written JSON Schema once (at start-up) into a validator that reports dotted paths. */
 export function compileJsonSchema(schema: JsonSchema): JsonValidator {
   const { $schema: _dialect, ...rest } = schema;
+  if (!codeGenerationAllowed()) throw new CodeGenerationRefused();
   const check: ValidateFunction = ajv().compile(rest);
   return (value) => {
     // Ajv applies defaults in place: validate a copy so the caller's payload is left untouched.

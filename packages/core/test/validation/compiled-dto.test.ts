@@ -43,7 +43,8 @@ import { FALLBACK } from '../../src/validation/compiled-dto-runtime.js';
 import { describeDto } from '../../src/validation/dto-descriptor.js';
 import { compileShapeCheckWithAjv } from '../../src/validation/json-schema-validator.js';
 import { type InputPlan, prepareArguments } from '../../src/validation/prepare-arguments.js';
-import { compileOwnShapeCheck } from '../../src/validation/shape-check.js';
+import { compileGeneratedShapeCheck } from '../../src/validation/shape-check.js';
+import { compileClosureShapeCheck } from '../../src/validation/shape-check-closures.js';
 
 // Differential tests: the compiled path (describeDto(...).compiled) against class-transformer +
 // class-validator themselves, through prepareArguments (limits, shape, then one or the other) and
@@ -493,38 +494,47 @@ describe('compiled DTO validation gives exactly what class-transformer + class-v
   }
 });
 
-describe('the compiled shape check gives exactly what Ajv gives', () => {
-  for (const shape of shapes) {
-    it(shape.name, () => {
-      const schema = structuralSchema(describeDto(shape.dto).schema);
-      const own = compileOwnShapeCheck(schema);
-      expect(own).toBeTypeOf('function');
-      const ajv = compileShapeCheckWithAjv(schema);
-      let accepted = 0;
-      let refused = 0;
-      // The DTO's own payloads (mostly near the shape), and anything at all.
-      const input = fc.oneof({ weight: 4, arbitrary: shape.input }, { weight: 1, arbitrary: fc.anything() });
-      fc.assert(
-        fc.property(input, (value) => {
-          const answer = ajv(value);
-          expect(own?.(value)).toEqual(answer);
-          if (answer.ok) accepted++;
-          else refused++;
-        }),
-        { numRuns: 3_000 },
-      );
-      expect(accepted).toBeGreaterThan(50);
-      expect(refused).toBeGreaterThan(50);
-    });
-  }
+// Both forms of the shape check: generated code (the default) and closures (where code generation
+// from strings is refused, as on Cloudflare Workers).
+const shapeCheckForms = [
+  ['generated', compileGeneratedShapeCheck],
+  ['closures', compileClosureShapeCheck],
+] as const;
 
-  it('leaves to Ajv a schema it does not cover', () => {
-    expect(compileOwnShapeCheck({ type: ['string', 'null'] })).toBeUndefined();
-    expect(compileOwnShapeCheck({ type: 'object', additionalProperties: { type: 'string' } })).toBeUndefined();
-    expect(compileOwnShapeCheck({ $ref: 'https://example.com/other.json' })).toBeUndefined();
-    expect(compileOwnShapeCheck({ type: 'string', minLength: 2 })).toBeUndefined();
+for (const [form, compileOwnShapeCheck] of shapeCheckForms) {
+  describe(`the compiled shape check (${form}) gives exactly what Ajv gives`, () => {
+    for (const shape of shapes) {
+      it(shape.name, () => {
+        const schema = structuralSchema(describeDto(shape.dto).schema);
+        const own = compileOwnShapeCheck(schema);
+        expect(own).toBeTypeOf('function');
+        const ajv = compileShapeCheckWithAjv(schema);
+        let accepted = 0;
+        let refused = 0;
+        // The DTO's own payloads (mostly near the shape), and anything at all.
+        const input = fc.oneof({ weight: 4, arbitrary: shape.input }, { weight: 1, arbitrary: fc.anything() });
+        fc.assert(
+          fc.property(input, (value) => {
+            const answer = ajv(value);
+            expect(own?.(value)).toEqual(answer);
+            if (answer.ok) accepted++;
+            else refused++;
+          }),
+          { numRuns: 3_000 },
+        );
+        expect(accepted).toBeGreaterThan(50);
+        expect(refused).toBeGreaterThan(50);
+      });
+    }
+
+    it('leaves to Ajv a schema it does not cover', () => {
+      expect(compileOwnShapeCheck({ type: ['string', 'null'] })).toBeUndefined();
+      expect(compileOwnShapeCheck({ type: 'object', additionalProperties: { type: 'string' } })).toBeUndefined();
+      expect(compileOwnShapeCheck({ $ref: 'https://example.com/other.json' })).toBeUndefined();
+      expect(compileOwnShapeCheck({ type: 'string', minLength: 2 })).toBeUndefined();
+    });
   });
-});
+}
 
 describe('the compiled path hands over to the libraries for what it does not mirror', () => {
   it('a DTO with @Expose is not compiled, and validates as before', async () => {

@@ -1,0 +1,64 @@
+import { isLegacyRequest } from '@modelcontextprotocol/server';
+import { wireMessages } from '../messages/wire-messages.js';
+import type { HttpEndpointOptions } from '../transports/http-endpoint.js';
+import { jsonRpcErrorResponse } from '../transports/json-rpc-error-response.js';
+import type { McpApp, McpHttpHandler } from './create-mcp-app.js';
+
+/** A Worker's default export: its `fetch` serves the MCP endpoint. */
+export interface WorkersEntry {
+  fetch(request: Request): Promise<Response>;
+}
+
+/**
+ * The app as a Cloudflare Worker, on the stateless 2026-07-28 revision only. `makeApp` runs at the
+ * first request of each isolate (a Worker's top level may not make random values, which an app's
+ * start-up does), so start-up errors surface there, in the Worker's log. Refused with the reason: 2025-11-25 sessions (a session lives in one isolate, and a
+ * Worker's next request may reach another) and `subscriptions/listen` (a stream held open in one
+ * isolate hears no change made in another).
+ *
+ * @example
+ * ```ts
+ * export default serveOnWorkers(() => createMcpApp(NotesServer), { allowedHosts: ['notes.example.workers.dev'] });
+ * ```
+ */
+export function serveOnWorkers(makeApp: () => McpApp, options: HttpEndpointOptions = {}): WorkersEntry {
+  if (typeof makeApp !== 'function') throw new TypeError(wireMessages.workersNotAFactory(describe(makeApp)));
+  let handler: McpHttpHandler | undefined;
+  return {
+    async fetch(request) {
+      handler ??= appOf(makeApp).httpHandler(options);
+      const body = request.method === 'POST' ? parse(await request.clone().text()) : undefined;
+      if (await isLegacyRequest(request, body)) return jsonRpcErrorResponse(400, -32600, wireMessages.workersLegacyRevision, idOf(body));
+      if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {
+        return jsonRpcErrorResponse(400, -32600, wireMessages.workersListen, idOf(body));
+      }
+      // Cloudflare sets the client's address in this header: per-client caps count by it.
+      return handler.fetch(request, { remoteAddress: request.headers.get('cf-connecting-ip') ?? undefined });
+    },
+  };
+}
+
+function appOf(makeApp: () => McpApp): McpApp {
+  const app = makeApp();
+  if (typeof (app as Partial<McpApp> | undefined)?.httpHandler !== 'function')
+    throw new TypeError(wireMessages.workersNotAFactory(`a function returning ${describe(app)}`));
+  return app;
+}
+
+function describe(value: unknown): string {
+  return value === null || (typeof value !== 'object' && typeof value !== 'function')
+    ? String(value)
+    : (value.constructor?.name ?? 'an object');
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // the endpoint answers the parse error itself
+  }
+}
+
+function idOf(body: unknown): unknown {
+  return (body as { id?: unknown } | undefined)?.id ?? null;
+}
