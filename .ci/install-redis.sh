@@ -5,7 +5,7 @@
 set -eu
 command -v redis-server >/dev/null 2>&1 && exit 0
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "install-redis: redis-server is missing and apt-get is not available; the @armature/redis tests will fail. Fix: install redis-server (Redis 6.2 or later) on the PATH." >&2
+  echo "install-redis: redis-server is missing and apt-get is not available; the @armature/redis tests will fail. Fix: install redis-server (Redis 7.0 or later: the task store uses PEXPIRETIME) on the PATH." >&2
   exit 0
 fi
 sudo=""
