@@ -23,14 +23,16 @@ function wranglerSetting(toml: string, key: string): unknown {
 }
 
 describe('a project made by armature new --runtime workers, installed with npm', () => {
-  it('builds, passes its tests, and its Worker serves the official client on 2026-07-28', { timeout: 300_000 }, async () => {
+  it('builds, passes its typecheck, lint and tests, and its Worker serves the official client on 2026-07-28', { timeout: 300_000 }, async () => {
     const created = await armature(['new', 'e2e-workers', '--runtime', 'workers', '--pm', 'npm', '--yes', '--no-install'], base);
     expect(created.code, created.stderr).toBe(0);
     const root = join(base, 'e2e-workers');
     await packedInstall(root, 'npm');
 
-    const build = await run('npm', ['run', 'build'], root, 180_000);
-    expect(build.code, `${build.stdout}\n${build.stderr}`).toBe(0);
+    for (const script of ['build', 'typecheck', 'lint']) {
+      const result = await run('npm', ['run', script], root, 180_000);
+      expect(result.code, `npm run ${script}:\n${result.stdout}\n${result.stderr}`).toBe(0);
+    }
     const tests = await projectTests(root, 'npm');
     expect(tests.code, `${tests.stdout}\n${tests.stderr}`).toBe(0);
     expect(Object.values(tests.statuses).length).toBeGreaterThan(0);
