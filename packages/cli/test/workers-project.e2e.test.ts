@@ -23,7 +23,7 @@ function wranglerSetting(toml: string, key: string): unknown {
 }
 
 describe('a project made by armature new --runtime workers, installed with npm', () => {
-  it('builds, passes its typecheck, lint and tests, and its Worker serves the official client on 2026-07-28', { timeout: 300_000 }, async () => {
+  it('builds, typechecks, lints, passes its tests, and its Worker serves the client on 2026-07-28', { timeout: 300_000 }, async () => {
     const created = await armature(['new', 'e2e-workers', '--runtime', 'workers', '--pm', 'npm', '--yes', '--no-install'], base);
     expect(created.code, created.stderr).toBe(0);
     const root = join(base, 'e2e-workers');
