@@ -38,7 +38,8 @@ Usage
 new
   --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
   --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
-  --runtime node|bun|deno    what runs the server (default node); bun and deno run src/ as it is
+  --runtime <runtime>        what runs the server: node (default); bun or deno, running src/ as it is;
+                             workers, a Cloudflare Worker (Streamable HTTP, 2026-07-28 only)
   --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
   --no-install               write the files only
   --dir <path>               folder to create (default: the name without its scope)
@@ -100,7 +101,8 @@ Usage
 Options
   --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
   --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
-  --runtime node|bun|deno    what runs the server (default node); bun and deno run src/ as it is
+  --runtime <runtime>        what runs the server: node (default); bun or deno, running src/ as it is;
+                             workers, a Cloudflare Worker (Streamable HTTP, 2026-07-28 only)
   --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
   --no-install               write the files only
   --dir <path>               folder to create (default: the name without its scope)

@@ -136,7 +136,53 @@ describe('armature new --runtime bun|deno', () => {
         'Fix: leave --runtime out, or use the default template with --runtime bun.',
     );
     expect(await s.run('new', 'x', '--runtime', 'go')).toBe(1);
-    expect(s.lines.at(-1)).toBe('error: --runtime must be one of node, bun, deno (got "go")');
+    expect(s.lines.at(-1)).toBe('error: --runtime must be one of node, bun, deno, workers (got "go")');
+  });
+});
+
+describe('armature new --runtime workers', () => {
+  it('writes a Worker entry, the wrangler settings of apps/runtimes for the built bundle, and wrangler scripts', async () => {
+    const s = session();
+    expect(await s.run('new', '@acme/greeter', '--runtime', 'workers', '--yes', '--no-install')).toBe(0);
+    const root = join(s.cwd, 'greeter');
+    const pkg = readJson(join(root, 'package.json'));
+    expect(pkg.scripts).toMatchObject({
+      build: 'tsc -p tsconfig.build.json && armature build --target workers',
+      dev: 'wrangler dev',
+      start: 'wrangler dev',
+      deploy: 'wrangler deploy',
+    });
+    // wrangler is the user's to install (see the README); the template pins no version of it.
+    expect(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })).not.toContain('wrangler');
+    expect(existsSync(join(root, 'src/main.ts'))).toBe(false);
+    expect(existsSync(join(root, 'Dockerfile'))).toBe(false);
+    expect(readFileSync(join(root, 'src/worker.ts'), 'utf8')).toContain('export default serveOnWorkers(() => createApp());');
+    const wrangler = readFileSync(join(root, 'wrangler.toml'), 'utf8');
+    expect(wrangler).toContain('name = "greeter"\n');
+    expect(wrangler).toContain('main = "dist/worker/worker.mjs"\n');
+    // The same settings as the Worker apps/runtimes serves under miniflare in CI.
+    const tested = readFileSync(new URL('../../../apps/runtimes/wrangler.toml', import.meta.url), 'utf8');
+    for (const key of ['compatibility_date', 'compatibility_flags', 'no_bundle']) {
+      const line = new RegExp(`^${key} = .+$`, 'm');
+      expect(wrangler.match(line)?.[0], key).toBe(tested.match(line)?.[0]);
+    }
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('the stateless 2026-07-28 revision');
+    expect(readme).toContain('2025-11-25 sessions');
+    expect(readme).toContain('`npm install --save-dev wrangler`');
+    expect(readme).toContain('http://127.0.0.1:8787/mcp');
+  });
+
+  it('refuses stdio and the nestjs template with the fix', async () => {
+    const s = session();
+    expect(await s.run('new', 'x', '--runtime', 'workers', '--transport', 'stdio', '--yes', '--no-install')).toBe(1);
+    expect(s.lines.at(-1)).toBe(
+      'error: a Worker answers HTTP requests and has no process for a client to start, so --transport stdio does not apply to --runtime workers.\n' +
+        'Fix: leave --transport out (a Worker serves Streamable HTTP), or use --runtime node, bun or deno for stdio.',
+    );
+    expect(await s.run('new', 'x', '--template', 'nestjs', '--runtime', 'workers', '--yes', '--no-install')).toBe(1);
+    expect(s.lines.at(-1)).toMatch(/so --runtime workers does not apply to it\.\nFix: leave --runtime out/);
+    expect(existsSync(join(s.cwd, 'x'))).toBe(false);
   });
 });
 

@@ -18,7 +18,7 @@ export interface CreateProjectOptions {
   transport?: Transport;
   /** `nestjs`: a Nest app serving REST and MCP on one port. Default `default`. */
   template?: Template;
-  /** What runs the server: `node` (default), or `bun` / `deno` running the TypeScript sources. */
+  /** What runs the server: `node` (default), `bun` / `deno` running the TypeScript sources, or `workers` (Cloudflare, HTTP only). */
   runtime?: Runtime;
   packageManager?: PackageManager;
   /** Run the package manager's install. Default true. */
@@ -114,9 +114,15 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
         `Fix: leave --runtime out, or use the default template with --runtime ${runtime}.`,
     );
   }
+  if (runtime === 'workers' && options.transport === 'stdio') {
+    throw new CreateError(
+      'a Worker answers HTTP requests and has no process for a client to start, so --transport stdio does not apply to --runtime workers.\n' +
+        'Fix: leave --transport out (a Worker serves Streamable HTTP), or use --runtime node, bun or deno for stdio.',
+    );
+  }
   const transport =
     options.transport ??
-    (template === 'nestjs' ? 'http' : undefined) ??
+    (template === 'nestjs' || runtime === 'workers' ? 'http' : undefined) ??
     (ask
       ? await ui.select<Transport>(
           'Transport',
@@ -176,7 +182,9 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
     `cd ${shown}`,
     ...(installed ? [] : [installCommand(packageManager).flat().join(' ')]),
     `${runScript(packageManager, 'test')}      # tests at three levels`,
-    `${runScript(packageManager, 'dev')}       # run it, restarting on changes`,
+    ...(runtime === 'workers'
+      ? [`${runScript(packageManager, 'build')}     # the Worker bundle; then ${runScript(packageManager, 'dev')} (wrangler) serves it`]
+      : [`${runScript(packageManager, 'dev')}       # run it, restarting on changes`]),
     `${runScript(packageManager, 'inspect')}   # print and lint the tools`,
   ];
   ui.note(steps.join('\n'), 'Next steps');

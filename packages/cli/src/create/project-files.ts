@@ -18,7 +18,10 @@ export interface ProjectOptions {
   readonly packageManager: PackageManager;
   /** Default `default`. */
   readonly template?: Template;
-  /** What runs the server. Default `node`; `bun` and `deno` run the TypeScript sources (default template only). */
+  /**
+   * What runs the server. Default `node`; `bun` and `deno` run the TypeScript sources, `workers` is a
+   * Cloudflare Worker over HTTP (default template only).
+   */
   readonly runtime?: Runtime;
 }
 
@@ -60,6 +63,10 @@ export const NODE_RANGE = '^20.19.0 || ^22.12.0 || >=24.0.0';
 
 /** What `npm run build` leaves for `npm start`: armature build's bundle of dist/main.js. */
 export const BUNDLE = 'dist/bundle/main.mjs';
+/** What `npm run build` leaves for wrangler in a `--runtime workers` project: the bundle of dist/worker.js. */
+export const WORKER_BUNDLE = 'dist/worker/worker.mjs';
+/** Where `wrangler dev` serves a Worker by default. */
+const WRANGLER_DEV_URL = 'http://127.0.0.1:8787/mcp';
 /** The tool contract a release records; `test` compares the catalogue with it once it exists. */
 export const CONTRACT_FILE = 'mcp-contract.json';
 
@@ -89,13 +96,21 @@ export function projectPackageJson(
       ...(runtime
         ? // Bun and Deno run src/ as it is; tsc still builds dist/ (type errors, and a build Node runs).
           { dev: runtime.dev, build: 'tsc -p tsconfig.build.json', start: runtime.start }
-        : {
-            dev: 'armature dev',
-            // tsc emits the decorator metadata (and dist/ stays for tests and debugging); the bundle of
-            // its output starts in about half the time, so that is what `start` runs.
-            build: 'tsc -p tsconfig.build.json && armature build',
-            start: `node --enable-source-maps ${BUNDLE}`,
-          }),
+        : options.runtime === 'workers'
+          ? // wrangler serves and uploads the bundle as it is (no_bundle): its esbuild emits no decorator metadata.
+            {
+              dev: 'wrangler dev',
+              build: 'tsc -p tsconfig.build.json && armature build --target workers',
+              start: 'wrangler dev',
+              deploy: 'wrangler deploy',
+            }
+          : {
+              dev: 'armature dev',
+              // tsc emits the decorator metadata (and dist/ stays for tests and debugging); the bundle of
+              // its output starts in about half the time, so that is what `start` runs.
+              build: 'tsc -p tsconfig.build.json && armature build',
+              start: `node --enable-source-maps ${BUNDLE}`,
+            }),
       // Arguments after `npm test --` reach vitest, the last command.
       test: `armature inspect --check ${CONTRACT_FILE} --if-present && vitest run`,
       typecheck: 'tsc -p tsconfig.json',
@@ -241,6 +256,31 @@ export const DOCKERIGNORE = `node_modules
 dist
 coverage
 .git
+`;
+
+/**
+ * The wrangler settings of apps/runtimes (which test/workers.test.ts serves under miniflare), for
+ * the bundle `npm run build` writes.
+ */
+function wranglerToml(names: ProjectNames): string {
+  return `name = "${names.mcpName.replace(/[^a-z0-9-]/g, '-')}"
+# Written by \`armature build --target workers\` (the build script) from tsc's output.
+main = "${WORKER_BUNDLE}"
+compatibility_date = "2026-07-01"
+# Armature and the MCP SDK import node: modules (crypto, events, async_hooks, ...).
+compatibility_flags = ["nodejs_compat"]
+# Already one module, bundled from tsc's output (decorator metadata kept): wrangler uploads it as it is.
+no_bundle = true
+`;
+}
+
+const WORKER_TS = `import { serveOnWorkers } from '@armature/core';
+import { createApp } from './app.js';
+
+// The app is made at each isolate's first request: a Worker's top level may not make random values.
+// Host headers are checked against localhost: once deployed, name the Worker's own host, e.g.
+// serveOnWorkers(() => createApp(), { allowedHosts: ['my-server.my-account.workers.dev'] }).
+export default serveOnWorkers(() => createApp());
 `;
 
 function mainTs(transport: Transport): string {
@@ -496,6 +536,7 @@ export function connectSection(options: ProjectOptions, mcpName: string): string
   const pm = options.packageManager;
   const path = `/absolute/path/to/${mcpName}`;
   const runtime = sourceRuntimeOf(options);
+  if (options.runtime === 'workers') return workersConnectSection(pm, mcpName);
   if (options.transport === 'http' || options.template === 'nestjs') {
     return `\`${runtime ? runScript(pm, 'start') : `${runScript(pm, 'build')} && ${runScript(pm, 'start')}`}\` (or \`${runScript(pm, 'dev')}\` while you work) serves Streamable HTTP at
 \`http://127.0.0.1:3000/mcp\` (\`PORT\` changes the port, \`HOST\` the address; Host and Origin headers
@@ -545,6 +586,16 @@ While you work, \`${runScript(pm, 'dev')}\` runs the same server from the TypeSc
 every save; a client can run it as its command too (it reconnects after a restart).`;
 }
 
+/** How a client reaches the Worker, served locally by wrangler. */
+function workersConnectSection(pm: PackageManager, mcpName: string): string {
+  return `\`${runScript(pm, 'build')} && ${runScript(pm, 'dev')}\` serves the Worker at \`${WRANGLER_DEV_URL}\` (wrangler's
+port; Host headers are checked against localhost). \`${runScript(pm, 'deploy')}\` uploads it to Cloudflare: first
+name its host in \`allowedHosts\` (\`src/worker.ts\`).
+
+- **Claude Code**: \`claude mcp add --transport http ${mcpName} ${WRANGLER_DEV_URL}\`
+- **MCP Inspector**: \`npx @modelcontextprotocol/inspector\`, choose "Streamable HTTP" and that URL.`;
+}
+
 /** How a client starts a stdio server that Bun or Deno runs from its sources. */
 function sourceConnectSection(runtime: SourceRuntime, path: string, mcpName: string, pm: PackageManager): string {
   const [command, ...args] = runtime.clientCommand(path);
@@ -570,26 +621,36 @@ export function commandRows(options: ProjectOptions, startsWhat: string): string
   const runtime = sourceRuntimeOf(options);
   return [
     [`\`${install}\``, 'Install the dependencies.'],
-    ...(runtime
+    ...(options.runtime === 'workers'
       ? [
-          [`\`${runScript(pm, 'dev')}\``, `Run \`src/main.ts\` on ${runtime.title}, restarting on every save.`],
-          [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`: type errors, and a build that Node runs too.'],
-          [
-            `\`${runScript(pm, 'start')}\``,
-            `Run \`src/main.ts\` on ${runtime.title} (${startsWhat}): it transpiles the TypeScript itself, with decorator metadata.`,
-          ],
-        ]
-      : [
-          [`\`${runScript(pm, 'dev')}\``, 'Run the server from `src/` with vite-node, restarting on every save.'],
           [
             `\`${runScript(pm, 'build')}\``,
-            `Compile to \`dist/\` with \`tsc\` (tests and debugging use it), then bundle it into \`${BUNDLE}\`.`,
+            `Compile to \`dist/\` with \`tsc\`, then bundle it into one module for Workers, \`${WORKER_BUNDLE}\`.`,
           ],
-          [
-            `\`${runScript(pm, 'start')}\``,
-            `Run the bundle (${startsWhat}): it starts in about half the time of \`node dist/main.js\`. Source maps are on, so stacks name \`src/\` files.`,
-          ],
-        ]),
+          [`\`${runScript(pm, 'dev')}\``, `Serve the built Worker locally with wrangler (${startsWhat}); build again after a change.`],
+          [`\`${runScript(pm, 'start')}\``, `The same as \`${runScript(pm, 'dev')}\`.`],
+          [`\`${runScript(pm, 'deploy')}\``, 'Upload the built Worker to Cloudflare with wrangler.'],
+        ]
+      : runtime
+        ? [
+            [`\`${runScript(pm, 'dev')}\``, `Run \`src/main.ts\` on ${runtime.title}, restarting on every save.`],
+            [`\`${runScript(pm, 'build')}\``, 'Compile to `dist/` with `tsc`: type errors, and a build that Node runs too.'],
+            [
+              `\`${runScript(pm, 'start')}\``,
+              `Run \`src/main.ts\` on ${runtime.title} (${startsWhat}): it transpiles the TypeScript itself, with decorator metadata.`,
+            ],
+          ]
+        : [
+            [`\`${runScript(pm, 'dev')}\``, 'Run the server from `src/` with vite-node, restarting on every save.'],
+            [
+              `\`${runScript(pm, 'build')}\``,
+              `Compile to \`dist/\` with \`tsc\` (tests and debugging use it), then bundle it into \`${BUNDLE}\`.`,
+            ],
+            [
+              `\`${runScript(pm, 'start')}\``,
+              `Run the bundle (${startsWhat}): it starts in about half the time of \`node dist/main.js\`. Source maps are on, so stacks name \`src/\` files.`,
+            ],
+          ]),
     [
       `\`${runScript(pm, 'test')}\``,
       `Check the tool contract against \`${CONTRACT_FILE}\` when it exists (a breaking change fails), then run the tests with vitest.`,
@@ -616,6 +677,7 @@ Schemas the model sees and the validation the server runs.
 ## Commands
 
 ${markdownTable(['Command', 'What it does'], commandRows(options, options.transport === 'http' ? 'Streamable HTTP' : 'stdio'))}
+${options.runtime === 'workers' ? WRANGLER_NOTE : ''}
 
 ## Connect a client
 
@@ -629,7 +691,9 @@ adds the stack.
 ${markdownTable(
   ['Path', 'What'],
   [
-    ['`src/main.ts`', `Starts the transport (${options.transport}).`],
+    options.runtime === 'workers'
+      ? ['`src/worker.ts`', 'The Worker: `serveOnWorkers` makes the app at the first request.']
+      : ['`src/main.ts`', `Starts the transport (${options.transport}).`],
     ['`src/app.ts`', '`servers` (every `@McpServer` class) and `createApp()`.'],
     [`\`${names.serverFile}\``, `\`${names.serverClass}\`: its \`@Tool\` methods are the tools.`],
     [`\`src/${names.base}/greeting.service.ts\``, 'Business logic, injected into the server by type.'],
@@ -667,13 +731,39 @@ required field and an unknown field). \`--dry-run\` prints the plan; nothing is 
 Armature reads the types TypeScript records for decorators. \`experimentalDecorators\` and
 \`emitDecoratorMetadata\` record them; \`useDefineForClassFields: false\` keeps declared-only DTO fields
 off instances; \`verbatimModuleSyntax: false\` lets DTOs be imported as values (\`import type\` would
-erase them). tsx and esbuild emit no decorator metadata, which is why \`dev\` uses vite-node and
-\`build\` uses \`tsc\`.
+erase them). tsx and esbuild emit no decorator metadata, which is why ${
+    options.runtime === 'workers' ? '`build` bundles the `tsc` output' : '`dev` uses vite-node and\n`build` uses `tsc`'
+  }.
 ${runtimeNote(options)}`;
 }
 
-/** What the README says about running on Bun or Deno (nothing on Node). */
+const WRANGLER_NOTE = `
+\`dev\`, \`start\` and \`deploy\` run [wrangler](https://developers.cloudflare.com/workers/wrangler/), which this
+project does not install (it is large, and Armature's tests serve the bundle with miniflare, not with
+wrangler): install it with your package manager (e.g. \`npm install --save-dev wrangler\`), or run
+\`npx wrangler dev\`.
+`;
+
+const WORKERS_NOTE = `
+## Cloudflare Workers
+
+\`src/worker.ts\` serves the app as a Worker, built from the \`tsc\` output (wrangler's esbuild emits no
+decorator metadata, so \`wrangler.toml\` sets \`no_bundle\` and points \`main\` at Armature's bundle).
+
+**What works**: the stateless 2026-07-28 revision of MCP over Streamable HTTP, with the same DTO
+validation as on Node (Armature's own tests build this template and list and call its tool under
+workerd, the Workers runtime). The tests here run on Node (vitest), through the same app.
+
+**What is refused, with the reason**: 2025-11-25 sessions (\`initialize\`, \`Mcp-Session-Id\`: a session
+lives in one isolate and the next request may reach another), \`subscriptions/listen\` (a stream held in
+one isolate hears no change made in another), \`listenStdio()\` and \`listenHttp()\`, and a hand-written
+\`inputSchema\` or \`outputSchema\` (ARM128: use a DTO). State such as rate limits is per isolate. Start-up
+errors surface at the first request, in the Worker's log.
+`;
+
+/** What the README says about running on Bun, Deno or Workers (nothing on Node). */
 function runtimeNote(options: ProjectOptions): string {
+  if (options.runtime === 'workers') return WORKERS_NOTE;
   const runtime = sourceRuntimeOf(options);
   if (!runtime) return '';
   const specific =
@@ -705,14 +795,19 @@ export function projectFiles(options: ProjectOptions): PlannedFile[] {
     ['biome.json', BIOME],
     ['.gitignore', GITIGNORE],
     // The image is Node's: it runs the bundle.
-    ...(sourceRuntimeOf(options)
+    ...(sourceRuntimeOf(options) || options.runtime === 'workers'
       ? []
       : ([
           ['.dockerignore', DOCKERIGNORE],
           ['Dockerfile', dockerfile(options)],
         ] as Array<[string, string]>)),
     ['README.md', readme(options, names)],
-    ['src/main.ts', mainTs(options.transport)],
+    ...((options.runtime === 'workers'
+      ? [
+          ['wrangler.toml', wranglerToml(names)],
+          ['src/worker.ts', WORKER_TS],
+        ]
+      : [['src/main.ts', mainTs(options.transport)]]) as Array<[string, string]>),
     ['src/app.ts', appTs(names)],
     [names.serverFile, serverTs(names)],
     [`src/${base}/greeting.service.ts`, GREETING_SERVICE],

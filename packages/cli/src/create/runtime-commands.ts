@@ -1,9 +1,12 @@
 import type { Transport } from './project-files.js';
 import { RUNTIME_TESTED } from './versions.js';
 
-/** What runs the server: Node (the tsc build, bundled), or Bun or Deno (the TypeScript sources). */
-export type Runtime = 'node' | 'bun' | 'deno';
-export const RUNTIMES: readonly Runtime[] = ['node', 'bun', 'deno'];
+/**
+ * What runs the server: Node (the tsc build, bundled), Bun or Deno (the TypeScript sources), or
+ * Cloudflare Workers (the tsc build, bundled for workerd by `armature build --target workers`).
+ */
+export type Runtime = 'node' | 'bun' | 'deno' | 'workers';
+export const RUNTIMES: readonly Runtime[] = ['node', 'bun', 'deno', 'workers'];
 
 /**
  * How Bun or Deno runs the project's `src/main.ts` as it is: both transpile TypeScript with
