@@ -15,12 +15,14 @@ const LAYERS = [
   ['state', ['messages']],
   ['runtime', ['builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   ['engine', ['runtime', 'builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
+  ['remote', ['runtime', 'builder', 'validation', 'observability', 'context', 'metadata', 'messages']],
   ['auth', ['messages']],
   ['transports', ['engine', 'auth', 'validation', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   [
     'app',
     [
       'transports',
+      'remote',
       'engine',
       'auth',
       'runtime',

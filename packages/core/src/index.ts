@@ -29,6 +29,13 @@ export type {
   ToolDefinition,
 } from './builder/definitions.js';
 export { type AppPart, MountedPart, type MountOptions, mount } from './builder/mounted-part.js';
+export {
+  type RemoteHttpTarget,
+  RemoteServer,
+  type RemoteServerOptions,
+  type RemoteStdioTarget,
+  remoteServer,
+} from './builder/remote-server.js';
 export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
 export { McpError, ToolError } from './context/errors.js';
 export type {

@@ -10,6 +10,7 @@ import { messageOf } from '../messages/call-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEventListener } from '../observability/server-events.js';
 import { type LoggerOption, startServerLog } from '../observability/server-log.js';
+import { RemotePart } from '../remote/remote-part.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
 import { type AppState, isShared } from '../state/app-state.js';
@@ -86,6 +87,9 @@ export class McpApp {
   private readonly lifecycle: AppLifecycle;
   private readonly state: AppState;
   private readonly relay?: SessionRelay;
+  /** The remote servers mounted in the app (`mount(prefix, remoteServer(...))`). */
+  private readonly remotes: readonly RemotePart[];
+  private remotesStarted?: Promise<void>;
 
   constructor(parts: readonly AppPart[], options: CreateMcpAppOptions = {}) {
     checkSingleInstance(classesOf(parts).map((entry) => entry.serverClass));
@@ -133,6 +137,8 @@ export class McpApp {
       () => this.runtime.busy,
       () => Promise.allSettled([this.relay?.close(), changes.unshare()]),
     );
+    this.remotes = this.definition.remoteParts.map((part) => new RemotePart(part, this.runtime, this.definition.info));
+    if (this.remotes.length > 0) this.lifecycle.track(async () => void (await Promise.allSettled(this.remotes.map((r) => r.close()))));
     this.tools = catalog.registrations('tools');
     this.resources = catalog.registrations('resources');
     this.resourceTemplates = catalog.registrations('resourceTemplates');
@@ -188,6 +194,7 @@ export class McpApp {
    * with the SDK's `InMemoryTransport` in tests. Never share one between connections.
    */
   createServer(): SdkMcpServer {
+    void this.startRemotes();
     return this.engine.createServer();
   }
 
@@ -198,6 +205,7 @@ export class McpApp {
   listenStdio(options: StdioOptions = {}): StdioHandle {
     if (onCloudflareWorkers())
       throw new Error(wireMessages.notOnWorkers('listenStdio()', 'a Worker has no stdin or stdout, only requests'));
+    void this.startRemotes();
     const handle = serveOverStdio((wire) => this.engine.createServer('connection', wire), options, this.runtime.events);
     this.lifecycle.track(() => handle.close());
     this.runtime.events.emit({ event: 'started', transport: 'stdio' });
@@ -208,6 +216,7 @@ export class McpApp {
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
     // Until it is bound (a few microtasks), node:http requests go through the SDK; fetch waits for it.
     const bound = this.engine.bindModern();
+    void this.startRemotes();
     const endpoint = new HttpEndpoint(
       (purpose) => this.engine.createServer(purpose),
       options,
@@ -301,7 +310,16 @@ export class McpApp {
    * naming the store, when a shared store cannot be reached. `listenHttp` waits for it.
    */
   ready(): Promise<void> {
-    return this.lifecycle.ready();
+    return Promise.all([this.lifecycle.ready(), this.startRemotes()]).then(() => undefined);
+  }
+
+  /**
+   * Connects the mounted remote servers (once): settles when each first attempt ended, either way
+   * (one that is away is tried again by itself, and its calls say so meanwhile).
+   */
+  private startRemotes(): Promise<void> {
+    this.remotesStarted ??= Promise.all(this.remotes.map((remote) => remote.start())).then(() => undefined);
+    return this.remotesStarted;
   }
 
   /**

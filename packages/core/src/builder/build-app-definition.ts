@@ -11,7 +11,14 @@ import { PlanContext } from './build-call-plan.js';
 import { buildPrompt } from './build-prompt.js';
 import { buildResource, buildResourceTemplate } from './build-resources.js';
 import { buildTool } from './build-tool.js';
-import type { AppDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './definitions.js';
+import type {
+  AppDefinition,
+  PromptDefinition,
+  RemotePartDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from './definitions.js';
 import { NAME_PATTERN } from './handler-build.js';
 import { type AppPart, classesOf, MountedPart, PREFIX_PATTERN, renamed, resourceIn, templateIn } from './mounted-part.js';
 
@@ -63,7 +70,8 @@ export function buildAppDefinition(
   // Which classes can be served is settled first, so the container learns them before the plans
   // are built (it decides which guard and interceptor classes it provides). Problems are still
   // listed in the order the classes were given, the container's last.
-  if (serverClasses.length === 0) problems.push(problem(MESSAGES.noServerClass, 'createMcpApp'));
+  const remoteMounts = parts.filter((part): part is MountedPart => part instanceof MountedPart && part.remote !== undefined);
+  if (serverClasses.length === 0 && remoteMounts.length === 0) problems.push(problem(MESSAGES.noServerClass, 'createMcpApp'));
   const refusals = new Map<number, BuildProblem>();
   serverClasses.forEach((serverClass, index) => {
     if (typeof serverClass !== 'function') refusals.set(index, problem(MESSAGES.notAClass, 'createMcpApp', String(serverClass)));
@@ -80,6 +88,7 @@ export function buildAppDefinition(
       problems.push(problem(MESSAGES.mountPrefixInvalid, part.where, String(part.prefix)));
     partPlanning.set(part, planning.forPart(part));
   }
+  const remoteParts = remoteMounts.map((part) => remotePart(part, partPlanning.get(part) as PlanContext, parts, problems));
   /** The part each served definition is mounted in, for collision messages. */
   const partOf = new Map<string, MountedPart | undefined>();
 
@@ -173,6 +182,36 @@ export function buildAppDefinition(
     resources,
     resourceTemplates: Object.freeze([...resourceTemplates.values()]),
     prompts,
+    remoteParts: Object.freeze(remoteParts),
+  });
+}
+
+/**
+ * A remote part as planned at start-up: its options checked, its prefix its own (its names are
+ * only known once it answers, so a clash could not be reported now), and what its plans share.
+ */
+function remotePart(part: MountedPart, planning: PlanContext, parts: readonly AppPart[], problems: BuildProblem[]): RemotePartDefinition {
+  const remote = part.remote as NonNullable<MountedPart['remote']>;
+  const invalid = remote.problem();
+  if (invalid) problems.push(problem(MESSAGES.remoteServerInvalid, part.where, invalid, part.where));
+  if (parts.some((other) => other !== part && other instanceof MountedPart && other.prefix === part.prefix))
+    problems.push(problem(MESSAGES.remotePrefixShared, part.where, part.where));
+  // Guards and interceptors are told which class a call is for: a remote part's is named after it.
+  const name = `Remote(${part.prefix})`;
+  const serverClass = { [name]: class {} }[name] as Constructor;
+  const guards = planning.appGuards;
+  return Object.freeze({
+    naming: part,
+    remote,
+    base: Object.freeze({
+      serverClass,
+      guards,
+      interceptors: planning.appInterceptors,
+      scopes: Object.freeze([]),
+      guarded: guards.length > 0,
+      rateLimits: planning.appRateLimits,
+      tags: planning.partTags,
+    }),
   });
 }
 

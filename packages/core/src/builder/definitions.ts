@@ -6,6 +6,7 @@ import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOpt
 import type { JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import type { RateLimitPlan } from './rate-limit-plans.js';
+import type { RemoteServer } from './remote-server.js';
 
 /**
  * How a guard or interceptor is obtained per call, decided at start-up: from the call's DI scope
@@ -49,7 +50,9 @@ export interface CallPlan {
 export type OutputDefinition =
   | { readonly kind: 'none' }
   | { readonly kind: 'dto'; readonly dto: Constructor }
-  | { readonly kind: 'schema'; readonly validate: JsonValidator };
+  | { readonly kind: 'schema'; readonly validate: JsonValidator }
+  /** A remote server's tool: the method returns the remote's result, checked there, and it is sent as it is. */
+  | { readonly kind: 'relayed' };
 
 /** How a tool's arguments are turned into what the method receives. */
 export type InputDefinition = InputPlan;
@@ -126,6 +129,29 @@ export interface PromptDefinition {
   readonly plan: CallPlan;
 }
 
+/** How a mounted part (`MountedPart`) serves names and URIs under its prefix. */
+export interface PartNaming {
+  readonly prefix: string;
+  /** `mount('prefix')`, for messages. */
+  readonly where: string;
+  name(name: string): string;
+  uri(uri: string): string | undefined;
+}
+
+/** What every plan made for a remote part's entries shares: the app's and the part's guards, interceptors, rate limits and tags. */
+export type RemotePlanBase = Pick<CallPlan, 'serverClass' | 'guards' | 'interceptors' | 'scopes' | 'guarded' | 'rateLimits' | 'tags'>;
+
+/**
+ * A remote MCP server mounted in the app (`mount(prefix, remoteServer(...))`). Its entries are
+ * only known once it answers, so they are made when it connects (and when its lists change), each
+ * with a plan made from `base`.
+ */
+export interface RemotePartDefinition {
+  readonly naming: PartNaming;
+  readonly remote: RemoteServer;
+  readonly base: RemotePlanBase;
+}
+
 /** Everything one app serves, built and frozen at start-up. */
 export interface AppDefinition {
   readonly info: Readonly<Pick<McpServerOptions, 'name' | 'version' | 'title' | 'icons'>>;
@@ -139,4 +165,6 @@ export interface AppDefinition {
   /** In declaration order: the first template matching a URI serves it. */
   readonly resourceTemplates: readonly ResourceTemplateDefinition[];
   readonly prompts: ReadonlyMap<string, PromptDefinition>;
+  /** Remote servers mounted in the app, whose entries join the catalogs when they connect. */
+  readonly remoteParts: readonly RemotePartDefinition[];
 }

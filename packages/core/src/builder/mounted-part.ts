@@ -4,6 +4,7 @@ import type { Guard, Interceptor, Provided } from '../context/execution-context.
 import type { Constructor } from '../metadata/metadata-args.js';
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition, ToolUi } from './definitions.js';
 import { deepFreeze } from './handler-build.js';
+import { RemoteServer } from './remote-server.js';
 
 /** What a mounted part adds to its handlers, after the app's own and before each class's. */
 export interface MountOptions {
@@ -22,14 +23,18 @@ export interface MountOptions {
  * what they say). Made by `mount()`.
  */
 export class MountedPart {
+  /** The server classes of the part (none for a remote server). */
   readonly servers: readonly Constructor[];
+  /** The remote MCP server the part serves, when it is one (`remoteServer()`). */
+  readonly remote?: RemoteServer;
 
   constructor(
     readonly prefix: string,
-    servers: Constructor | readonly Constructor[],
+    servers: Constructor | readonly Constructor[] | RemoteServer,
     readonly options: Readonly<MountOptions>,
   ) {
-    this.servers = Object.freeze(Array.isArray(servers) ? [...servers] : [servers as Constructor]);
+    if (servers instanceof RemoteServer) this.remote = servers;
+    this.servers = Object.freeze(servers instanceof RemoteServer ? [] : Array.isArray(servers) ? [...servers] : [servers as Constructor]);
   }
 
   /** Where the part is declared, for messages. */
@@ -65,18 +70,24 @@ export const PREFIX_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 
 /**
  * Serves `servers` under `prefix`, each keeping its own guards, interceptors and DI, with the
- * part's `options` around them.
+ * part's `options` around them; or a remote MCP server (`remoteServer()`), whose tools, prompts
+ * and resources are fetched when the app starts and kept up to date.
  *
  * @example
  * ```ts
  * createMcpApp([
  *   mount('weather', WeatherServer),
  *   mount('billing', [BillingServer, InvoicesServer], { guards: [BillingGuard] }),
+ *   mount('files', remoteServer({ command: 'node', args: ['files-server.js'] })),
  * ]);
  * // tools: weather_forecast, billing_charge, ...; resources: config://weather/app, ...
  * ```
  */
-export function mount(prefix: string, servers: Constructor | readonly Constructor[], options: MountOptions = {}): MountedPart {
+export function mount(
+  prefix: string,
+  servers: Constructor | readonly Constructor[] | RemoteServer,
+  options: MountOptions = {},
+): MountedPart {
   return new MountedPart(prefix, servers, Object.freeze({ ...options }));
 }
 

@@ -31,4 +31,13 @@ export const logMessages = {
     const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
     return `tool "${what}" (request ${id}) failed: ${detail}`;
   },
+  remoteUp(part: string, remote: string, revision: string): string {
+    return `${part}: connected to ${remote} (${revision})`;
+  },
+  remoteDown(part: string, remote: string, reason: string, retryInMs: number): string {
+    return `${part}: ${remote} is unavailable (${reason}); trying again in ${retryInMs} ms`;
+  },
+  remoteSkipped(part: string, name: string, reason: string): string {
+    return `${part}: "${name}" of the remote server is not served: ${reason}`;
+  },
 };

@@ -319,6 +319,24 @@ export const MESSAGES = {
       fix: "start the template with its scheme, e.g. 'files://{path}', or serve the class without mount()",
     }),
   ),
+  remoteServerInvalid: define(
+    'ARM134',
+    'a remote server to mount cannot be used as given',
+    ['it names neither a url nor a command', "mount('weather')"] as const,
+    (reason: string, part: string) => ({
+      message: `the remote server of ${part} cannot be used: ${reason}`,
+      fix: "remoteServer({ url: 'https://host/mcp' }) for Streamable HTTP, or remoteServer({ command: 'node', args: ['server.js'] }) for stdio",
+    }),
+  ),
+  remotePrefixShared: define(
+    'ARM135',
+    'a remote server is mounted under a prefix another part uses',
+    ["mount('weather')"] as const,
+    (part: string) => ({
+      message: `${part} serves a remote server, whose names are only known once it answers, and another part uses the same prefix`,
+      fix: 'give the remote server a prefix of its own',
+    }),
+  ),
   loggerOptionInvalid: define('ARM126', 'the logger option is not one Armature knows', ['logger is "yaml"'] as const, (found: string) => ({
     message: `${found}; it must be 'json', 'text', { format: 'json' | 'text', level: 'info' | 'warn' | 'error' }, a pino-like logger (info, warn and error methods) or false`,
     fix: "createMcpApp(Server, { logger: 'json' }), or pass your pino logger: createMcpApp(Server, { logger: pino(pino.destination(2)) })",

@@ -35,6 +35,9 @@ const LEVEL_OF: Readonly<Record<ServerEvent['event'], ServerLogLevel>> = {
   stopped: 'info',
   refused: 'warn',
   'call-failed': 'error',
+  'remote-up': 'info',
+  'remote-down': 'warn',
+  'remote-skipped': 'warn',
 };
 const RANK: Readonly<Record<ServerLogLevel, number>> = { info: 30, warn: 40, error: 50 };
 
@@ -67,6 +70,18 @@ function recordOf(event: ServerEvent, text: boolean): { message: string; fields:
       // A text line has nowhere else to put the stack; a structured one carries it in `err`.
       const detail = text && error instanceof Error && error.stack ? error.stack : messageOf(error);
       return { message: logMessages.callFailed(what, requestId, detail), fields: { what, requestId, err: error } };
+    }
+    case 'remote-up': {
+      const { event: _, ...fields } = event;
+      return { message: logMessages.remoteUp(event.part, event.remote, event.revision), fields };
+    }
+    case 'remote-down': {
+      const { event: _, ...fields } = event;
+      return { message: logMessages.remoteDown(event.part, event.remote, event.reason, event.retryInMs), fields };
+    }
+    case 'remote-skipped': {
+      const { event: _, ...fields } = event;
+      return { message: logMessages.remoteSkipped(event.part, event.name, event.reason), fields };
     }
   }
 }

@@ -92,8 +92,12 @@ export interface RuntimeOptions {
 }
 
 function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
-  const hasResources = definition.resources.size > 0 || definition.resourceTemplates.length > 0;
+  // A remote server's catalogue is only known once it answers, and may change: any of it may come.
+  const remote = definition.remoteParts.length > 0;
+  const hasResources = remote || definition.resources.size > 0 || definition.resourceTemplates.length > 0;
+  const hasPrompts = remote || definition.prompts.size > 0;
   const hasCompletions =
+    remote ||
     [...definition.prompts.values()].some((p) => p.completions.size > 0) ||
     definition.resourceTemplates.some((t) => t.completions.size > 0);
   const hasTasks = [...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden');
@@ -102,8 +106,8 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     tools: { listChanged: true },
     logging: {},
     ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
-    ...(definition.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
-    ...(hasCompletions || definition.prompts.size > 0 || hasResources ? { completions: {} } : {}),
+    ...(hasPrompts ? { prompts: { listChanged: true } } : {}),
+    ...(hasCompletions || hasPrompts || hasResources ? { completions: {} } : {}),
     // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
     // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
     ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),

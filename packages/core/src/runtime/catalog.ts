@@ -74,6 +74,16 @@ export class Catalog<D extends { readonly plan: { readonly guarded: boolean } },
     return true;
   }
 
+  /**
+   * Serves `definition` under `key` from now on: added enabled, or in place of what was there
+   * (enabled or not, as it was). For entries only known at run time (a remote server's).
+   */
+  put(key: string, definition: D, view: V): void {
+    const entry = this.entries.get(key);
+    this.entries.set(key, { definition, view, enabled: entry?.enabled ?? true });
+    this.changed();
+  }
+
   /** Forgets `key` for good; returns true when it was there. */
   remove(key: string): boolean {
     const removed = this.entries.delete(key);

@@ -26,8 +26,12 @@ class SourceLogger implements ContextLogger {
     private readonly valve: NotificationValve | undefined,
   ) {}
   private send(level: LogLevel, message: string, data: unknown): Promise<void> {
+    return this.relay(level, data === undefined ? message : { message, data });
+  }
+  /** Sends `data` as the notification's data, as it is (what a proxied server logged, say). */
+  relay(level: LogLevel, data: unknown, logger?: string): Promise<void> {
     // A closed connection must not turn a log line into a failed tool call.
-    const notify = () => this.source.log(level, data === undefined ? message : { message, data }).catch(() => undefined);
+    const notify = () => this.source.log(level, data, logger).catch(() => undefined);
     // A client that is not reading: the line waits its turn (or is dropped past the stream's cap).
     return this.valve ? this.valve.send(notify, undefined, this.source.id) : notify();
   }
@@ -73,7 +77,7 @@ export function sdkContextOf(ctx: Context): ServerContext | undefined {
  * protocol revision; the Context only checks capabilities and validates answers.
  */
 export class RequestContext extends Context {
-  private logger?: ContextLogger;
+  private logger?: SourceLogger;
   /** Aborted by Armature itself (handler timeout); made only when needed. */
   private own?: AbortController;
   private combined?: AbortSignal;
@@ -97,8 +101,20 @@ export class RequestContext extends Context {
     return this.clientChannel;
   }
   get log(): ContextLogger {
+    return this.sourceLogger;
+  }
+
+  private get sourceLogger(): SourceLogger {
     this.logger ??= new SourceLogger(this.source, this.notificationValve);
     return this.logger;
+  }
+
+  /**
+   * Sends a log message made elsewhere (a remote server's, relayed by the app) with its data and
+   * logger name as they are, under the same client level and backpressure as `log`.
+   */
+  relayLog(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    return this.sourceLogger.relay(level, data, logger);
   }
 
   /** The backpressure of the stream this request's notifications go to (its SSE response, or stdout). */

@@ -19,6 +19,7 @@ function invalidResult(tool: ToolDefinition, issues: readonly ValidationIssue[])
 /** Converts the method's return value, checking it against the tool's output schema if it has one. */
 export async function toToolResult(tool: ToolDefinition, value: unknown): Promise<CallToolResult> {
   if (tool.output.kind === 'none') return toCallToolResult(value);
+  if (tool.output.kind === 'relayed') return value as CallToolResult;
   const asResult = isCallToolResultShape(value) ? value : undefined;
   if (asResult?.isError) return asResult;
   const structured = asResult ? asResult.structuredContent : value;

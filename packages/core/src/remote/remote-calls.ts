@@ -1,0 +1,89 @@
+import type { Client, RequestOptions } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type { PartNaming } from '../builder/definitions.js';
+import type { Context } from '../context/context.js';
+import { ToolError } from '../context/errors.js';
+import { MODERN_REVISION } from '../context/revisions.js';
+import { remoteMessages } from '../messages/remote-messages.js';
+import { clientRequest } from '../observability/request-tracing.js';
+import { InputRequiredSignal } from '../runtime/client-requests.js';
+import { loadedClientSdk } from './client-sdk.js';
+import { isConnectionLoss, type RemoteLink, RemoteUnavailableError } from './remote-link.js';
+import { askCaller } from './remote-relay.js';
+
+/** A 2026-07-28 remote answers a question with input_required at most this often in one call. */
+const MAX_ROUNDS = 10;
+const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
+
+type Result = Record<string, unknown>;
+type Params = Record<string, unknown>;
+
+/**
+ * Sends one request of a call to the remote server: the call's cancellation and progress go
+ * with it, its trace context goes in `_meta`, and a 2026-07-28 remote's questions
+ * (`input_required`) are put to the call's client and the request sent again with the answers.
+ * Failures come back as what the caller should read.
+ */
+export async function forward(
+  link: RemoteLink,
+  naming: PartNaming,
+  ctx: Context,
+  method: 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete',
+  params: Params,
+): Promise<Result> {
+  try {
+    return await link.relay.run(ctx, (signal) =>
+      link.use((client) => clientRequest(method, undefined, (meta) => rounds(client, link, naming, ctx, method, params, meta, signal))),
+    );
+  } catch (error) {
+    throw failure(error, link, naming, ctx);
+  }
+}
+
+async function rounds(
+  client: Client,
+  link: RemoteLink,
+  naming: PartNaming,
+  ctx: Context,
+  method: string,
+  first: Params,
+  meta: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+): Promise<Result> {
+  const options: RequestOptions = {
+    signal,
+    timeout: link.timeoutMs,
+    resetTimeoutOnProgress: true,
+    allowInputRequired: true,
+    ...(ctx.meta.progressToken !== undefined
+      ? { onprogress: (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => undefined) }
+      : {}),
+  };
+  // The remote sends every log line of the call; the app's client gets those its own level lets through.
+  const modern = client.getNegotiatedProtocolVersion() === MODERN_REVISION;
+  let params: Params = modern || meta ? { ...first, _meta: { ...meta, ...(modern ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}) } } : first;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const result = (await client.request({ method, params } as never, options)) as Result;
+    if (result.resultType !== 'input_required') return result;
+    const inputResponses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries((result.inputRequests ?? {}) as Record<string, { method: string; params?: Params }>)) {
+      inputResponses[key] = await askCaller(ctx, request.method, request.params ?? {});
+    }
+    params = { ...params, inputResponses, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) };
+  }
+  throw new ToolError(remoteMessages.tooManyRounds(naming.where, MAX_ROUNDS));
+}
+
+/** What the caller of a forwarded request gets for `error`. */
+function failure(error: unknown, link: RemoteLink, naming: PartNaming, ctx: Context): unknown {
+  // Cancelled by the client, or ended to ask the client (2026-07-28): the executor answers those.
+  if (ctx.signal.aborted || error instanceof InputRequiredSignal || error instanceof ToolError) return error;
+  if (error instanceof RemoteUnavailableError) return new ToolError(error.message);
+  const sdk = loadedClientSdk();
+  // The remote's own JSON-RPC error, passed on as it is (the SDK client and server have each their class).
+  if (sdk && error instanceof sdk.ProtocolError) return new ProtocolError(error.code, error.message, error.data);
+  if (sdk && error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout)
+    return new ToolError(remoteMessages.timedOut(naming.where, link.label, link.timeoutMs));
+  if (isConnectionLoss(error)) return new ToolError(remoteMessages.lostDuringCall(naming.where, link.label));
+  return error;
+}

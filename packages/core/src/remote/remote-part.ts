@@ -1,0 +1,138 @@
+import type { Client } from '@modelcontextprotocol/client';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
+import type {
+  PromptDefinition,
+  RemotePartDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from '../builder/definitions.js';
+import type { ServerEvents } from '../observability/server-events.js';
+import type { Catalog } from '../runtime/catalog.js';
+import type { ChangeBroadcaster } from '../runtime/change-notifier.js';
+import { remoteEntries } from './remote-entries.js';
+import { type LinkListener, RemoteLink } from './remote-link.js';
+
+/** The app's catalogs a remote part's entries join, and who hears of their changes. */
+export interface RemoteHost {
+  readonly tools: Catalog<ToolDefinition, Tool>;
+  readonly prompts: Catalog<PromptDefinition, Prompt>;
+  readonly resources: Catalog<ResourceDefinition, Resource>;
+  readonly resourceTemplates: Catalog<ResourceTemplateDefinition, ResourceTemplateType>;
+  readonly broadcaster: ChangeBroadcaster;
+  readonly events: ServerEvents;
+}
+
+type Kind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+type Descriptor = { readonly descriptor: object };
+
+/**
+ * A remote server serving as part of the app: its link, and its catalogue kept in the app's
+ * catalogs (added when it connects, brought up to date when it says a list changed or comes back
+ * after a restart, kept while it is away so calls get a clear error rather than "unknown tool").
+ * The app's clients get list_changed when what they can list changed.
+ */
+export class RemotePart implements LinkListener {
+  private readonly link: RemoteLink;
+  /** What this part serves, by catalog: the key and the descriptor's JSON (a change is told only when that differs). */
+  private readonly served: Record<Kind, Map<string, string>> = {
+    tools: new Map(),
+    prompts: new Map(),
+    resources: new Map(),
+    resourceTemplates: new Map(),
+  };
+  private started?: Promise<void>;
+  private refreshing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly part: RemotePartDefinition,
+    private readonly host: RemoteHost,
+    clientInfo: { name: string; version: string },
+  ) {
+    this.link = new RemoteLink(part, clientInfo, this, host.events);
+  }
+
+  /** Connects (once); settles when the first attempt ended, either way: a remote that is away is tried again by itself. */
+  start(): Promise<void> {
+    this.started ??= this.link.connected().then(
+      () => undefined,
+      () => undefined,
+    );
+    return this.started;
+  }
+
+  close(): Promise<void> {
+    return this.link.close();
+  }
+
+  connected(client: Client): Promise<void> {
+    return this.refresh(client);
+  }
+
+  changed(): void {
+    this.link.use((client) => this.refresh(client)).catch(() => undefined);
+  }
+
+  /** Lists the remote's catalogue and makes the app's catalogs serve it, one refresh at a time. */
+  private refresh(client: Client): Promise<void> {
+    const next = this.refreshing.then(() => this.sync(client));
+    this.refreshing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async sync(client: Client): Promise<void> {
+    const capabilities = client.getServerCapabilities() ?? {};
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      capabilities.tools ? client.listTools().then((r) => r.tools) : [],
+      capabilities.prompts ? client.listPrompts().then((r) => r.prompts) : [],
+      capabilities.resources ? client.listResources().then((r) => r.resources) : [],
+      capabilities.resources ? client.listResourceTemplates().then((r) => r.resourceTemplates) : [],
+    ]);
+    const entries = remoteEntries(this.part, this.link, {
+      tools,
+      prompts,
+      resources,
+      resourceTemplates,
+      completions: capabilities.completions !== undefined,
+    });
+    for (const { name, reason } of entries.skipped) this.skipped(name, reason);
+    const { host } = this;
+    if (this.apply('tools', host.tools, entries.tools)) void host.broadcaster.toolsChanged();
+    if (this.apply('prompts', host.prompts, entries.prompts)) void host.broadcaster.promptsChanged();
+    const resourcesChanged = this.apply('resources', host.resources, entries.resources);
+    if (this.apply('resourceTemplates', host.resourceTemplates, entries.resourceTemplates) || resourcesChanged)
+      void host.broadcaster.resourcesChanged();
+  }
+
+  /** Makes `catalog` serve `next` in place of what this part served there; true when anything a client lists changed. */
+  private apply<D extends Descriptor & { readonly plan: { readonly guarded: boolean } }, V>(
+    kind: Kind,
+    catalog: Catalog<D, V>,
+    next: ReadonlyMap<string, D>,
+  ): boolean {
+    const served = this.served[kind];
+    let changed = false;
+    for (const key of served.keys()) {
+      if (next.has(key)) continue;
+      catalog.remove(key);
+      served.delete(key);
+      changed = true;
+    }
+    for (const [key, definition] of next) {
+      const json = JSON.stringify(definition.descriptor);
+      if (!served.has(key) && catalog.has(key)) {
+        this.skipped(key, 'the app already serves that name');
+        continue;
+      }
+      if (served.get(key) === json) continue;
+      catalog.put(key, definition, definition.descriptor as V);
+      served.set(key, json);
+      changed = true;
+    }
+    return changed;
+  }
+
+  private skipped(name: string, reason: string): void {
+    this.host.events.emit({ event: 'remote-skipped', part: this.part.naming.where, name, reason });
+  }
+}

@@ -1,0 +1,108 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Context, LogLevel } from '../context/context.js';
+import { remoteMessages } from '../messages/remote-messages.js';
+import { InputRequiredSignal } from '../runtime/client-requests.js';
+import { RequestContext } from '../runtime/request-context.js';
+import type { ClientSdk } from './client-sdk.js';
+
+/** The requests a server may make of its client, which the app hands to the client of the call. */
+const RELAYED = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+
+type Params = Record<string, unknown>;
+
+/**
+ * Asks the client of `ctx` what a remote server asked of the app: a form or URL elicitation,
+ * a sampling request or its roots; the answer is what the remote gets. On 2026-07-28 the question
+ * ends the client's call with `input_required`, as any handler's does.
+ */
+export async function askCaller(ctx: Context, method: string, params: Params): Promise<Record<string, unknown>> {
+  switch (method) {
+    case 'elicitation/create':
+      if (params.mode === 'url') return ctx.elicitUrl(String(params.message), String(params.url));
+      return ctx.elicit(String(params.message), params.requestedSchema as never);
+    case 'sampling/createMessage':
+      return (await ctx.sample(params as never)) as unknown as Record<string, unknown>;
+    case 'roots/list':
+      return { roots: await ctx.roots() };
+    default:
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, remoteMessages.notRelayed(method));
+  }
+}
+
+/** One forwarded call: its Context, and how to stop its request to the remote early. */
+interface Forwarded {
+  readonly ctx: Context;
+  readonly stop: AbortController;
+}
+
+/**
+ * Which call of the app a remote server's message belongs to. Progress and cancellation carry
+ * their request; logs and, on 2025-11-25, the server's own requests (elicitation, sampling,
+ * roots) do not. Over Streamable HTTP they arrive on the call's own response stream, read in
+ * the call's async context, so the context says; over stdio nothing does, and they go to the one
+ * call in progress, or to none. On 2026-07-28 questions come back in the call's answer
+ * (`input_required`) and never need this.
+ */
+export class RemoteRelay {
+  private readonly current = new AsyncLocalStorage<Forwarded>();
+  private readonly inFlight = new Set<Forwarded>();
+
+  /** @param unlabelled whether the connection leaves messages unlabelled (stdio): then the one call in progress is taken to be theirs. */
+  constructor(private readonly unlabelled: boolean) {}
+
+  /** Runs `work` as a call of `ctx`: the remote's messages during it can find `ctx`. */
+  async run<T>(ctx: Context, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const forwarded: Forwarded = { ctx, stop: new AbortController() };
+    this.inFlight.add(forwarded);
+    try {
+      return await this.current.run(forwarded, () => work(AbortSignal.any([ctx.signal, forwarded.stop.signal])));
+    } catch (error) {
+      // The client's call ended with a question of its own (2026-07-28): that is its answer.
+      const reason = forwarded.stop.signal.reason;
+      throw reason instanceof InputRequiredSignal ? reason : error;
+    } finally {
+      this.inFlight.delete(forwarded);
+    }
+  }
+
+  /** The call the message being handled belongs to, if that can be known. */
+  private caller(): Forwarded | undefined {
+    const current = this.current.getStore();
+    if (current) return current;
+    // Over HTTP a message read outside every call's context came on the standalone stream: no call's.
+    if (this.unlabelled && this.inFlight.size === 1) return this.inFlight.values().next().value;
+    return undefined;
+  }
+
+  /** Lets `client` hand the remote's requests and logs to the calls they belong to. */
+  attach(client: Client, sdk: ClientSdk): void {
+    for (const method of RELAYED) {
+      client.setRequestHandler(method, async (request) => {
+        const caller = this.caller();
+        if (!caller)
+          throw new sdk.ProtocolError(
+            sdk.ProtocolErrorCode.InvalidRequest,
+            remoteMessages.noCaller(this.unlabelled ? this.inFlight.size : 0),
+          );
+        try {
+          return (await askCaller(caller.ctx, method, (request.params ?? {}) as Params)) as never;
+        } catch (error) {
+          // A 2026-07-28 client is asked by ending its call: the remote's call is over too.
+          if (error instanceof InputRequiredSignal) caller.stop.abort(error);
+          // The client's JSON-RPC error (it declined to answer, say) goes to the remote as it is.
+          if (error instanceof ProtocolError) throw new sdk.ProtocolError(error.code, error.message, error.data);
+          throw error;
+        }
+      });
+    }
+    client.setNotificationHandler('notifications/message', (notification) => {
+      const ctx = this.caller()?.ctx;
+      if (!ctx) return;
+      const { level, data, logger } = notification.params;
+      if (ctx instanceof RequestContext) void ctx.relayLog(level as LogLevel, data, logger);
+      else void ctx.log[level as LogLevel](typeof data === 'string' ? data : JSON.stringify(data));
+    });
+  }
+}
