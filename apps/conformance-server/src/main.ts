@@ -1,5 +1,7 @@
+import { fileURLToPath } from 'node:url';
+import { createMcpApp, remoteServer } from '@armature/core';
 import { redisState } from '@armature/redis';
-import { type ConformanceAppOptions, createConformanceApp } from './app.js';
+import { type ConformanceApp, type ConformanceAppOptions, createConformanceApp } from './app.js';
 
 const USAGE = `Usage: node dist/main.js [--stdio]
 
@@ -15,6 +17,8 @@ Environment (HTTP):
   MCP_REQUEST_STATE_KEY       the requestStateKey, the same on every instance
   CONFORMANCE_COMPOSED=1      serve the composed variant: the inventory plus a part mounted under
                               "extra" with its own guard and interceptor (src/composed.server.ts)
+  CONFORMANCE_PROXIED=1       serve the gateway variant: an app whose only part is this server run
+                              as a child process over stdio (remoteServer), under its own names
 `;
 
 /** The `retry` hint on resumable SSE streams: how long a client waits before it resumes. */
@@ -32,6 +36,16 @@ function scaleOutFromEnv(env: NodeJS.ProcessEnv): ConformanceAppOptions['scaleOu
   return { state: redisState({ url: env.ARMATURE_REDIS_URL }), requestStateKey: env.MCP_REQUEST_STATE_KEY };
 }
 
+/**
+ * The gateway variant: every request the suite makes goes through an app that serves this very
+ * server, started as a child process over stdio, as a remote server under its own names.
+ */
+function createGatewayApp(): ConformanceApp {
+  const self = fileURLToPath(import.meta.url);
+  const app = createMcpApp(remoteServer({ command: process.execPath, args: [self, '--stdio'] }));
+  return { app, close: () => app.close() };
+}
+
 async function main(args: readonly string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
     process.stderr.write(USAGE);
@@ -40,7 +54,10 @@ async function main(args: readonly string[]): Promise<void> {
   const unknown = args.filter((arg) => arg !== '--stdio');
   if (unknown.length > 0) throw new Error(`unexpected arguments: ${unknown.join(' ')}\n\n${USAGE}`);
 
-  const server = createConformanceApp({ scaleOut: scaleOutFromEnv(process.env), composed: process.env.CONFORMANCE_COMPOSED === '1' });
+  const server =
+    process.env.CONFORMANCE_PROXIED === '1' && !args.includes('--stdio')
+      ? createGatewayApp()
+      : createConformanceApp({ scaleOut: scaleOutFromEnv(process.env), composed: process.env.CONFORMANCE_COMPOSED === '1' });
   if (args.includes('--stdio')) {
     // stdout belongs to the protocol: anything for humans goes to stderr.
     server.app.listenStdio();

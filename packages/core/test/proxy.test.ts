@@ -187,6 +187,27 @@ describe('a remote server mounted under a prefix (proxy)', () => {
     await close();
   });
 
+  it.each(parts.filter((part) => part !== 'web25'))(
+    "subscribes to a resource of %s for the app's client, and relays its updates",
+    async (part) => {
+      const { client, close } = await connectInMemory(app);
+      const updated: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (notification) => {
+        updated.push(notification.params.uri);
+      });
+      await client.subscribeResource({ uri: `docs://${part}/readme` });
+      // The remote is asked to tell of changes once the client subscribed: wait until it has been.
+      await vi.waitFor(
+        async () => {
+          await client.callTool({ name: `${part}_touch`, arguments: {} });
+          expect(updated).toContain(`docs://${part}/readme`);
+        },
+        { timeout: 10_000, interval: 200 },
+      );
+      await close();
+    },
+  );
+
   it("tells the app's clients when a remote's list changes", async () => {
     const { client, close } = await connectInMemory(app);
     let told = 0;
@@ -248,6 +269,43 @@ describe('a remote server mounted under a prefix (proxy)', () => {
       `echo: again (pid ${again.child.pid})`,
     );
     await close();
+  });
+});
+
+describe('a remote server given as is (a gateway in front of one server)', () => {
+  @McpServer({ name: 'local', version: '1.0.0' })
+  class LocalEcho {
+    @Tool({ description: "The app's own echo" })
+    echo() {
+      return 'the local echo';
+    }
+  }
+
+  it('serves its entries under their own names; one the app already serves is skipped with an event', async () => {
+    const app = createMcpApp([LocalEcho, remoteServer({ command: process.execPath, args: [FIXTURE, 'stdio'] })], { logger: false });
+    const events: ServerEvent[] = [];
+    app.onEvent((event) => events.push(event));
+    await app.ready();
+    const { client, close } = await connectInMemory(app);
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['echo', 'count', 'confirm', 'stats']));
+      expect(names.filter((name) => name === 'echo')).toHaveLength(1);
+      expect(textOf(await client.callTool({ name: 'echo', arguments: {} }))).toBe('the local echo');
+      expect(textOf(await client.callTool({ name: 'count', arguments: {} }))).toBe('counted');
+      expect((await client.readResource({ uri: 'docs://readme' })).contents).toEqual([
+        { uri: 'docs://readme', mimeType: 'text/plain', text: 'remote readme' },
+      ]);
+      expect(events).toContainEqual({
+        event: 'remote-skipped',
+        part: `remoteServer('${process.execPath} ${FIXTURE} stdio')`,
+        name: 'echo',
+        reason: 'the app already serves that name',
+      });
+    } finally {
+      await close();
+      await app.close();
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import { buildResource, buildResourceTemplate } from './build-resources.js';
 import { buildTool } from './build-tool.js';
 import type {
   AppDefinition,
+  PartNaming,
   PromptDefinition,
   RemotePartDefinition,
   ResourceDefinition,
@@ -20,7 +21,8 @@ import type {
   ToolDefinition,
 } from './definitions.js';
 import { NAME_PATTERN } from './handler-build.js';
-import { type AppPart, classesOf, MountedPart, PREFIX_PATTERN, renamed, resourceIn, templateIn } from './mounted-part.js';
+import { type AppPart, classesOf, MountedPart, PREFIX_PATTERN, renamed, resourceIn, templateIn, unprefixed } from './mounted-part.js';
+import { RemoteServer } from './remote-server.js';
 
 export interface BuildOptions {
   /** Overrides the server info taken from the first `@McpServer` class. */
@@ -71,7 +73,8 @@ export function buildAppDefinition(
   // are built (it decides which guard and interceptor classes it provides). Problems are still
   // listed in the order the classes were given, the container's last.
   const remoteMounts = parts.filter((part): part is MountedPart => part instanceof MountedPart && part.remote !== undefined);
-  if (serverClasses.length === 0 && remoteMounts.length === 0) problems.push(problem(MESSAGES.noServerClass, 'createMcpApp'));
+  const bareRemotes = parts.filter((part): part is RemoteServer => part instanceof RemoteServer);
+  if (serverClasses.length + remoteMounts.length + bareRemotes.length === 0) problems.push(problem(MESSAGES.noServerClass, 'createMcpApp'));
   const refusals = new Map<number, BuildProblem>();
   serverClasses.forEach((serverClass, index) => {
     if (typeof serverClass !== 'function') refusals.set(index, problem(MESSAGES.notAClass, 'createMcpApp', String(serverClass)));
@@ -88,7 +91,18 @@ export function buildAppDefinition(
       problems.push(problem(MESSAGES.mountPrefixInvalid, part.where, String(part.prefix)));
     partPlanning.set(part, planning.forPart(part));
   }
-  const remoteParts = remoteMounts.map((part) => remotePart(part, partPlanning.get(part) as PlanContext, parts, problems));
+  const remoteParts = [
+    ...remoteMounts.map((part) =>
+      remotePart(
+        part.remote as RemoteServer,
+        part,
+        partPlanning.get(part) as PlanContext,
+        parts.some((other) => other !== part && other instanceof MountedPart && other.prefix === part.prefix),
+        problems,
+      ),
+    ),
+    ...bareRemotes.map((remote) => remotePart(remote, unprefixed(remote), planning, false, problems)),
+  ];
   /** The part each served definition is mounted in, for collision messages. */
   const partOf = new Map<string, MountedPart | undefined>();
 
@@ -190,18 +204,22 @@ export function buildAppDefinition(
  * A remote part as planned at start-up: its options checked, its prefix its own (its names are
  * only known once it answers, so a clash could not be reported now), and what its plans share.
  */
-function remotePart(part: MountedPart, planning: PlanContext, parts: readonly AppPart[], problems: BuildProblem[]): RemotePartDefinition {
-  const remote = part.remote as NonNullable<MountedPart['remote']>;
+function remotePart(
+  remote: RemoteServer,
+  naming: PartNaming,
+  planning: PlanContext,
+  prefixShared: boolean,
+  problems: BuildProblem[],
+): RemotePartDefinition {
   const invalid = remote.problem();
-  if (invalid) problems.push(problem(MESSAGES.remoteServerInvalid, part.where, invalid, part.where));
-  if (parts.some((other) => other !== part && other instanceof MountedPart && other.prefix === part.prefix))
-    problems.push(problem(MESSAGES.remotePrefixShared, part.where, part.where));
+  if (invalid) problems.push(problem(MESSAGES.remoteServerInvalid, naming.where, invalid, naming.where));
+  if (prefixShared) problems.push(problem(MESSAGES.remotePrefixShared, naming.where, naming.where));
   // Guards and interceptors are told which class a call is for: a remote part's is named after it.
-  const name = `Remote(${part.prefix})`;
+  const name = naming.prefix ? `Remote(${naming.prefix})` : 'Remote';
   const serverClass = { [name]: class {} }[name] as Constructor;
   const guards = planning.appGuards;
   return Object.freeze({
-    naming: part,
+    naming,
     remote,
     base: Object.freeze({
       serverClass,

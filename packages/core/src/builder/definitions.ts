@@ -102,6 +102,8 @@ export interface ResourceDefinition {
   readonly plan: CallPlan;
   /** An MCP App's `_meta.ui` (`@AppResource`), put on what `resources/read` returns too. */
   readonly ui?: Readonly<McpUiResourceMeta>;
+  /** A remote server's resource: asks the remote to tell of changes to it, once a client subscribes. */
+  readonly watch?: (uri: string) => void;
 }
 
 /** Resources addressed by a URI template; variables validated into `params`. */
@@ -115,6 +117,8 @@ export interface ResourceTemplateDefinition {
   readonly completions: ReadonlyMap<string, CompletionDefinition>;
   readonly methodName: string;
   readonly plan: CallPlan;
+  /** A remote server's template: asks the remote to tell of changes to `uri`, once a client subscribes. */
+  readonly watch?: (uri: string) => void;
 }
 
 /** A prompt; arguments validated into `args`. */

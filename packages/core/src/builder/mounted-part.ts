@@ -2,7 +2,14 @@ import { RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition, ToolUi } from './definitions.js';
+import type {
+  PartNaming,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+  ToolUi,
+} from './definitions.js';
 import { deepFreeze } from './handler-build.js';
 import { RemoteServer } from './remote-server.js';
 
@@ -62,8 +69,11 @@ export class MountedPart {
   }
 }
 
-/** One entry of `createMcpApp([...])`: a server class, or a part mounted under a prefix. */
-export type AppPart = Constructor | MountedPart;
+/**
+ * One entry of `createMcpApp([...])`: a server class, a part mounted under a prefix, or a remote
+ * server served under its own names (a gateway in front of one server).
+ */
+export type AppPart = Constructor | MountedPart | RemoteServer;
 
 /** A prefix is 1-64 letters, digits and `-`: valid in a tool name and as a URI's host label or path segment. */
 export const PREFIX_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
@@ -91,10 +101,24 @@ export function mount(
   return new MountedPart(prefix, servers, Object.freeze({ ...options }));
 }
 
+/** How a remote server given as is (not mounted) is served: under its own names and URIs. */
+export function unprefixed(remote: RemoteServer): PartNaming {
+  return {
+    prefix: '',
+    where: `remoteServer('${remote.label}')`,
+    name: (name) => name,
+    uri: (uri) => uri,
+  };
+}
+
 /** The server classes of `parts`, each with the part it is mounted in (none for a class given as is). */
 export function classesOf(parts: readonly AppPart[]): { serverClass: Constructor; part?: MountedPart }[] {
   return parts.flatMap((part) =>
-    part instanceof MountedPart ? part.servers.map((serverClass) => ({ serverClass, part })) : [{ serverClass: part }],
+    part instanceof MountedPart
+      ? part.servers.map((serverClass) => ({ serverClass, part }))
+      : part instanceof RemoteServer
+        ? []
+        : [{ serverClass: part }],
   );
 }
 

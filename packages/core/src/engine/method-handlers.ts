@@ -8,7 +8,7 @@ import type { CallRequest } from '../runtime/call-request.js';
 import { type Catalog, paginate } from '../runtime/catalog.js';
 import type { LiveConnection } from '../runtime/change-notifier.js';
 import { executeCall } from '../runtime/execute-call.js';
-import { matchTemplate, planOfUri, type ServedApp } from '../runtime/served-app.js';
+import { matchTemplate, planOfUri, type ServedApp, watchUri } from '../runtime/served-app.js';
 import { serveTasks } from '../runtime/tasks/task-handlers.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -91,6 +91,7 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
         throw new ProtocolError(ProtocolErrorCode.InvalidRequest, callMessages.tooManySubscriptions(app.maxSubscriptionsPerSession));
       }
       subscriptions.add(uri);
+      watchUri(app, uri);
       return {};
     });
     on('resources/unsubscribe', async (params) => {

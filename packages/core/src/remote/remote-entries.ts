@@ -43,7 +43,12 @@ const RESERVED_META = 'io.modelcontextprotocol/';
  * app's and the part's guards, interceptors, rate limits and tags, and forwards the call. Made
  * when the remote connects and when it says a list changed, never per request.
  */
-export function remoteEntries(part: RemotePartDefinition, link: RemoteLink, lists: RemoteLists): RemoteEntries {
+export function remoteEntries(
+  part: RemotePartDefinition,
+  link: RemoteLink,
+  lists: RemoteLists,
+  watch: ((remoteUri: string) => void) | undefined,
+): RemoteEntries {
   const { naming } = part;
   const entries: RemoteEntries = { tools: new Map(), prompts: new Map(), resources: new Map(), resourceTemplates: new Map(), skipped: [] };
   const plan = (kind: HandlerKind, name: string, remoteName: string, invoke: CallPlan['invoke']): CallPlan =>
@@ -140,6 +145,7 @@ export function remoteEntries(part: RemotePartDefinition, link: RemoteLink, list
         descriptor: deepFreeze({ ...resource, uri }),
         methodName: resource.uri,
         plan: plan('resource', uri, resource.uri, invoke),
+        ...(watch ? { watch: () => watch(resource.uri) } : {}),
       }),
     );
   }
@@ -152,6 +158,7 @@ export function remoteEntries(part: RemotePartDefinition, link: RemoteLink, list
       continue;
     }
     const remote = new UriTemplate(template.uriTemplate);
+    const servedTemplate = new UriTemplate(uriTemplate);
     const invoke: CallPlan['invoke'] = async (_instance, variables, ctx) =>
       servedContents(
         await call(ctx, 'resources/read', { uri: remote.expand(variables as Record<string, string>) }),
@@ -173,10 +180,18 @@ export function remoteEntries(part: RemotePartDefinition, link: RemoteLink, list
         where: `${naming.where}.${template.name}`,
         serverClass: part.base.serverClass,
         descriptor: deepFreeze({ ...template, name, uriTemplate }),
-        template: new UriTemplate(uriTemplate),
+        template: servedTemplate,
         completions,
         methodName: template.name,
         plan: plan('resourceTemplate', name, template.name, invoke),
+        ...(watch
+          ? {
+              watch: (uri: string) => {
+                const variables = servedTemplate.match(uri);
+                if (variables) watch(remote.expand(variables as Record<string, string>));
+              },
+            }
+          : {}),
       }),
     );
   }

@@ -6,6 +6,7 @@ import { messageOf } from '../messages/call-messages.js';
 import { remoteMessages } from '../messages/remote-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { type ClientSdk, clientSdk, loadedClientSdk } from './client-sdk.js';
+import { withOrderedDelivery } from './ordered-delivery.js';
 import { RemoteRelay } from './remote-relay.js';
 
 /** Thrown when the remote server cannot be reached now; its message is what the caller reads. */
@@ -22,6 +23,8 @@ export interface LinkListener {
   connected(client: Client): Promise<void>;
   /** The remote said its list of `kind` changed. */
   changed(kind: 'tools' | 'prompts' | 'resources'): void;
+  /** The remote said the resource at `uri` (its own URI) changed. */
+  updated(uri: string): void;
 }
 
 const FIRST_RETRY_MS = 250;
@@ -141,7 +144,7 @@ export class RemoteLink {
     const sdk = await clientSdk();
     const client = this.newClient(sdk);
     try {
-      await client.connect(this.transport(sdk), { timeout: this.timeoutMs });
+      await client.connect(withOrderedDelivery(this.transport(sdk)), { timeout: this.timeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       this.lastReason = reasonOf(error);
@@ -186,6 +189,7 @@ export class RemoteLink {
       listChanged: { tools: changed('tools'), prompts: changed('prompts'), resources: changed('resources') },
     });
     this.relay.attach(client, sdk);
+    client.setNotificationHandler('notifications/resources/updated', (notification) => this.listener.updated(notification.params.uri));
     return client;
   }
 

@@ -7,6 +7,7 @@ import type {
   ResourceTemplateDefinition,
   ToolDefinition,
 } from '../builder/definitions.js';
+import { MODERN_REVISION } from '../context/revisions.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import type { Catalog } from '../runtime/catalog.js';
 import type { ChangeBroadcaster } from '../runtime/change-notifier.js';
@@ -43,6 +44,10 @@ export class RemotePart implements LinkListener {
   };
   private started?: Promise<void>;
   private refreshing: Promise<void> = Promise.resolve();
+  /** The remote's URIs a client of the app subscribed to (kept over reconnections). */
+  private readonly watched = new Set<string>();
+  /** The 2026-07-28 stream the remote tells their changes on, and the connection it is on. */
+  private listening?: { readonly client: Client; readonly subscription: { close(): Promise<void> } };
 
   constructor(
     private readonly part: RemotePartDefinition,
@@ -65,12 +70,36 @@ export class RemotePart implements LinkListener {
     return this.link.close();
   }
 
-  connected(client: Client): Promise<void> {
-    return this.refresh(client);
+  async connected(client: Client): Promise<void> {
+    await this.refresh(client);
+    // A new connection (the remote restarted, say) knows of no subscription: ask again.
+    if (this.watched.size > 0) await this.subscribe(client, [...this.watched]).catch(() => undefined);
   }
 
   changed(): void {
     this.link.use((client) => this.refresh(client)).catch(() => undefined);
+  }
+
+  updated(uri: string): void {
+    void this.host.broadcaster.resourceUpdated(this.part.naming.uri(uri) ?? uri);
+  }
+
+  /** A client of the app subscribed to the remote's `uri`: the remote is asked to tell of its changes (once). */
+  private watch(uri: string): void {
+    if (this.watched.has(uri)) return;
+    this.watched.add(uri);
+    this.link.use((client) => this.subscribe(client, [uri])).catch(() => undefined);
+  }
+
+  /** Asks the remote to tell of changes to `uris`: `resources/subscribe` on 2025-11-25, one listen stream for all on 2026-07-28. */
+  private async subscribe(client: Client, uris: readonly string[]): Promise<void> {
+    if (client.getNegotiatedProtocolVersion() !== MODERN_REVISION) {
+      for (const uri of uris) await client.subscribeResource({ uri });
+      return;
+    }
+    const previous = this.listening;
+    this.listening = { client, subscription: await client.listen({ resourceSubscriptions: [...this.watched] }) };
+    if (previous?.client === client) await previous.subscription.close().catch(() => undefined);
   }
 
   /** Lists the remote's catalogue and makes the app's catalogs serve it, one refresh at a time. */
@@ -88,13 +117,12 @@ export class RemotePart implements LinkListener {
       capabilities.resources ? client.listResources().then((r) => r.resources) : [],
       capabilities.resources ? client.listResourceTemplates().then((r) => r.resourceTemplates) : [],
     ]);
-    const entries = remoteEntries(this.part, this.link, {
-      tools,
-      prompts,
-      resources,
-      resourceTemplates,
-      completions: capabilities.completions !== undefined,
-    });
+    const entries = remoteEntries(
+      this.part,
+      this.link,
+      { tools, prompts, resources, resourceTemplates, completions: capabilities.completions !== undefined },
+      capabilities.resources?.subscribe ? (uri) => this.watch(uri) : undefined,
+    );
     for (const { name, reason } of entries.skipped) this.skipped(name, reason);
     const { host } = this;
     if (this.apply('tools', host.tools, entries.tools)) void host.broadcaster.toolsChanged();

@@ -32,7 +32,7 @@ import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
 import { RateLimiting } from './rate-limiting.js';
 import { ClientlessSource } from './request-source.js';
-import { callKindsOf, planOfUri, type ServedApp } from './served-app.js';
+import { callKindsOf, planOfUri, type ServedApp, watchUri } from './served-app.js';
 import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
 import { CatalogVisibility } from './visibility.js';
@@ -205,7 +205,8 @@ export class AppRuntime implements ServedApp {
   /**
    * The first of `uris` a 2026-07-28 `subscriptions/listen` caller may not read, missing or hidden
    * alike (its guards and scopes asked as for `resources/read`, with the listen request's `_meta`
-   * and principal), or undefined when it may follow them all.
+   * and principal), or undefined when it may follow them all (a remote server's among them are
+   * then watched: its remote is asked to tell of their changes).
    */
   async unreadable(uris: readonly string[], principal: AuthInfo | undefined, meta: Record<string, unknown> | undefined) {
     const source = new ClientlessSource(
@@ -221,6 +222,8 @@ export class AppRuntime implements ServedApp {
         const plan = planOfUri(this, uri);
         if (!plan || !(await isAllowed(plan, 'call', call))) return uri;
       }
+      // The stream opens: a remote server's resources among them ask their remote to tell of changes.
+      for (const uri of uris) watchUri(this, uri);
       return undefined;
     } finally {
       await call.end();

@@ -74,3 +74,9 @@ export function matchTemplate(
 export function planOfUri(app: Pick<ServedApp, 'resources' | 'resourceTemplates'>, uri: string): CallPlan | undefined {
   return app.resources.get(uri)?.plan ?? matchTemplate(app, uri)?.template.plan;
 }
+
+/** A client subscribed to `uri` (already allowed): a remote server's resource asks its remote to tell of changes. */
+export function watchUri(app: Pick<ServedApp, 'resources' | 'resourceTemplates'>, uri: string): void {
+  const watch = app.resources.get(uri)?.watch ?? matchTemplate(app, uri)?.template.watch;
+  watch?.(uri);
+}

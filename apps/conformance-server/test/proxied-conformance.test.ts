@@ -1,0 +1,53 @@
+/**
+ * The official MCP conformance suite against the BUILT server in its gateway variant
+ * (CONFORMANCE_PROXIED=1): an app whose only part is the conformance server itself, run as a child
+ * process over stdio and served as a remote server under its own names (`remoteServer`). Every
+ * list, call, read, completion, progress notification, log line, elicitation and sampling request
+ * of the suite crosses the proxy both ways, over Streamable HTTP, every scenario of every targeted
+ * spec version.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failures, killSuiteRuns, runSuite, specVersions, summarize, unexpectedWarnings } from './support/conformance.js';
+import { assertBuilt, type HttpServer, killStarted, startHttpServer } from './support/processes.js';
+
+const TARGETED = specVersions().filter((v) => v.scenarios.length > 0);
+
+describe('over Streamable HTTP, the gateway variant (the server behind a proxy of itself)', () => {
+  let server: HttpServer;
+
+  beforeAll(async () => {
+    assertBuilt();
+    server = await startHttpServer(15_000, { CONFORMANCE_PROXIED: '1' });
+  });
+  afterAll(async () => {
+    killSuiteRuns();
+    await server?.stop();
+    killStarted();
+  });
+
+  it('serves the remote inventory under its own names, answered by another process', async () => {
+    const client = new Client({ name: 'proxied-check', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('test_simple_text');
+      expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toMatchObject({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each(TARGETED)(
+    'spec version $version, all scenarios: 0 failures, 0 warnings',
+    { timeout: 200_000 },
+    async ({ version, scenarios }) => {
+      const run = await runSuite({ url: server.url, suite: 'all', specVersion: version, timeoutMs: 180_000 });
+      console.log(summarize(`HTTP, proxied app, spec ${version}, suite all`, run));
+      expect(failures(run), server.output().slice(-2000)).toEqual([]);
+      expect(unexpectedWarnings(run, []), server.output().slice(-2000)).toEqual([]);
+      expect([...run.planned].sort()).toEqual([...scenarios].sort());
+    },
+  );
+});
