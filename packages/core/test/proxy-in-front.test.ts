@@ -1,0 +1,117 @@
+// The app in front of a remote server: its bearer authentication (the caller's token stays with the
+// app), its rate limits and its tracing apply to the remote's tools as to its own. The remote is the
+// fixture server, a separate process on 127.0.0.1.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpApp, type HttpListener, mount, remoteServer, type TokenVerifier } from '../src/index.js';
+import { connectInMemory } from './support/clients.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/remote-server.mjs', import.meta.url));
+
+let remote: ChildProcess;
+let remoteUrl: string;
+
+beforeAll(async () => {
+  remote = spawn(process.execPath, [FIXTURE, 'http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  remoteUrl = await new Promise<string>((resolve) => remote.stdout?.once('data', (chunk) => resolve(String(chunk).trim())));
+});
+afterAll(() => {
+  remote?.kill();
+});
+
+type Received = { traceparent: string | null; authorization: string | null };
+
+function structured<T>(result: unknown): T {
+  return (result as { structuredContent: T }).structuredContent;
+}
+
+describe('the app in front of a remote server', () => {
+  it("verifies the caller's token itself and sends the remote the app's own credentials, never the caller's", async () => {
+    const verifier: TokenVerifier = {
+      async verify(token) {
+        if (token !== 'caller-token') throw new Error('unknown token');
+        return { token, clientId: 'ann', scopes: [], extra: { sub: 'ann' } };
+      },
+    };
+    const app = createMcpApp(mount('web', remoteServer({ url: remoteUrl, headers: { authorization: 'Bearer gateway-key' } })), {
+      logger: false,
+    });
+    let listener: HttpListener | undefined;
+    try {
+      const probe = await app.listenHttp({ port: 0 });
+      const resource = probe.url;
+      await probe.close();
+      listener = await app.listenHttp({
+        port: Number(new URL(resource).port),
+        auth: { verifier, resource, authorizationServers: ['https://auth.example.com'] },
+      });
+      const anonymous = new Client({ name: 'anonymous', version: '1.0.0' });
+      await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(listener.url)))).rejects.toThrow();
+
+      const client = new Client({ name: 'ann', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(listener.url), { requestInit: { headers: { authorization: 'Bearer caller-token' } } }),
+      );
+      const received = structured<Received>(await client.callTool({ name: 'web_received', arguments: {} }));
+      expect(received.authorization).toBe('Bearer gateway-key');
+      await client.close();
+    } finally {
+      await listener?.close();
+      await app.close();
+    }
+  });
+
+  it("counts the app's rate limits before a call leaves for the remote", async () => {
+    const app = createMcpApp(mount('web', remoteServer({ url: remoteUrl })), {
+      logger: false,
+      rateLimits: [{ limit: 2, windowMs: 60_000, by: ['tool'] }],
+    });
+    const { client, close } = await connectInMemory(app);
+    try {
+      await app.ready();
+      const before = structured<{ calls: number }>(await client.callTool({ name: 'web_stats', arguments: {} })).calls;
+      for (const text of ['one', 'two']) await client.callTool({ name: 'web_echo', arguments: { text } });
+      const third = await client.callTool({ name: 'web_echo', arguments: { text: 'three' } });
+      expect(third.isError).toBe(true);
+      expect((third.content as { text: string }[])[0]?.text).toMatch(/^Rate limit reached: tool "web_echo"/);
+      // Counted per tool: the stats tool has its own count left.
+      expect(structured<{ calls: number }>(await client.callTool({ name: 'web_stats', arguments: {} })).calls).toBe(before + 2);
+    } finally {
+      await close();
+      await app.close();
+    }
+  });
+
+  it('traces the call, with the request to the remote as a CLIENT span whose context the remote receives', async () => {
+    const spans = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const app = createMcpApp(mount('web', remoteServer({ url: remoteUrl })), { logger: false });
+    try {
+      await app.ready();
+      const { client, close } = await connectInMemory(app);
+      const received = structured<Received>(await client.callTool({ name: 'web_received', arguments: {} }));
+      await close();
+      const finished = spans.getFinishedSpans();
+      const server = finished.find((span) => span.name === 'tools/call web_received');
+      const outgoing = finished.find((span) => span.name === 'tools/call' && span.kind === 2 /* CLIENT */);
+      expect(server, finished.map((span) => span.name).join(', ')).toBeDefined();
+      expect(outgoing?.spanContext().traceId).toBe(server?.spanContext().traceId);
+      expect(received.traceparent).toBe(`00-${outgoing?.spanContext().traceId}-${outgoing?.spanContext().spanId}-01`);
+    } finally {
+      await app.close();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+      await provider.shutdown();
+    }
+  });
+});
