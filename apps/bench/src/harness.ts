@@ -4,7 +4,7 @@
 // all from the same samples.
 import { performance } from 'node:perf_hooks';
 
-export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'bun', 'deno', 'untraced'] as const;
+export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'bun', 'deno', 'untraced', 'direct'] as const;
 export type SideName = (typeof SIDES)[number];
 export const SIDE_TITLES: Record<SideName, string> = {
   armature: 'Armature',
@@ -20,6 +20,8 @@ export const SIDE_TITLES: Record<SideName, string> = {
   deno: 'Armature on Deno',
   // The same Armature app built with `telemetry: false`, the anchor of the instrumentation's cost.
   untraced: 'Armature telemetry off',
+  // The Armature server a gateway proxies, called without the gateway: the anchor of the proxy line.
+  direct: 'Armature direct',
 };
 
 /** How the subject's median must compare with the anchor's. */

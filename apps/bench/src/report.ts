@@ -102,6 +102,7 @@ const COLORS: Record<SideName, string> = {
   bun: '#f59e0b',
   deno: '#0f766e',
   untraced: '#a855f7',
+  direct: '#f472b6',
 };
 const LOW = 1 / 8;
 const HIGH = 16;

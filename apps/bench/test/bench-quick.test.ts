@@ -27,6 +27,8 @@ const LINES: [string, ...[string, string][]][] = [
   ['stdio search', [RATIO, '>= 2\\.00x'], [RATIO, '>= 0\\.80x']],
   ['http 2026 add', [RATIO, '>= 3\\.00x'], [RATIO, '>= 0\\.50x']],
   ['http session add', [RATIO, '>= 3\\.00x']],
+  // The proxy's cost: the gateway against the server it proxies, no goal.
+  ['http proxy add', ['\\d+\\.\\d\\dx of Armature direct', 'report']],
   ['in-memory add', [RATIO, '>= 2\\.00x']],
   ['in-memory search', [RATIO, '>= 2\\.00x']],
   ['telemetry cost add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.98x']],
@@ -79,7 +81,7 @@ describe('bench --quick', () => {
       original.replace(between(original), ''),
     );
     expect(between(written)).toContain(
-      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature vs anchor | goal | verdict |',
+      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature direct | Armature vs anchor | goal | verdict |',
     );
     if (RedisServer.installed()) {
       expect(between(written)).toMatch(/^\| redis 2026 add \| .* \| report \| n\/a \|$/m);

@@ -111,14 +111,14 @@ describe('what a run prints and writes', () => {
 
   it('writes a Markdown table with a column per side, empty where a side was not measured', () => {
     expect(markdownTable(rows).split('\n')).toEqual([
-      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature vs anchor | goal | verdict |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-      '| stdio add | 5,000/s |  | 2,000/s | 2,500/s | 40,000/s |  |  |  |  | 2.50x of SDK v2; 0.13x of raw loop | >= 2.00x; >= 0.80x | PASS; FAIL |',
-      '| tools/list 500 | 12.0 ms |  | 20.0 ms |  | 10.0 ms |  |  |  |  | 1.20x of raw loop | <= 1.10x | FAIL |',
-      '| idle RSS | 99.0 MB | 70.0 MB | 68.0 MB |  |  |  |  |  |  | +31.0 MB of SDK v2; Armature bundled: +2.0 MB of SDK v2 | <= +15 MB; <= +10 MB | FAIL; PASS |',
-      '| cold start 2 | 400 ms | 320 ms | 360 ms |  |  |  |  |  |  | 1.11x of SDK v2; Armature bundled: 0.89x of SDK v2 | <= 1.30x; <= 0.80x | PASS; FAIL |',
-      '| redis 2026 add | 800/s |  |  |  |  | 1,000/s |  |  |  | 0.80x of Armature in memory | report | n/a |',
-      '| runtime cold start | 500 ms |  |  |  |  |  | 300 ms | 320 ms |  | Armature on Bun: 0.60x of Armature; Armature on Deno: 0.64x of Armature | report; report | n/a; n/a |',
+      '| scenario | Armature | Armature bundled | SDK v2 | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature direct | Armature vs anchor | goal | verdict |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| stdio add | 5,000/s |  | 2,000/s | 2,500/s | 40,000/s |  |  |  |  |  | 2.50x of SDK v2; 0.13x of raw loop | >= 2.00x; >= 0.80x | PASS; FAIL |',
+      '| tools/list 500 | 12.0 ms |  | 20.0 ms |  | 10.0 ms |  |  |  |  |  | 1.20x of raw loop | <= 1.10x | FAIL |',
+      '| idle RSS | 99.0 MB | 70.0 MB | 68.0 MB |  |  |  |  |  |  |  | +31.0 MB of SDK v2; Armature bundled: +2.0 MB of SDK v2 | <= +15 MB; <= +10 MB | FAIL; PASS |',
+      '| cold start 2 | 400 ms | 320 ms | 360 ms |  |  |  |  |  |  |  | 1.11x of SDK v2; Armature bundled: 0.89x of SDK v2 | <= 1.30x; <= 0.80x | PASS; FAIL |',
+      '| redis 2026 add | 800/s |  |  |  |  | 1,000/s |  |  |  |  | 0.80x of Armature in memory | report | n/a |',
+      '| runtime cold start | 500 ms |  |  |  |  |  | 300 ms | 320 ms |  |  | Armature on Bun: 0.60x of Armature; Armature on Deno: 0.64x of Armature | report; report | n/a; n/a |',
     ]);
   });
 

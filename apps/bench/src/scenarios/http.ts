@@ -61,6 +61,32 @@ function httpSession(settings: Settings): Scenario {
   };
 }
 
+/**
+ * What the proxy costs: the same Armature server called through an Armature gateway that mounts it
+ * as a remote server (one more HTTP hop, through the official client), against called directly.
+ */
+function httpProxy(settings: Settings): Scenario {
+  const connections = settings.httpConnections;
+  return {
+    id: 'http proxy add',
+    title:
+      `HTTP 2026-07-28 stateless tools/call add: ${settings.httpCalls.toLocaleString('en-US')} calls per sample over ${connections} ` +
+      'keep-alive connections; an Armature gateway (createMcpApp(remoteServer({ url }))) in front of the Armature server vs that server called directly',
+    unit: 'calls/s',
+    targets: [{ anchor: 'direct', goal: { kind: 'report' } }],
+    open: () =>
+      openHttpSides(
+        settings,
+        { armature: { entry: 'armature-http-gateway' }, direct: { entry: 'armature-http' } },
+        (url) => Promise.resolve(new Http2026Client(url, connections)),
+        async (answers) => {
+          checkSame('add(2, 3) through the gateway', await answers('add', ADD_FIXED), addText(2, 3));
+          checkRefused('search with a one-letter query through the gateway', await answers('search', SEARCH_INVALID));
+        },
+      ),
+  };
+}
+
 export function httpScenarios(settings: Settings): Scenario[] {
-  return [http2026(settings), httpSession(settings)];
+  return [http2026(settings), httpSession(settings), httpProxy(settings)];
 }

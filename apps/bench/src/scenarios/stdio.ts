@@ -11,9 +11,9 @@ import { ADD_FIXED, ADD_UNKNOWN, addArgs, checkRefused, checkSame, ok, SEARCH_FI
 /**
  * The sides that have a stdio server of their own (the in-memory-state side exists only for the
  * Redis lines; Bun and Deno run Armature's; the telemetry-off side only measures the
- * instrumentation's cost, in memory).
+ * instrumentation's cost, in memory; the direct side is the anchor of the proxy line, over HTTP).
  */
-type StdioSide = Exclude<SideName, 'memory' | 'bun' | 'deno' | 'untraced'>;
+type StdioSide = Exclude<SideName, 'memory' | 'bun' | 'deno' | 'untraced' | 'direct'>;
 
 export const STDIO_ENTRIES: Record<StdioSide, string> = {
   armature: 'servers/armature-stdio.js',
