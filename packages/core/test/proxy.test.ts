@@ -19,6 +19,8 @@ import { connectHttp, connectInMemory } from './support/clients.js';
 // package), reached over stdio and over Streamable HTTP on 127.0.0.1, each revision.
 const FIXTURE = fileURLToPath(new URL('./fixtures/remote-server.mjs', import.meta.url));
 const ANSWERING = { elicitation: { form: {} }, sampling: {} };
+/** How long a check waits for what another process does: long enough for a busy two-core machine. */
+const PATIENCE = { timeout: 10_000, interval: 50 };
 
 /** Starts the fixture over HTTP (on `port`, or a free one) and resolves with its process and URL. */
 async function httpRemote(port = 0): Promise<{ child: ChildProcess; url: string }> {
@@ -147,7 +149,7 @@ describe('a remote server mounted under a prefix (proxy)', () => {
     );
     expect(textOf(counted)).toBe('counted');
     expect(progress).toEqual(['1/3 step 1', '2/3 step 2', '3/3 step 3']);
-    await vi.waitFor(() => expect(logs).toEqual([{ level: 'info', data: 'counted to 3' }]));
+    await vi.waitFor(() => expect(logs).toEqual([{ level: 'info', data: 'counted to 3' }]), PATIENCE);
     expect(textOf(await client.callTool({ name: `${part}_confirm`, arguments: { item: 'db' } }))).toBe('deleted db: true');
     expect(textOf(await client.callTool({ name: `${part}_summarise`, arguments: { text: 'long' } }))).toBe('summary: short');
     await close();
@@ -165,7 +167,7 @@ describe('a remote server mounted under a prefix (proxy)', () => {
     await vi.waitFor(async () => {
       const after = (await client.callTool({ name: `${part}_stats`, arguments: {} })).structuredContent as { cancelled: number };
       expect(after.cancelled).toBe(before.cancelled + 1);
-    });
+    }, PATIENCE);
     await close();
   });
 
@@ -215,10 +217,10 @@ describe('a remote server mounted under a prefix (proxy)', () => {
       told++;
     });
     expect(textOf(await client.callTool({ name: 'web_toggle', arguments: {} }))).toBe('echo off');
-    await vi.waitFor(() => expect(told).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(told).toBeGreaterThan(0), PATIENCE);
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('web_echo');
     expect(textOf(await client.callTool({ name: 'web_toggle', arguments: {} }))).toBe('echo on');
-    await vi.waitFor(async () => expect((await client.listTools()).tools.map((t) => t.name)).toContain('web_echo'));
+    await vi.waitFor(async () => expect((await client.listTools()).tools.map((t) => t.name)).toContain('web_echo'), PATIENCE);
     await close();
   });
 
@@ -229,7 +231,10 @@ describe('a remote server mounted under a prefix (proxy)', () => {
     const first = await pidOf();
     const down = events.length;
     process.kill(first, 'SIGKILL');
-    await vi.waitFor(() => expect(events.slice(down).some((e) => e.event === 'remote-down' && e.part === "mount('stdio')")).toBe(true));
+    await vi.waitFor(
+      () => expect(events.slice(down).some((e) => e.event === 'remote-down' && e.part === "mount('stdio')")).toBe(true),
+      PATIENCE,
+    );
     // The next call starts the remote again rather than waiting for the retry.
     const second = await pidOf();
     expect(second).not.toBe(first);
