@@ -75,13 +75,14 @@ export async function main(): Promise<void> {
   // #endregion
   const { client, close } = await connectInMemory(app);
   try {
-    const staff = { team: 'staff' };
     // #region call
+    const staff = { team: 'staff' }; // what StaffOnly looks for
+    const steps: number[] = [];
     const found = await client.callTool(
       { name: 'notes_search', arguments: { word: 'milk' }, _meta: staff },
-      { onprogress: ({ progress }) => steps.push(progress) },
+      { onprogress: ({ progress }) => steps.push(progress) }, // the remote's progress, relayed
     );
-    // found.content: [{ type: 'text', text: 'Buy milk\nMilk the cow' }]
+    // found.content: [{ type: 'text', text: 'Buy milk\nMilk the cow' }]; steps: [1, 2, 3]
     // #endregion
     expectEqual(
       (await client.listTools({ _meta: staff })).tools.map((t) => t.name),
@@ -102,5 +103,3 @@ export async function main(): Promise<void> {
   }
   expectEqual(overHttp.definition.remoteParts.length, 1, 'an HTTP remote is declared the same way');
 }
-
-const steps: number[] = [];
