@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
@@ -55,11 +55,11 @@ describe('a project made by armature new --transport http, installed with pnpm',
       expect(inspect.stdout).toContain('Lint: no findings');
       const built = await installedArmature(root, ['build']);
       expect(built.code, built.stdout + built.stderr).toBe(0);
-      // Moved away from node_modules, the bundle cannot load Ajv for the hand-written schema:
-      // start-up says so (ARM122), not that the schema is invalid.
+      // Moved away from node_modules, the bundle (its folder: main.mjs and the files of the
+      // libraries it loads lazily) cannot load Ajv for the hand-written schema: start-up says so
+      // (ARM122), not that the schema is invalid.
       const moved = join(base, 'moved');
-      mkdirSync(moved);
-      copyFileSync(join(root, 'dist/bundle/main.mjs'), join(moved, 'main.mjs'));
+      cpSync(join(root, 'dist/bundle'), moved, { recursive: true });
       const away = await run(process.execPath, ['main.mjs'], moved, 30_000);
       expect(away.code).toBe(1);
       expect(away.stderr).toContain(

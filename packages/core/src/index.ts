@@ -31,8 +31,8 @@ export type {
 export { type AppPart, MountedPart, type MountOptions, mount } from './builder/mounted-part.js';
 export {
   type RemoteHttpTarget,
-  RemoteServer,
   type RemoteServerOptions,
+  RemoteServerRef,
   type RemoteStdioTarget,
   remoteServer,
 } from './builder/remote-server.js';

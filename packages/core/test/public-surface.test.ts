@@ -33,7 +33,7 @@ describe('@armature/core public surface', () => {
         'RATE_LIMITED',
         'RateLimit',
         'Registrations',
-        'RemoteServer',
+        'RemoteServerRef',
         'RequestScoped',
         'RequireScopes',
         'Resource',

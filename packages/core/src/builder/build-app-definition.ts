@@ -22,7 +22,7 @@ import type {
 } from './definitions.js';
 import { NAME_PATTERN } from './handler-build.js';
 import { type AppPart, classesOf, MountedPart, PREFIX_PATTERN, renamed, resourceIn, templateIn, unprefixed } from './mounted-part.js';
-import { RemoteServer } from './remote-server.js';
+import { RemoteServerRef } from './remote-server.js';
 
 export interface BuildOptions {
   /** Overrides the server info taken from the first `@McpServer` class. */
@@ -73,7 +73,7 @@ export function buildAppDefinition(
   // are built (it decides which guard and interceptor classes it provides). Problems are still
   // listed in the order the classes were given, the container's last.
   const remoteMounts = parts.filter((part): part is MountedPart => part instanceof MountedPart && part.remote !== undefined);
-  const bareRemotes = parts.filter((part): part is RemoteServer => part instanceof RemoteServer);
+  const bareRemotes = parts.filter((part): part is RemoteServerRef => part instanceof RemoteServerRef);
   if (serverClasses.length + remoteMounts.length + bareRemotes.length === 0) problems.push(problem(MESSAGES.noServerClass, 'createMcpApp'));
   const refusals = new Map<number, BuildProblem>();
   serverClasses.forEach((serverClass, index) => {
@@ -94,7 +94,7 @@ export function buildAppDefinition(
   const remoteParts = [
     ...remoteMounts.map((part) =>
       remotePart(
-        part.remote as RemoteServer,
+        part.remote as RemoteServerRef,
         part,
         partPlanning.get(part) as PlanContext,
         parts.some((other) => other !== part && other instanceof MountedPart && other.prefix === part.prefix),
@@ -205,7 +205,7 @@ export function buildAppDefinition(
  * only known once it answers, so a clash could not be reported now), and what its plans share.
  */
 function remotePart(
-  remote: RemoteServer,
+  remote: RemoteServerRef,
   naming: PartNaming,
   planning: PlanContext,
   prefixShared: boolean,

@@ -6,7 +6,7 @@ import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOpt
 import type { JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import type { RateLimitPlan } from './rate-limit-plans.js';
-import type { RemoteServer } from './remote-server.js';
+import type { RemoteServerRef } from './remote-server.js';
 
 /**
  * How a guard or interceptor is obtained per call, decided at start-up: from the call's DI scope
@@ -152,7 +152,7 @@ export type RemotePlanBase = Pick<CallPlan, 'serverClass' | 'guards' | 'intercep
  */
 export interface RemotePartDefinition {
   readonly naming: PartNaming;
-  readonly remote: RemoteServer;
+  readonly remote: RemoteServerRef;
   readonly base: RemotePlanBase;
 }
 

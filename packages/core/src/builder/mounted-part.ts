@@ -11,7 +11,7 @@ import type {
   ToolUi,
 } from './definitions.js';
 import { deepFreeze } from './handler-build.js';
-import { RemoteServer } from './remote-server.js';
+import { RemoteServerRef } from './remote-server.js';
 
 /** What a mounted part adds to its handlers, after the app's own and before each class's. */
 export interface MountOptions {
@@ -33,15 +33,17 @@ export class MountedPart {
   /** The server classes of the part (none for a remote server). */
   readonly servers: readonly Constructor[];
   /** The remote MCP server the part serves, when it is one (`remoteServer()`). */
-  readonly remote?: RemoteServer;
+  readonly remote?: RemoteServerRef;
 
   constructor(
     readonly prefix: string,
-    servers: Constructor | readonly Constructor[] | RemoteServer,
+    servers: Constructor | readonly Constructor[] | RemoteServerRef,
     readonly options: Readonly<MountOptions>,
   ) {
-    if (servers instanceof RemoteServer) this.remote = servers;
-    this.servers = Object.freeze(servers instanceof RemoteServer ? [] : Array.isArray(servers) ? [...servers] : [servers as Constructor]);
+    if (servers instanceof RemoteServerRef) this.remote = servers;
+    this.servers = Object.freeze(
+      servers instanceof RemoteServerRef ? [] : Array.isArray(servers) ? [...servers] : [servers as Constructor],
+    );
   }
 
   /** Where the part is declared, for messages. */
@@ -73,7 +75,7 @@ export class MountedPart {
  * One entry of `createMcpApp([...])`: a server class, a part mounted under a prefix, or a remote
  * server served under its own names (a gateway in front of one server).
  */
-export type AppPart = Constructor | MountedPart | RemoteServer;
+export type AppPart = Constructor | MountedPart | RemoteServerRef;
 
 /** A prefix is 1-64 letters, digits and `-`: valid in a tool name and as a URI's host label or path segment. */
 export const PREFIX_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
@@ -95,14 +97,14 @@ export const PREFIX_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
  */
 export function mount(
   prefix: string,
-  servers: Constructor | readonly Constructor[] | RemoteServer,
+  servers: Constructor | readonly Constructor[] | RemoteServerRef,
   options: MountOptions = {},
 ): MountedPart {
   return new MountedPart(prefix, servers, Object.freeze({ ...options }));
 }
 
 /** How a remote server given as is (not mounted) is served: under its own names and URIs. */
-export function unprefixed(remote: RemoteServer): PartNaming {
+export function unprefixed(remote: RemoteServerRef): PartNaming {
   return {
     prefix: '',
     where: `remoteServer('${remote.label}')`,
@@ -116,7 +118,7 @@ export function classesOf(parts: readonly AppPart[]): { serverClass: Constructor
   return parts.flatMap((part) =>
     part instanceof MountedPart
       ? part.servers.map((serverClass) => ({ serverClass, part }))
-      : part instanceof RemoteServer
+      : part instanceof RemoteServerRef
         ? []
         : [{ serverClass: part }],
   );

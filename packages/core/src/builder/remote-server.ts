@@ -40,7 +40,7 @@ export type RemoteServerOptions = (RemoteStdioTarget | RemoteHttpTarget) & {
  * `mount(prefix, remote, options)`: its catalogue appears under the prefix, and its calls pass
  * through the app's guards, interceptors, rate limits and tracing.
  */
-export class RemoteServer {
+export class RemoteServerRef {
   constructor(readonly options: Readonly<RemoteServerOptions>) {}
 
   /** What the remote is, for messages: its URL, or its command line. */
@@ -85,6 +85,6 @@ export class RemoteServer {
  * ]);
  * ```
  */
-export function remoteServer(options: RemoteServerOptions): RemoteServer {
-  return new RemoteServer(Object.freeze({ ...options }));
+export function remoteServer(options: RemoteServerOptions): RemoteServerRef {
+  return new RemoteServerRef(Object.freeze({ ...options }));
 }
