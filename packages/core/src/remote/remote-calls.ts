@@ -1,5 +1,5 @@
 import type { Client, RequestOptions } from '@modelcontextprotocol/client';
-import { ProtocolError } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolError } from '@modelcontextprotocol/server';
 import type { PartNaming } from '../builder/definitions.js';
 import type { Context } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
@@ -13,7 +13,6 @@ import { askCaller } from './remote-relay.js';
 
 /** A 2026-07-28 remote answers a question with input_required at most this often in one call. */
 const MAX_ROUNDS = 10;
-const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
 
 type Result = Record<string, unknown>;
 type Params = Record<string, unknown>;
