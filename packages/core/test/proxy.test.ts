@@ -18,7 +18,7 @@ import { connectHttp, connectInMemory } from './support/clients.js';
 // The remote servers are separate processes (test/fixtures/remote-server.mjs, over the built
 // package), reached over stdio and over Streamable HTTP on 127.0.0.1, each revision.
 const FIXTURE = fileURLToPath(new URL('./fixtures/remote-server.mjs', import.meta.url));
-const ANSWERING = { elicitation: { form: {} }, sampling: {} };
+const ANSWERING = { elicitation: { form: {} }, sampling: {}, roots: {} };
 /** How long a check waits for what another process does: long enough for a busy two-core machine. */
 const PATIENCE = { timeout: 10_000, interval: 50 };
 
@@ -32,8 +32,9 @@ async function httpRemote(port = 0): Promise<{ child: ChildProcess; url: string 
   return { child, url };
 }
 
-/** A client that answers every elicitation with `sure: true` and every sampling request with "short", recording the logs it gets. */
+/** A client that answers every elicitation with `sure: true`, every sampling request with "short" and its roots with one folder, recording the logs it gets. */
 function answering(client: Client, logs: unknown[] = []): Client {
+  client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { sure: true } }));
   client.setRequestHandler('sampling/createMessage', async () => ({
     role: 'assistant',
@@ -184,8 +185,10 @@ describe('a remote server mounted under a prefix (proxy)', () => {
   it('asks a 2026-07-28 client through input_required, whichever revision the remote speaks', async () => {
     const { client, close } = await connectHttp(app, { modern: true, capabilities: ANSWERING });
     answering(client);
-    for (const part of ['stdio', 'stdio25', 'web'])
+    for (const part of ['stdio', 'stdio25', 'web']) {
       expect(textOf(await client.callTool({ name: `${part}_confirm`, arguments: { item: part } }))).toBe(`deleted ${part}: true`);
+      expect(textOf(await client.callTool({ name: `${part}_folders`, arguments: {} }))).toBe('roots: file:///work/project');
+    }
     await close();
   });
 
