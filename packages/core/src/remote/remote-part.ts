@@ -43,6 +43,8 @@ export class RemotePart implements LinkListener {
     resourceTemplates: new Map(),
   };
   private started?: Promise<void>;
+  /** The entries not served that were told of (`remote-skipped`). */
+  private readonly told = new Set<string>();
   private refreshing: Promise<void> = Promise.resolve();
   /** The remote's URIs a client of the app subscribed to (kept over reconnections). */
   private readonly watched = new Set<string>();
@@ -160,7 +162,11 @@ export class RemotePart implements LinkListener {
     return changed;
   }
 
+  /** Tells of an entry not served, once per name and reason: every later listing finds it again. */
   private skipped(name: string, reason: string): void {
+    const key = `${name}\n${reason}`;
+    if (this.told.has(key)) return;
+    this.told.add(key);
     this.host.events.emit({ event: 'remote-skipped', part: this.part.naming.where, name, reason });
   }
 }
