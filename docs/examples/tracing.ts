@@ -87,7 +87,6 @@ export function orderInTrace(shop: Client, traceparent: string) {
 export const outputs: Record<string, string> = {
   spans: `tools/call order      parent: the client's span 00f067aa0ba902b7
 execute_tool order    parent: tools/call order
-validate order        parent: execute_tool order
 reserve stock         parent: execute_tool order`,
 };
 
@@ -103,7 +102,7 @@ export async function main(): Promise<void> {
 
     const finished = spans.getFinishedSpans();
     const nameOf = (id: string | undefined) => finished.find((s) => s.spanContext().spanId === id)?.name ?? `the client's span ${id}`;
-    const tree = ['tools/call order', 'execute_tool order', 'validate order', 'reserve stock']
+    const tree = ['tools/call order', 'execute_tool order', 'reserve stock']
       .map((name) => finished.find((s) => s.name === name))
       .map((s) => `${s?.name.padEnd(22)}parent: ${nameOf(s?.parentSpanContext?.spanId)}`)
       .join('\n');

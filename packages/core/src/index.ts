@@ -81,6 +81,7 @@ export type {
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
 export type { RateLimitKey, RateLimitRule } from './metadata/rate-limit-rule.js';
+export type { TelemetryDetail, TelemetryOptions } from './observability/request-tracing.js';
 export type { RefusalReason, ServerEvent, ServerEventListener } from './observability/server-events.js';
 export type { LoggerOption, ServerLogger, ServerLogLevel, StderrLog } from './observability/server-log.js';
 export type { RuntimeOptions } from './runtime/app-runtime.js';

@@ -1,7 +1,7 @@
 // OpenTelemetry through @opentelemetry/api: the official SDK (2.x, in memory) registered the way an
 // app registers it, the official MCP client in memory and over real HTTP on 127.0.0.1.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { context, metrics, propagation, type SpanContext, trace } from '@opentelemetry/api';
+import { context, metrics, propagation, type SpanContext, type Tracer, type TracerProvider, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
@@ -12,7 +12,15 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  type ReadableSpan,
+  type Sampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
 import { IsString, MinLength } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -24,6 +32,7 @@ import {
   type HttpListener,
   McpError,
   McpServer,
+  type TelemetryOptions,
   Tool,
   ToolError,
   UseGuards,
@@ -92,6 +101,8 @@ const HEADER_SPAN = 'b7ad6b7169203331';
 
 interface Telemetry {
   finished(): ReadableSpan[];
+  /** Names of every span started, recorded or not (a sampled-out span never reaches a processor). */
+  started: string[];
   collect(): Promise<Map<string, DataPoint<unknown>[]>>;
 }
 
@@ -102,11 +113,25 @@ afterEach(async () => {
 });
 
 /** Registers the SDK as an app does at start (tracer, context manager, W3C propagator, meter); unregistered after the test. */
-function registerSdk(): Telemetry {
+function registerSdk(sampler?: Sampler): Telemetry {
   const spans = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+  const tracerProvider = new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(spans)] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
-  trace.setGlobalTracerProvider(tracerProvider);
+  const started: string[] = [];
+  // The SDK's provider, with every startSpan counted.
+  const counting: TracerProvider = {
+    getTracer(name, version, options) {
+      const tracer = tracerProvider.getTracer(name, version, options);
+      return {
+        startSpan: (spanName, spanOptions, parent) => {
+          started.push(spanName);
+          return tracer.startSpan(spanName, spanOptions, parent);
+        },
+        startActiveSpan: tracer.startActiveSpan.bind(tracer),
+      } as Tracer;
+    },
+  };
+  trace.setGlobalTracerProvider(counting);
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const reader = new PeriodicExportingMetricReader({
@@ -124,6 +149,7 @@ function registerSdk(): Telemetry {
     await meterProvider.shutdown();
   });
   return {
+    started,
     finished: () => spans.getFinishedSpans(),
     async collect() {
       const { resourceMetrics } = await reader.collect();
@@ -144,8 +170,11 @@ function named(spans: ReadableSpan[], name: string): ReadableSpan {
 const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanContext?.spanId;
 const text = (result: unknown) => ((result as { content: Array<{ text: string }> }).content[0] as { text: string }).text;
 
-async function inMemory(capabilities: Record<string, unknown> = {}) {
-  const app = createMcpApp(TracedServer, { onError: () => undefined, tasks: { pollIntervalMs: 20 } });
+/** Every span Armature can record: the tests of guard, validation and client-request spans ask for them. */
+const STEPS: TelemetryOptions = { detail: 'steps' };
+
+async function inMemory(capabilities: Record<string, unknown> = {}, telemetry?: TelemetryOptions) {
+  const app = createMcpApp(TracedServer, { onError: () => undefined, tasks: { pollIntervalMs: 20 }, telemetry });
   const connected = await connectInMemory(app, capabilities);
   open.push(async () => {
     await connected.close();
@@ -165,9 +194,9 @@ async function until<T>(read: () => T, check: (value: T) => boolean, what: strin
 }
 
 describe('tracing (in memory, 2025-11-25)', () => {
-  it('records a SERVER span per request named by the MCP conventions, parented by the traceparent in _meta, with handler and validation spans under it', async () => {
+  it('records a SERVER span per request named by the MCP conventions, parented by the traceparent in _meta, with handler and (detail: steps) validation spans under it', async () => {
     const otel = registerSdk();
-    const client = await inMemory();
+    const client = await inMemory({}, STEPS);
     const result = await client.callTool({
       name: 'echo',
       arguments: { q: 'hi' },
@@ -203,9 +232,9 @@ describe('tracing (in memory, 2025-11-25)', () => {
     expect(named(otel.finished(), 'tools/list').attributes['mcp.method.name']).toBe('tools/list');
   });
 
-  it('asks the guards in a guard span under the handler span, which says whether they allowed the call', async () => {
+  it('asks the guards in a guard span under the handler span (detail: steps), which says whether they allowed the call', async () => {
     const otel = registerSdk();
-    const client = await inMemory();
+    const client = await inMemory({}, STEPS);
     expect(text(await client.callTool({ name: 'secret', arguments: { q: 'ok' }, _meta: { user: 'ada' } }))).toBe('secret ok');
     await expect(client.callTool({ name: 'secret', arguments: { q: 'ok' }, _meta: { user: 'eve' } })).rejects.toThrow();
     const guards = otel.finished().filter((s) => s.name === 'guard secret');
@@ -218,7 +247,7 @@ describe('tracing (in memory, 2025-11-25)', () => {
 
   it('marks a tool error result, a JSON-RPC error and refused arguments with error.type and an ERROR status', async () => {
     const otel = registerSdk();
-    const client = await inMemory();
+    const client = await inMemory({}, STEPS);
     expect((await client.callTool({ name: 'broken', arguments: { q: 'xx' } })).isError).toBe(true);
     await expect(client.callTool({ name: 'refuse', arguments: { q: 'xx' } })).rejects.toThrow('not today');
     expect((await client.callTool({ name: 'echo', arguments: { q: 'x' } })).isError).toBe(true);
@@ -238,9 +267,9 @@ describe('tracing (in memory, 2025-11-25)', () => {
     expect(named(spans, 'tools/call echo').attributes['error.type']).toBe('tool_error');
   });
 
-  it('sends an elicitation in a CLIENT span under the handler, and the client sees that span as traceparent in the request _meta', async () => {
+  it('sends an elicitation in a CLIENT span under the handler (detail: steps), and the client sees that span as traceparent in the request _meta', async () => {
     const otel = registerSdk();
-    const client = await inMemory({ elicitation: { form: {} } });
+    const client = await inMemory({ elicitation: { form: {} } }, STEPS);
     const seen: Array<Record<string, unknown> | undefined> = [];
     client.setRequestHandler('elicitation/create', async (request) => {
       seen.push(request.params._meta as Record<string, unknown> | undefined);
@@ -274,6 +303,56 @@ describe('tracing (in memory, 2025-11-25)', () => {
     expect(task.attributes['armature.task.id']).toBe(created.task.taskId);
     const handler = await until(() => otel.finished().find((s) => s.name === 'execute_tool background'), Boolean, 'the handler span');
     expect(parentOf(handler as ReadableSpan)).toBe(task.spanContext().spanId);
+  });
+
+  it('records by default one SERVER span per request and one span per handler call, nothing per step, and still hands the trace on to the client', async () => {
+    const otel = registerSdk();
+    const client = await inMemory({ elicitation: { form: {} } });
+    const seen: Array<Record<string, unknown> | undefined> = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      seen.push(request.params._meta as Record<string, unknown> | undefined);
+      return { action: 'accept', content: { name: 'Ada' } } as never;
+    });
+    const traceparent = `00-${TRACE_ID}-${CLIENT_SPAN}-01`;
+    expect(text(await client.callTool({ name: 'secret', arguments: { q: 'ok' }, _meta: { user: 'ada', traceparent } }))).toBe('secret ok');
+    expect(text(await client.callTool({ name: 'greet', arguments: {}, _meta: { traceparent } }))).toBe('hello Ada');
+    expect(otel.finished().map((s) => s.name)).toEqual([
+      'execute_tool secret',
+      'tools/call secret',
+      'execute_tool greet',
+      'tools/call greet',
+    ]);
+    // No span for the elicitation: the handler's span is the traceparent the client's spans hang on.
+    const handler = named(otel.finished(), 'execute_tool greet');
+    expect(seen[0]?.traceparent).toBe(`00-${TRACE_ID}-${handler.spanContext().spanId}-01`);
+  });
+
+  it('starts no child span for a request its sampler leaves out, and hands the decision on to the client', async () => {
+    const otel = registerSdk(new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) }));
+    const client = await inMemory({ elicitation: { form: {} } }, STEPS);
+    const seen: Array<Record<string, unknown> | undefined> = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      seen.push(request.params._meta as Record<string, unknown> | undefined);
+      return { action: 'accept', content: { name: 'Ada' } } as never;
+    });
+    // The client's span was not sampled (flags 00): neither is the request, and nothing under it starts.
+    const unsampled = `00-${TRACE_ID}-${CLIENT_SPAN}-00`;
+    expect(text(await client.callTool({ name: 'secret', arguments: { q: 'ok' }, _meta: { user: 'ada', traceparent: unsampled } }))).toBe(
+      'secret ok',
+    );
+    expect(text(await client.callTool({ name: 'greet', arguments: {}, _meta: { traceparent: unsampled } }))).toBe('hello Ada');
+    expect(otel.started).toEqual(['tools/call secret', 'tools/call greet']);
+    expect(otel.finished()).toEqual([]);
+    expect(seen[0]?.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`));
+    // A sampled request of the same app gets its children.
+    await client.callTool({ name: 'echo', arguments: { q: 'hi' }, _meta: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` } });
+    expect(otel.started.slice(2)).toEqual(['tools/call echo', 'execute_tool echo', 'validate echo']);
+  });
+
+  it('refuses a telemetry option it does not know at start-up, naming the fix (ARM185)', () => {
+    expect(() => createMcpApp(TracedServer, { telemetry: { detail: 'all' } as never })).toThrow(
+      /telemetry is \{"detail":"all"\}; it must be true, false or \{ detail: 'handlers' \| 'steps' \} \[ARM185\]/,
+    );
   });
 
   it('records nothing and allocates no span with telemetry: false', async () => {
@@ -334,9 +413,9 @@ describe('tracing over HTTP on 127.0.0.1', () => {
 });
 
 describe('an elicitation round trip on 2026-07-28 over HTTP', () => {
-  it('records the question in a CLIENT span of each round, both rounds in the trace the client sends, and the asked question carries that span as traceparent', async () => {
+  it('records the question in a CLIENT span of each round (detail: steps), both rounds in the trace the client sends, and the asked question carries that span as traceparent', async () => {
     const otel = registerSdk();
-    const app = createMcpApp(TracedServer, { onError: () => undefined });
+    const app = createMcpApp(TracedServer, { onError: () => undefined, telemetry: STEPS });
     const listener = await app.listenHttp({ port: 0 });
     open.push(() => listener.close());
     const client = new Client(

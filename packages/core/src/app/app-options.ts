@@ -13,6 +13,7 @@ export function optionProblems(options: {
   requestStateKey?: unknown;
   logger?: LoggerOption;
   hiddenTags?: unknown;
+  telemetry?: unknown;
 }): BuildProblem[] {
   const problems: BuildProblem[] = [];
   const state = options.state;
@@ -24,7 +25,23 @@ export function optionProblems(options: {
   const tags = options.hiddenTags;
   if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string' && tag !== '')))
     problems.push(problem(MESSAGES.tagsInvalid, 'createMcpApp options (hiddenTags)', JSON.stringify(tags) ?? String(tags)));
+  const telemetry = options.telemetry;
+  if (telemetry !== undefined && typeof telemetry !== 'boolean' && !isTelemetryOptions(telemetry))
+    problems.push(
+      problem(
+        MESSAGES.telemetryOptionInvalid,
+        'createMcpApp options (telemetry)',
+        `telemetry is ${JSON.stringify(telemetry) ?? String(telemetry)}`,
+      ),
+    );
   return problems;
+}
+
+function isTelemetryOptions(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const detail = (value as { detail?: unknown }).detail;
+  return keys.every((key) => key === 'detail') && (detail === undefined || detail === 'handlers' || detail === 'steps');
 }
 
 /** Builds, reporting the options' problems in the same one error as the build's. */

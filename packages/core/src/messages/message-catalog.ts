@@ -342,6 +342,16 @@ export const MESSAGES = {
     fix: "createMcpApp(Server, { logger: 'json' }), or pass your pino logger: createMcpApp(Server, { logger: pino(pino.destination(2)) })",
   })),
 
+  telemetryOptionInvalid: define(
+    'ARM185',
+    'the telemetry option is not one Armature knows',
+    ['telemetry is { detail: "all" }'] as const,
+    (found: string) => ({
+      message: `${found}; it must be true, false or { detail: 'handlers' | 'steps' }`,
+      fix: "createMcpApp(Server, { telemetry: { detail: 'steps' } }) for a span per guard, validation and client request, or leave it out for the default",
+    }),
+  ),
+
   noParamMetadata: define(
     'ARM200',
     'no decorator metadata was emitted for a handler method',

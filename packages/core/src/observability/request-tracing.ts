@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION_META_KEY, ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import {
   type Attributes,
   context,
@@ -8,10 +8,13 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import { messageOf } from '../messages/call-messages.js';
 import { ATTR, EXECUTE_TOOL, INVALID_ARGUMENTS, TOOL_ERROR } from './mcp-semconv.js';
+import { RequestAttributeSets } from './request-attribute-sets.js';
 import type { ServerEvents } from './server-events.js';
 import { type Instruments, SCOPE, ServerMetrics } from './server-metrics.js';
 import { metaWithContext, remoteParent } from './trace-context.js';
@@ -52,13 +55,41 @@ const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 /** Marks a context as an Armature request's, so that its client requests and tasks know which app traces them. */
 const TRACING_KEY = createContextKey('@armature/core request tracing');
 
+let tracerOf: { provider: TracerProvider; tracer: Tracer } | undefined;
+
 /**
- * Whether a tracer provider is registered: a global lookup and a comparison, no allocation. A
- * provider registered by another copy of the API is not this copy's proxy, and is a real one.
+ * Armature's tracer from the registered provider, made once per provider (a provider's
+ * `getTracer` builds a key and looks it up on every call); undefined while none is registered: a
+ * global lookup and a comparison, no allocation. A provider registered by another copy of the API
+ * is not this copy's proxy, and is a real one.
  */
-function tracingOn(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+function currentTracer(): Tracer | undefined {
+  const registered = trace.getTracerProvider();
+  const provider = registered instanceof ProxyTracerProvider ? registered.getDelegate() : registered;
+  if (provider === NOOP_TRACER_PROVIDER) return undefined;
+  if (tracerOf?.provider !== provider) tracerOf = { provider, tracer: provider.getTracer(SCOPE) };
+  return tracerOf.tracer;
+}
+
+/** How much of a request is traced: see `TelemetryOptions.detail`. */
+export type TelemetryDetail = 'handlers' | 'steps';
+
+/** The `telemetry` option of an app, when it is more than on or off. */
+export interface TelemetryOptions {
+  /**
+   * `'handlers'` (the default): one SERVER span per request and one span per handler call (and per
+   * task run), the spans production can leave on. `'steps'` adds a span for each step inside a
+   * call: the guards, the argument validation, and each request the server sends its client
+   * (elicitation, sampling, roots, a remote server's call); see docs/observability.md for what
+   * each level costs.
+   */
+  detail?: TelemetryDetail;
+}
+
+/** The span a handler call runs in, made once per plan. */
+interface HandlerSpan {
+  readonly name: string;
+  readonly attributes: Attributes;
 }
 
 function failureOfResult(result: unknown): Failure | undefined {
@@ -83,25 +114,6 @@ function endSpan(span: Span, failure: Failure | undefined): void {
   span.end();
 }
 
-/** The low-cardinality attributes of a request, shared by its span and its metrics. */
-function requestAttributes(request: TracedRequest, server: Server | undefined, params: unknown): Attributes {
-  const source = request.ctx.source;
-  const attributes: Attributes = { [ATTR.method]: request.method };
-  const name = (params as { name?: unknown } | undefined)?.name;
-  if (request.method === 'tools/call' && typeof name === 'string') {
-    attributes[ATTR.toolName] = name;
-    attributes[ATTR.operation] = EXECUTE_TOOL;
-  } else if (request.method === 'prompts/get' && typeof name === 'string') attributes[ATTR.promptName] = name;
-  const version = source.envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
-  if (typeof version === 'string') attributes[ATTR.protocolVersion] = version;
-  // HTTP runs over TCP; stdio (and the in-process transports of tests) are pipes.
-  if (source.http) {
-    attributes[ATTR.transport] = 'tcp';
-    attributes[ATTR.protocolName] = 'http';
-  } else attributes[ATTR.transport] = 'pipe';
-  return attributes;
-}
-
 /** The request's span name by the conventions: `{mcp.method.name} {target}`, the target a tool or prompt name. */
 function spanName(attributes: Attributes): string {
   const target = attributes[ATTR.toolName] ?? attributes[ATTR.promptName];
@@ -110,24 +122,31 @@ function spanName(attributes: Attributes): string {
 
 /**
  * The app's OpenTelemetry instrumentation, through `@opentelemetry/api` only: a SERVER span per
- * request (the active span while it runs), a span per handler call, per validation, per request
- * the server sends its client, per task run; and the metrics. The app brings the SDK and its
- * exporter; while it registers no provider, each request costs two global lookups and nothing
- * is allocated. `enabled: false` (the `telemetry: false` option) turns it all off.
+ * request (the active span while it runs), a span per handler call and per task run, and with
+ * `detail: 'steps'` a span per guard check, validation and request the server sends its client;
+ * and the metrics. The app brings the SDK and its exporter; while it registers no provider, each
+ * request costs two global lookups and nothing is allocated. A request its sampler leaves out
+ * gets no child span. `enabled: false` (the `telemetry: false` option) turns it all off.
  */
 export class RequestTracing {
   private readonly metrics = new ServerMetrics();
+  private readonly attributeSets = new RequestAttributeSets();
+  private readonly handlerSpans = new WeakMap<TracedHandler, HandlerSpan>();
+  /** Whether guards, validation and client requests get spans of their own (`detail: 'steps'`). */
+  readonly steps: boolean;
 
   constructor(
     private readonly enabled: boolean,
     events: ServerEvents,
+    detail: TelemetryDetail = 'handlers',
   ) {
+    this.steps = detail === 'steps';
     if (enabled) this.metrics.listen(events);
   }
 
   /** Whether spans are recorded now: the instrumentation is on and a tracer provider is registered. */
   get tracing(): boolean {
-    return this.enabled && tracingOn();
+    return this.enabled && currentTracer() !== undefined;
   }
 
   /**
@@ -142,10 +161,10 @@ export class RequestTracing {
     run: (request: C, params: P) => Promise<R>,
   ): Promise<R> {
     if (!this.enabled) return run(request, params);
-    const tracing = tracingOn();
+    const tracer = currentTracer();
     const instruments = this.metrics.current();
-    if (!tracing && !instruments) return run(request, params);
-    return this.traced(request, server, params, run, tracing, instruments);
+    if (!tracer && !instruments) return run(request, params);
+    return this.traced(request, server, params, run, tracer, instruments);
   }
 
   private async traced<C extends TracedRequest, P, R>(
@@ -153,51 +172,47 @@ export class RequestTracing {
     server: Server | undefined,
     params: P,
     run: (request: C, params: P) => Promise<R>,
-    tracing: boolean,
+    tracer: Tracer | undefined,
     instruments: Instruments | undefined,
   ): Promise<R> {
     const started = performance.now();
-    const attributes = requestAttributes(request, server, params);
+    const source = request.ctx.source;
+    const attributes = this.attributeSets.of({ method: request.method, envelope: source.envelope, http: source.http }, server, params);
     let span: Span | undefined;
-    let active = context.active();
-    if (tracing) {
-      const source = request.ctx.source;
+    let active: OtelContext | undefined;
+    if (tracer) {
       const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
       const spanAttributes: Attributes = { ...attributes, [ATTR.requestId]: String(request.ctx.requestId) };
       if (source.sessionId) spanAttributes[ATTR.session] = source.sessionId;
       const uri = (params as { uri?: unknown } | undefined)?.uri;
       if (typeof uri === 'string' && request.method.startsWith('resources/')) spanAttributes[ATTR.resourceUri] = uri;
-      span = trace
-        .getTracer(SCOPE)
-        .startSpan(
-          spanName(attributes),
-          { kind: SpanKind.SERVER, attributes: spanAttributes, ...(parent.link ? { links: [{ context: parent.link }] } : {}) },
-          parent.context,
-        );
+      span = tracer.startSpan(
+        spanName(attributes),
+        { kind: SpanKind.SERVER, attributes: spanAttributes, ...(parent.link ? { links: [{ context: parent.link }] } : {}) },
+        parent.context,
+      );
+      // The request runs in its span's context either way, so that what it sends carries the
+      // sampling decision on; a span the sampler left out gets no children.
       active = trace.setSpan(parent.context, span).setValue(TRACING_KEY, this);
-      request.traced = true;
+      request.traced = span.isRecording();
     }
-    const inFlight = { [ATTR.method]: request.method };
-    instruments?.activeRequests.add(1, inFlight);
+    if (instruments) this.metrics.started(request.method);
     let failure: Failure | undefined;
     try {
-      const result = await context.with(active, run, undefined, request, params);
+      const result = await (active ? context.with(active, run, undefined, request, params) : run(request, params));
       failure = failureOfResult(result);
       return result;
     } catch (error) {
       failure = failureOfError(error);
-      if (!(error instanceof ProtocolError)) span?.recordException(error instanceof Error ? error : messageOf(error));
+      if (!(error instanceof ProtocolError) && span?.isRecording()) span.recordException(error instanceof Error ? error : messageOf(error));
       throw error;
     } finally {
       if (span) endSpan(span, failure);
       if (instruments) {
-        instruments.activeRequests.add(-1, inFlight);
-        if (failure) {
-          attributes[ATTR.errorType] = failure.type;
-          if (failure.code !== undefined) attributes[ATTR.statusCode] = String(failure.code);
-          instruments.errors.add(1, attributes);
-        }
-        instruments.operationDuration.record((performance.now() - started) / 1000, attributes);
+        this.metrics.ended(request.method);
+        const measured = failure ? failedAttributes(attributes, failure) : attributes;
+        if (failure) instruments.errors.add(1, measured);
+        instruments.operationDuration.record((performance.now() - started) / 1000, measured);
       }
     }
   }
@@ -205,29 +220,34 @@ export class RequestTracing {
   /**
    * Runs a handler call (guards, validation, method, conversion) in its own INTERNAL span, a
    * child of the request's: `execute_tool {name}` for tools (the GenAI execute_tool span),
-   * `{kind} {name}` for the others. Call only while `tracing` is true.
+   * `{kind} {name}` for the others. Call only while the request is `traced`.
    */
-  async handler<R>(plan: TracedHandler, run: () => Promise<R>): Promise<R> {
-    const attributes: Attributes = { [ATTR.handler]: plan.where, [ATTR.handlerKind]: plan.kind };
-    if (plan.kind === 'tool') {
-      attributes[ATTR.toolName] = plan.name;
-      attributes[ATTR.operation] = EXECUTE_TOOL;
+  handler<R>(plan: TracedHandler, run: () => Promise<R>): Promise<R> {
+    let made = this.handlerSpans.get(plan);
+    if (!made) {
+      const attributes: Attributes = { [ATTR.handler]: plan.where, [ATTR.handlerKind]: plan.kind };
+      if (plan.kind === 'tool') {
+        attributes[ATTR.toolName] = plan.name;
+        attributes[ATTR.operation] = EXECUTE_TOOL;
+      }
+      const name = plan.kind === 'tool' ? `${EXECUTE_TOOL} ${plan.name}` : `${plan.kind} ${plan.name}`;
+      made = Object.freeze({ name, attributes: Object.freeze(attributes) });
+      this.handlerSpans.set(plan, made);
     }
-    const name = plan.kind === 'tool' ? `${EXECUTE_TOOL} ${plan.name}` : `${plan.kind} ${plan.name}`;
-    return this.inSpan(name, SpanKind.INTERNAL, attributes, run, failureOfResult);
+    return this.inSpan(made.name, SpanKind.INTERNAL, made.attributes, run, failureOfResult);
   }
 
-  /** Asks a handler's OAuth scopes and guards in their `guard {name}` span, which says whether they allowed the call. */
+  /** Asks a handler's OAuth scopes and guards in their `guard {name}` span (`detail: 'steps'`), which says whether they allowed the call. */
   guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
-    return this.inSpan(`guard ${name}`, SpanKind.INTERNAL, {}, run, (allowed, span) => {
+    return this.inSpan(`guard ${name}`, SpanKind.INTERNAL, undefined, run, (allowed, span) => {
       span.setAttribute(ATTR.allowed, allowed);
       return undefined;
     });
   }
 
-  /** Runs argument validation in its `validate {name}` span; refused arguments end it as `invalid_arguments`. */
+  /** Runs argument validation in its `validate {name}` span (`detail: 'steps'`); refused arguments end it as `invalid_arguments`. */
   validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): Promise<R> {
-    return this.inSpan(`validate ${name}`, SpanKind.INTERNAL, {}, run, (outcome, span) => {
+    return this.inSpan(`validate ${name}`, SpanKind.INTERNAL, undefined, run, (outcome, span) => {
       if (outcome.ok) return undefined;
       span.setAttribute(ATTR.issues, outcome.issues?.length ?? 0);
       return { type: INVALID_ARGUMENTS, message: `${outcome.issues?.length ?? 0} invalid argument(s)` };
@@ -237,12 +257,14 @@ export class RequestTracing {
   private async inSpan<R>(
     name: string,
     kind: SpanKind,
-    attributes: Attributes,
+    attributes: Attributes | undefined,
     run: () => R | Promise<R>,
     failed: (result: R, span: Span) => Failure | undefined,
   ): Promise<R> {
+    const tracer = currentTracer();
+    if (!tracer) return run();
     const parent = context.active();
-    const span = trace.getTracer(SCOPE).startSpan(name, { kind, attributes }, parent);
+    const span = tracer.startSpan(name, { kind, attributes }, parent);
     let failure: Failure | undefined;
     try {
       const result = await context.with(trace.setSpan(parent, span), run);
@@ -284,7 +306,9 @@ export class RequestTracing {
   task<R extends { isError?: boolean }>(taskId: string, tool: string, request: { traced: boolean }, run: () => Promise<R>): Promise<R> {
     if (!this.enabled) return run();
     const instruments = this.metrics.current();
-    const tracing = tracingOn();
+    // A task of a request its sampler left out is left out too.
+    const recording = trace.getActiveSpan()?.isRecording() ?? true;
+    const tracing = currentTracer() !== undefined && recording;
     if (!tracing && !instruments) return run();
     request.traced = tracing;
     const attributes = { [ATTR.taskId]: taskId, [ATTR.toolName]: tool, [ATTR.operation]: EXECUTE_TOOL };
@@ -307,11 +331,29 @@ export class RequestTracing {
   }
 }
 
+/** A request's attributes with how it failed, for its error count and duration (a failure is rare: a new object). */
+function failedAttributes(attributes: Attributes, failure: Failure): Attributes {
+  const measured: Attributes = { ...attributes, [ATTR.errorType]: failure.type };
+  if (failure.code !== undefined) measured[ATTR.statusCode] = String(failure.code);
+  return measured;
+}
+
+/** The app tracing the active request, when it is traced; else undefined. */
+function tracingOfActive(active: OtelContext): RequestTracing | undefined {
+  const tracing = active.getValue(TRACING_KEY) as RequestTracing | undefined;
+  return tracing?.tracing ? tracing : undefined;
+}
+
+/** The tracer for a step's span (`detail: 'steps'`) under `active`: none when its span is not recorded (sampled out). */
+function stepTracer(active: OtelContext): Tracer | undefined {
+  return tracingOfActive(active)?.steps && trace.getSpan(active)?.isRecording() ? currentTracer() : undefined;
+}
+
 /**
- * Sends a request to the client (elicitation, sampling, roots) in a CLIENT span named by its
- * method, a child of the handler's span, with that span's trace context written into the
- * request's `_meta` so the client's own spans join the trace. Outside a traced request, or with
- * tracing off, it just sends.
+ * Sends a request to the client (elicitation, sampling, roots) or to a remote server, with the
+ * active span's trace context written into its `_meta` so the receiver's own spans join the
+ * trace; with `detail: 'steps'`, in a CLIENT span named by its method, a child of the handler's
+ * span. Outside a traced request, or with tracing off, it just sends.
  */
 export async function clientRequest<R>(
   method: string,
@@ -319,9 +361,10 @@ export async function clientRequest<R>(
   send: (meta: Record<string, unknown> | undefined) => Promise<R>,
 ): Promise<R> {
   const parent = context.active();
-  const tracing = parent.getValue(TRACING_KEY) as RequestTracing | undefined;
-  if (!tracing?.tracing) return send(meta);
-  const span = trace.getTracer(SCOPE).startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
+  if (!tracingOfActive(parent)) return send(meta);
+  const tracer = stepTracer(parent);
+  if (!tracer) return send(metaWithContext(parent, meta));
+  const span = tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
   const active: OtelContext = trace.setSpan(parent, span);
   let failure: Failure | undefined;
   try {
@@ -335,16 +378,16 @@ export async function clientRequest<R>(
 }
 
 /**
- * A question a 2026-07-28 handler asks its client (`ctx.elicit`, `ctx.sample`, `ctx.roots`), in a
- * CLIENT span named by its method: answered from the round's state (`armature.input_required`
- * false), or asked, ending the round with `input_required` (true; the client answers in its retry,
- * a request of its own).
+ * A question a 2026-07-28 handler asks its client (`ctx.elicit`, `ctx.sample`, `ctx.roots`); with
+ * `detail: 'steps'`, in a CLIENT span named by its method: answered from the round's state
+ * (`armature.input_required` false), or asked, ending the round with `input_required` (true; the
+ * client answers in its retry, a request of its own).
  */
 export function clientQuestion<R>(method: string, answer: () => R): R {
   const parent = context.active();
-  const tracing = parent.getValue(TRACING_KEY) as RequestTracing | undefined;
-  if (!tracing?.tracing) return answer();
-  const span = trace.getTracer(SCOPE).startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
+  const tracer = stepTracer(parent);
+  if (!tracer) return answer();
+  const span = tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
   let asked = true;
   try {
     const answered = context.with(trace.setSpan(parent, span), answer);
@@ -359,5 +402,5 @@ export function clientQuestion<R>(method: string, answer: () => R): R {
 /** `meta` with the active span's trace context written in, inside a traced request; else `meta` as it is. */
 export function withTraceContext(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const active = context.active();
-  return (active.getValue(TRACING_KEY) as RequestTracing | undefined)?.tracing ? metaWithContext(active, meta) : meta;
+  return tracingOfActive(active) ? metaWithContext(active, meta) : meta;
 }

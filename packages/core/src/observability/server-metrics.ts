@@ -6,6 +6,7 @@ import {
   type Meter,
   type MeterProvider,
   metrics,
+  type ObservableResult,
   type UpDownCounter,
 } from '@opentelemetry/api';
 import { ATTR, DURATION_BUCKETS, METRIC } from './mcp-semconv.js';
@@ -18,15 +19,18 @@ export interface Instruments {
   readonly operationDuration: Histogram;
   readonly sessionDuration: Histogram;
   readonly errors: Counter;
-  readonly activeRequests: UpDownCounter;
   readonly activeSessions: UpDownCounter;
   readonly refused: Counter;
   readonly runningTasks: UpDownCounter;
   readonly finishedTasks: Counter;
 }
 
-function instrumentsOf(meter: Meter): Instruments {
+function instrumentsOf(meter: Meter, inFlight: InFlight): Instruments {
   const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
+  // Observed when the metrics are collected, from a count kept per method: nothing recorded per request.
+  meter
+    .createObservableUpDownCounter(METRIC.activeRequests, { unit: '{request}', description: 'MCP requests being served.' })
+    .addCallback((result) => inFlight.observe(result));
   return {
     operationDuration: meter.createHistogram(METRIC.operationDuration, {
       unit: 's',
@@ -41,10 +45,6 @@ function instrumentsOf(meter: Meter): Instruments {
     errors: meter.createCounter(METRIC.errors, {
       unit: '{request}',
       description: 'MCP requests answered with a JSON-RPC error or a tool error result.',
-    }),
-    activeRequests: meter.createUpDownCounter(METRIC.activeRequests, {
-      unit: '{request}',
-      description: 'MCP requests being served.',
     }),
     activeSessions: meter.createUpDownCounter(METRIC.activeSessions, {
       unit: '{session}',
@@ -71,9 +71,40 @@ function instrumentsOf(meter: Meter): Instruments {
  * before the SDK started would stay no-ops), and undefined while the provider is the API's
  * no-op one, so that an app without metrics builds no attribute object per request.
  */
+/** The requests being served, by method, for `armature.server.active_requests`. */
+class InFlight {
+  private readonly counts = new Map<string, { count: number; readonly attributes: Attributes }>();
+
+  started(method: string): void {
+    const entry = this.counts.get(method);
+    if (entry) entry.count++;
+    else this.counts.set(method, { count: 1, attributes: Object.freeze({ [ATTR.method]: method }) });
+  }
+
+  ended(method: string): void {
+    const entry = this.counts.get(method);
+    if (entry) entry.count--;
+  }
+
+  observe(result: ObservableResult): void {
+    for (const { count, attributes } of this.counts.values()) result.observe(count, attributes);
+  }
+}
+
 export class ServerMetrics {
   private provider?: MeterProvider;
   private instruments?: Instruments;
+  private readonly inFlight = new InFlight();
+
+  /** A request began being served (counted while the app records metrics). */
+  started(method: string): void {
+    this.inFlight.started(method);
+  }
+
+  /** A request `started` was answered. */
+  ended(method: string): void {
+    this.inFlight.ended(method);
+  }
 
   /** Counts the refusals the server's own event hub reports; returns the function that stops it. */
   listen(events: ServerEvents): () => void {
@@ -91,7 +122,7 @@ export class ServerMetrics {
     if (provider !== this.provider) {
       this.provider = provider;
       const meter = provider.getMeter(SCOPE);
-      this.instruments = meter === createNoopMeter() ? undefined : instrumentsOf(meter);
+      this.instruments = meter === createNoopMeter() ? undefined : instrumentsOf(meter, this.inFlight);
     }
     return this.instruments;
   }

@@ -19,7 +19,7 @@ import type {
 import type { ErrorFilter, Middleware } from '../context/execution-context.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { callMessages } from '../messages/call-messages.js';
-import { RequestTracing } from '../observability/request-tracing.js';
+import { RequestTracing, type TelemetryOptions } from '../observability/request-tracing.js';
 import { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
@@ -75,9 +75,10 @@ export interface RuntimeOptions {
   /**
    * OpenTelemetry spans and metrics through `@opentelemetry/api`, recorded once the app registers
    * an SDK's providers (no-ops until then); see docs/observability.md. Default true; false turns
-   * the instrumentation off (e.g. to measure what it costs).
+   * the instrumentation off (e.g. to measure what it costs); `{ detail: 'steps' }` adds spans for
+   * the guards, the validation and each request sent to the client.
    */
-  telemetry?: boolean;
+  telemetry?: boolean | TelemetryOptions;
   /**
    * Where rate-limit counts live (`@RateLimit`, `rateLimits`). Default: the `state`'s store
    * (`redisState()` shares counts between instances), else this process's memory, at most 10,000
@@ -170,7 +171,8 @@ export class AppRuntime implements ServedApp {
     this.visibility = new CatalogVisibility(options.hiddenTags);
     this.broadcaster = new ChangeBroadcaster((sessionId) => this.visibility.forgetSession(sessionId));
     this.maxSubscriptionsPerSession = options.maxSubscriptionsPerSession ?? 1_000;
-    this.telemetry = new RequestTracing(options.telemetry ?? true, this.events);
+    const telemetry = options.telemetry ?? true;
+    this.telemetry = new RequestTracing(telemetry !== false, this.events, typeof telemetry === 'object' ? telemetry.detail : undefined);
     // requestState comes back from the client: it must be signed, or a client could forge answers.
     this.codec = createRequestStateCodec({
       key: options.requestStateKey ?? randomBytes(32),

@@ -40,7 +40,7 @@ export interface ExecutorSettings {
   readonly errorFilter?: ErrorFilter;
   readonly reportError: ToolErrorReporter;
   readonly stats: RuntimeStats;
-  /** Spans around each call and its validation, when the app is traced. */
+  /** A span around each call (and, with `detail: 'steps'`, its guards and validation), when the app is traced. */
   readonly telemetry?: RequestTracing;
   /** Counts calls against their plans' rate limits; without it none is counted (a task's background run). */
   readonly rateLimiting?: RateLimiting;
@@ -72,9 +72,10 @@ export function executeCall<R, S>(
   args: unknown,
 ): Promise<R> {
   const telemetry = settings.telemetry;
-  // An untraced request (no tracer provider registered, or telemetry off): no span, no closure.
+  // An untraced request (no tracer provider registered, telemetry off, or sampled out): no span, no closure.
   if (!request.traced || !telemetry) return runCall(settings, plan, kind, subject, request, args, undefined);
-  return telemetry.handler(plan, () => runCall(settings, plan, kind, subject, request, args, telemetry));
+  const steps = telemetry.steps ? telemetry : undefined;
+  return telemetry.handler(plan, () => runCall(settings, plan, kind, subject, request, args, steps));
 }
 
 async function runCall<R, S>(
@@ -84,6 +85,7 @@ async function runCall<R, S>(
   subject: S,
   request: CallRequest,
   args: unknown,
+  /** Spans the guards and the validation (`detail: 'steps'`). */
   telemetry: RequestTracing | undefined,
 ): Promise<R> {
   if (plan.guarded || request.filtered) {

@@ -1,0 +1,69 @@
+import { PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/server';
+import type { Attributes } from '@opentelemetry/api';
+import { ATTR, EXECUTE_TOOL } from './mcp-semconv.js';
+
+/** What a request's low-cardinality attributes are read from (a `TracedRequest`'s parts). */
+export interface AttributeSource {
+  readonly method: string;
+  readonly envelope: Record<string, unknown> | undefined;
+  readonly http: unknown;
+}
+
+/** Past this many distinct sets (tool names come from callers), a set is built per request, not kept. */
+const MAX_KEPT = 1_000;
+
+/**
+ * The low-cardinality attributes of a request (method, tool or prompt name, protocol version,
+ * transport), shared by its span and its metrics: one frozen object per distinct set, made the
+ * first time it is seen and handed out again after, so that a request records its metrics
+ * without building an attribute object (the metrics SDK keys its series by that object).
+ */
+export class RequestAttributeSets {
+  // method -> name ('' for none) -> protocol version ('' for none) -> [pipe, tcp]
+  private readonly sets = new Map<string, Map<string, Map<string, [Attributes?, Attributes?]>>>();
+  private kept = 0;
+
+  of(request: AttributeSource, server: Server | undefined, params: unknown): Attributes {
+    const method = request.method;
+    const name = method === 'tools/call' || method === 'prompts/get' ? (params as { name?: unknown } | undefined)?.name : undefined;
+    const version = request.envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
+    const named = typeof name === 'string' ? name : '';
+    const versioned = typeof version === 'string' ? version : '';
+    const http = request.http ? 1 : 0;
+    const byName = this.child(this.sets, method);
+    const byVersion = byName && this.child(byName, named);
+    const pair = byVersion && this.child(byVersion, versioned, (): [Attributes?, Attributes?] => [undefined, undefined]);
+    if (!pair) return attributesOf(method, named, versioned, http === 1);
+    let set = pair[http];
+    if (!set) {
+      set = attributesOf(method, named, versioned, http === 1);
+      pair[http] = set;
+      this.kept++;
+    }
+    return set;
+  }
+
+  /** The entry of `map` under `key`, made if missing while fewer than MAX_KEPT sets are kept; else undefined. */
+  private child<K, V>(map: Map<K, V>, key: K, make: () => V = () => new Map() as V): V | undefined {
+    const found = map.get(key);
+    if (found || this.kept >= MAX_KEPT) return found;
+    const made = make();
+    map.set(key, made);
+    return made;
+  }
+}
+
+function attributesOf(method: string, name: string, version: string, http: boolean): Attributes {
+  const attributes: Attributes = { [ATTR.method]: method };
+  if (name && method === 'tools/call') {
+    attributes[ATTR.toolName] = name;
+    attributes[ATTR.operation] = EXECUTE_TOOL;
+  } else if (name) attributes[ATTR.promptName] = name;
+  if (version) attributes[ATTR.protocolVersion] = version;
+  // HTTP runs over TCP; stdio (and the in-process transports of tests) are pipes.
+  if (http) {
+    attributes[ATTR.transport] = 'tcp';
+    attributes[ATTR.protocolName] = 'http';
+  } else attributes[ATTR.transport] = 'pipe';
+  return Object.freeze(attributes);
+}
