@@ -14,6 +14,7 @@ import { inMemoryScenarios } from './scenarios/in-memory.js';
 import { redisStateScenarios } from './scenarios/redis-state.js';
 import { runtimeScenarios } from './scenarios/runtimes.js';
 import { processScenarios, stdioCallScenarios } from './scenarios/stdio.js';
+import { telemetryScenarios } from './scenarios/telemetry.js';
 import { FULL, QUICK, type Settings } from './settings.js';
 
 const DOCS_PAGE = fileURLToPath(new URL('../../../docs/performance.md', import.meta.url));
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     ...httpScenarios(settings),
     ...redis.scenarios,
     ...inMemoryScenarios(settings),
+    ...telemetryScenarios(settings),
     ...processScenarios(settings),
     ...runtimeScenarios(settings),
   ];
