@@ -32,6 +32,11 @@ const LINES: [string, ...[string, string][]][] = [
   ['in-memory add', [RATIO, '>= 2\\.00x']],
   ['in-memory search', [RATIO, '>= 2\\.00x']],
   ['telemetry cost add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.98x']],
+  // With the OpenTelemetry SDK registered (issue 36).
+  ['telemetry on add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.70x']],
+  ['telemetry on search', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.80x']],
+  ['telemetry metrics add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.95x']],
+  ['telemetry 1% add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.95x']],
   ['cold start 2', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
   ['cold start 500', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
   ['tools/list 500', [RATIO, '<= 1\\.10x']],
