@@ -7,6 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { type Runtime, runtimeArgv } from './runtime-command.js';
 
 export const PROTOCOL_VERSION = '2025-11-25';
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times (100 on every Linux architecture Node runs on). */
+const CLOCK_TICKS = 100;
 const CLIENT_INFO = { name: 'armature-bench', version: '1.0.0' };
 
 type Pending = { resolve(result: unknown): void; reject(error: Error): void };
@@ -106,6 +108,17 @@ export class StdioChild {
     const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
     if (kb === undefined) throw new Error(`${this.label}: no VmRSS in /proc/${this.pid}/status`);
     return Number(kb) / 1024;
+  }
+
+  /**
+   * CPU seconds (user and system) the child has used, from /proc (Linux): a figure per call that
+   * other load on the machine sways far less than wall-clock throughput does.
+   */
+  cpuSeconds(): number {
+    // The fields after the command's name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   }
 
   /** Closes stdin (a stdio server exits then); kills the child if it has not exited within 2 s. */

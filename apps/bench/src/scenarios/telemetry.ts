@@ -35,7 +35,7 @@ function telemetryOn(settings: Settings, line: TelemetryLine): Scenario {
       `stdio tools/call ${line.tool} with the OpenTelemetry SDK registered (${line.what}; batch span processor, ` +
       'exporters that drop everything, async-hooks context manager, W3C propagator), default detail, against the same ' +
       `server with no SDK registered: ${settings.stdioCalls.toLocaleString('en-US')} calls per sample, ${settings.inFlight} in flight, ` +
-      'judged on the median of paired passes',
+      'calls per CPU second of the server process, judged on the median of paired passes',
     unit: 'calls/s',
     targets: [{ anchor: 'untraced', goal: { kind: 'ratio-at-least', value: line.goal } }],
     paired: true,
@@ -55,11 +55,14 @@ function telemetryOn(settings: Settings, line: TelemetryLine): Scenario {
         checkSame('add(2, 3) with and without the SDK', answers, addText(2, 3));
         const run = (child: StdioChild, count: number) =>
           pipelined(count, settings.inFlight, (i) => child.request('tools/call', { name: line.tool, arguments: args(i) }).then(ok));
-        for (const child of [traced, untraced]) await run(child, settings.warmupCalls);
-        return {
-          sides: { armature: () => run(traced, settings.stdioCalls), untraced: () => run(untraced, settings.stdioCalls) },
-          close,
+        // Calls per CPU second of the server process: what the instrumentation adds to each call's work.
+        const perCpuSecond = async (child: StdioChild) => {
+          const before = child.cpuSeconds();
+          await run(child, settings.stdioCalls);
+          return settings.stdioCalls / Math.max(child.cpuSeconds() - before, 0.01);
         };
+        for (const child of [traced, untraced]) await run(child, settings.warmupCalls);
+        return { sides: { armature: () => perCpuSecond(traced), untraced: () => perCpuSecond(untraced) }, close };
       } catch (error) {
         await close();
         throw error;
