@@ -88,30 +88,35 @@ describe('the app in front of a remote server', () => {
     }
   });
 
-  it('traces the call, with the request to the remote as a CLIENT span whose context the remote receives', async () => {
-    const spans = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    const app = createMcpApp(mount('web', remoteServer({ url: remoteUrl })), { logger: false });
-    try {
-      await app.ready();
-      const { client, close } = await connectInMemory(app);
-      const received = structured<Received>(await client.callTool({ name: 'web_received', arguments: {} }));
-      await close();
-      const finished = spans.getFinishedSpans();
-      const server = finished.find((span) => span.name === 'tools/call web_received');
-      const outgoing = finished.find((span) => span.name === 'tools/call' && span.kind === 2 /* CLIENT */);
-      expect(server, finished.map((span) => span.name).join(', ')).toBeDefined();
-      expect(outgoing?.spanContext().traceId).toBe(server?.spanContext().traceId);
-      expect(received.traceparent).toBe(`00-${outgoing?.spanContext().traceId}-${outgoing?.spanContext().spanId}-01`);
-    } finally {
-      await app.close();
-      trace.disable();
-      context.disable();
-      propagation.disable();
-      await provider.shutdown();
-    }
-  });
+  for (const detail of ['handlers', 'steps'] as const) {
+    it(`traces the call (detail: ${detail}): the remote receives the trace context, of the request's CLIENT span with steps, of the handler's span by default`, async () => {
+      const spans = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+      trace.setGlobalTracerProvider(provider);
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+      const app = createMcpApp(mount('web', remoteServer({ url: remoteUrl })), { logger: false, telemetry: { detail } });
+      try {
+        await app.ready();
+        const { client, close } = await connectInMemory(app);
+        const received = structured<Received>(await client.callTool({ name: 'web_received', arguments: {} }));
+        await close();
+        const finished = spans.getFinishedSpans();
+        const server = finished.find((span) => span.name === 'tools/call web_received');
+        const outgoing = finished.find((span) => span.name === 'tools/call' && span.kind === 2 /* CLIENT */);
+        const handler = finished.find((span) => span.name === 'execute_tool web_received');
+        expect(server, finished.map((span) => span.name).join(', ')).toBeDefined();
+        const parent = detail === 'steps' ? outgoing : handler;
+        if (detail === 'handlers') expect(outgoing).toBeUndefined();
+        expect(parent?.spanContext().traceId).toBe(server?.spanContext().traceId);
+        expect(received.traceparent).toBe(`00-${parent?.spanContext().traceId}-${parent?.spanContext().spanId}-01`);
+      } finally {
+        await app.close();
+        trace.disable();
+        context.disable();
+        propagation.disable();
+        await provider.shutdown();
+      }
+    });
+  }
 });
