@@ -52,7 +52,8 @@ export function buildOperationRequest(base: URL, operation: OpenApiOperation, in
   const url = new URL(`${base.origin}${basePath}${path}`);
   if (!fitsTemplate(url, base, operation.path))
     throw new ToolError(OPENAPI_MESSAGES.pathOutsideTemplate(operation, url.pathname, basePath));
-  for (const [name, value] of query) url.searchParams.append(name, value);
+  // The base URL's own query (an API key some APIs take there) comes first, then the operation's.
+  for (const [name, value] of [...base.searchParams, ...query]) url.searchParams.append(name, value);
   if (operation.body === undefined || values[operation.body] === undefined) return { url, headers };
   headers['content-type'] = 'application/json';
   return { url, headers, body: JSON.stringify(values[operation.body]) };

@@ -315,6 +315,26 @@ describe('redirects stay with the API', () => {
     ]);
   });
 
+  it('a key in the query of the base URL goes to the API, and not to another origin a redirect names', async () => {
+    const keyed = await createTestingApp({ servers: [HostileServer] })
+      .overrideProvider(HostileApi)
+      .useValue(new OpenApiClient({ baseUrl: `${apiOrigin}/api/v2?api_key=query-key` }))
+      .compile();
+    try {
+      const sent = await keyed.callTool('listOwnerPets', { ownerName: 'ann' });
+      expect(sent.isError, textOf(sent)).toBeFalsy();
+      const moved = await keyed.callTool('moved', { to: `${elsewhereOrigin}/steal` });
+      expect(moved.isError).toBe(true);
+      expect(seen.map(({ url }) => url)).toEqual([
+        '/api/v2/owners/ann/pets?api_key=query-key',
+        `/api/v2/moved?api_key=query-key&to=${encodeURIComponent(`${elsewhereOrigin}/steal`)}`,
+      ]);
+      expect(seenElsewhere).toEqual([]);
+    } finally {
+      await keyed.close();
+    }
+  });
+
   it('a redirect loop within the origin stops after 5 redirects, naming the last', async () => {
     const result = await t.callTool('moved', { to: '/api/v2/loop' });
     expect(result.isError).toBe(true);
