@@ -295,6 +295,17 @@ describe('redirects stay with the API', () => {
     expect(seenElsewhere).toEqual([]);
   });
 
+  it.each([
+    ['protocol-relative', (host: string) => `//${host}/steal`],
+    ['backslash', (host: string) => `/\\${host}/steal`],
+    ['userinfo', (host: string) => `http://user@${host}/steal`],
+  ])('a %s Location that resolves to another origin is refused too', async (_kind, location) => {
+    const result = await t.callTool('moved', { to: location(new URL(elsewhereOrigin).host) });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('another origin');
+    expect(seenElsewhere).toEqual([]);
+  });
+
   it('a redirect from http to https on the same host is another origin: refused', async () => {
     const to = apiOrigin.replace('http:', 'https:');
     const result = await t.callTool('moved', { to: `${to}/api/v2/landed` });
