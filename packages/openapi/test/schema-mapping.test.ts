@@ -81,6 +81,21 @@ describe('the kitchen-sink tools', () => {
     });
   });
 
+  it('describe every argument, nested ones too, where the document describes few (what armature inspect checks)', async () => {
+    const [tool] = await t.listTools();
+    const undescribed: string[] = [];
+    const visit = (schema: Record<string, unknown>, path: string) => {
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (typeof property.$ref !== 'string' && !String(property.description ?? '').trim()) undescribed.push(`${path}${name}`);
+      }
+    };
+    visit(tool?.inputSchema as Record<string, unknown>, '');
+    for (const [name, definition] of Object.entries((tool?.inputSchema.$defs ?? {}) as Record<string, Record<string, unknown>>)) {
+      visit(definition, `${name}.`);
+    }
+    expect(undescribed).toEqual([]);
+  });
+
   it('send path, query, header and body as the document names them', async () => {
     const requestBody = {
       items: [{ sku: SKU, count: 2 }],
