@@ -47,7 +47,7 @@ new
 
 generate
   --server <name>            the @McpServer class for a tool, resource or prompt (or a DTO's folder);
-                             openapi: the name of the server it writes (default: the document's title)
+                             openapi: the name of the server it writes (default: short, from its title)
   --fields "<list>"          input DTO / prompt arguments / template variables, e.g.
                              "city:string:1..64, days?:int:1..14, units?:enum:metric|imperial, raw?:boolean"
                              types: string (range = length), string[] (range = items), int, number

@@ -120,10 +120,54 @@ describe('armature generate openapi in a project installed from packed tarballs 
       } finally {
         await mcp.close();
       }
+
+      // What it wrote passes the project's own inspect lint, but for the nested DTOs (schema-ref,
+      // advisory: the Petstore's NewPet holds an Owner).
+      const inspected = await installedArmature(root, ['inspect']);
+      expect(inspected.code, inspected.stdout + inspected.stderr).toBe(0);
+      const rules = inspected.stdout
+        .slice(inspected.stdout.indexOf('\nLint:'))
+        .split('\n')
+        .slice(2)
+        .map((line) => line.trim().split(/\s+/)[0]);
+      expect(rules.filter((rule) => rule && rule !== 'schema-ref')).toEqual([]);
+
+      // A project without the biome.json armature new writes: Biome's defaults turned the imports
+      // that decorators read (the API client, Context) into `import type`, and the server refused to
+      // start with ARM201 (issue 30). Formatted with those defaults, the output still starts.
+      rmSync(join(root, 'biome.json'));
+      const store = await installedArmature(root, ['generate', 'openapi', 'petstore.yaml', '--tags', 'store', '--server', 'store']);
+      expect(store.code, store.stdout + store.stderr).toBe(0);
+      const storeServer = readFileSync(join(root, 'src/store/store.server.ts'), 'utf8');
+      expect(storeServer).toContain('import { Context, McpServer, Tool } from "@armature/core";');
+      expect(storeServer).toContain('import { StoreApi } from "./store.api.js";');
+      const rebuilt = await run('npm', ['run', 'build'], root);
+      expect(rebuilt.code, rebuilt.stdout + rebuilt.stderr).toBe(0);
+      const storeClient = new Client({ name: 'e2e-openapi-no-biome', version: '1.0.0' });
+      await storeClient.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ['dist/main.js'],
+          cwd: root,
+          env: childEnv({
+            PETSTORE_API_URL: `http://127.0.0.1:${port}/v1`,
+            STORE_API_URL: `http://127.0.0.1:${port}/v1`,
+            STORE_API_KEY: 'key-store',
+          }) as Record<string, string>,
+        }),
+      );
+      try {
+        seen.length = 0;
+        const inventory = await storeClient.callTool({ name: 'getInventory', arguments: {} });
+        expect(inventory.isError, JSON.stringify(inventory.content)).toBeFalsy();
+        expect(seen.map(({ method, url, key }) => [method, url, key])).toEqual([['GET', '/v1/store/inventory', 'key-store']]);
+      } finally {
+        await storeClient.close();
+      }
     } finally {
       api.closeAllConnections();
       await new Promise((done) => api.close(done));
       rmSync(base, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, 600_000);
 });

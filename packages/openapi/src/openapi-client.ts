@@ -1,5 +1,6 @@
 import { type Context, ToolError, text } from '@armature/core';
 import type { Credentials } from './credentials.js';
+import { fetchWithinOrigin } from './follow-redirects.js';
 import { excerpt, OPENAPI_MESSAGES } from './messages.js';
 import type { OpenApiOperation } from './openapi-operation.js';
 import { buildOperationRequest } from './operation-request.js';
@@ -37,12 +38,12 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
  * ```
  */
 export class OpenApiClient {
-  private readonly baseUrl: string;
+  private readonly baseUrl: URL;
   private readonly timeoutMs: number;
 
   constructor(private readonly options: OpenApiClientOptions) {
-    if (!options.baseUrl) throw new Error(OPENAPI_MESSAGES.noBaseUrl());
-    this.baseUrl = options.baseUrl;
+    if (!options.baseUrl || !URL.canParse(options.baseUrl)) throw new Error(OPENAPI_MESSAGES.noBaseUrl(options.baseUrl));
+    this.baseUrl = new URL(options.baseUrl);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -53,13 +54,15 @@ export class OpenApiClient {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     let response: Response;
     try {
-      response = await (this.options.fetch ?? fetch)(request.url, {
+      response = await fetchWithinOrigin(this.options.fetch ?? fetch, operation, {
+        url: request.url,
         method: operation.method,
         headers: { ...this.options.headers, ...request.headers, ...credentials },
         body: request.body,
         signal: AbortSignal.any([ctx.signal, timeout]),
       });
     } catch (error) {
+      if (error instanceof ToolError) throw error;
       throw this.failure(operation, request.url, error, ctx, timeout);
     }
     const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;

@@ -45,6 +45,40 @@ describe('renderOpenApiTools', () => {
     ]);
   });
 
+  it.each([
+    ['Swagger Petstore - OpenAPI 3.0', undefined, 'PetstoreServer', 'petstore/petstore.server.ts', 'PETSTORE_API_URL'],
+    ['GitHub v3 REST API', 'https://api.github.com', 'GitHubServer', 'git-hub/git-hub.server.ts', 'GIT_HUB_API_URL'],
+    [
+      'Acme Inventory Management Service',
+      undefined,
+      'AcmeInventoryServer',
+      'acme-inventory/acme-inventory.server.ts',
+      'ACME_INVENTORY_API_URL',
+    ],
+    ['API', 'https://api.stripe.com/v1', 'StripeServer', 'stripe/stripe.server.ts', 'STRIPE_API_URL'],
+    ['OpenAPI 3.1 (sample)', '/v3', 'ApiServer', 'api/api.server.ts', 'API_API_URL'],
+  ])('names the server of "%s" (server %s) %s, short', (title, url, serverClass, serverFile, baseUrlVariable) => {
+    const document = {
+      openapi: '3.0.3',
+      info: { title, version: '1.0.0' },
+      ...(url ? { servers: [{ url }] } : {}),
+      paths: { '/ping': { get: { operationId: 'ping', summary: 'Answers pong when the API is up.', responses: {} } } },
+    };
+    expect(renderOpenApiTools(document, { source: 'api.yaml' })).toMatchObject({ serverClass, serverFile, baseUrlVariable });
+  });
+
+  it('names the server as asked (--server)', async () => {
+    const rendered = renderOpenApiTools(await loadOpenApiDocument(FIXTURE), { source: 'petstore.yaml', name: 'pet-shop' });
+    expect(rendered).toMatchObject({
+      serverClass: 'PetShopServer',
+      serverFile: 'pet-shop/pet-shop.server.ts',
+      baseUrlVariable: 'PET_SHOP_API_URL',
+    });
+    expect(rendered.files.find((file) => file.path === rendered.serverFile)?.content).toContain(
+      "@McpServer({ name: 'pet-shop', version: '1.0.0' })",
+    );
+  });
+
   it('keeps the operations of the tags and operationIds asked for', async () => {
     const document = await loadOpenApiDocument(FIXTURE);
     const names = (tags?: string[], operations?: string[]) =>

@@ -53,8 +53,15 @@ describe('the kitchen-sink tools', () => {
     expect(tool?.inputSchema).toMatchObject({
       required: ['orderId', 'requestBody'],
       properties: {
-        orderId: { type: 'string', pattern: '^ord-[0-9]+$' },
+        orderId: {
+          type: 'string',
+          pattern: '^ord-[0-9]+$',
+          description: 'Order id: the orderId path parameter of postOrdersOrderIdLines.',
+        },
         body: { type: 'boolean' },
+        // A parameter's default is the DTO field's: advertised, and the argument optional.
+        limit: { type: 'integer', minimum: 1, default: 20, description: 'How many lines to answer with.' },
+        sort: { enum: ['asc', 'desc'], default: 'asc' },
         xTrace: { type: 'string' },
       },
       $defs: {
@@ -66,10 +73,27 @@ describe('the kitchen-sink tools', () => {
             priority: { enum: ['low', 'high'] },
             note: { type: 'string', maxLength: 20 },
             'x-rate': { type: 'number', maximum: 5 },
+            gift: { type: 'boolean', default: false, description: 'Whether to wrap the lines.' },
+            tags: { type: 'array', items: { type: 'string' }, default: ['new'] },
           },
         },
       },
     });
+  });
+
+  it('describe every argument, nested ones too, where the document describes few (what armature inspect checks)', async () => {
+    const [tool] = await t.listTools();
+    const undescribed: string[] = [];
+    const visit = (schema: Record<string, unknown>, path: string) => {
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (typeof property.$ref !== 'string' && !String(property.description ?? '').trim()) undescribed.push(`${path}${name}`);
+      }
+    };
+    visit(tool?.inputSchema as Record<string, unknown>, '');
+    for (const [name, definition] of Object.entries((tool?.inputSchema.$defs ?? {}) as Record<string, Record<string, unknown>>)) {
+      visit(definition, `${name}.`);
+    }
+    expect(undescribed).toEqual([]);
   });
 
   it('send path, query, header and body as the document names them', async () => {
@@ -87,9 +111,18 @@ describe('the kitchen-sink tools', () => {
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(result.structuredContent).toEqual({ ok: true });
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ method: 'POST', url: '/orders/ord-12/lines?body=true' });
+    // The defaults of the arguments left out are sent, as the API would apply them.
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/orders/ord-12/lines?body=true&limit=20&sort=asc' });
     expect(seen[0]?.headers['x-trace']).toBe('tr-1');
     expect(seen[0]?.headers.authorization).toBe('Bearer service-token');
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ ...requestBody, gift: false, tags: ['new'] });
+  });
+
+  it('send a default only when the caller leaves the argument out', async () => {
+    const requestBody = { items: [{ sku: SKU }], priority: 'low', gift: true, tags: [] };
+    const result = await t.callTool('postOrdersOrderIdLines', { orderId: 'ord-1', limit: 5, sort: 'desc', requestBody });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(seen[0]?.url).toBe('/orders/ord-1/lines?limit=5&sort=desc');
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual(requestBody);
   });
 

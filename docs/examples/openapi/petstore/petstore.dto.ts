@@ -10,7 +10,7 @@ export class ListPetsInput {
   @IsInt()
   @Min(1)
   @Max(100)
-  limit?: number;
+  limit: number = 20;
 }
 
 /** A pet to add. */

@@ -65,7 +65,13 @@ export async function generate(kind: string, name: string, options: GenerateOpti
   );
   if (!options.dryRun && options.format !== false) {
     const formatted = formatWithBiome(project.root, applied.written);
-    if (!formatted.ran) ui.info('Biome is not installed in this project: the files are written as generated.');
+    if (!formatted.ran) {
+      ui.info(
+        formatted.output
+          ? "This project's Biome cannot skip style/useImportType (Biome 2 can), whose fix would break the imports that decorators read: the files are written as generated."
+          : 'Biome is not installed in this project: the files are written as generated.',
+      );
+    }
   }
   if (!options.dryRun && plan.next) ui.info(`Next: ${plan.next}`);
   return { root: project.root, plan, written: applied.written };

@@ -1,10 +1,10 @@
-import { kebabCase, pascalCase } from './names.js';
+import { kebabCase, pascalCase, shortServerName } from './names.js';
 import { type OpenApiDocument, OpenApiDocumentError, resolveRef } from './openapi-document.js';
 import { DtoBuilder, type DtoClass, literal } from './schema-to-dto.js';
 import { type OperationFilter, selectOperations, type ToolModel } from './select-operations.js';
 
 export interface RenderOptions extends OperationFilter {
-  /** The server's base name, e.g. `petstore` (default: the document's title). */
+  /** The server's base name, e.g. `petstore` (default: a short name from the document's title or server). */
   readonly name?: string;
   /** How the document was named on the command line, quoted in the generated comments. */
   readonly source: string;
@@ -65,7 +65,11 @@ function renderDtos(classes: readonly DtoClass[], source: string): string {
         imports.set(decorator.from, (imports.get(decorator.from) ?? new Set()).add(decorator.name));
         lines.push(decorator.code);
       }
-      lines.push(`${field.name}${field.optional ? '?' : '!'}: ${field.tsType};`);
+      lines.push(
+        field.initializer === undefined
+          ? `${field.name}${field.optional ? '?' : '!'}: ${field.tsType};`
+          : `${field.name}: ${field.tsType} = ${field.initializer};`,
+      );
       return lines.map((line) => `  ${line}`).join('\n');
     });
     return `${jsDoc(dto.doc)}\nexport class ${dto.name} {${fields.length > 0 ? `\n${fields.join('\n\n')}\n` : ''}}`;
@@ -200,7 +204,7 @@ export class ${names.api} extends OpenApiClient {
  * and the API client it calls through.
  */
 export function renderOpenApiTools(document: OpenApiDocument, options: RenderOptions): RenderedTools {
-  const base = kebabCase(options.name ?? document.info.title) || 'api';
+  const base = kebabCase(options.name ?? shortServerName(document.info.title, document.servers?.[0]?.url)) || 'api';
   const pascal = pascalCase(base);
   const names = { server: pascal.endsWith('Server') ? pascal : `${pascal}Server`, api: `${pascal}Api` };
   const dtos = new DtoBuilder(document);

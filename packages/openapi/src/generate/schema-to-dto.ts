@@ -1,4 +1,4 @@
-import { pascalCase } from './names.js';
+import { pascalCase, sentenceCase } from './names.js';
 import { type OpenApiDocument, resolveRef } from './openapi-document.js';
 
 /** A JSON Schema object of the document, as far as the DTO mapping reads it. */
@@ -24,6 +24,8 @@ export interface SchemaObject {
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly additionalProperties?: unknown;
+  readonly default?: unknown;
+  readonly example?: unknown;
 }
 
 /** One decorator line of a DTO property and the module its name comes from. */
@@ -42,6 +44,8 @@ export interface DtoField {
   readonly items?: 'string' | 'number' | 'integer' | 'boolean';
   readonly decorators: readonly DecoratorLine[];
   readonly tsType: string;
+  /** The document's `default`, as the TypeScript literal the property starts with (advertised as the default). */
+  readonly initializer?: string;
   /** A DTO class the property's reflected type names (it must be declared before this class). */
   readonly classType?: string;
 }
@@ -66,6 +70,35 @@ function regexLiteral(pattern: string): string {
   return pattern === '' ? '/(?:)/' : `/${pattern.replace(/(?<!\\)\//g, '\\/').replaceAll('\n', '\\n')}/`;
 }
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** The first text that is not blank. */
+const firstText = (...texts: Array<string | undefined>): string | undefined =>
+  texts.find((text) => text !== undefined && text.trim() !== '');
+
+/**
+ * What the model reads when the document describes a property nowhere: its name as words, whose
+ * it is, and the format and example the document gives.
+ */
+function describedFromSchema(name: string, owner: string, schema: SchemaObject): string {
+  const example = schema.example === undefined ? '' : `, for example ${JSON.stringify(schema.example)}`;
+  return `${sentenceCase(name)} of the ${owner}${schema.format ? ` (${schema.format})` : ''}${example}.`;
+}
+
+/** A `default` of the document as the TypeScript literal a property of type `tsType` starts with; undefined when it does not fit. */
+function initializerOf(value: unknown, tsType: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (tsType.endsWith('[]')) {
+    const item = tsType.slice(0, -2).replace(/^\((.*)\)$/, '$1');
+    const items = Array.isArray(value) ? value.map((entry) => initializerOf(entry, item)) : [];
+    return Array.isArray(value) && items.every((entry) => entry !== undefined) ? `[${items.join(', ')}]` : undefined;
+  }
+  const fits =
+    (tsType === 'string' && typeof value === 'string') ||
+    (tsType === 'number' && typeof value === 'number') ||
+    (tsType === 'boolean' && typeof value === 'boolean') ||
+    tsType.split(' | ').includes(literal(value));
+  return fits ? literal(value) : undefined;
+}
 
 function typeNames(schema: SchemaObject): string[] {
   return schema.type === undefined ? [] : typeof schema.type === 'string' ? [schema.type] : [...schema.type];
@@ -122,19 +155,26 @@ export class DtoBuilder {
     );
   }
 
-  /** One property: its decorators and type. `where` names it in warnings. */
-  field(name: string, raw: SchemaObject, optional: boolean, owner: string, where: string): DtoField {
+  /**
+   * One property: its decorators, type, description (the document's, else `fallback`, else one
+   * made from its name, format and example) and the default the document gives it. `where` names
+   * it in warnings.
+   */
+  field(name: string, raw: SchemaObject, optional: boolean, owner: string, where: string, fallback?: string): DtoField {
     const schema = resolveRef(this.document, raw);
-    const description = raw.description ?? schema.description;
+    const description = firstText(raw.description, schema.description, fallback) ?? describedFromSchema(name, owner, schema);
     const nullable = schema.nullable === true || typeNames(schema).includes('null');
     // Armature's schemas have no null for a DTO property: a nullable one is optional instead.
     if (nullable) this.warnings.push(`${where}: null is not accepted (the argument is optional instead: leave it out)`);
     const shape = this.shape(raw, owner, name, where, false);
-    const lines = [...(optional || nullable ? [at('IsOptional')] : []), ...shape.decorators];
+    const initializer = shape.classType ? undefined : initializerOf(raw.default ?? schema.default, shape.tsType);
+    const leftOut = optional || nullable || initializer !== undefined;
+    const lines = [...(leftOut ? [at('IsOptional')] : []), ...shape.decorators];
     return {
       name: IDENTIFIER.test(name) ? name : literal(name),
       description,
-      optional: optional || nullable,
+      optional: leftOut,
+      initializer,
       items: shape.tsType.endsWith('[]') ? shape.items : undefined,
       decorators: lines,
       tsType: shape.tsType,

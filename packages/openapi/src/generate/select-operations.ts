@@ -1,5 +1,5 @@
 import type { OpenApiOperation, OpenApiParameter } from '../openapi-operation.js';
-import { camelCase, pascalCase, toolName } from './names.js';
+import { camelCase, pascalCase, sentenceCase, toolName } from './names.js';
 import { type OpenApiDocument, OpenApiDocumentError, resolveRef } from './openapi-document.js';
 import { type DtoBuilder, type DtoField, type SchemaObject } from './schema-to-dto.js';
 
@@ -114,7 +114,10 @@ function toolOf(
     if (taken.has(field)) return skip(`two parameters map to the argument "${field}"`);
     taken.add(field);
     const schema = { ...(parameter.schema ?? { type: 'string' }), description: parameter.description ?? parameter.schema?.description };
-    fields.push(dtos.field(field, schema, parameter.in !== 'path' && !parameter.required, owner, `${operationId}.${parameter.name}`));
+    const fallback = `${sentenceCase(parameter.name)}: the ${parameter.name} ${parameter.in} parameter of ${operationId}.`;
+    fields.push(
+      dtos.field(field, schema, parameter.in !== 'path' && !parameter.required, owner, `${operationId}.${parameter.name}`, fallback),
+    );
     mapped.push({ name: parameter.name, in: parameter.in as OpenApiParameter['in'], field });
   }
   let body: string | undefined;
@@ -132,7 +135,7 @@ function toolOf(
     toolName: toolName(operationId),
     methodName: camelCase(operationId) || `${method}Operation`,
     inputClass: fields.length > 0 ? inputClass : undefined,
-    description: [op.summary, op.description].filter(Boolean).join('\n\n') || `${method.toUpperCase()} ${path}`,
+    description: toolDescription(document, op, method, path),
     operation: {
       operationId,
       method: method.toUpperCase() as OpenApiOperation['method'],
@@ -142,6 +145,16 @@ function toolOf(
       structured: declaresObject(document, op),
     },
   };
+}
+
+/** Shortest description that tells a model when to call the tool (as `armature inspect` checks). */
+const MIN_DESCRIPTION = 20;
+
+/** The operation's summary and description; when they say too little, with its method, path and API too. */
+function toolDescription(document: OpenApiDocument, op: OperationObject, method: string, path: string): string {
+  const told = [op.summary, op.description].filter((text) => text !== undefined && text.trim() !== '').join('\n\n');
+  if (told.length >= MIN_DESCRIPTION) return told;
+  return `${told ? `${told.replace(/[\s.]+$/, '')}: ` : ''}${method.toUpperCase()} ${path} of ${document.info.title}.`;
 }
 
 /** Whether the first 2xx answer with a JSON body declares an object. */

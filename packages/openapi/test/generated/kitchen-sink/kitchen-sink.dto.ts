@@ -24,10 +24,12 @@ import {
 
 /** The Item object of the API. */
 export class Item {
+  @Field('Sku of the Item (uuid).')
   @IsString()
   @IsUUID()
   sku!: string;
 
+  @Field('Count of the Item.')
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -36,6 +38,7 @@ export class Item {
 
 /** The PostOrdersOrderIdLinesRequestBodyAddress object of the API. */
 export class PostOrdersOrderIdLinesRequestBodyAddress {
+  @Field('City of the PostOrdersOrderIdLinesRequestBodyAddress.')
   @IsString()
   @MinLength(2)
   city!: string;
@@ -43,6 +46,7 @@ export class PostOrdersOrderIdLinesRequestBodyAddress {
 
 /** The request body. */
 export class PostOrdersOrderIdLinesRequestBody {
+  @Field('Items of the PostOrdersOrderIdLinesRequestBody.')
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(3)
@@ -50,40 +54,58 @@ export class PostOrdersOrderIdLinesRequestBody {
   @Type(() => Item)
   items!: Item[];
 
+  @Field('Labels of the PostOrdersOrderIdLinesRequestBody.')
   @IsOptional()
   @IsArray()
   @IsIn(['fragile', 'gift'], { each: true })
   labels?: ('fragile' | 'gift')[];
 
-  @Field({ items: 'number' })
+  @Field({ description: 'Weights of the PostOrdersOrderIdLinesRequestBody.', items: 'number' })
   @IsOptional()
   @IsArray()
   @IsNumber({}, { each: true })
   @Min(0, { each: true })
   weights?: number[];
 
+  @Field('Priority of the PostOrdersOrderIdLinesRequestBody.')
   @IsIn(['low', 'high'])
   priority!: 'low' | 'high';
 
+  @Field('Note of the PostOrdersOrderIdLinesRequestBody.')
   @IsOptional()
   @IsString()
   @MaxLength(20)
   note?: string;
 
+  @Field('Address of the PostOrdersOrderIdLinesRequestBody.')
   @IsOptional()
   @ValidateNested()
   @Type(() => PostOrdersOrderIdLinesRequestBodyAddress)
   address?: PostOrdersOrderIdLinesRequestBodyAddress;
 
+  @Field('Extra of the PostOrdersOrderIdLinesRequestBody.')
   @IsOptional()
   @IsObject()
   extra?: Record<string, unknown>;
 
+  @Field('X rate of the PostOrdersOrderIdLinesRequestBody.')
   @IsOptional()
   @IsNumber()
   @Max(5)
   'x-rate'?: number;
 
+  @Field('Whether to wrap the lines.')
+  @IsOptional()
+  @IsBoolean()
+  gift: boolean = false;
+
+  @Field({ description: 'Tags of the PostOrdersOrderIdLinesRequestBody.', items: 'string' })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  tags: string[] = ['new'];
+
+  @Field('Either of the PostOrdersOrderIdLinesRequestBody.')
   @IsOptional()
   @Allow()
   either?: unknown;
@@ -91,6 +113,7 @@ export class PostOrdersOrderIdLinesRequestBody {
 
 /** The arguments of postOrdersOrderIdLines: POST /orders/{orderId}/lines. */
 export class PostOrdersOrderIdLinesInput {
+  @Field('Order id: the orderId path parameter of postOrdersOrderIdLines.')
   @IsString()
   @Matches(/^ord-[0-9]+$/)
   orderId!: string;
@@ -100,6 +123,18 @@ export class PostOrdersOrderIdLinesInput {
   @IsBoolean()
   body?: boolean;
 
+  @Field('How many lines to answer with.')
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  limit: number = 20;
+
+  @Field('Sort: the sort query parameter of postOrdersOrderIdLines.')
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
+  sort: 'asc' | 'desc' = 'asc';
+
+  @Field('X trace: the x-trace header parameter of postOrdersOrderIdLines.')
   @IsOptional()
   @IsString()
   xTrace?: string;

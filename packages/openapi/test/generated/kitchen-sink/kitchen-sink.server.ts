@@ -13,6 +13,8 @@ const OPERATIONS = {
     parameters: [
       { name: 'orderId', in: 'path', field: 'orderId' },
       { name: 'body', in: 'query', field: 'body' },
+      { name: 'limit', in: 'query', field: 'limit' },
+      { name: 'sort', in: 'query', field: 'sort' },
       { name: 'x-trace', in: 'header', field: 'xTrace' },
     ],
     body: 'requestBody',

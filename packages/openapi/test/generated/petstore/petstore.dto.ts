@@ -44,6 +44,7 @@ export class NewPet {
   @IsIn(['available', 'pending', 'sold'])
   status?: 'available' | 'pending' | 'sold';
 
+  @Field('Owner of the NewPet.')
   @IsOptional()
   @ValidateNested()
   @Type(() => Owner)

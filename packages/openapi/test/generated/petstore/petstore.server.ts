@@ -75,7 +75,7 @@ export class PetstoreServer {
 
   @Tool({
     name: 'showPetById',
-    description: 'One pet by its id.',
+    description: 'One pet by its id: GET /pets/{petId} of Petstore.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   })
   showPetById(input: ShowPetByIdInput, ctx: Context) {
