@@ -75,12 +75,6 @@ class JobServer {
     throw new McpError(-32001, 'Not authorised for this workspace', { workspace: 'w1' });
   }
 
-  @Tool({ description: 'Asks the user, then answers', task: 'optional' })
-  async confirm(ctx: Context) {
-    const answer = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
-    return answer.action === 'accept' ? 'confirmed' : 'not confirmed';
-  }
-
   @Tool({ description: 'Hidden from every caller', task: 'required' })
   @UseGuards({ canActivate: () => false })
   secret() {
@@ -408,19 +402,6 @@ describe('tools as tasks on 2026-07-28 (tasks extension)', () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect((await modernRpc(url, 'tasks/cancel', { taskId: unknown }, WITH_TASKS)).body.error).toEqual(notFound(unknown));
     await modernRpc(url, 'tasks/cancel', { taskId }, WITH_TASKS);
-  });
-
-  it('ends a task whose handler asks the client with a tool error saying it cannot, rather than waiting forever', async () => {
-    const { url } = await listen();
-    const taskId = await createTask(url, 'confirm');
-    const done = await until(
-      () => getTask(url, taskId),
-      (a) => a.body.result?.status !== 'working',
-      'the end of the task',
-    );
-    const message =
-      'This task cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots): on 2026-07-28 Armature does not serve the inputRequests of the tasks extension yet. Ask in a tool that does not run as a task';
-    expect(done.body.result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: message }], isError: true } });
   });
 
   it('fails a task whose instance stopped renewing its lease with a JSON-RPC error, as seen from another instance sharing the store', async () => {

@@ -32,7 +32,8 @@ export function tasksExtensionMissing(message: string): MissingRequiredClientCap
 /**
  * A task as the extension shows it (`DetailedTask`): `ttlMs` and `pollIntervalMs`, and once it is
  * terminal what the `tools/call` would have answered inline: `result` when completed (a tool
- * error included), `error` when failed.
+ * error included), `error` when failed; while `input_required`, the questions waiting for an
+ * answer (`inputRequests`).
  */
 export function detailedTaskOf(record: TaskRecord): Record<string, unknown> {
   const { outcome } = record;
@@ -42,6 +43,7 @@ export function detailedTaskOf(record: TaskRecord): Record<string, unknown> {
     ...shared,
     ttlMs: ttl,
     pollIntervalMs: pollInterval,
+    ...(record.status === 'input_required' ? { inputRequests: record.inputRequests ?? {} } : {}),
     ...(record.status === 'completed' && outcome?.kind === 'result' ? { result: outcome.result } : {}),
     ...(record.status === 'failed' && outcome?.kind === 'error'
       ? { error: { code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }) } }

@@ -96,13 +96,15 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     },
     taskIdParams,
   );
-  // The extension's answer to a task's inputRequests. Armature's tasks never ask the client on
-  // 2026-07-28, so no key is outstanding: the spec has the server ignore such responses and acknowledge.
+  // The extension's answers to a task's inputRequests.
   on(
     'tasks/update',
     async (params, call) => {
       if (!modern(call)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-      await tasks.record(taskIdOf(params), extensionCaller('tasks/update', call));
+      const owner = extensionCaller('tasks/update', call);
+      // The SDK lifts `inputResponses` out of a 2026-07-28 request's params, keeping only the
+      // answers that are objects (a malformed map or entry is no answer at all).
+      await tasks.answer(taskIdOf(params), owner, call.ctx.source.inputResponses ?? {});
       return {};
     },
     taskIdParams,

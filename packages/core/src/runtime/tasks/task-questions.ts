@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { type InputRequest, inputResponse, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { callMessages } from '../../messages/call-messages.js';
+import { clientRequest } from '../../observability/request-tracing.js';
+import type { TaskStore } from '../../state/task-store.js';
+import { AnsweredChannel, type AnswerView } from '../client-requests.js';
+import type { RequestSource } from '../request-source.js';
+
+/**
+ * How a task of the 2026-07-28 tasks extension asks its client (`ctx.elicit`, `ctx.elicitUrl`,
+ * `ctx.sample`, `ctx.roots`): the question goes into the task's `inputRequests` in the store under
+ * a new random key, and the task is `input_required` until every question it waits on is answered.
+ * The answer comes back through `tasks/update` on any instance, into the store, whose change
+ * notice wakes this one. A question not answered within `timeoutMs` fails the call. `source` is
+ * the request that created the task (its client capabilities); `signal` is the task's.
+ */
+export class TaskQuestions extends AnsweredChannel {
+  constructor(
+    source: RequestSource,
+    private readonly signal: AbortSignal,
+    private readonly store: TaskStore,
+    private readonly taskId: string,
+    private readonly timeoutMs: number,
+  ) {
+    super(source);
+  }
+
+  // In its CLIENT span, which lasts until the answer arrives; the question carries its trace context.
+  protected answerOf(request: InputRequest): Promise<AnswerView> {
+    return clientRequest(request.method, request.params?._meta as Record<string, unknown> | undefined, (_meta) =>
+      this.asked(_meta ? ({ ...request, params: { ...request.params, _meta } } as InputRequest) : request),
+    );
+  }
+
+  private async asked(request: InputRequest): Promise<AnswerView> {
+    const key = randomUUID();
+    const { signal } = this;
+    signal.throwIfAborted();
+    let stop = () => undefined as void;
+    const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new ProtocolError(ProtocolErrorCode.InternalError, callMessages.taskQuestionTimedOut(this.timeoutMs))),
+        this.timeoutMs,
+      );
+      timer.unref();
+      const aborted = () => reject(signal.reason);
+      const unwatch = this.store.watch(this.taskId, (record) => {
+        if (record.inputResponses && Object.hasOwn(record.inputResponses, key)) resolve(record.inputResponses as Record<string, unknown>);
+      });
+      signal.addEventListener('abort', aborted, { once: true });
+      stop = () => {
+        clearTimeout(timer);
+        unwatch();
+        signal.removeEventListener('abort', aborted);
+      };
+    });
+    answered.catch(() => undefined); // awaited below; a rejection meanwhile is not unhandled
+    try {
+      // Watching first: an answer that comes at once is not missed.
+      await this.store.update(this.taskId, { status: 'input_required', ask: { [key]: request } });
+      return inputResponse(await answered, key);
+    } finally {
+      stop();
+      // Taken, timed out or aborted: the question is withdrawn (a no-op once the task is terminal).
+      await this.store.update(this.taskId, { settle: [key] }).catch(() => undefined);
+    }
+  }
+}
