@@ -63,9 +63,6 @@ export const app = createMcpApp(ReleaseServer, {
 });
 // #endregion
 
-/** The client's capabilities: the tasks extension, and form elicitation (the task asks a form). */
-const CLIENT = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: { form: {} } };
-
 /** The wire JSON with what changes from run to run replaced, as the guide shows it. */
 function shown(value: unknown): unknown {
   return JSON.parse(
@@ -141,30 +138,32 @@ export const outputs: Record<string, string> = {
 };
 
 export async function main(): Promise<void> {
-  const listener = await app.listenHttp({ port: 0 });
   const unanswered = createMcpApp(ReleaseServer, { tasks: { pollIntervalMs: 50, inputTimeoutMs: 200 } });
   const quiet = await unanswered.listenHttp({ port: 0 });
+  // #region client
+  // The client's capabilities, declared on every request: the tasks extension, and form elicitation.
+  const CLIENT = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: { form: {} } };
+  const listener = await app.listenHttp({ port: 0 });
+  const url = listener.url;
+  const created = await mcp(url, 'tools/call', { name: 'release', arguments: { version: '2.1.0' } }, CLIENT);
+  const { taskId, pollIntervalMs } = created.result ?? {}; // resultType: 'task'
+  const answered = new Set<string>();
+  let task: Answer['result'] = created.result ?? {};
+  while (task.status === 'working' || task.status === 'input_required') {
+    await new Promise((resolve) => setTimeout(resolve, pollIntervalMs));
+    task = (await mcp(url, 'tasks/get', { taskId }, CLIENT)).result ?? {};
+    if (task.status !== 'input_required') continue;
+    // Each key is one question (here an elicitation/create); the same key is shown until it is answered.
+    const questions = Object.keys(task.inputRequests as object).filter((key) => !answered.has(key));
+    for (const key of questions) answered.add(key);
+    const inputResponses = Object.fromEntries(
+      questions.map((key) => [key, { action: 'accept', content: { publish: true, notes: 'faster builds' } }]),
+    );
+    await mcp(url, 'tasks/update', { taskId, inputResponses }, CLIENT); // {}: the task resumes
+  }
+  // completed: task.result is what the tools/call would have answered; failed: task.error
+  // #endregion
   try {
-    const url = listener.url;
-    // #region client
-    const created = await mcp(url, 'tools/call', { name: 'release', arguments: { version: '2.1.0' } }, CLIENT);
-    const { taskId, pollIntervalMs } = created.result ?? {}; // resultType: 'task'
-    const answered = new Set<string>();
-    let task: Answer['result'] = created.result ?? {};
-    while (task.status === 'working' || task.status === 'input_required') {
-      await new Promise((resolve) => setTimeout(resolve, pollIntervalMs));
-      task = (await mcp(url, 'tasks/get', { taskId }, CLIENT)).result ?? {};
-      if (task.status !== 'input_required') continue;
-      // Each key is one question (here an elicitation/create); the same key is shown until it is answered.
-      const questions = Object.keys(task.inputRequests as object).filter((key) => !answered.has(key));
-      for (const key of questions) answered.add(key);
-      const inputResponses = Object.fromEntries(
-        questions.map((key) => [key, { action: 'accept', content: { publish: true, notes: 'faster builds' } }]),
-      );
-      await mcp(url, 'tasks/update', { taskId, inputResponses }, CLIENT); // {}: the task resumes
-    }
-    // completed: task.result is what the tools/call would have answered; failed: task.error
-    // #endregion
     expectEqual(task.result, JSON.parse(outputs.completed as string), 'the completed task');
     if (answered.size !== 1) throw new Error(`the task asked ${answered.size} questions, expected 1`);
 
