@@ -249,6 +249,26 @@ describe('questions inside a task (2026-07-28)', () => {
   });
 });
 
+describe('tasks.inputTimeoutMs', () => {
+  it('refuses at start-up a timeout that is not a whole number of milliseconds, 1 or more, naming the fix', () => {
+    for (const [bad, shown] of [
+      [0, '0'],
+      [-5, '-5'],
+      [1.5, '1.5'],
+      [Number.NaN, 'NaN'],
+      ['60000', '"60000"'],
+    ] as const) {
+      expect(() => createMcpApp(Questions, { tasks: { inputTimeoutMs: bad as number } })).toThrow(
+        [
+          'Armature cannot start the MCP server: 1 problem in its options.',
+          `  1. createMcpApp options: tasks.inputTimeoutMs is ${shown}; it must be a whole number of milliseconds, 1 or more (how long a task waits for the answer to a question) [ARM150]`,
+          '     Fix: createMcpApp(Server, { tasks: { inputTimeoutMs: 10 * 60_000 } }), or leave it out for its default (10 minutes)',
+        ].join('\n'),
+      );
+    }
+  });
+});
+
 describe('tasks/update with hostile input', () => {
   it('takes malformed inputResponses (not a map, answers that are not objects) as no answer, and keeps waiting', async () => {
     const { url } = await listen();

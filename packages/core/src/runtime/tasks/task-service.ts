@@ -81,6 +81,15 @@ function limitsOf(chosen: Partial<TaskLimits> = {}): TaskLimits {
   return Object.freeze({ ...DEFAULT_TASK_LIMITS, ...Object.fromEntries(given) });
 }
 
+/** `tasks.inputTimeoutMs`, 10 minutes when left out; one that is not a whole number of 1 or more is a start-up error. */
+function inputTimeoutOf(chosen: number | undefined): number {
+  if (chosen === undefined) return 600_000;
+  if (Number.isSafeInteger(chosen) && chosen >= 1) return chosen;
+  const found = typeof chosen === 'number' ? String(chosen) : (JSON.stringify(chosen) ?? String(chosen));
+  const problems = [problem(MESSAGES.taskInputTimeoutInvalid, 'createMcpApp options', found)];
+  throw new ArmatureBuildError(problems, 'Armature cannot start the MCP server', 'in its options');
+}
+
 /** A task as the wire shows it (2025-11-25 `Task`). */
 export interface WireTask {
   taskId: string;
@@ -147,7 +156,7 @@ export class TaskService {
     this.maxTtlMs = options.maxTtlMs ?? 86_400_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.leaseMs = options.leaseMs ?? 30_000;
-    this.inputTimeoutMs = options.inputTimeoutMs ?? 600_000;
+    this.inputTimeoutMs = inputTimeoutOf(options.inputTimeoutMs);
     this.limits = limitsOf(options.limits);
     this.quota = this.store.quota ?? new InMemoryTaskQuota();
   }
