@@ -111,55 +111,12 @@ export class SessionChannel implements ClientChannel {
   }
 }
 
-/** What a client answered to one question of 2026-07-28 (the SDK's reading of an `inputResponses` entry). */
-export type AnswerView = ReturnType<typeof inputResponse>;
-
-/**
- * A 2026-07-28 channel: each client request is a question (an `InputRequest`) whose answer comes
- * back as an `inputResponses` entry; how it is asked and when the answer arrives is the subclass's
- * (a round of the call, or a task's `inputRequests`). Capabilities are the request's own.
- */
-export abstract class AnsweredChannel implements ClientChannel {
-  constructor(protected readonly source: RequestSource) {}
-
-  /** The client's answer to `request`, once there is one. */
-  protected abstract answerOf(request: InputRequest): AnswerView | Promise<AnswerView>;
-
-  capabilities(): ClientCapabilities | undefined {
-    return this.source.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
-  }
-  missing(feature: string, required: ClientCapabilities): never {
-    // 2026-07-28 defines -32021 for this.
-    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: required }, callMessages.missingClientCapability(feature));
-  }
-  async elicitForm(message: string, requestedSchema: ElicitationSchema) {
-    const view = await this.answerOf(inputRequired.elicit({ mode: 'form', message, requestedSchema }));
-    if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('elicitation', view.kind));
-    return { action: view.action as string, content: view.content as Record<string, unknown> | undefined };
-  }
-  async elicitUrl(message: string, url: string) {
-    const view = await this.answerOf(inputRequired.elicitUrl({ message, url }));
-    if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('URL elicitation', view.kind));
-    return { action: view.action };
-  }
-  async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
-    const view = await this.answerOf(inputRequired.createMessage(params));
-    if (view.kind !== 'sampling') throw new ToolError(callMessages.wrongAnswerKind('sampling request', view.kind));
-    return view.result as CreateMessageResult;
-  }
-  async roots(): Promise<Root[]> {
-    const view = await this.answerOf(inputRequired.listRoots());
-    if (view.kind !== 'roots') throw new ToolError(callMessages.wrongAnswerKind('roots request', view.kind));
-    return view.roots;
-  }
-}
-
 /**
  * 2026-07-28: the handler runs again from the top each round. Each client request takes the next
  * key; answered keys come from the signed state (or, for the one question asked last round, from
  * the client's `inputResponses`); the first unanswered one ends the round.
  */
-export class RoundTripChannel extends AnsweredChannel {
+export class RoundTripChannel implements ClientChannel {
   private answers: Record<string, unknown> | undefined;
   private call?: { caller: AuthInfo | undefined; session: string | undefined; handler: string; args: unknown };
   private nextKey = 0;
@@ -167,11 +124,9 @@ export class RoundTripChannel extends AnsweredChannel {
   pending?: InputRequiredSignal;
 
   constructor(
-    source: RequestSource,
+    private readonly source: RequestSource,
     private readonly codec: RequestStateCodecOf | undefined,
-  ) {
-    super(source);
-  }
+  ) {}
 
   /**
    * Binds the round to one call (the caller, the handler and its arguments) and checks what the
@@ -206,8 +161,16 @@ export class RoundTripChannel extends AnsweredChannel {
       .digest('base64url');
   }
 
+  capabilities(): ClientCapabilities | undefined {
+    return this.source.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
+  }
+  missing(feature: string, required: ClientCapabilities): never {
+    // 2026-07-28 defines -32021 for this.
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: required }, callMessages.missingClientCapability(feature));
+  }
+
   // In its CLIENT span; a question asked carries that span's trace context in its `_meta`.
-  protected answerOf(request: InputRequest): AnswerView {
+  private answerOf(request: InputRequest): ReturnType<typeof inputResponse> {
     return clientQuestion(request.method, () => {
       const answers = this.answers ?? {};
       const key = `armature_${this.nextKey++}`;
@@ -219,6 +182,27 @@ export class RoundTripChannel extends AnsweredChannel {
       }
       return inputResponse(answers, key);
     });
+  }
+
+  async elicitForm(message: string, requestedSchema: ElicitationSchema) {
+    const view = this.answerOf(inputRequired.elicit({ mode: 'form', message, requestedSchema }));
+    if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('elicitation', view.kind));
+    return { action: view.action as string, content: view.content as Record<string, unknown> | undefined };
+  }
+  async elicitUrl(message: string, url: string) {
+    const view = this.answerOf(inputRequired.elicitUrl({ message, url }));
+    if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('URL elicitation', view.kind));
+    return { action: view.action };
+  }
+  async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    const view = this.answerOf(inputRequired.createMessage(params));
+    if (view.kind !== 'sampling') throw new ToolError(callMessages.wrongAnswerKind('sampling request', view.kind));
+    return view.result as CreateMessageResult;
+  }
+  async roots(): Promise<Root[]> {
+    const view = this.answerOf(inputRequired.listRoots());
+    if (view.kind !== 'roots') throw new ToolError(callMessages.wrongAnswerKind('roots request', view.kind));
+    return view.roots;
   }
 
   /** The `input_required` result for the pending question, carrying the answers so far (signed). */

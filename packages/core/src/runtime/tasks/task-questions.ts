@@ -1,10 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import { type InputRequest, inputResponse, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type InputRequest,
+  inputRequired,
+  inputResponse,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Root,
+} from '@modelcontextprotocol/server';
+import type { ElicitationSchema } from '../../context/context.js';
+import { ToolError } from '../../context/errors.js';
 import { callMessages } from '../../messages/call-messages.js';
 import { clientRequest } from '../../observability/request-tracing.js';
 import type { TaskStore } from '../../state/task-store.js';
-import { AnsweredChannel, type AnswerView } from '../client-requests.js';
+import type { ClientChannel } from '../client-requests.js';
 import type { RequestSource } from '../request-source.js';
+
+/** What the client answered to one question (the SDK's reading of an `inputResponses` entry). */
+type AnswerView = ReturnType<typeof inputResponse>;
+
+/** The answer when it is of the `kind` asked; else the call ends with a tool error naming both. */
+function answerOfKind<K extends AnswerView['kind']>(view: AnswerView, kind: K, what: string): Extract<AnswerView, { kind: K }> {
+  if (view.kind !== kind) throw new ToolError(callMessages.wrongAnswerKind(what, view.kind));
+  return view as Extract<AnswerView, { kind: K }>;
+}
 
 /**
  * How a task of the 2026-07-28 tasks extension asks its client (`ctx.elicit`, `ctx.elicitUrl`,
@@ -14,19 +37,43 @@ import type { RequestSource } from '../request-source.js';
  * notice wakes this one. A question not answered within `timeoutMs` fails the call. `source` is
  * the request that created the task (its client capabilities); `signal` is the task's.
  */
-export class TaskQuestions extends AnsweredChannel {
+export class TaskQuestions implements ClientChannel {
   constructor(
-    source: RequestSource,
+    private readonly source: RequestSource,
     private readonly signal: AbortSignal,
     private readonly store: TaskStore,
     private readonly taskId: string,
     private readonly timeoutMs: number,
-  ) {
-    super(source);
+  ) {}
+
+  capabilities(): ClientCapabilities | undefined {
+    return this.source.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  }
+  missing(feature: string, required: ClientCapabilities): never {
+    // 2026-07-28 defines -32021 for this: the task fails with it.
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: required }, callMessages.missingClientCapability(feature));
+  }
+  async elicitForm(message: string, requestedSchema: ElicitationSchema) {
+    const view = answerOfKind(
+      await this.answerOf(inputRequired.elicit({ mode: 'form', message, requestedSchema })),
+      'elicit',
+      'elicitation',
+    );
+    return { action: view.action as string, content: view.content as Record<string, unknown> | undefined };
+  }
+  async elicitUrl(message: string, url: string) {
+    return { action: answerOfKind(await this.answerOf(inputRequired.elicitUrl({ message, url })), 'elicit', 'URL elicitation').action };
+  }
+  async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    return answerOfKind(await this.answerOf(inputRequired.createMessage(params)), 'sampling', 'sampling request')
+      .result as CreateMessageResult;
+  }
+  async roots(): Promise<Root[]> {
+    return answerOfKind(await this.answerOf(inputRequired.listRoots()), 'roots', 'roots request').roots;
   }
 
   // In its CLIENT span, which lasts until the answer arrives; the question carries its trace context.
-  protected answerOf(request: InputRequest): Promise<AnswerView> {
+  private answerOf(request: InputRequest): Promise<AnswerView> {
     return clientRequest(request.method, request.params?._meta as Record<string, unknown> | undefined, (_meta) =>
       this.asked(_meta ? ({ ...request, params: { ...request.params, _meta } } as InputRequest) : request),
     );
