@@ -5,7 +5,7 @@ import { modernRpc, WITH_TASKS } from './support/modern-rpc.js';
 // Task status notifications of the 2026-07-28 tasks extension (notifications/tasks, SEP-2663)
 // on a subscriptions/listen stream, read as raw SSE frames over HTTP.
 
-let release = () => undefined as void;
+let release: () => void = () => undefined;
 
 @McpServer({ name: 'notified', version: '1.0.0' })
 class Jobs {

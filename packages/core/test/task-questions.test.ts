@@ -1,8 +1,8 @@
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { IsBoolean, IsString } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Context, createMcpApp, Field, type HttpListener, McpServer, type TaskOptions, Tool } from '../src/index.js';
 import { modernRpc, type RpcAnswer, WITH_TASKS } from './support/modern-rpc.js';
+import { tokenAuth } from './support/token-auth.js';
 
 // Questions asked inside a running task on 2026-07-28 (tasks extension, SEP-2663): the task is
 // input_required with the question in tasks/get's inputRequests, tasks/update's inputResponses
@@ -62,30 +62,11 @@ afterEach(async () => {
   aborted.length = 0;
 });
 
-const principals: Record<string, Omit<AuthInfo, 'token'>> = {
-  'token-ann': { clientId: 'app', scopes: [], extra: { sub: 'ann' } },
-  'token-bob': { clientId: 'app', scopes: [], extra: { sub: 'bob' } },
-};
-
 async function listen(tasks: TaskOptions = {}, auth = false): Promise<HttpListener> {
   const app = createMcpApp(Questions, { onError: () => undefined, tasks: { pollIntervalMs: 20, ...tasks } });
   const listener = await app.listenHttp({
     port: 0,
-    ...(auth
-      ? {
-          auth: {
-            verifier: {
-              async verify(token: string) {
-                const principal = principals[token];
-                if (!principal) throw new Error('unknown token');
-                return { token, ...principal };
-              },
-            },
-            resource: 'http://127.0.0.1/mcp',
-            authorizationServers: ['http://127.0.0.1/issuer'],
-          },
-        }
-      : {}),
+    ...(auth ? tokenAuth() : {}),
   });
   open.push(() => listener.close());
   return listener;

@@ -2,7 +2,6 @@ import { PassThrough } from 'node:stream';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { IsInt, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -20,6 +19,7 @@ import {
   UseGuards,
 } from '../src/index.js';
 import { modernRpc, type RpcAnswer, WITH_TASKS } from './support/modern-rpc.js';
+import { tokenAuth } from './support/token-auth.js';
 
 // Tools as tasks on 2026-07-28, through the tasks extension (io.modelcontextprotocol/tasks,
 // SEP-2663; ext-tasks specification/draft/tasks.md). The v2 client 2.4.0 refuses
@@ -96,30 +96,12 @@ afterEach(async () => {
 });
 
 const FAST: TaskOptions = { pollIntervalMs: 20 };
-const principals: Record<string, Omit<AuthInfo, 'token'>> = {
-  'token-ann': { clientId: 'app', scopes: [], extra: { sub: 'ann' } },
-  'token-bob': { clientId: 'app', scopes: [], extra: { sub: 'bob' } },
-};
 
 async function listen(tasks: TaskOptions = FAST, auth = false): Promise<HttpListener> {
   const app = createMcpApp(JobServer, { onError: () => undefined, tasks });
   const listener = await app.listenHttp({
     port: 0,
-    ...(auth
-      ? {
-          auth: {
-            verifier: {
-              async verify(token: string) {
-                const principal = principals[token];
-                if (!principal) throw new Error('unknown token');
-                return { token, ...principal };
-              },
-            },
-            resource: 'http://127.0.0.1/mcp',
-            authorizationServers: ['http://127.0.0.1/issuer'],
-          },
-        }
-      : {}),
+    ...(auth ? tokenAuth() : {}),
   });
   open.push(() => listener.close());
   return listener;
