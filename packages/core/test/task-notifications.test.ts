@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Context, createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
-import { modernRpc, WITH_TASKS } from './support/modern-rpc.js';
+import { modernPost, modernRpc, WITH_TASKS } from './support/modern-rpc.js';
 
 // Task status notifications of the 2026-07-28 tasks extension (notifications/tasks, SEP-2663)
 // on a subscriptions/listen stream, read as raw SSE frames over HTTP.
@@ -41,29 +41,7 @@ interface Frame {
 
 /** Opens a listen stream; `frames` fills as they arrive, `ended` resolves when the server ends it. */
 async function subscribe(url: string, notifications: Record<string, unknown>, capabilities: Record<string, unknown> = WITH_TASKS) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 'listen-1',
-      method: 'subscriptions/listen',
-      params: {
-        notifications,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
-    }),
-    signal: AbortSignal.timeout(15_000),
-  });
+  const response = await modernPost(url, 'subscriptions/listen', { notifications }, capabilities, { id: 'listen-1', timeoutMs: 15_000 });
   const frames: Frame[] = [];
   if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
     frames.push((await response.json()) as Frame);
