@@ -52,10 +52,10 @@ export async function serveTaskListen(
   const subscriptionId = message.id ?? null;
   const encoder = new TextEncoder();
   const meta = { [SUBSCRIPTION_ID_META_KEY]: subscriptionId };
-  let stop = () => undefined as void;
+  let stop: () => void = () => undefined;
   let closed = false;
   let keepAlive: NodeJS.Timeout | undefined;
-  let ending = () => undefined as void;
+  let ending: () => void = () => undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const write = (payload: object) => {

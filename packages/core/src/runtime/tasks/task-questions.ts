@@ -83,7 +83,7 @@ export class TaskQuestions implements ClientChannel {
     const key = randomUUID();
     const { signal } = this;
     signal.throwIfAborted();
-    let stop = () => undefined as void;
+    let stop: () => void = () => undefined;
     const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new ProtocolError(ProtocolErrorCode.InternalError, callMessages.taskQuestionTimedOut(this.timeoutMs))),
