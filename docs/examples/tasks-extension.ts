@@ -12,13 +12,13 @@ export const app = createMcpApp(SearchIndexServer, { tasks: { pollIntervalMs: 50
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
 /** An answer: a task, the empty acknowledgement of tasks/cancel, or an error. */
-interface Answer {
+export interface Answer {
   result?: { taskId?: string; status?: string; pollIntervalMs?: number; [field: string]: unknown };
   error?: { code: number; message: string };
 }
 
 /** One 2026-07-28 request over HTTP; `capabilities` are the client's, declared on every request. */
-async function mcp(url: string, method: string, params: Record<string, unknown>, capabilities: object = TASKS): Promise<Answer> {
+export async function mcp(url: string, method: string, params: Record<string, unknown>, capabilities: object = TASKS): Promise<Answer> {
   const response = await fetch(url, {
     method: 'POST',
     headers: {

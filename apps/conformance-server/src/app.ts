@@ -3,6 +3,7 @@ import { ClientFeatureTools } from './client-features.server.js';
 import { COMPOSED } from './composed.server.js';
 import { ConformancePrompts } from './prompts.server.js';
 import { ConformanceResources, WATCHED_INTERVAL_MS, watchedResource } from './resources.server.js';
+import { ConformanceTasks } from './tasks.server.js';
 import { ConformanceTools } from './tools.server.js';
 
 export interface ConformanceAppOptions {
@@ -22,7 +23,7 @@ export interface ConformanceApp {
   close(): Promise<void>;
 }
 
-export const SERVER_CLASSES = [ConformanceTools, ClientFeatureTools, ConformanceResources, ConformancePrompts];
+export const SERVER_CLASSES = [ConformanceTools, ClientFeatureTools, ConformanceResources, ConformancePrompts, ConformanceTasks];
 
 const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource', prompt: 'test_dynamic_prompt' };
 

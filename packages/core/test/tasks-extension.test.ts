@@ -2,7 +2,6 @@ import { PassThrough } from 'node:stream';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { IsInt, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -20,6 +19,7 @@ import {
   UseGuards,
 } from '../src/index.js';
 import { modernRpc, type RpcAnswer, WITH_TASKS } from './support/modern-rpc.js';
+import { tokenAuth } from './support/token-auth.js';
 
 // Tools as tasks on 2026-07-28, through the tasks extension (io.modelcontextprotocol/tasks,
 // SEP-2663; ext-tasks specification/draft/tasks.md). The v2 client 2.4.0 refuses
@@ -75,12 +75,6 @@ class JobServer {
     throw new McpError(-32001, 'Not authorised for this workspace', { workspace: 'w1' });
   }
 
-  @Tool({ description: 'Asks the user, then answers', task: 'optional' })
-  async confirm(ctx: Context) {
-    const answer = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
-    return answer.action === 'accept' ? 'confirmed' : 'not confirmed';
-  }
-
   @Tool({ description: 'Hidden from every caller', task: 'required' })
   @UseGuards({ canActivate: () => false })
   secret() {
@@ -102,30 +96,12 @@ afterEach(async () => {
 });
 
 const FAST: TaskOptions = { pollIntervalMs: 20 };
-const principals: Record<string, Omit<AuthInfo, 'token'>> = {
-  'token-ann': { clientId: 'app', scopes: [], extra: { sub: 'ann' } },
-  'token-bob': { clientId: 'app', scopes: [], extra: { sub: 'bob' } },
-};
 
 async function listen(tasks: TaskOptions = FAST, auth = false): Promise<HttpListener> {
   const app = createMcpApp(JobServer, { onError: () => undefined, tasks });
   const listener = await app.listenHttp({
     port: 0,
-    ...(auth
-      ? {
-          auth: {
-            verifier: {
-              async verify(token: string) {
-                const principal = principals[token];
-                if (!principal) throw new Error('unknown token');
-                return { token, ...principal };
-              },
-            },
-            resource: 'http://127.0.0.1/mcp',
-            authorizationServers: ['http://127.0.0.1/issuer'],
-          },
-        }
-      : {}),
+    ...(auth ? tokenAuth() : {}),
   });
   open.push(() => listener.close());
   return listener;
@@ -408,19 +384,6 @@ describe('tools as tasks on 2026-07-28 (tasks extension)', () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect((await modernRpc(url, 'tasks/cancel', { taskId: unknown }, WITH_TASKS)).body.error).toEqual(notFound(unknown));
     await modernRpc(url, 'tasks/cancel', { taskId }, WITH_TASKS);
-  });
-
-  it('ends a task whose handler asks the client with a tool error saying it cannot, rather than waiting forever', async () => {
-    const { url } = await listen();
-    const taskId = await createTask(url, 'confirm');
-    const done = await until(
-      () => getTask(url, taskId),
-      (a) => a.body.result?.status !== 'working',
-      'the end of the task',
-    );
-    const message =
-      'This task cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots): on 2026-07-28 Armature does not serve the inputRequests of the tasks extension yet. Ask in a tool that does not run as a task';
-    expect(done.body.result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: message }], isError: true } });
   });
 
   it('fails a task whose instance stopped renewing its lease with a JSON-RPC error, as seen from another instance sharing the store', async () => {

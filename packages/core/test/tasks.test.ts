@@ -7,7 +7,7 @@ import {
   ElicitRequestSchema,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AuthInfo, InMemoryTransport } from '@modelcontextprotocol/server';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { IsInt, Min } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -24,6 +24,7 @@ import {
   ToolError,
 } from '../src/index.js';
 import { connectHttp, connectInMemory } from './support/clients.js';
+import { tokenAuth } from './support/token-auth.js';
 
 class CountInput {
   @Field('How far to count')
@@ -96,30 +97,12 @@ afterEach(async () => {
 });
 
 const FAST: TaskOptions = { pollIntervalMs: 20 };
-const principals: Record<string, Omit<AuthInfo, 'token'>> = {
-  'token-ann': { clientId: 'app', scopes: [], extra: { sub: 'ann' } },
-  'token-bob': { clientId: 'app', scopes: [], extra: { sub: 'bob' } },
-};
 
 async function listen(tasks: TaskOptions = FAST, auth = false, pageSize?: number): Promise<HttpListener> {
   const app = createMcpApp(TaskServer, { onError: () => undefined, tasks, ...(pageSize ? { pageSize } : {}) });
   const listener = await app.listenHttp({
     port: 0,
-    ...(auth
-      ? {
-          auth: {
-            verifier: {
-              async verify(token: string) {
-                const principal = principals[token];
-                if (!principal) throw new Error('unknown token');
-                return { token, ...principal };
-              },
-            },
-            resource: 'http://127.0.0.1/mcp',
-            authorizationServers: ['http://127.0.0.1/issuer'],
-          },
-        }
-      : {}),
+    ...(auth ? tokenAuth() : {}),
   });
   open.push(() => listener.close());
   return listener;

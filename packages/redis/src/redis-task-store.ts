@@ -5,16 +5,32 @@ import { RedisTaskQuota } from './redis-task-quota.js';
 // Changes a task that exists and is not terminal, in one step: the fields given (field, value
 // pairs; the outcome stays JSON text Lua never decodes), `lastUpdatedAt` unless the update only
 // renews the lease, and a notice to every instance. A new `ttlMs` moves the hash's expiry to
-// createdAt + ttlMs. Returns the task's fields, or nil.
+// createdAt + ttlMs. ARGV[3] is the questions' change as JSON whose values are JSON texts (kept as
+// they are): `ask` adds `q:<key>` fields; `answer` moves an outstanding `q:<key>` to `a:<key>`
+// (other keys are ignored); `settle` removes both; once no `q:` field is left, an input_required
+// task is working again. Returns the task's fields, or nil.
 const UPDATE = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return nil end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-for i = 3, #ARGV, 2 do
+if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
+for i = 4, #ARGV, 2 do
   if ARGV[i] == 'ttlMs' then
     local createdAt = cjson.decode(redis.call('HGET', KEYS[1], 'fixed')).createdAt
     redis.call('PEXPIREAT', KEYS[1], string.format('%d', createdAt + tonumber(ARGV[i + 1])))
   end
+end
+if ARGV[3] ~= '' then
+  local questions = cjson.decode(ARGV[3])
+  for _, pair in ipairs(questions.ask) do redis.call('HSET', KEYS[1], 'q:' .. pair[1], pair[2]) end
+  for _, pair in ipairs(questions.answer) do
+    if redis.call('HDEL', KEYS[1], 'q:' .. pair[1]) == 1 then redis.call('HSET', KEYS[1], 'a:' .. pair[1], pair[2]) end
+  end
+  for _, key in ipairs(questions.settle) do redis.call('HDEL', KEYS[1], 'q:' .. key, 'a:' .. key) end
+  local open = false
+  for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+    if string.sub(field, 1, 2) == 'q:' then open = true break end
+  end
+  if not open and redis.call('HGET', KEYS[1], 'status') == 'input_required' then redis.call('HSET', KEYS[1], 'status', 'working') end
 end
 if ARGV[1] == '0' then
   redis.call('HSET', KEYS[1], 'lastUpdatedAt', ARGV[2])
@@ -36,10 +52,31 @@ return 1
 /** What never changes in a task, kept as one JSON field. */
 type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs' | 'extension'>;
 
+/** The `q:<key>` (questions) or `a:<key>` (answers) fields of a task's hash, by key; undefined when none. */
+function prefixed(hash: Record<string, string>, prefix: 'q:' | 'a:'): Record<string, unknown> | undefined {
+  const entries = Object.entries(hash)
+    .filter(([field]) => field.startsWith(prefix))
+    .map(([field, value]) => [field.slice(prefix.length), JSON.parse(value) as unknown] as const);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/** The questions' change of an update, for the script (see UPDATE); '' when there is none. */
+function questionsOf(update: TaskUpdate): string {
+  if (!update.ask && !update.answer && !update.settle) return '';
+  const pairs = (values: Readonly<Record<string, unknown>> = {}) =>
+    Object.entries(values).map(([key, value]) => [key, JSON.stringify(value)]);
+  // Lua's cjson reads an empty array as an empty table either way.
+  return JSON.stringify({ ask: pairs(update.ask), answer: pairs(update.answer), settle: update.settle ?? [] });
+}
+
 function decode(hash: Record<string, string>): TaskRecord | undefined {
   if (!hash.fixed || !hash.status) return undefined;
   const fixed = JSON.parse(hash.fixed) as Fixed;
+  const inputRequests = prefixed(hash, 'q:');
+  const inputResponses = prefixed(hash, 'a:');
   return {
+    ...(inputRequests ? { inputRequests } : {}),
+    ...(inputResponses ? { inputResponses } : {}),
     ...fixed,
     // Cut since creation (a cancelled task is kept a short while only).
     ...(hash.ttlMs !== undefined ? { ttlMs: Number(hash.ttlMs) } : {}),
@@ -139,8 +176,9 @@ export class RedisTaskStore implements TaskStore {
 
   async update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined> {
     const fields = fieldsOf(update);
-    if (fields.length === 0) return this.get(taskId);
-    const renewal = fields.length === 2 && fields[0] === 'leaseExpiresAt';
+    const questions = questionsOf(update);
+    if (fields.length === 0 && questions === '') return this.get(taskId);
+    const renewal = questions === '' && fields.length === 2 && fields[0] === 'leaseExpiresAt';
     const reply = (await this.commands.ready.eval(
       UPDATE,
       3,
@@ -149,6 +187,7 @@ export class RedisTaskStore implements TaskStore {
       taskId,
       renewal ? '1' : '0',
       String(this.now()),
+      questions,
       ...fields,
     )) as string[] | null;
     if (!reply) return undefined;

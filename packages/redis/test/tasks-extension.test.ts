@@ -11,7 +11,7 @@ const FIXTURE = fileURLToPath(new URL('./fixtures/task-instance.mjs', import.met
 
 const cluster = useCluster(['a', 'b', 'c'], { fixture: FIXTURE });
 
-const WITH_TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const WITH_TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
 
 interface Answer {
   result?: Record<string, unknown> & { content?: Array<{ text: string }> };
@@ -118,6 +118,96 @@ describe('tasks extension on the Redis state, through three instances', () => {
       status: 'cancelled',
       statusMessage: 'The task was cancelled by the client (tasks/cancel)',
     });
+  });
+
+  it('asks on the instance running the task and takes the answers sent through the others', async () => {
+    const { taskId, ranOn } = await createTask('ask');
+    const asking = await until(
+      () => getTask(taskId),
+      (a) => Object.keys(a.result?.inputRequests ?? {}).length === 2,
+      'both questions',
+    );
+    expect(asking.result).toMatchObject({ status: 'input_required', statusMessage: `1/2: asking on ${ranOn}` });
+    const requests = asking.result?.inputRequests as Record<string, { method: string; params: { message: string } }>;
+    const keyOf = (message: string) => Object.keys(requests).find((key) => requests[key]?.params.message === message) as string;
+    expect(Object.values(requests).map((r) => r.method)).toEqual(['elicitation/create', 'elicitation/create']);
+
+    await awayFrom(ranOn);
+    const first = await rpc('tasks/update', { taskId, inputResponses: { [keyOf('First?')]: { action: 'accept', content: { n: 1 } } } });
+    expect(first.result?.resultType).toBe('complete');
+    // One answered, through another instance: the other question is still outstanding, on every instance.
+    for (let i = 0; i < 3; i++) {
+      const polled = await getTask(taskId);
+      expect(polled.result?.status).toBe('input_required');
+      expect(Object.keys(polled.result?.inputRequests ?? {})).toEqual([keyOf('Second?')]);
+    }
+    await awayFrom(ranOn);
+    await rpc('tasks/update', { taskId, inputResponses: { [keyOf('Second?')]: { action: 'accept', content: { n: 2 } } } });
+    const answeredThrough = cluster.proxy.servedBy('"method":"tasks/update"');
+    expect(answeredThrough.every((instance) => instance !== ranOn)).toBe(true);
+    const done = await until(
+      () => getTask(taskId),
+      (a) => a.result?.status === 'completed',
+      'the task to complete',
+    );
+    expect(done.result?.result).toEqual({ content: [{ type: 'text', text: `answered on ${ranOn}: 1 and 2` }] });
+  });
+
+  it('sends notifications/tasks on a listen stream opened on another instance than the one running the task', async () => {
+    const { taskId, ranOn } = await createTask('hold');
+    await until(
+      () => getTask(taskId),
+      (a) => a.result?.statusMessage === `1/2: held by ${ranOn}`,
+      'the task to start',
+    );
+    await awayFrom(ranOn);
+    const listenedOn = cluster.instances[cluster.proxy.routed.length % cluster.instances.length]?.name;
+    const response = await fetch(cluster.proxy.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { taskIds: [taskId] },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
+          },
+        },
+      }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(listenedOn).not.toBe(ranOn);
+    const statuses: string[] = [];
+    let text = '';
+    const read = (async () => {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        text += Buffer.from(chunk).toString('utf8');
+        statuses.splice(
+          0,
+          statuses.length,
+          ...[...text.matchAll(/"method":"notifications\/tasks".*?"status":"(\w+)"/g)].map((m) => m[1] as string),
+        );
+      }
+    })();
+    await until(
+      async () => ({}),
+      () => statuses.includes('working'),
+      'the first notification',
+    );
+    // Cancelled through a third route: the change travels through Redis to the listening instance.
+    await rpc('tasks/cancel', { taskId });
+    await read;
+    expect(statuses.at(-1)).toBe('cancelled');
+    expect(text).toContain('"result":{"resultType":"complete"');
   });
 
   // Last: it kills an instance.

@@ -13,6 +13,7 @@ import { type LoggerOption, startServerLog } from '../observability/server-log.j
 import { RemotePart } from '../remote/remote-part.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
+import { TaskNotifications } from '../runtime/tasks/task-notifications.js';
 import { type AppState, isShared } from '../state/app-state.js';
 import { memoryState } from '../state/memory-state.js';
 import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
@@ -229,6 +230,7 @@ export class McpApp {
       this.relay,
       (call) => this.engine.modern?.serve(call),
       { store: this.runtime.rateLimiting.store, events: this.runtime.events },
+      new TaskNotifications(this.runtime.tasks),
     );
     const forget = this.lifecycle.addEndpoint(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);

@@ -115,8 +115,8 @@ export const callMessages = {
   taskCancelled(): string {
     return 'The task was cancelled by the client (tasks/cancel)';
   },
-  taskCannotAsk(): string {
-    return 'This task cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots): on 2026-07-28 Armature does not serve the inputRequests of the tasks extension yet. Ask in a tool that does not run as a task';
+  taskQuestionTimedOut(timeoutMs: number): string {
+    return `The client did not answer this task's question (inputRequests) within ${timeoutMs} ms (tasks.inputTimeoutMs); the task is failed. Answer with tasks/update while the task is input_required, or call the tool again`;
   },
   checkCannotAsk(method: string): string {
     return `A guard run to decide ${method} cannot ask the client anything (ctx.elicit, ctx.sample, ctx.roots): decide from the principal and _meta`;

@@ -224,6 +224,15 @@ export const MESSAGES = {
       fix: `createMcpApp(Server, { tasks: { limits: { ${limit}: 16 } } }), or leave it out for its default`,
     }),
   ),
+  taskInputTimeoutInvalid: define(
+    'ARM150',
+    'tasks.inputTimeoutMs is not a whole number of milliseconds, 1 or more',
+    ['0'] as const,
+    (found: string) => ({
+      message: `tasks.inputTimeoutMs is ${found}; it must be a whole number of milliseconds, 1 or more (how long a task waits for the answer to a question)`,
+      fix: 'createMcpApp(Server, { tasks: { inputTimeoutMs: 10 * 60_000 } }), or leave it out for its default (10 minutes)',
+    }),
+  ),
   portBusy: define('ARM124', 'the HTTP port is already in use', [3000, '127.0.0.1'] as const, (port: number, host: string) => ({
     message: `port ${port} on ${host} is already in use (EADDRINUSE)`,
     fix: `stop what listens there (another server, or this one started twice), or use another port: PORT=${port + 1} when the entry reads process.env.PORT, as generated projects do`,

@@ -48,6 +48,12 @@ export const wireMessages = {
 
   // 2026-07-28 subscriptions/listen
   resourceNotFound: (uri: string) => `Resource not found: ${uri}`,
+  listenTaskIdsInvalid:
+    'Invalid params: notifications.taskIds must be a list of task ids (strings), as the tools/call that created each task answered',
+  listenTasksUndeclared:
+    'Task status notifications (notifications.taskIds) need the tasks extension: declare it in the request\'s client capabilities (_meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {})',
+  tooManyListenTasks: (max: number) =>
+    `Invalid params: a listen stream may name at most ${max} tasks in taskIds (maxSubscriptionsPerSession)`,
   tooManyListenUris: (max: number) =>
     `Invalid params: a listen stream may name at most ${max} resources in resourceSubscriptions (maxSubscriptionsPerSession)`,
   listenUriTooLong: (max: number) =>

@@ -45,6 +45,13 @@ export interface TaskRecord {
   readonly leaseExpiresAt: number;
   /** Set once the task is terminal (absent for a task cancelled before it produced anything). */
   readonly outcome?: TaskOutcome;
+  /**
+   * 2026-07-28: the questions the handler waits on, by key (the tasks extension's `inputRequests`:
+   * `{ method, params }` each). A key leaves when it is answered or withdrawn.
+   */
+  readonly inputRequests?: Readonly<Record<string, unknown>>;
+  /** 2026-07-28: answers delivered (`tasks/update`) for keys that were outstanding, until the running instance takes them. */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
 }
 
 /** A change to a task that is not terminal yet. */
@@ -55,6 +62,18 @@ export interface TaskUpdate {
   readonly leaseExpiresAt?: number;
   /** A shorter `ttlMs` (from `createdAt`, as always): the task is forgotten sooner (a cancelled one). */
   readonly ttlMs?: number;
+  /** Questions added to `inputRequests` (the key must be new); give `status: 'input_required'` with them. */
+  readonly ask?: Readonly<Record<string, unknown>>;
+  /**
+   * Answers: each one whose key is in `inputRequests` moves it to `inputResponses`; answers to any
+   * other key are ignored. Once no question is left, an `input_required` task is `working` again.
+   */
+  readonly answer?: Readonly<Record<string, unknown>>;
+  /**
+   * Keys done with (their answer taken, or the question withdrawn): removed from `inputRequests`
+   * and `inputResponses`. Once no question is left, an `input_required` task is `working` again.
+   */
+  readonly settle?: readonly string[];
 }
 
 /**

@@ -24,6 +24,7 @@ import { localSessions } from './session-sharing.js';
 import { SessionTable } from './session-table.js';
 import type { Session } from './session-transport.js';
 import { SharedSessions } from './shared-sessions.js';
+import { serveTaskListen, type TaskFeed, taskListenProblem } from './task-listen.js';
 
 export interface HttpEndpointOptions extends AdmissionOptions {
   /**
@@ -79,6 +80,8 @@ export class HttpEndpoint {
   private sweeperStopped = false;
   private readonly modernRoutes = new ModernRoutes();
   private readonly maxPendingNotifications?: number;
+  /** The open 2026-07-28 listen streams for tasks, by their graceful end. */
+  private readonly taskStreams = new Set<() => void>();
 
   /**
    * @param factory builds a fresh SDK server for a 2025-11-25 session or a single 2026-07-28 request.
@@ -89,6 +92,7 @@ export class HttpEndpoint {
    * @param counting where the endpoint-wide rate limit counts (the app's store: shared with
    *   `redisState`) and whom it tells of the requests it refuses (the app's event hub: rate
    *   limits, admission, session and listen caps).
+   * @param taskFeed the app's tasks, for 2026-07-28 listen streams asking for `notifications/tasks`.
    */
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
@@ -98,6 +102,7 @@ export class HttpEndpoint {
     relay?: SessionRelay,
     readonly direct?: DirectModern,
     counting?: { readonly store: RateLimitStore; readonly events: ServerEvents },
+    private readonly taskFeed?: TaskFeed,
   ) {
     const rateLimit = options.rateLimit
       ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
@@ -230,6 +235,15 @@ export class HttpEndpoint {
     if (message?.method !== 'subscriptions/listen') return this.modern.fetch(request, options);
     const admitted = await this.listens.admit(message, caller);
     if ('response' in admitted) return admitted.response;
+    const taskIds = (message.params?.notifications as { taskIds?: unknown } | undefined)?.taskIds;
+    if (taskIds !== undefined && this.taskFeed) {
+      const refused = taskListenProblem(message, taskIds, this.taskFeed);
+      if (refused) {
+        admitted.release();
+        return refused;
+      }
+      return serveTaskListen(message, taskIds as string[], caller, this.taskFeed, admitted.release, this.taskStreams);
+    }
     const response = await this.modern.fetch(request, options);
     const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
     if (!streaming) {
@@ -250,6 +264,7 @@ export class HttpEndpoint {
     this.sweeperStopped = true;
     this.admission.closed = true;
     clearInterval(this.sweeper);
+    for (const end of [...this.taskStreams]) end();
     await this.legacy.close();
     await this.modern.close();
   }

@@ -50,8 +50,9 @@ export class ListenPolicy {
   /** The answer refusing `message`, or the release of the stream slot it now holds. */
   async admit(message: Message, caller: Caller): Promise<{ release: () => void } | { response: Response }> {
     const id = message.id ?? null;
-    const uris = (message.params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
-    const filterProblem = Array.isArray(uris) ? this.filterProblem(uris) : undefined;
+    const filter = message.params?.notifications as { resourceSubscriptions?: unknown; taskIds?: unknown } | undefined;
+    const uris = filter?.resourceSubscriptions;
+    const filterProblem = (Array.isArray(uris) ? this.filterProblem(uris) : undefined) ?? this.taskIdsProblem(filter?.taskIds);
     if (filterProblem) return { response: jsonRpcErrorResponse(200, -32602, filterProblem, id) };
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     const refused = Array.isArray(uris) ? await this.uriLimits.unreadable?.(uris.map(String), caller.principal, meta) : undefined;
@@ -95,6 +96,12 @@ export class ListenPolicy {
       ...(caller.client !== undefined ? { client: caller.client } : {}),
     });
     return { response: jsonRpcErrorResponse(200, -32603, message, id ?? null) };
+  }
+
+  /** A listen stream follows at most as many tasks as it may name resources. */
+  private taskIdsProblem(taskIds: unknown): string | undefined {
+    const max = this.uriLimits.maxSubscriptionsPerSession;
+    return Array.isArray(taskIds) && taskIds.length > max ? wireMessages.tooManyListenTasks(max) : undefined;
   }
 
   /** A listen stream's resource URIs obey the same caps as a session's `resources/subscribe`. */

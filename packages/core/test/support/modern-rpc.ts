@@ -19,8 +19,26 @@ export async function modernRpc(
   capabilities: Record<string, unknown> = {},
   token?: string,
 ): Promise<RpcAnswer> {
+  const response = await modernPost(url, method, params, capabilities, { token });
+  const text = await response.text();
+  // The answer comes as JSON, or as one SSE event when the server streamed.
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
+  return { status: response.status, body: JSON.parse(json) as RpcAnswer['body'] };
+}
+
+/**
+ * The request `modernRpc` sends, its response as it comes (a listen stream, say): `id` is the
+ * JSON-RPC id, `timeoutMs` how long before the request is aborted.
+ */
+export function modernPost(
+  url: string | URL,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = {},
+  options: { token?: string; id?: string | number; timeoutMs?: number } = {},
+): Promise<Response> {
   const name = params.name ?? params.taskId;
-  const response = await fetch(url, {
+  return fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -28,11 +46,11 @@ export async function modernRpc(
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
-      id: 1,
+      id: options.id ?? 1,
       method,
       params: {
         ...params,
@@ -43,10 +61,6 @@ export async function modernRpc(
         },
       },
     }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
   });
-  const text = await response.text();
-  // The answer comes as JSON, or as one SSE event when the server streamed.
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
-  return { status: response.status, body: JSON.parse(json) as RpcAnswer['body'] };
 }

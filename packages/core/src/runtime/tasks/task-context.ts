@@ -9,7 +9,6 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { ToolError } from '../../context/errors.js';
 import { callMessages } from '../../messages/call-messages.js';
 import type { ClientChannel, RequestStateCodecOf } from '../client-requests.js';
 import { RequestContext } from '../request-context.js';
@@ -102,26 +101,11 @@ export class TaskRunSource implements RequestSource {
 }
 
 /**
- * How a task of the 2026-07-28 tasks extension reaches its client: it does not. Armature does not
- * serve the extension's `inputRequests` yet, so `ctx.elicit`, `ctx.sample` and `ctx.roots` end in
- * a tool error saying so, rather than waiting for an answer that cannot come.
- */
-const noClient: ClientChannel = {
-  capabilities: () => undefined,
-  missing: () => {
-    throw new ToolError(callMessages.taskCannotAsk());
-  },
-  elicitForm: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
-  elicitUrl: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
-  sample: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
-  roots: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
-};
-
-/**
  * A task handler's Context: the same API as any call's, with `progress()` also reported into the
  * task's status (`statusMessage`, seen by `tasks/get` and `notifications/tasks/status`), whether
- * or not the client asked for progress notifications. `reachesClient` is false for tasks of the
- * 2026-07-28 tasks extension, which cannot ask the client anything.
+ * or not the client asked for progress notifications. `questions` is how a task of the 2026-07-28
+ * tasks extension asks its client (its `inputRequests`); without it, the task asks through the
+ * 2025-11-25 session.
  */
 export class TaskRequestContext extends RequestContext {
   constructor(
@@ -129,13 +113,13 @@ export class TaskRequestContext extends RequestContext {
     server: Server,
     codec: RequestStateCodecOf | undefined,
     private readonly report: (statusMessage: string) => Promise<void>,
-    private readonly reachesClient = true,
+    private readonly questions?: ClientChannel,
   ) {
     super(source, server, codec);
   }
 
   override get channel(): ClientChannel {
-    return this.reachesClient ? super.channel : noClient;
+    return this.questions ?? super.channel;
   }
 
   override async progress(progress: number, total?: number, message?: string): Promise<void> {

@@ -1,6 +1,7 @@
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import { type AuthInfo, CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
 import type { TaskRecord } from '../../state/task-store.js';
 import type { CallRequest } from '../call-request.js';
+import { principalKey } from '../principal-key.js';
 import { wireOf } from './task-service.js';
 
 // The 2026-07-28 tasks extension (SEP-2663; ext-tasks specification/draft/tasks.md): what it
@@ -18,10 +19,24 @@ export const TASKS_EXTENSION_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} 
  * returned, and only then are `tasks/get`, `tasks/update` and `tasks/cancel` served.
  */
 export function declaresTasks(call: CallRequest): boolean {
-  const envelope = call.ctx.source.envelope;
+  return declaresTasksIn(call.ctx.source.envelope);
+}
+
+/** Whether a request's envelope (its `_meta`) declares the extension (see `declaresTasks`). */
+export function declaresTasksIn(envelope: Record<string, unknown> | undefined): boolean {
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
   const declared = capabilities?.extensions?.[TASKS_EXTENSION];
   return typeof declared === 'object' && declared !== null && !Array.isArray(declared);
+}
+
+/**
+ * Who may see a task of the extension: the authenticated principal; an anonymous caller has no
+ * session or connection to be bound to, so its task is bound to its id alone (a random UUID:
+ * whoever holds it may poll, answer and cancel it). Apart from the 2025-11-25 utility's owners,
+ * so neither revision sees the other's tasks.
+ */
+export function extensionOwner(principal: AuthInfo | undefined): string {
+  return `extension:${principalKey(principal) ?? 'anyone'}`;
 }
 
 /** The extension's `-32021` error, naming the extension the request must declare. */
@@ -32,7 +47,8 @@ export function tasksExtensionMissing(message: string): MissingRequiredClientCap
 /**
  * A task as the extension shows it (`DetailedTask`): `ttlMs` and `pollIntervalMs`, and once it is
  * terminal what the `tools/call` would have answered inline: `result` when completed (a tool
- * error included), `error` when failed.
+ * error included), `error` when failed; while `input_required`, the questions waiting for an
+ * answer (`inputRequests`).
  */
 export function detailedTaskOf(record: TaskRecord): Record<string, unknown> {
   const { outcome } = record;
@@ -42,6 +58,7 @@ export function detailedTaskOf(record: TaskRecord): Record<string, unknown> {
     ...shared,
     ttlMs: ttl,
     pollIntervalMs: pollInterval,
+    ...(record.status === 'input_required' ? { inputRequests: record.inputRequests ?? {} } : {}),
     ...(record.status === 'completed' && outcome?.kind === 'result' ? { result: outcome.result } : {}),
     ...(record.status === 'failed' && outcome?.kind === 'error'
       ? { error: { code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }) } }

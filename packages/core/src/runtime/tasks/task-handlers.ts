@@ -6,7 +6,7 @@ import { isAllowed } from '../access.js';
 import type { CallRequest } from '../call-request.js';
 import { principalOf } from '../principal-key.js';
 import { type RateLimiting, rateLimitedError } from '../rate-limiting.js';
-import { declaresTasks, detailedTaskOf, tasksExtensionMissing } from './task-extension.js';
+import { declaresTasks, detailedTaskOf, extensionOwner, tasksExtensionMissing } from './task-extension.js';
 import { type TaskService, wireOf } from './task-service.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -48,14 +48,9 @@ function ownerOf(call: CallRequest, connection: string): string {
   return session ? `session:${session}` : `connection:${connection}`;
 }
 
-/**
- * Who may see a task of the 2026-07-28 extension: the authenticated principal; an anonymous
- * caller has no session or connection to be bound to, so its task is bound to its id alone (a
- * random UUID: whoever holds it may poll and cancel). Apart from the utility's owners, so neither
- * revision sees the other's tasks.
- */
+/** Who may see a task of the 2026-07-28 extension (see `extensionOwner`). */
 function extensionOwnerOf(call: CallRequest): string {
-  return `extension:${principalOf(call) ?? 'anyone'}`;
+  return extensionOwner(call.ctx.principal);
 }
 
 /** True for a request of the 2026-07-28 revision (it carries the per-request envelope). */
@@ -96,13 +91,15 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     },
     taskIdParams,
   );
-  // The extension's answer to a task's inputRequests. Armature's tasks never ask the client on
-  // 2026-07-28, so no key is outstanding: the spec has the server ignore such responses and acknowledge.
+  // The extension's answers to a task's inputRequests.
   on(
     'tasks/update',
     async (params, call) => {
       if (!modern(call)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-      await tasks.record(taskIdOf(params), extensionCaller('tasks/update', call));
+      const owner = extensionCaller('tasks/update', call);
+      // The SDK lifts `inputResponses` out of a 2026-07-28 request's params, keeping only the
+      // answers that are objects (a malformed map or entry is no answer at all).
+      await tasks.answer(taskIdOf(params), owner, call.ctx.source.inputResponses ?? {});
       return {};
     },
     taskIdParams,

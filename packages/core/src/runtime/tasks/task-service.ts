@@ -12,6 +12,7 @@ import { type CallKind, type ExecutorSettings, executeCall } from '../execute-ca
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import { type AskClient, TaskRequestContext, TaskRunSource } from './task-context.js';
+import { TaskQuestions } from './task-questions.js';
 
 /** What users pass as `createMcpApp(..., { tasks })`. */
 export interface TaskOptions {
@@ -28,6 +29,13 @@ export interface TaskOptions {
    * of it while the handler runs). Past it, the task is failed. Default 30,000 ms.
    */
   leaseMs?: number;
+  /**
+   * 2026-07-28: how long a task waits for the answer to a question it asked (`ctx.elicit`,
+   * `ctx.elicitUrl`, `ctx.sample`, `ctx.roots`, shown in its `inputRequests`); past it the question
+   * fails with a JSON-RPC error (-32603) and, unless the handler catches it, so does the task.
+   * Default 600,000 ms (10 minutes: time for a person to read and answer a form).
+   */
+  inputTimeoutMs?: number;
   /**
    * Caps on tasks per owner and in total; each left out keeps its default (`DEFAULT_TASK_LIMITS`).
    * With a shared store (`redisState`) they count across all instances. See docs/limits.md.
@@ -71,6 +79,15 @@ function limitsOf(chosen: Partial<TaskLimits> = {}): TaskLimits {
     );
   if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot start the MCP server', 'in its options');
   return Object.freeze({ ...DEFAULT_TASK_LIMITS, ...Object.fromEntries(given) });
+}
+
+/** `tasks.inputTimeoutMs`, 10 minutes when left out; one that is not a whole number of 1 or more is a start-up error. */
+function inputTimeoutOf(chosen: number | undefined): number {
+  if (chosen === undefined) return 600_000;
+  if (Number.isSafeInteger(chosen) && chosen >= 1) return chosen;
+  const found = typeof chosen === 'number' ? String(chosen) : (JSON.stringify(chosen) ?? String(chosen));
+  const problems = [problem(MESSAGES.taskInputTimeoutInvalid, 'createMcpApp options', found)];
+  throw new ArmatureBuildError(problems, 'Armature cannot start the MCP server', 'in its options');
 }
 
 /** A task as the wire shows it (2025-11-25 `Task`). */
@@ -125,6 +142,7 @@ export class TaskService {
   readonly maxTtlMs: number;
   readonly pollIntervalMs: number;
   readonly leaseMs: number;
+  readonly inputTimeoutMs: number;
   readonly limits: TaskLimits;
   private readonly quota: TaskQuota;
 
@@ -138,6 +156,7 @@ export class TaskService {
     this.maxTtlMs = options.maxTtlMs ?? 86_400_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.leaseMs = options.leaseMs ?? 30_000;
+    this.inputTimeoutMs = inputTimeoutOf(options.inputTimeoutMs);
     this.limits = limitsOf(options.limits);
     this.quota = this.store.quota ?? new InMemoryTaskQuota();
   }
@@ -220,6 +239,17 @@ export class TaskService {
   async requestCancel(taskId: string, owner: string): Promise<void> {
     const record = await this.visible(taskId, owner);
     if (!isTerminal(record.status)) await this.markCancelled(record);
+  }
+
+  /**
+   * `tasks/update` of the 2026-07-28 tasks extension: the answers to questions the caller's task
+   * is waiting on reach the store, which wakes the instance running it. Answers to keys that are
+   * not outstanding (never asked, answered already, withdrawn) are ignored, as the extension asks.
+   */
+  async answer(taskId: string, owner: string, responses: Readonly<Record<string, unknown>>): Promise<void> {
+    const record = await this.visible(taskId, owner);
+    const outstanding = Object.entries(responses).filter(([key]) => record.inputRequests && Object.hasOwn(record.inputRequests, key));
+    if (outstanding.length > 0) await this.store.update(taskId, { answer: Object.fromEntries(outstanding) });
   }
 
   /** `tasks/list`: the caller's live tasks, a page at a time. */
@@ -391,7 +421,10 @@ export class TaskService {
     const report = async (statusMessage: string) => {
       await this.store.update(taskId, { statusMessage }).catch(() => undefined);
     };
-    const ctx = new TaskRequestContext(source, server, this.env.codec, report, !extension);
+    const questions = extension
+      ? new TaskQuestions(call.ctx.source, controller.signal, this.store, taskId, this.inputTimeoutMs)
+      : undefined;
+    const ctx = new TaskRequestContext(source, server, this.env.codec, report, questions);
     const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
     const settings: ExecutorSettings = {
       timeoutMs: record.ttlMs,
