@@ -14,6 +14,7 @@ import type { HandlerKind } from '../metadata/metadata-args.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { forward } from './remote-calls.js';
 import type { RemoteLink } from './remote-link.js';
+import { templateProblem } from './template-shape.js';
 
 /** A remote server's catalogue as listed by it. */
 export interface RemoteLists {
@@ -160,6 +161,11 @@ export function remoteEntries(
     }
     if (entries.resourceTemplates.has(name)) {
       entries.skipped.push({ name: template.name, reason: 'the remote lists another template of that name' });
+      continue;
+    }
+    const problem = templateProblem(template.uriTemplate);
+    if (problem) {
+      entries.skipped.push({ name: template.uriTemplate, reason: `its URI template is not served: ${problem}` });
       continue;
     }
     const parsed = uriTemplates(template.uriTemplate, uriTemplate);
