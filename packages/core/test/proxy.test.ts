@@ -427,6 +427,8 @@ describe('mounting a remote server: start-up checks', () => {
         mount('b', remoteServer({ url: 'ftp://host/mcp' })),
         mount('c', remoteServer({ command: 'node' })),
         mount('c', GatewayServer),
+        // Longer than a timer can wait: it would fire at once.
+        mount('d', remoteServer({ url: 'http://127.0.0.1:1/mcp', maxCallMs: 3_000_000_000 })),
       ]);
     } catch (thrown) {
       error = thrown;
@@ -438,6 +440,7 @@ describe('mounting a remote server: start-up checks', () => {
         "mount('a'): the remote server of mount('a') cannot be used: it names neither a url nor a command",
         "mount('b'): the remote server of mount('b') cannot be used: url ftp://host/mcp is not http(s)",
         "mount('c'): mount('c') serves a remote server, whose names are only known once it answers, and another part uses the same prefix",
+        "mount('d'): the remote server of mount('d') cannot be used: maxCallMs must be a positive number of milliseconds, at most 2147483647",
       ]),
     );
   });
