@@ -51,7 +51,8 @@ export const overHttp = createMcpApp([
       url: 'https://weather.internal/mcp',
       // The app's own credentials for the remote: the caller's token is never passed on.
       headers: { authorization: `Bearer ${process.env.WEATHER_TOKEN ?? 'dev-token'}` },
-      timeoutMs: 30_000,
+      timeoutMs: 30_000, // between two signs of life: each progress notification restarts it
+      maxCallMs: 120_000, // the whole call, whatever progress the remote reports
     }),
   ),
 ]);

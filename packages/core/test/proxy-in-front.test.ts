@@ -31,26 +31,68 @@ function structured<T>(result: unknown): T {
   return (result as { structuredContent: T }).structuredContent;
 }
 
+/** Listens for `app` on a free port with bearer authentication: only the token `accepted` (Ann's) is let in. */
+async function listenWithAuth(app: ReturnType<typeof createMcpApp>, accepted: string): Promise<HttpListener> {
+  const verifier: TokenVerifier = {
+    async verify(token) {
+      if (token !== accepted) throw new Error('unknown token');
+      return { token, clientId: 'ann', scopes: [], extra: { sub: 'ann' } };
+    },
+  };
+  const probe = await app.listenHttp({ port: 0 });
+  const resource = probe.url;
+  await probe.close();
+  return app.listenHttp({
+    port: Number(new URL(resource).port),
+    auth: { verifier, resource, authorizationServers: ['https://auth.example.com'] },
+  });
+}
+
 describe('the app in front of a remote server', () => {
+  it.each(['auto', '2025-11-25'] as const)(
+    "passes none of the caller's token, headers, cookies or _meta to the remote (protocolVersion %s)",
+    async (protocolVersion) => {
+      const app = createMcpApp(
+        mount('web', remoteServer({ url: remoteUrl, protocolVersion, headers: { 'x-gateway-key': 'gateway-key' } })),
+        { logger: false },
+      );
+      let listener: HttpListener | undefined;
+      try {
+        listener = await listenWithAuth(app, 'caller-token-secret');
+        const client = new Client({ name: 'ann', version: '1.0.0' });
+        const headers = {
+          authorization: 'Bearer caller-token-secret',
+          cookie: 'session=caller-cookie-secret',
+          'x-caller-key': 'caller-header-secret',
+        };
+        await client.connect(new StreamableHTTPClientTransport(new URL(listener.url), { requestInit: { headers } }));
+        const received = structured<Received & { headers: Record<string, string>; meta: Record<string, unknown> }>(
+          await client.callTool({
+            name: 'web_received',
+            arguments: {},
+            _meta: { secret: 'caller-meta-secret', traceparent: 'caller-trace-secret' },
+          }),
+        );
+        await client.close();
+        expect(received.headers['x-gateway-key']).toBe('gateway-key');
+        expect(received.authorization).toBeNull();
+        expect(received.headers.cookie).toBeUndefined();
+        // Nothing the caller sent, under any name: not its token, cookie, header, nor its _meta.
+        expect(JSON.stringify(received)).not.toMatch(/caller-/);
+      } finally {
+        await listener?.close();
+        await app.close();
+      }
+    },
+  );
+
   it("verifies the caller's token itself and sends the remote the app's own credentials, never the caller's", async () => {
-    const verifier: TokenVerifier = {
-      async verify(token) {
-        if (token !== 'caller-token') throw new Error('unknown token');
-        return { token, clientId: 'ann', scopes: [], extra: { sub: 'ann' } };
-      },
-    };
     const app = createMcpApp(mount('web', remoteServer({ url: remoteUrl, headers: { authorization: 'Bearer gateway-key' } })), {
       logger: false,
     });
     let listener: HttpListener | undefined;
     try {
-      const probe = await app.listenHttp({ port: 0 });
-      const resource = probe.url;
-      await probe.close();
-      listener = await app.listenHttp({
-        port: Number(new URL(resource).port),
-        auth: { verifier, resource, authorizationServers: ['https://auth.example.com'] },
-      });
+      listener = await listenWithAuth(app, 'caller-token');
       const anonymous = new Client({ name: 'anonymous', version: '1.0.0' });
       await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(listener.url)))).rejects.toThrow();
 

@@ -156,21 +156,62 @@ describe('a remote server mounted under a prefix (proxy)', () => {
     await close();
   });
 
-  it.each(parts.filter((part) => part !== 'web25'))('passes a cancellation on to %s', async (part) => {
-    const { client, close } = await connectInMemory(app);
-    const before = (await client.callTool({ name: `${part}_stats`, arguments: {} })).structuredContent as { cancelled: number };
-    const stop = new AbortController();
-    const waiting = client.callTool(
-      { name: `${part}_wait`, arguments: {} },
-      { signal: stop.signal, onprogress: () => stop.abort('enough') },
-    );
-    await expect(waiting).rejects.toThrow();
-    await vi.waitFor(async () => {
-      const after = (await client.callTool({ name: `${part}_stats`, arguments: {} })).structuredContent as { cancelled: number };
-      expect(after.cancelled).toBe(before.cancelled + 1);
-    }, PATIENCE);
-    await close();
-  });
+  it.each(parts.flatMap((part) => [[part, '2025-11-25'] as const, [part, '2026-07-28'] as const]))(
+    'passes a cancellation on to %s from a %s caller, and keeps the link up',
+    async (part, revision) => {
+      const { client, close } = revision === '2025-11-25' ? await connectInMemory(app) : await connectHttp(app, { modern: true });
+      const _meta = { role: 'admin' }; // web25's guard
+      const stats = async () =>
+        ((await client.callTool({ name: `${part}_stats`, arguments: {}, _meta })).structuredContent as { cancelled: number }).cancelled;
+      const before = await stats();
+      const since = events.length;
+      const stop = new AbortController();
+      const waiting = client.callTool(
+        { name: `${part}_wait`, arguments: {}, _meta },
+        { signal: stop.signal, onprogress: () => stop.abort('enough') },
+      );
+      await expect(waiting).rejects.toThrow();
+      await vi.waitFor(async () => expect(await stats()).toBe(before + 1), PATIENCE);
+      // The remote's request was cancelled; the app's connection to it was not dropped for it.
+      expect(events.slice(since).filter((event) => event.event === 'remote-down' || event.event === 'remote-up')).toEqual([]);
+      await close();
+    },
+  );
+
+  // Not web25: the remote (the SDK's ctx.mcpReq.elicitInput) sends a URL elicitation over 2025-11-25
+  // HTTP on the standalone stream, outside its call, so no call of the gateway's can be asked.
+  it.each(parts.filter((part) => part !== 'web25'))(
+    'refuses to pass on a URL elicitation of %s whose URL is not https: (or http: to this machine)',
+    async (part) => {
+      const { client, close } = await connectInMemory(app, { elicitation: { url: {} } });
+      const opened: string[] = [];
+      client.setRequestHandler('elicitation/create', async (request) => {
+        opened.push(String((request.params as { url?: unknown }).url));
+        return { action: 'accept' };
+      });
+      const visit = async (url: string) =>
+        textOf(await client.callTool({ name: `${part}_visit`, arguments: { url }, _meta: { role: 'admin' } }));
+      const refused = {
+        'javascript:alert(1)': 'its scheme is javascript:',
+        'data:text/html,<script>alert(1)</script>': 'its scheme is data:',
+        'file:///etc/passwd': 'its scheme is file:',
+        'http://example.com/login': 'it is http: to another machine than this one',
+        'https://bank.example@evil.example/': 'it carries a user name or password',
+      };
+      // A 2025-11-25 remote's request is refused with the reason; a 2026-07-28 remote asked in its answer, and the call ends with it.
+      for (const [url, problem] of Object.entries(refused))
+        expect(await visit(url)).toMatch(
+          new RegExp(
+            `(refused: .*not passed on to the client|^mount\\('${part}'\\): the remote server asked the client to open a URL, which was not passed on): ${problem.replace(/[.:]/g, '\\$&')};`,
+          ),
+        );
+      expect(opened).toEqual([]);
+      expect(await visit('https://auth.example.com/sign-in')).toBe('visited: accept');
+      expect(await visit('http://127.0.0.1:8080/callback')).toBe('visited: accept');
+      expect(opened).toEqual(['https://auth.example.com/sign-in', 'http://127.0.0.1:8080/callback']);
+      await close();
+    },
+  );
 
   it("puts the app's guard in front of a remote tool", async () => {
     const { client, close } = await connectInMemory(app);
@@ -325,6 +366,57 @@ describe('a remote server given as is (a gateway in front of one server)', () =>
   });
 });
 
+describe('the time limit of a forwarded call (maxCallMs)', () => {
+  it("ends a call whose remote keeps sending progress, cancels it there, and frees stdio for other calls' questions", async () => {
+    const remote = remoteServer({
+      command: process.execPath,
+      args: [FIXTURE, 'stdio'],
+      protocolVersion: '2025-11-25',
+      timeoutMs: 20_000, // restarted by every progress notification (every 100 ms): never reached
+      maxCallMs: 5_000,
+    });
+    // No limit of the app's own: only maxCallMs can end the call.
+    const app = createMcpApp(mount('slow', remote), { logger: false, timeoutMs: 0 });
+    await app.ready();
+    const { client, close } = await connectInMemory(app, ANSWERING);
+    answering(client);
+    try {
+      const started = Date.now();
+      let steps = 0;
+      const dripping = client.callTool(
+        { name: 'slow_drip', arguments: {} },
+        {
+          onprogress: () => {
+            steps++;
+          },
+          timeout: 25_000,
+        },
+      );
+      // Over stdio a question during two calls cannot be told apart: refused while the drip runs.
+      await vi.waitFor(() => expect(steps).toBeGreaterThan(0), PATIENCE);
+      await expect(client.callTool({ name: 'slow_confirm', arguments: { item: 'db' } })).rejects.toThrow(
+        '2 calls of this server are in progress over stdio',
+      );
+      const ended = await dripping;
+      expect(ended.isError).toBe(true);
+      expect(textOf(ended)).toBe(
+        `mount('slow'): the remote server ${remote.label} did not finish the call within 5000 ms (its maxCallMs) and it was cancelled there`,
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+      expect(steps).toBeGreaterThan(20);
+      await vi.waitFor(async () => {
+        const now = (await client.callTool({ name: 'slow_stats', arguments: {} })).structuredContent as { cancelled: number };
+        expect(now.cancelled).toBe(1);
+      }, PATIENCE);
+      // The stuck call is over: the remote's questions for the next call reach its client again.
+      expect(textOf(await client.callTool({ name: 'slow_confirm', arguments: { item: 'db' } }))).toBe('deleted db: true');
+    } finally {
+      await close();
+      await app.close();
+    }
+  }, 60_000);
+});
+
 describe('mounting a remote server: start-up checks', () => {
   it("reports a remote server that cannot be used, and a prefix it shares, with the builder's other problems", () => {
     let error: unknown;
@@ -335,6 +427,8 @@ describe('mounting a remote server: start-up checks', () => {
         mount('b', remoteServer({ url: 'ftp://host/mcp' })),
         mount('c', remoteServer({ command: 'node' })),
         mount('c', GatewayServer),
+        // Longer than a timer can wait: it would fire at once.
+        mount('d', remoteServer({ url: 'http://127.0.0.1:1/mcp', maxCallMs: 3_000_000_000 })),
       ]);
     } catch (thrown) {
       error = thrown;
@@ -346,6 +440,7 @@ describe('mounting a remote server: start-up checks', () => {
         "mount('a'): the remote server of mount('a') cannot be used: it names neither a url nor a command",
         "mount('b'): the remote server of mount('b') cannot be used: url ftp://host/mcp is not http(s)",
         "mount('c'): mount('c') serves a remote server, whose names are only known once it answers, and another part uses the same prefix",
+        "mount('d'): the remote server of mount('d') cannot be used: maxCallMs must be a positive number of milliseconds, at most 2147483647",
       ]),
     );
   });

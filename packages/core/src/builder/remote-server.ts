@@ -1,3 +1,5 @@
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** A remote MCP server started as a child process, spoken to over its stdin and stdout. */
 export interface RemoteStdioTarget {
   /** The program, e.g. `node` or `npx`. */
@@ -31,6 +33,12 @@ export type RemoteServerOptions = (RemoteStdioTarget | RemoteHttpTarget) & {
    * The app's own `timeoutMs` bounds the whole call as for any handler.
    */
   readonly timeoutMs?: number;
+  /**
+   * Milliseconds a forwarded call may take in all, whatever progress the remote reports (progress
+   * restarts `timeoutMs`, never this); past it the remote's request is cancelled and the caller
+   * gets a tool error. Default 600 000 (10 minutes).
+   */
+  readonly maxCallMs?: number;
   /** Longest wait between two reconnection attempts while the remote is away. Default 30 000 ms. */
   readonly maxReconnectDelayMs?: number;
 };
@@ -64,10 +72,11 @@ export class RemoteServerRef {
       return 'args must be a list of strings';
     if (options.protocolVersion !== undefined && options.protocolVersion !== 'auto' && options.protocolVersion !== '2025-11-25')
       return `protocolVersion ${JSON.stringify(options.protocolVersion)} is neither 'auto' nor '2025-11-25'`;
-    for (const key of ['timeoutMs', 'maxReconnectDelayMs'] as const) {
+    for (const key of ['timeoutMs', 'maxCallMs', 'maxReconnectDelayMs'] as const) {
       const value = options[key];
-      if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0))
-        return `${key} must be a positive number`;
+      // A timer cannot wait longer than 2^31 - 1 ms (about 24.8 days): a longer one would fire at once.
+      if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= MAX_TIMER_MS))
+        return `${key} must be a positive number of milliseconds, at most ${MAX_TIMER_MS}`;
     }
     return undefined;
   }

@@ -9,6 +9,17 @@ export const remoteMessages = {
   timedOut(part: string, remote: string, timeoutMs: number): string {
     return `${part}: the remote server ${remote} did not answer within ${timeoutMs} ms`;
   },
+  tooLong(part: string, remote: string, maxCallMs: number): string {
+    return `${part}: the remote server ${remote} did not finish the call within ${maxCallMs} ms (its maxCallMs) and it was cancelled there`;
+  },
+  /** Told to the remote server: why its request was cancelled. */
+  callerCancelled(): string {
+    return 'the caller cancelled the call';
+  },
+  /** Told to the remote server: why its request was cancelled. */
+  callTimeLimit(maxCallMs: number): string {
+    return `the call reached the gateway's time limit of ${maxCallMs} ms`;
+  },
   tooManyRounds(part: string, rounds: number): string {
     return `${part}: the remote server asked for input ${rounds} times in one call; stopped there`;
   },
@@ -17,6 +28,14 @@ export const remoteMessages = {
     return inFlight === 0
       ? 'no call of this server is in progress, so there is no client to ask'
       : `${inFlight} calls of this server are in progress over stdio, which does not say which one asks; serve 2026-07-28 (or Streamable HTTP) to ask during concurrent calls`;
+  },
+  /** Told to the remote server (and, on 2026-07-28, to the caller): a URL elicitation not passed on. */
+  unsafeUrl(problem: string): string {
+    return `the URL to open was not passed on to the client: ${problem}; only https: URLs (or http: to this machine) without a user name or password are`;
+  },
+  /** Told to the caller: a 2026-07-28 remote asked its client to open a URL that is not passed on. */
+  unsafeUrlAsked(part: string, problem: string): string {
+    return `${part}: the remote server asked the client to open a URL, which was not passed on: ${problem}; only https: URLs (or http: to this machine) without a user name or password are`;
   },
   /** Told to the remote server: a request method the proxy does not relay. */
   notRelayed(method: string): string {

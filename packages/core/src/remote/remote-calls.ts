@@ -9,7 +9,7 @@ import { clientRequest } from '../observability/request-tracing.js';
 import { InputRequiredSignal } from '../runtime/client-requests.js';
 import { loadedClientSdk } from './client-sdk.js';
 import { isConnectionLoss, type RemoteLink, RemoteUnavailableError } from './remote-link.js';
-import { askCaller } from './remote-relay.js';
+import { askCaller, UnsafeUrlError } from './remote-relay.js';
 
 /** A 2026-07-28 remote answers a question with input_required at most this often in one call. */
 const MAX_ROUNDS = 10;
@@ -30,12 +30,18 @@ export async function forward(
   method: 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete',
   params: Params,
 ): Promise<Result> {
+  // The whole call's limit, which the remote's progress does not extend (timeoutMs does).
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(remoteMessages.callTimeLimit(link.maxCallMs)), link.maxCallMs);
   try {
-    return await link.relay.run(ctx, (signal) =>
+    return await link.relay.run(ctx, limit.signal, (signal) =>
       link.use((client) => clientRequest(method, undefined, (meta) => rounds(client, link, naming, ctx, method, params, meta, signal))),
     );
   } catch (error) {
+    if (limit.signal.aborted && !ctx.signal.aborted) throw new ToolError(remoteMessages.tooLong(naming.where, link.label, link.maxCallMs));
     throw failure(error, link, naming, ctx);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -78,6 +84,8 @@ function failure(error: unknown, link: RemoteLink, naming: PartNaming, ctx: Cont
   // Cancelled by the client, or ended to ask the client (2026-07-28): the executor answers those.
   if (ctx.signal.aborted || error instanceof InputRequiredSignal || error instanceof ToolError) return error;
   if (error instanceof RemoteUnavailableError) return new ToolError(error.message);
+  // A 2026-07-28 remote asked through its answer, so there is no request of its to refuse: the call ends.
+  if (error instanceof UnsafeUrlError) return new ToolError(remoteMessages.unsafeUrlAsked(naming.where, error.problem));
   const sdk = loadedClientSdk();
   // The remote's own JSON-RPC error, passed on as it is (the SDK client and server have each their class).
   if (sdk && error instanceof sdk.ProtocolError) return new ProtocolError(error.code, error.message, error.data);

@@ -14,6 +14,7 @@ import type { HandlerKind } from '../metadata/metadata-args.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { forward } from './remote-calls.js';
 import type { RemoteLink } from './remote-link.js';
+import { templateProblem } from './template-shape.js';
 
 /** A remote server's catalogue as listed by it. */
 export interface RemoteLists {
@@ -151,14 +152,28 @@ export function remoteEntries(
   }
 
   for (const template of lists.resourceTemplates) {
+    // MCP puts no rule on a template's name: any name is served, under the prefix.
+    const name = naming.name(template.name);
     const uriTemplate = naming.uri(template.uriTemplate);
-    const name = served(template.name);
-    if (!uriTemplate || !name) {
-      if (!uriTemplate) entries.skipped.push({ name: template.uriTemplate, reason: 'its URI template has no literal scheme' });
+    if (!uriTemplate) {
+      entries.skipped.push({ name: template.uriTemplate, reason: 'its URI template has no literal scheme' });
       continue;
     }
-    const remote = new UriTemplate(template.uriTemplate);
-    const servedTemplate = new UriTemplate(uriTemplate);
+    if (entries.resourceTemplates.has(name)) {
+      entries.skipped.push({ name: template.name, reason: 'the remote lists another template of that name' });
+      continue;
+    }
+    const problem = templateProblem(template.uriTemplate);
+    if (problem) {
+      entries.skipped.push({ name: template.uriTemplate, reason: `its URI template is not served: ${problem}` });
+      continue;
+    }
+    const parsed = uriTemplates(template.uriTemplate, uriTemplate);
+    if (typeof parsed === 'string') {
+      entries.skipped.push({ name: template.uriTemplate, reason: `its URI template cannot be used (${parsed})` });
+      continue;
+    }
+    const { remote, served: servedTemplate } = parsed;
     const invoke: CallPlan['invoke'] = async (_instance, variables, ctx) =>
       servedContents(
         await call(ctx, 'resources/read', { uri: remote.expand(variables as Record<string, string>) }),
@@ -196,6 +211,15 @@ export function remoteEntries(
     );
   }
   return entries;
+}
+
+/** The remote's URI template and the one it is served as, or why they cannot be used. */
+function uriTemplates(remote: string, served: string): { remote: UriTemplate; served: UriTemplate } | string {
+  try {
+    return { remote: new UriTemplate(remote), served: new UriTemplate(served) };
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /** A completion of one argument, asked of the remote (its prompt's or template's access is asked first). */

@@ -29,6 +29,7 @@ export interface LinkListener {
 
 const FIRST_RETRY_MS = 250;
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_CALL_MS = 600_000;
 const DEFAULT_MAX_RECONNECT_MS = 30_000;
 
 /**
@@ -41,6 +42,7 @@ const DEFAULT_MAX_RECONNECT_MS = 30_000;
 export class RemoteLink {
   readonly relay: RemoteRelay;
   readonly timeoutMs: number;
+  readonly maxCallMs: number;
   private client?: Client;
   private connecting?: Promise<Client>;
   private retry?: NodeJS.Timeout;
@@ -59,6 +61,7 @@ export class RemoteLink {
   ) {
     this.relay = new RemoteRelay(this.stdio !== undefined);
     this.timeoutMs = part.remote.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxCallMs = part.remote.options.maxCallMs ?? DEFAULT_MAX_CALL_MS;
   }
 
   private get stdio(): RemoteStdioTarget | undefined {

@@ -6,6 +6,7 @@ import { remoteMessages } from '../messages/remote-messages.js';
 import { InputRequiredSignal } from '../runtime/client-requests.js';
 import { RequestContext } from '../runtime/request-context.js';
 import type { ClientSdk } from './client-sdk.js';
+import { urlProblem } from './elicitation-url.js';
 
 /** The requests a server may make of its client, which the app hands to the client of the call. */
 const RELAYED = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
@@ -15,12 +16,17 @@ type Params = Record<string, unknown>;
 /**
  * Asks the client of `ctx` what a remote server asked of the app: a form or URL elicitation,
  * a sampling request or its roots; the answer is what the remote gets. On 2026-07-28 the question
- * ends the client's call with `input_required`, as any handler's does.
+ * ends the client's call with `input_required`, as any handler's does. A URL elicitation whose URL
+ * may not be opened (see `urlProblem`) is refused, never put to the client.
  */
 export async function askCaller(ctx: Context, method: string, params: Params): Promise<Record<string, unknown>> {
   switch (method) {
     case 'elicitation/create':
-      if (params.mode === 'url') return ctx.elicitUrl(String(params.message), String(params.url));
+      if (params.mode === 'url') {
+        const problem = urlProblem(params.url);
+        if (problem) throw new UnsafeUrlError(problem);
+        return ctx.elicitUrl(String(params.message), String(params.url));
+      }
       return ctx.elicit(String(params.message), params.requestedSchema as never);
     case 'sampling/createMessage':
       return (await ctx.sample(params as never)) as unknown as Record<string, unknown>;
@@ -28,6 +34,13 @@ export async function askCaller(ctx: Context, method: string, params: Params): P
       return { roots: await ctx.roots() };
     default:
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, remoteMessages.notRelayed(method));
+  }
+}
+
+/** A URL elicitation refused: the remote's request gets this error (on 2026-07-28, where it cannot, the caller gets a tool error). */
+export class UnsafeUrlError extends ProtocolError {
+  constructor(readonly problem: string) {
+    super(ProtocolErrorCode.InvalidParams, remoteMessages.unsafeUrl(problem));
   }
 }
 
@@ -52,17 +65,30 @@ export class RemoteRelay {
   /** @param unlabelled whether the connection leaves messages unlabelled (stdio): then the one call in progress is taken to be theirs. */
   constructor(private readonly unlabelled: boolean) {}
 
-  /** Runs `work` as a call of `ctx`: the remote's messages during it can find `ctx`. */
-  async run<T>(ctx: Context, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` as a call of `ctx`: the remote's messages during it can find `ctx`. The signal
+   * `work` gets aborts when the caller cancels, when `limit` fires, or to ask a 2026-07-28 caller;
+   * its reason is this relay's own, never the caller's: a caller gone with its connection must
+   * not read as the remote's connection closing (the request is cancelled, the link stays).
+   */
+  async run<T>(ctx: Context, limit: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const forwarded: Forwarded = { ctx, stop: new AbortController() };
+    const cancelled = () => forwarded.stop.abort(remoteMessages.callerCancelled());
+    const expired = () => forwarded.stop.abort(limit.reason);
+    ctx.signal.addEventListener('abort', cancelled, { once: true });
+    limit.addEventListener('abort', expired, { once: true });
+    if (ctx.signal.aborted) cancelled();
+    else if (limit.aborted) expired();
     this.inFlight.add(forwarded);
     try {
-      return await this.current.run(forwarded, () => work(AbortSignal.any([ctx.signal, forwarded.stop.signal])));
+      return await this.current.run(forwarded, () => work(forwarded.stop.signal));
     } catch (error) {
       // The client's call ended with a question of its own (2026-07-28): that is its answer.
       const reason = forwarded.stop.signal.reason;
       throw reason instanceof InputRequiredSignal ? reason : error;
     } finally {
+      ctx.signal.removeEventListener('abort', cancelled);
+      limit.removeEventListener('abort', expired);
       this.inFlight.delete(forwarded);
     }
   }
