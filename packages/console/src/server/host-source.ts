@@ -1,0 +1,35 @@
+import { pathToFileURL } from 'node:url';
+
+/**
+ * The module the console runs in place of the entry (written into the project, so that bare
+ * imports resolve as the project's own code does): it finds the app the entry exports, as
+ * `armature inspect` does, serves it over Streamable HTTP on a free port of 127.0.0.1 (both
+ * protocol revisions, sessions for 2025-11-25), and tells the console where, or why it could not
+ * start (an ArmatureBuildError's problems, with their codes and fixes).
+ */
+export function hostSource(entry: string, shown: string): string {
+  const noApp = `${shown} exports no app: export createApp(), an McpApp called app, an array called servers, or the @McpServer classes`;
+  return `import { createMcpApp, explainStartupError, getMetadataStorage, McpApp } from '@armature/core';
+
+try {
+  const entry = await import(${JSON.stringify(pathToFileURL(entry).href)});
+  let app;
+  if (typeof entry.createApp === 'function') app = await entry.createApp();
+  else if (entry.app instanceof McpApp) app = entry.app;
+  else if (Array.isArray(entry.servers)) app = createMcpApp(entry.servers);
+  else {
+    const classes = Object.values(entry).filter((v) => typeof v === 'function' && getMetadataStorage().findServer(v));
+    if (classes.length > 0) app = createMcpApp(classes);
+  }
+  if (!(app instanceof McpApp)) throw new Error(${JSON.stringify(noApp)});
+  const { url } = await app.listenHttp({ port: 0, host: '127.0.0.1' });
+  process.send?.({ type: 'up', url });
+} catch (error) {
+  const explained = explainStartupError(error);
+  const problems = (explained?.problems ?? []).map(({ code, where, message, fix }) => ({ code, where, message, fix }));
+  const message = (explained ?? error)?.message ?? String(error);
+  process.send?.({ type: 'failed', message, problems });
+  throw error;
+}
+`;
+}

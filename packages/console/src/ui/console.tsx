@@ -1,0 +1,517 @@
+import {
+  type CallToolResult,
+  type Client,
+  type GetPromptResult,
+  LOG_LEVEL_META_KEY,
+  type LoggingMessageNotificationParams,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+  type Tool,
+  TRACEPARENT_META_KEY,
+} from '@modelcontextprotocol/client';
+import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { SpanRecord } from '../agent/span-record.js';
+import type { ConsoleEvent } from '../server/console-server.js';
+import { AppFrame } from './app-frame.js';
+import { type Ask, Asks } from './asks.js';
+import { type Answers, type Catalogue, connect, EMPTY_CATALOGUE, loadCatalogue, REVISIONS, type Revision } from './connection.js';
+import { type CallIssues, parseIssues } from './issues.js';
+import { ReadView, ResultView } from './result-view.js';
+import { initialValue, type Schema } from './schema.js';
+import { SchemaForm } from './schema-form.js';
+import { TraceView } from './trace-view.js';
+import { newTraceParent } from './traces.js';
+
+type ServerEvent = Extract<ConsoleEvent, { type: 'server' }>;
+type Item =
+  | { kind: 'tool'; key: string; name: string; entry: Tool }
+  | { kind: 'resource'; key: string; name: string; entry: Resource }
+  | { kind: 'template'; key: string; name: string; entry: ResourceTemplate }
+  | { kind: 'prompt'; key: string; name: string; entry: Prompt };
+
+interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** One run of an item (a call, a read, a prompt): what it sent and what came back. */
+interface Run {
+  status: 'running' | 'done' | 'failed' | 'cancelled';
+  args: Record<string, unknown>;
+  traceId?: string;
+  progress?: Progress;
+  result?: CallToolResult;
+  read?: ReadResourceResult;
+  prompt?: GetPromptResult;
+  error?: string;
+  issues?: CallIssues;
+  abort?: AbortController;
+}
+
+interface LogLine {
+  id: number;
+  level: string;
+  logger?: string;
+  data: unknown;
+  at: string;
+}
+
+const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const TOKEN = new URLSearchParams(location.search).get('token') ?? '';
+const FORMS_KEY = 'armature-console:forms';
+const MAX_TRACES = 200;
+const MAX_LOGS = 500;
+
+function stored<T>(key: string, fallback: T, storage: Storage = sessionStorage): T {
+  try {
+    const text = storage.getItem(key);
+    return text === null ? fallback : (JSON.parse(text) as T);
+  } catch {
+    return fallback;
+  }
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function itemsOf(catalogue: Catalogue): Item[] {
+  return [
+    ...catalogue.tools.map((entry): Item => ({ kind: 'tool', key: `tool:${entry.name}`, name: entry.name, entry })),
+    ...catalogue.resources.map((entry): Item => ({ kind: 'resource', key: `resource:${entry.uri}`, name: entry.name, entry })),
+    ...catalogue.templates.map((entry): Item => ({ kind: 'template', key: `template:${entry.uriTemplate}`, name: entry.name, entry })),
+    ...catalogue.prompts.map((entry): Item => ({ kind: 'prompt', key: `prompt:${entry.name}`, name: entry.name, entry })),
+  ];
+}
+
+function matches(item: Item, query: string): boolean {
+  if (!query) return true;
+  const text = JSON.stringify([
+    item.name,
+    item.entry.description,
+    'title' in item.entry ? item.entry.title : '',
+    item.entry._meta,
+  ]).toLowerCase();
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
+}
+
+/** The form's schema: a tool's input schema, a template's variables, a prompt's arguments. */
+function formSchema(item: Item): Schema | undefined {
+  if (item.kind === 'tool') return item.entry.inputSchema as Schema;
+  if (item.kind === 'template') {
+    const names = [...item.entry.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((m) =>
+      (m[1] ?? '').split(',').map((n: string) => n.replace(/\*$/, '')),
+    );
+    return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), required: names };
+  }
+  if (item.kind === 'prompt') {
+    const args = item.entry.arguments ?? [];
+    return {
+      type: 'object',
+      properties: Object.fromEntries(args.map((a) => [a.name, { type: 'string', description: a.description }])),
+      required: args.filter((a) => a.required).map((a) => a.name),
+    };
+  }
+  return undefined;
+}
+
+/** A URI template with its variables filled in (RFC 6570 level 1, which is what resource templates use). */
+function expand(template: string, values: Record<string, unknown>): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
+}
+
+function Badges({ item }: { item: Item }) {
+  const entry = item.entry as Tool;
+  const annotations = Object.entries(entry.annotations ?? {}).filter(([k]) => k !== 'title');
+  const task = (entry as { execution?: { taskSupport?: string } }).execution?.taskSupport;
+  const app = item.kind === 'tool' ? getToolUiResourceUri(entry) : undefined;
+  const meta = entry._meta as { tags?: unknown } | undefined;
+  const tags = Array.isArray(meta?.tags) ? (meta.tags as string[]) : [];
+  return (
+    <div class="badges">
+      {annotations.map(([key, value]) => (
+        <span key={key} class="badge">
+          {key}: {String(value)}
+        </span>
+      ))}
+      {task && <span class="badge">tasks: {task}</span>}
+      {app && <span class="badge app-badge">MCP App {app}</span>}
+      {tags.map((tag) => (
+        <span key={tag} class="badge tag-badge">
+          #{tag}
+        </span>
+      ))}
+      {'mimeType' in item.entry && item.entry.mimeType && <span class="badge">{item.entry.mimeType}</span>}
+    </div>
+  );
+}
+
+function StartupProblems({ server }: { server: Extract<ServerEvent, { state: 'failed' }> }) {
+  return (
+    <div id="startup-error" class="startup-error">
+      <h2>The server could not start</h2>
+      {server.problems.length > 0 ? (
+        <ul>
+          {server.problems.map((p) => (
+            <li key={`${p.code}${p.where}${p.message}`}>
+              {p.code && <span class="code">{p.code}</span>} <b>{p.where}</b>: {p.message}
+              <div class="fix">Fix: {p.fix}</div>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <pre class="text">{server.message}</pre>
+      )}
+      <p class="help">Save a fix: the server restarts and the console reconnects.</p>
+    </div>
+  );
+}
+
+export function Console() {
+  const [server, setServer] = useState<ServerEvent>({ type: 'server', state: 'starting', generation: 0 });
+  const [revision, setRevision] = useState<Revision>(() => stored<Revision>('armature-console:revision', '2025-11-25', localStorage));
+  const [client, setClient] = useState<Client>();
+  const [connection, setConnection] = useState<string>('waiting for the server');
+  const [catalogue, setCatalogue] = useState<Catalogue>(EMPTY_CATALOGUE);
+  const [query, setQuery] = useState('');
+  const [selected, setSelected] = useState<string | undefined>(() => stored<string | undefined>('armature-console:selected', undefined));
+  const [forms, setForms] = useState<Record<string, unknown>>(() => stored(FORMS_KEY, {}));
+  const [runs, setRuns] = useState<Record<string, Run>>({});
+  const [logs, setLogs] = useState<LogLine[]>([]);
+  const [logLevel, setLogLevel] = useState('debug');
+  const [asks, setAsks] = useState<Ask[]>([]);
+  const [rootsText, setRootsText] = useState(() => stored('armature-console:roots', '', localStorage));
+  const [spans, setSpans] = useState<Map<string, SpanRecord[]>>(new Map());
+  const counter = useRef(0);
+  const roots = useRef<string[]>([]);
+  roots.current = rootsText
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+  // The console's event stream: the server's state (each restart a new generation) and its spans.
+  useEffect(() => {
+    const events = new EventSource(`/events?token=${encodeURIComponent(TOKEN)}`);
+    events.onmessage = (e) => {
+      const event = JSON.parse(e.data) as ConsoleEvent;
+      if (event.type === 'server') setServer(event);
+      else
+        setSpans((previous) => {
+          const next = new Map(previous);
+          for (const span of event.spans) next.set(span.traceId, [...(next.get(span.traceId) ?? []), span]);
+          while (next.size > MAX_TRACES) next.delete(next.keys().next().value as string);
+          return next;
+        });
+    };
+    return () => events.close();
+  }, []);
+
+  // An answered question leaves the page, and its answer goes back to the server.
+  const settle = (id: number, answer: () => void) => {
+    setAsks((list) => list.filter((a) => a.id !== id));
+    answer();
+  };
+  const answers = useMemo<Answers>(
+    () => ({
+      elicit: (params) =>
+        new Promise((answer) => {
+          const id = ++counter.current;
+          setAsks((list) => [...list, { id, kind: 'elicit', params, answer: (r) => settle(id, () => answer(r)) }]);
+        }),
+      sample: (params) =>
+        new Promise((answer) => {
+          const id = ++counter.current;
+          setAsks((list) => [...list, { id, kind: 'sample', params, answer: (r) => settle(id, () => answer(r)) }]);
+        }),
+      roots: () => roots.current.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })),
+      log: (params: LoggingMessageNotificationParams) =>
+        setLogs((list) => [
+          ...list.slice(-(MAX_LOGS - 1)),
+          { id: ++counter.current, level: params.level, logger: params.logger, data: params.data, at: new Date().toLocaleTimeString() },
+        ]),
+    }),
+    [],
+  );
+
+  // (Re)connect when the server is up in a new generation (a restart) or another revision is picked.
+  const generation = server.state === 'up' ? server.generation : undefined;
+  useEffect(() => {
+    if (generation === undefined) {
+      setConnection(
+        server.state === 'failed'
+          ? 'the server failed to start'
+          : server.state === 'down'
+            ? 'the server is down'
+            : 'the server is starting',
+      );
+      return;
+    }
+    let current: Client | undefined;
+    let gone = false;
+    setConnection(`connecting (${revision})`);
+    connect(revision, TOKEN, answers)
+      .then(async (connected) => {
+        current = connected;
+        if (gone) return void connected.close();
+        setCatalogue(await loadCatalogue(connected));
+        setClient(connected);
+        setConnection(`connected · ${connected.getNegotiatedProtocolVersion()}`);
+      })
+      .catch((error: unknown) => !gone && setConnection(`could not connect: ${message(error)}`));
+    return () => {
+      gone = true;
+      setClient(undefined);
+      void current?.close();
+    };
+  }, [generation, revision, answers]);
+
+  useEffect(() => sessionStorage.setItem(FORMS_KEY, JSON.stringify(forms)), [forms]);
+  useEffect(() => sessionStorage.setItem('armature-console:selected', JSON.stringify(selected)), [selected]);
+  useEffect(() => localStorage.setItem('armature-console:revision', JSON.stringify(revision)), [revision]);
+
+  const items = useMemo(() => itemsOf(catalogue), [catalogue]);
+  const item = items.find((i) => i.key === selected);
+  const schema = item && formSchema(item);
+  const value = item && (item.key in forms ? forms[item.key] : schema ? initialValue(schema, schema) : undefined);
+  const run = item && runs[item.key];
+  const setRun = (key: string, next: Partial<Run>) => setRuns((all) => ({ ...all, [key]: { ...(all[key] as Run), ...next } }));
+
+  const open = async (uri: string) => {
+    if (!client) return;
+    const key = `resource:${uri}`;
+    setSelected(key);
+    setRuns((all) => ({ ...all, [key]: { status: 'running', args: {} } }));
+    try {
+      setRun(key, { status: 'done', read: await client.readResource({ uri }) });
+    } catch (error) {
+      setRun(key, { status: 'failed', error: message(error) });
+    }
+  };
+
+  const start = async () => {
+    if (!client || !item) return;
+    const key = item.key;
+    const args = (value ?? {}) as Record<string, unknown>;
+    const abort = new AbortController();
+    const { traceId, traceparent } = newTraceParent();
+    const _meta = { [TRACEPARENT_META_KEY]: traceparent, ...(revision === '2026-07-28' ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}) };
+    setRuns((all) => ({ ...all, [key]: { status: 'running', args, traceId, abort } }));
+    const options = {
+      signal: abort.signal,
+      timeout: 600_000,
+      resetTimeoutOnProgress: true,
+      onprogress: (progress: Progress) => setRun(key, { progress }),
+    };
+    try {
+      if (item.kind === 'tool') {
+        const result = (await client.callTool({ name: item.name, arguments: args, _meta }, options)) as CallToolResult;
+        const text = result.isError ? result.content?.find((b) => b.type === 'text')?.text : undefined;
+        setRun(key, { status: 'done', result, issues: text ? parseIssues(text) : undefined, abort: undefined });
+      } else if (item.kind === 'prompt') {
+        setRun(key, {
+          status: 'done',
+          prompt: await client.getPrompt({ name: item.name, arguments: args as Record<string, string>, _meta }, options),
+          abort: undefined,
+        });
+      } else {
+        const uri = item.kind === 'resource' ? item.entry.uri : expand(item.entry.uriTemplate, args);
+        setRun(key, { status: 'done', read: await client.readResource({ uri, _meta }, options), abort: undefined });
+      }
+    } catch (error) {
+      setRun(key, { status: abort.signal.aborted ? 'cancelled' : 'failed', error: message(error), abort: undefined });
+    }
+  };
+
+  const grouped = (['tool', 'resource', 'template', 'prompt'] as const).map((kind) => ({
+    kind,
+    list: items.filter((i) => i.kind === kind && matches(i, query)),
+  }));
+  const titles = { tool: 'Tools', resource: 'Resources', template: 'Resource templates', prompt: 'Prompts' };
+  const serverInfo = client?.getServerVersion();
+  const appUri = item?.kind === 'tool' ? getToolUiResourceUri(item.entry) : undefined;
+
+  return (
+    <div class="console">
+      <header>
+        <span class="brand">Armature console</span>
+        <span class="server-name">{serverInfo ? `${serverInfo.title ?? serverInfo.name} ${serverInfo.version}` : ''}</span>
+        <span id="status" class={`status ${client ? 'ok' : server.state}`}>
+          {connection}
+        </span>
+        <label class="revision">
+          revision{' '}
+          <select id="revision" value={revision} onChange={(e) => setRevision(e.currentTarget.value as Revision)}>
+            {REVISIONS.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <input
+          id="search"
+          type="search"
+          placeholder="Search tools, resources, prompts…"
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+        />
+      </header>
+      <aside class="catalogue">
+        {grouped.map(({ kind, list }) =>
+          list.length === 0 ? null : (
+            <section key={kind}>
+              <h3>{titles[kind]}</h3>
+              {list.map((i) => (
+                <button
+                  type="button"
+                  key={i.key}
+                  data-item={i.key}
+                  class={i.key === selected ? 'entry selected' : 'entry'}
+                  onClick={() => setSelected(i.key)}
+                >
+                  <span class="entry-name">{'title' in i.entry && i.entry.title ? i.entry.title : i.name}</span>
+                  <span class="entry-description">{i.entry.description}</span>
+                </button>
+              ))}
+            </section>
+          ),
+        )}
+        {items.length > 0 && grouped.every((g) => g.list.length === 0) && <p class="help">Nothing matches “{query}”.</p>}
+      </aside>
+      <main>
+        {server.state === 'failed' && <StartupProblems server={server} />}
+        <Asks asks={asks} />
+        {item ? (
+          <div class="detail" data-detail={item.key}>
+            <h2>
+              {'title' in item.entry && item.entry.title ? item.entry.title : item.name} <span class="kind">{item.kind}</span>
+            </h2>
+            <div class="name">
+              {item.kind === 'template' ? item.entry.uriTemplate : item.kind === 'resource' ? item.entry.uri : item.name}
+            </div>
+            {item.entry.description && <p class="description">{item.entry.description}</p>}
+            <Badges item={item} />
+            <details class="schemas">
+              <summary>schemas and metadata</summary>
+              <pre class="json">{JSON.stringify(item.entry, null, 2)}</pre>
+            </details>
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void start();
+              }}
+            >
+              {schema && (
+                <SchemaForm
+                  id="call"
+                  schema={schema}
+                  value={value}
+                  issues={run?.issues}
+                  onChange={(next) => setForms((all) => ({ ...all, [item.key]: next }))}
+                />
+              )}
+              <div class="buttons">
+                <button type="submit" id="call" class="primary" disabled={!client || run?.status === 'running'}>
+                  {item.kind === 'tool' ? 'Call' : item.kind === 'prompt' ? 'Get' : 'Read'}
+                </button>
+                <button
+                  type="button"
+                  id="cancel"
+                  disabled={run?.status !== 'running'}
+                  onClick={() => run?.abort?.abort('cancelled in the console')}
+                >
+                  Cancel
+                </button>
+                <button
+                  type="button"
+                  id="reset"
+                  onClick={() => setForms((all) => ({ ...all, [item.key]: schema ? initialValue(schema, schema) : undefined }))}
+                >
+                  Reset form
+                </button>
+                {run && <span class={`run-status ${run.status}`}>{run.status}</span>}
+              </div>
+            </form>
+            {run?.progress && (
+              <div class="progress">
+                <progress value={run.progress.progress} max={run.progress.total ?? undefined} />
+                <span>
+                  {run.progress.progress}
+                  {run.progress.total !== undefined ? ` / ${run.progress.total}` : ''} {run.progress.message}
+                </span>
+              </div>
+            )}
+            {run?.error && <div class="result error">{run.error}</div>}
+            {run?.result && <ResultView result={run.result} open={(uri) => void open(uri)} />}
+            {run?.result && appUri && client && !run.result.isError && (
+              <AppFrame client={client} uri={appUri} args={run.args} result={run.result} />
+            )}
+            {run?.read && <ReadView result={run.read} />}
+            {run?.prompt && <pre class="json">{JSON.stringify(run.prompt, null, 2)}</pre>}
+            {run?.traceId && (
+              <div class="trace-panel">
+                <h3>Trace</h3>
+                <TraceView spans={spans.get(run.traceId) ?? []} />
+              </div>
+            )}
+          </div>
+        ) : (
+          <p class="help">Pick a tool, resource or prompt on the left.</p>
+        )}
+      </main>
+      <footer>
+        <section class="logs">
+          <h3>
+            Log{' '}
+            <select id="log-level" value={logLevel} onChange={(e) => setLogLevel(e.currentTarget.value)}>
+              {LEVELS.map((l) => (
+                <option key={l} value={l}>
+                  {l} and above
+                </option>
+              ))}
+            </select>{' '}
+            <button type="button" class="small" onClick={() => setLogs([])}>
+              clear
+            </button>
+          </h3>
+          <div class="log-lines">
+            {logs
+              .filter((l) => LEVELS.indexOf(l.level) >= LEVELS.indexOf(logLevel))
+              .map((l) => (
+                <div key={l.id} class={`log-line level-${l.level}`}>
+                  <span class="at">{l.at}</span> <span class="level">{l.level}</span> {l.logger && <span class="logger">{l.logger}</span>}{' '}
+                  {typeof l.data === 'string' ? l.data : JSON.stringify(l.data)}
+                </div>
+              ))}
+          </div>
+        </section>
+        <section class="roots">
+          <h3>Roots</h3>
+          <textarea
+            id="roots"
+            rows={3}
+            placeholder="file:///path/to/project (one URI a line)"
+            value={rootsText}
+            onInput={(e) => setRootsText(e.currentTarget.value)}
+          />
+          <button
+            type="button"
+            class="small"
+            id="roots-save"
+            onClick={() => {
+              localStorage.setItem('armature-console:roots', JSON.stringify(rootsText));
+              void client?.sendRootsListChanged();
+            }}
+          >
+            set roots
+          </button>
+        </section>
+      </footer>
+    </div>
+  );
+}
