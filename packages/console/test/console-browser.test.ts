@@ -5,8 +5,8 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleProcess, startConsoleProcess } from './support/console-process.js';
 
-// `armature dev --ui` in Debian's Chromium, as a user runs it: the CLI serves the example app and
-// a fixture app, and the page (the official MCP client in the browser) browses, calls and watches
+// `armature inspect --ui` (the example app, built) and `armature dev --ui` (a fixture app, from its
+// sources) in Debian's Chromium, as a user runs them: the CLI serves the apps, and the page (the official MCP client in the browser) browses, calls and watches
 // them. The fixture is copied next to this file (so it resolves @armature/core from this package)
 // and edited there, to watch the dev loop restart it.
 const CHROMIUM = '/usr/bin/chromium';
@@ -23,6 +23,7 @@ const EXAMPLE = fileURLToPath(new URL('../../../apps/example', import.meta.url))
 // What the page looks like after the calls above (docs/images/console.png is a copy of one).
 const SCREENSHOT = join(HERE, '.output', 'console.png');
 const WAIT_MS = 20_000;
+const RESTART_MS = 50_000;
 
 let browser: Browser;
 let example: ConsoleProcess;
@@ -52,7 +53,11 @@ beforeAll(async () => {
   }
   fixtureDir = mkdtempSync(join(HERE, '.work-'));
   cpSync(join(HERE, 'fixture'), fixtureDir, { recursive: true });
-  [example, fixture] = await Promise.all([startConsoleProcess(EXAMPLE, ['dev', '--ui']), startConsoleProcess(fixtureDir, ['dev', '--ui'])]);
+  // The example as a built app (apps/example/dist, plain node), the fixture from its sources (vite-node).
+  [example, fixture] = await Promise.all([
+    startConsoleProcess(EXAMPLE, ['inspect', 'dist/app.js', '--ui']),
+    startConsoleProcess(fixtureDir, ['dev', '--ui']),
+  ]);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }, 120_000);
 
@@ -158,6 +163,10 @@ describe('the console against the fixture app', () => {
       await page.fill('#elicit-signer', `Ada ${revision}`);
       await page.click('#elicit-accept');
       await page.locator('#result', { hasText: `confirmed: true by Ada ${revision}` }).waitFor();
+      await page
+        .locator('.log-line', { hasText: 'confirm_order: asking the user' })
+        .nth(revision === '2025-11-25' ? 0 : 1)
+        .waitFor();
     }
     await page.selectOption('#revision', '2025-11-25');
     await page.locator('#status', { hasText: 'connected · 2025-11-25' }).waitFor();
@@ -178,6 +187,39 @@ describe('the console against the fixture app', () => {
     await page.locator('#result', { hasText: 'file:///srv/shop\nfile:///srv/tea' }).waitFor();
   });
 
+  it('a task: its status timeline, its question answered in the page, and a cancel from the page', async () => {
+    await pick(page, 'tool:export_orders');
+    // What Armature knows and the list does not say: Class.method and tags; the search finds tags.
+    expect(await page.locator('.badges .badge').allTextContents()).toEqual(['FixtureServer.export_orders', '#orders', 'tasks: optional']);
+    await page.fill('#search', '#orders');
+    expect(await page.locator('aside .entry-name').allTextContents()).toEqual(['export_orders']);
+    await page.fill('#search', '');
+    await page.check('#as-task');
+    await page.fill('#call-parts', '3');
+    await page.click('#call');
+    await page
+      .locator('#task .task-status.working', { hasText: /part \d of 3/ })
+      .first()
+      .waitFor();
+    await page.locator('#elicitation', { hasText: 'Which format?' }).waitFor();
+    await page.locator('#task .task-status.input_required').waitFor();
+    await page.selectOption('#elicit-format', 'json');
+    await page.click('#elicit-accept');
+    await page.locator('#result', { hasText: 'exported 3 parts as json' }).waitFor();
+    const statuses = await page.locator('#task .task-status b').allTextContents();
+    expect(statuses[0]).toBe('working');
+    expect(statuses).toContain('input_required');
+    expect(statuses.at(-1)).toBe('completed');
+
+    await page.fill('#call-parts', '50');
+    await page.click('#call');
+    await page.locator('#task .task-status.working').first().waitFor();
+    await page.click('#cancel');
+    await page.locator('#task .task-status.cancelled').waitFor();
+    await page.locator('#result.error').waitFor();
+    expect(await page.locator('#elicitation').count()).toBe(0);
+  });
+
   it('an MCP App renders in a sandboxed frame, and a click in it calls the server', async () => {
     await pick(page, 'tool:add');
     await page.fill('#call-by', '5');
@@ -193,7 +235,9 @@ describe('the console against the fixture app', () => {
     await page.locator('#result .structured', { hasText: '"total": 7' }).waitFor();
   });
 
-  it('a source edit restarts the server: a start-up error shows its code and fix, then the page reconnects with the form kept', async () => {
+  it('a source edit restarts the server: a start-up error shows its code and fix, then the page reconnects with the form kept', {
+    timeout: 120_000,
+  }, async () => {
     await pick(page, 'tool:add');
     await page.fill('#call-by', '42');
     // Context imported as a type: its parameter no longer reflects, and the app cannot start.
@@ -201,7 +245,8 @@ describe('the console against the fixture app', () => {
     const source = readFileSync(app, 'utf8');
     writeFileSync(app, source.replace('AppResource, Context,', 'AppResource, type Context,'));
     const failure = page.locator('#startup-error');
-    await failure.waitFor();
+    // A restart runs vite-node again: seconds on a busy machine.
+    await failure.waitFor({ timeout: RESTART_MS });
     expect(await failure.locator('.code').first().textContent()).toBe('ARM201');
     expect(await failure.textContent()).toContain('FixtureServer.confirm_order');
     expect(await failure.locator('.fix').first().textContent()).toContain('Fix: declare the DTO as a class');
@@ -209,7 +254,7 @@ describe('the console against the fixture app', () => {
     // The fix saved, and the greeting edited: the server is back with the new description.
     writeFileSync(join(fixtureDir, 'src', 'greeting.ts'), "export const GREETING = 'Hello again, edited';\n");
     writeFileSync(app, source);
-    await page.locator('[data-item="tool:greet"]', { hasText: 'Hello again, edited' }).waitFor();
+    await page.locator('[data-item="tool:greet"]', { hasText: 'Hello again, edited' }).waitFor({ timeout: RESTART_MS });
     await page.locator('#status', { hasText: /^connected/ }).waitFor();
     expect(await failure.count()).toBe(0);
     expect(await page.inputValue('#call-by')).toBe('42');

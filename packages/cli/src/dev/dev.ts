@@ -45,8 +45,11 @@ export function startDev(options: DevOptions = {}): DevSession {
   const root = project.root;
   const entry = resolve(root, options.entry ?? 'src/main.ts');
   if (!existsSync(entry)) throw new Error(`${relative(root, entry)} does not exist. Fix: armature dev <entry that starts the server>`);
-  const wrapped = options.ui?.wrap(root, entry);
-  const args = [...(wrapped?.execArgv ?? []), ...viteNodeArgs(root, wrapped?.entry ?? entry, options.args)];
+  const wrapped = options.ui?.wrap(root, entry, READY_FD_ENV);
+  // A built app (JavaScript) runs under plain node, as in production; TypeScript sources under vite-node.
+  const args = wrapped?.plainNode
+    ? [...wrapped.execArgv, wrapped.entry, ...(options.args ?? [])]
+    : [...(wrapped?.execArgv ?? []), ...viteNodeArgs(root, wrapped?.entry ?? entry, options.args)];
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const debounceMs = options.debounceMs ?? 150;
   const targets = (options.watch ?? ['src', 'tsconfig.json', 'package.json', '.env']).map((p) => join(root, p)).filter(existsSync);
@@ -134,7 +137,8 @@ export function startDev(options: DevOptions = {}): DevSession {
   process.on('SIGTERM', onSignal);
 
   log(
-    `[armature] dev: ${relative(root, entry)} with vite-node, restarting on changes in ${targets.map((t) => relative(root, t)).join(', ')}`,
+    `[armature] dev: ${relative(root, entry)} with ${wrapped?.plainNode ? 'node' : 'vite-node'}, ` +
+      (targets.length === 0 ? 'not watching' : `restarting on changes in ${targets.map((t) => relative(root, t)).join(', ')}`),
   );
   launch();
   return {

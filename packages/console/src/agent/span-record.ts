@@ -15,7 +15,7 @@ export interface SpanRecord {
 
 /** What the server process tells the console over its IPC channel. */
 export type HostMessage =
-  | { readonly type: 'up'; readonly url: string }
+  | { readonly type: 'up'; readonly url: string; readonly handlers: Readonly<Record<string, HandlerFacts>> }
   | { readonly type: 'failed'; readonly message: string; readonly problems: readonly StartupProblem[] }
   | { readonly type: 'spans'; readonly spans: readonly SpanRecord[] };
 
@@ -25,4 +25,17 @@ export interface StartupProblem {
   readonly where: string;
   readonly message: string;
   readonly fix: string;
+}
+
+/**
+ * What Armature knows of a handler and no client sees in the lists, by the page's key
+ * (`tool:name`, `resource:uri`, `template:uriTemplate`, `prompt:name`).
+ */
+export interface HandlerFacts {
+  /** `Class.method`. */
+  readonly where: string;
+  readonly tags: readonly string[];
+  /** How many guards and rate limits apply to it (the app's, its server's and its own). */
+  readonly guards: number;
+  readonly rateLimits: number;
 }

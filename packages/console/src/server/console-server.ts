@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SpanRecord, StartupProblem } from '../agent/span-record.js';
+import type { HandlerFacts, SpanRecord, StartupProblem } from '../agent/span-record.js';
 import { admit } from './admission.js';
 
 /** Where the server under the console is: starting, serving at `url`, failed to start, or gone. */
 export type ServerState =
   | { readonly state: 'starting' }
-  | { readonly state: 'up'; readonly url: string }
+  | { readonly state: 'up'; readonly url: string; readonly handlers: Readonly<Record<string, HandlerFacts>> }
   | { readonly state: 'failed'; readonly message: string; readonly problems: readonly StartupProblem[] }
   | { readonly state: 'down'; readonly reason: string };
 

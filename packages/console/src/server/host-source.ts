@@ -5,11 +5,13 @@ import { pathToFileURL } from 'node:url';
  * imports resolve as the project's own code does): it finds the app the entry exports, as
  * `armature inspect` does, serves it over Streamable HTTP on a free port of 127.0.0.1 (both
  * protocol revisions, sessions for 2025-11-25), and tells the console where, or why it could not
- * start (an ArmatureBuildError's problems, with their codes and fixes).
+ * start (an ArmatureBuildError's problems, with their codes and fixes). Under plain node it also
+ * writes the "up" line to the fd `readyEnv` names, as `armature dev`'s vite-node runner does.
  */
-export function hostSource(entry: string, shown: string): string {
+export function hostSource(entry: string, shown: string, readyEnv: string): string {
   const noApp = `${shown} exports no app: export createApp(), an McpApp called app, an array called servers, or the @McpServer classes`;
-  return `import { createMcpApp, explainStartupError, getMetadataStorage, McpApp } from '@armature/core';
+  return `import { closeSync, writeSync } from 'node:fs';
+import { createMcpApp, explainStartupError, getMetadataStorage, McpApp } from '@armature/core';
 
 try {
   const entry = await import(${JSON.stringify(pathToFileURL(entry).href)});
@@ -22,8 +24,23 @@ try {
     if (classes.length > 0) app = createMcpApp(classes);
   }
   if (!(app instanceof McpApp)) throw new Error(${JSON.stringify(noApp)});
+  const d = app.definition;
+  const facts = (key, h) => [key, { where: h.where, tags: [...(h.plan?.tags ?? [])], guards: h.plan?.guards?.length ?? 0, rateLimits: h.plan?.rateLimits?.length ?? 0 }];
+  const handlers = Object.fromEntries([
+    ...[...(d.tools?.values() ?? [])].map((h) => facts('tool:' + h.name, h)),
+    ...[...(d.resources?.values() ?? [])].map((h) => facts('resource:' + h.uri, h)),
+    ...[...(d.resourceTemplates ?? [])].map((h) => facts('template:' + h.descriptor.uriTemplate, h)),
+    ...[...(d.prompts?.values() ?? [])].map((h) => facts('prompt:' + h.name, h)),
+  ]);
   const { url } = await app.listenHttp({ port: 0, host: '127.0.0.1' });
-  process.send?.({ type: 'up', url });
+  process.send?.({ type: 'up', url, handlers });
+  // Under plain node (a built app) no runner says the server is up to \`armature dev\`: the host does.
+  const ready = process.env[${JSON.stringify(readyEnv)}];
+  if (ready) {
+    delete process.env[${JSON.stringify(readyEnv)}];
+    writeSync(Number(ready), 'up\\n');
+    closeSync(Number(ready));
+  }
 } catch (error) {
   const explained = explainStartupError(error);
   const problems = (explained?.problems ?? []).map(({ code, where, message, fix }) => ({ code, where, message, fix }));

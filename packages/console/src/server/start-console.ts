@@ -21,8 +21,11 @@ export interface ConsoleOptions {
 export interface DevConsole {
   /** The page, with its token: http://127.0.0.1:<port>/?token=... */
   readonly url: string;
-  /** The module that serves `entry`'s app for the console, and the Node flags that load the span collector. */
-  wrap(root: string, entry: string): { entry: string; execArgv: string[] };
+  /**
+   * The module that serves `entry`'s app for the console, the Node flags that load the span
+   * collector, and whether plain node runs it (a built app: JavaScript) rather than vite-node.
+   */
+  wrap(root: string, entry: string, readyEnv: string): { entry: string; execArgv: string[]; plainNode: boolean };
   /** Follows one server process, started with an IPC channel. */
   attach(child: ChildProcess): void;
   close(): Promise<void>;
@@ -34,18 +37,18 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<DevCon
   const written = new Set<string>();
   return {
     url,
-    wrap(root, entry) {
+    wrap(root, entry, readyEnv) {
       // A dot file with the `.armature-` prefix: `armature dev` does not watch it.
       const host = join(root, `.armature-console-${randomUUID().slice(0, 8)}.mjs`);
-      writeFileSync(host, hostSource(entry, relative(root, entry)));
+      writeFileSync(host, hostSource(entry, relative(root, entry), readyEnv));
       written.add(host);
-      return { entry: host, execArgv: ['--import', AGENT] };
+      return { entry: host, execArgv: ['--import', AGENT], plainNode: /\.[cm]?js$/.test(entry) };
     },
     attach(child) {
       let failed = false;
       server.setServer({ state: 'starting' });
       child.on('message', (message: HostMessage) => {
-        if (message.type === 'up') server.setServer({ state: 'up', url: message.url });
+        if (message.type === 'up') server.setServer({ state: 'up', url: message.url, handlers: message.handlers ?? {} });
         else if (message.type === 'spans') server.spans(message.spans);
         else if (message.type === 'failed') {
           failed = true;

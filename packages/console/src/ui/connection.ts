@@ -14,6 +14,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { AS_IS, type TaskState } from './tasks.js';
 
 export const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
 export type Revision = (typeof REVISIONS)[number];
@@ -24,10 +25,12 @@ export const CLIENT_INFO = { name: 'armature-console', version: '0.1.0' };
 
 /** What the page answers when the server asks (elicitation, sampling, roots) or tells (logs). */
 export interface Answers {
-  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
-  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  /** `signal` aborts when the server withdraws the question (the call was cancelled): the page drops it. */
+  elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+  sample(params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult>;
   roots(): Root[];
   log(params: LoggingMessageNotificationParams): void;
+  taskStatus(params: TaskState): void;
 }
 
 export interface Catalogue {
@@ -53,10 +56,13 @@ export async function connect(revision: Revision, token: string, answers: Answer
     },
     versionNegotiation: { mode: revision === '2026-07-28' ? 'auto' : 'legacy' },
   });
-  client.setRequestHandler('elicitation/create', (request) => answers.elicit(request.params));
-  client.setRequestHandler('sampling/createMessage', (request) => answers.sample(request.params as CreateMessageRequestParams));
+  client.setRequestHandler('elicitation/create', (request, ctx) => answers.elicit(request.params, ctx.mcpReq.signal));
+  client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+    answers.sample(request.params as CreateMessageRequestParams, ctx.mcpReq.signal),
+  );
   client.setRequestHandler('roots/list', async () => ({ roots: answers.roots() }));
   client.setNotificationHandler('notifications/message', (notification) => answers.log(notification.params));
+  client.setNotificationHandler('notifications/tasks/status', { params: AS_IS }, (params) => answers.taskStatus(params as TaskState));
   await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?token=${encodeURIComponent(token)}`, location.href)));
   const negotiated = client.getNegotiatedProtocolVersion();
   if (negotiated !== revision) {

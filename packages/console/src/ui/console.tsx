@@ -1,6 +1,8 @@
 import {
   type CallToolResult,
   type Client,
+  type CreateMessageResult,
+  type ElicitResult,
   type GetPromptResult,
   LOG_LEVEL_META_KEY,
   type LoggingMessageNotificationParams,
@@ -13,7 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { SpanRecord } from '../agent/span-record.js';
+import type { HandlerFacts, SpanRecord } from '../agent/span-record.js';
 import type { ConsoleEvent } from '../server/console-server.js';
 import { AppFrame } from './app-frame.js';
 import { type Ask, Asks } from './asks.js';
@@ -22,6 +24,7 @@ import { type CallIssues, parseIssues } from './issues.js';
 import { ReadView, ResultView } from './result-view.js';
 import { initialValue, type Schema } from './schema.js';
 import { SchemaForm } from './schema-form.js';
+import { cancelTask, followTask, type TaskState, type TimelineEntry, withStatus } from './tasks.js';
 import { TraceView } from './trace-view.js';
 import { newTraceParent } from './traces.js';
 
@@ -50,6 +53,8 @@ interface Run {
   error?: string;
   issues?: CallIssues;
   abort?: AbortController;
+  /** When the call runs as a task: its id and every status it went through. */
+  task?: { taskId: string; timeline: TimelineEntry[] };
 }
 
 interface LogLine {
@@ -86,9 +91,11 @@ function itemsOf(catalogue: Catalogue): Item[] {
   ];
 }
 
-function matches(item: Item, query: string): boolean {
+function matches(item: Item, query: string, facts: HandlerFacts | undefined): boolean {
   if (!query) return true;
   const text = JSON.stringify([
+    facts?.where,
+    facts?.tags.map((tag) => `#${tag}`),
     item.name,
     item.entry.description,
     'title' in item.entry ? item.entry.title : '',
@@ -125,15 +132,21 @@ function expand(template: string, values: Record<string, unknown>): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
 }
 
-function Badges({ item }: { item: Item }) {
+function Badges({ item, facts }: { item: Item; facts?: HandlerFacts }) {
   const entry = item.entry as Tool;
   const annotations = Object.entries(entry.annotations ?? {}).filter(([k]) => k !== 'title');
   const task = (entry as { execution?: { taskSupport?: string } }).execution?.taskSupport;
   const app = item.kind === 'tool' ? getToolUiResourceUri(entry) : undefined;
-  const meta = entry._meta as { tags?: unknown } | undefined;
-  const tags = Array.isArray(meta?.tags) ? (meta.tags as string[]) : [];
   return (
     <div class="badges">
+      {facts && <span class="badge where">{facts.where}</span>}
+      {facts?.tags.map((tag) => (
+        <span key={tag} class="badge tag-badge">
+          #{tag}
+        </span>
+      ))}
+      {facts && facts.guards > 0 && <span class="badge">{facts.guards === 1 ? '1 guard' : `${facts.guards} guards`}</span>}
+      {facts && facts.rateLimits > 0 && <span class="badge">rate-limited</span>}
       {annotations.map(([key, value]) => (
         <span key={key} class="badge">
           {key}: {String(value)}
@@ -141,11 +154,6 @@ function Badges({ item }: { item: Item }) {
       ))}
       {task && <span class="badge">tasks: {task}</span>}
       {app && <span class="badge app-badge">MCP App {app}</span>}
-      {tags.map((tag) => (
-        <span key={tag} class="badge tag-badge">
-          #{tag}
-        </span>
-      ))}
       {'mimeType' in item.entry && item.entry.mimeType && <span class="badge">{item.entry.mimeType}</span>}
     </div>
   );
@@ -187,6 +195,7 @@ export function Console() {
   const [asks, setAsks] = useState<Ask[]>([]);
   const [rootsText, setRootsText] = useState(() => stored('armature-console:roots', '', localStorage));
   const [spans, setSpans] = useState<Map<string, SpanRecord[]>>(new Map());
+  const [asTask, setAsTask] = useState<Record<string, boolean>>({});
   const counter = useRef(0);
   const roots = useRef<string[]>([]);
   roots.current = rootsText
@@ -211,24 +220,40 @@ export function Console() {
     return () => events.close();
   }, []);
 
-  // An answered question leaves the page, and its answer goes back to the server.
-  const settle = (id: number, answer: () => void) => {
-    setAsks((list) => list.filter((a) => a.id !== id));
-    answer();
-  };
+  /**
+   * Puts a question in the page until it is answered (the answer goes back to the server) or the
+   * server withdraws it (`signal`: the call was cancelled), and then takes it away.
+   */
+  function ask<R>(signal: AbortSignal, make: (id: number, answer: (result: R) => void) => Ask, withdrawn: R): Promise<R> {
+    return new Promise((resolve) => {
+      const id = ++counter.current;
+      const settle = (result: R) => {
+        signal.removeEventListener('abort', onAbort);
+        setAsks((list) => list.filter((a) => a.id !== id));
+        resolve(result);
+      };
+      const onAbort = () => settle(withdrawn);
+      signal.addEventListener('abort', onAbort);
+      setAsks((list) => [...list, make(id, settle)]);
+    });
+  }
   const answers = useMemo<Answers>(
     () => ({
-      elicit: (params) =>
-        new Promise((answer) => {
-          const id = ++counter.current;
-          setAsks((list) => [...list, { id, kind: 'elicit', params, answer: (r) => settle(id, () => answer(r)) }]);
-        }),
-      sample: (params) =>
-        new Promise((answer) => {
-          const id = ++counter.current;
-          setAsks((list) => [...list, { id, kind: 'sample', params, answer: (r) => settle(id, () => answer(r)) }]);
+      elicit: (params, signal) => ask<ElicitResult>(signal, (id, answer) => ({ id, kind: 'elicit', params, answer }), { action: 'cancel' }),
+      sample: (params, signal) =>
+        ask<CreateMessageResult>(signal, (id, answer) => ({ id, kind: 'sample', params, answer }), {
+          role: 'assistant',
+          content: { type: 'text', text: '' },
+          model: 'armature-console',
         }),
       roots: () => roots.current.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })),
+      taskStatus: (state: TaskState) =>
+        setRuns((all) => {
+          const key = Object.keys(all).find((k) => all[k]?.task?.taskId === state.taskId);
+          const run = key === undefined ? undefined : all[key];
+          if (key === undefined || !run?.task) return all;
+          return { ...all, [key]: { ...run, task: { ...run.task, timeline: withStatus(run.task.timeline, state) } } };
+        }),
       log: (params: LoggingMessageNotificationParams) =>
         setLogs((list) => [
           ...list.slice(-(MAX_LOGS - 1)),
@@ -275,6 +300,11 @@ export function Console() {
   useEffect(() => localStorage.setItem('armature-console:revision', JSON.stringify(revision)), [revision]);
 
   const items = useMemo(() => itemsOf(catalogue), [catalogue]);
+  // What Armature knows of each handler (Class.method, tags, guards), kept while the server restarts.
+  const [facts, setFacts] = useState<Readonly<Record<string, HandlerFacts>>>({});
+  useEffect(() => {
+    if (server.state === 'up') setFacts(server.handlers);
+  }, [server]);
   const item = items.find((i) => i.key === selected);
   const schema = item && formSchema(item);
   const value = item && (item.key in forms ? forms[item.key] : schema ? initialValue(schema, schema) : undefined);
@@ -308,7 +338,22 @@ export function Console() {
       onprogress: (progress: Progress) => setRun(key, { progress }),
     };
     try {
-      if (item.kind === 'tool') {
+      if (item.kind === 'tool' && taskMode(item) !== undefined) {
+        const created = (await client.callTool({ name: item.name, arguments: args, _meta, task: { ttl: 600_000 } }, options)) as {
+          task?: TaskState;
+        };
+        if (!created.task) throw new Error('the server answered the task-augmented call without a task');
+        const taskId = created.task.taskId;
+        setRun(key, { task: { taskId, timeline: [] } });
+        const onStatus = (state: TaskState) =>
+          setRuns((all) => {
+            const current = all[key];
+            if (!current?.task || current.task.taskId !== taskId) return all;
+            return { ...all, [key]: { ...current, task: { taskId, timeline: withStatus(current.task.timeline, state) } } };
+          });
+        const result = await followTask(client, created.task, onStatus);
+        setRun(key, { status: 'done', result, abort: undefined });
+      } else if (item.kind === 'tool') {
         const result = (await client.callTool({ name: item.name, arguments: args, _meta }, options)) as CallToolResult;
         const text = result.isError ? result.content?.find((b) => b.type === 'text')?.text : undefined;
         setRun(key, { status: 'done', result, issues: text ? parseIssues(text) : undefined, abort: undefined });
@@ -327,9 +372,24 @@ export function Console() {
     }
   };
 
+  /** Whether this tool call runs as a task: 'required' by the tool, or asked for ('optional'); only on 2025-11-25. */
+  const taskMode = (tool: Item): 'required' | 'optional' | undefined => {
+    const support = tool.kind === 'tool' ? (tool.entry as { execution?: { taskSupport?: string } }).execution?.taskSupport : undefined;
+    if (revision !== '2025-11-25') return undefined;
+    if (support === 'required') return 'required';
+    return support === 'optional' && asTask[tool.key] ? 'optional' : undefined;
+  };
+  const cancel = () => {
+    if (!run) return;
+    if (run.task && client)
+      void cancelTask(client, run.task.taskId).catch((error: unknown) => setRun(item?.key as string, { error: message(error) }));
+    else run.abort?.abort('cancelled in the console');
+  };
+  const support = item?.kind === 'tool' ? (item.entry as { execution?: { taskSupport?: string } }).execution?.taskSupport : undefined;
+
   const grouped = (['tool', 'resource', 'template', 'prompt'] as const).map((kind) => ({
     kind,
-    list: items.filter((i) => i.kind === kind && matches(i, query)),
+    list: items.filter((i) => i.kind === kind && matches(i, query, facts[i.key])),
   }));
   const titles = { tool: 'Tools', resource: 'Resources', template: 'Resource templates', prompt: 'Prompts' };
   const serverInfo = client?.getServerVersion();
@@ -395,7 +455,7 @@ export function Console() {
               {item.kind === 'template' ? item.entry.uriTemplate : item.kind === 'resource' ? item.entry.uri : item.name}
             </div>
             {item.entry.description && <p class="description">{item.entry.description}</p>}
-            <Badges item={item} />
+            <Badges item={item} facts={facts[item.key]} />
             <details class="schemas">
               <summary>schemas and metadata</summary>
               <pre class="json">{JSON.stringify(item.entry, null, 2)}</pre>
@@ -419,12 +479,19 @@ export function Console() {
                 <button type="submit" id="call" class="primary" disabled={!client || run?.status === 'running'}>
                   {item.kind === 'tool' ? 'Call' : item.kind === 'prompt' ? 'Get' : 'Read'}
                 </button>
-                <button
-                  type="button"
-                  id="cancel"
-                  disabled={run?.status !== 'running'}
-                  onClick={() => run?.abort?.abort('cancelled in the console')}
-                >
+                {support && support !== 'forbidden' && (
+                  <label class="as-task">
+                    <input
+                      type="checkbox"
+                      id="as-task"
+                      disabled={support === 'required' || revision !== '2025-11-25'}
+                      checked={support === 'required' || !!asTask[item.key]}
+                      onChange={(e) => setAsTask((all) => ({ ...all, [item.key]: e.currentTarget.checked }))}
+                    />{' '}
+                    run as a task{revision !== '2025-11-25' ? ' (2025-11-25 only in the console)' : ''}
+                  </label>
+                )}
+                <button type="button" id="cancel" disabled={run?.status !== 'running'} onClick={cancel}>
                   Cancel
                 </button>
                 <button
@@ -444,6 +511,18 @@ export function Console() {
                   {run.progress.progress}
                   {run.progress.total !== undefined ? ` / ${run.progress.total}` : ''} {run.progress.message}
                 </span>
+              </div>
+            )}
+            {run?.task && (
+              <div id="task" class="task">
+                <div class="meta">task {run.task.taskId}</div>
+                <ol class="timeline">
+                  {run.task.timeline.map((entry) => (
+                    <li key={`${entry.at}-${entry.status}-${entry.statusMessage}`} class={`task-status ${entry.status}`}>
+                      <span class="at">{new Date(entry.at).toLocaleTimeString()}</span> <b>{entry.status}</b> {entry.statusMessage}
+                    </li>
+                  ))}
+                </ol>
               </div>
             )}
             {run?.error && <div class="result error">{run.error}</div>}
