@@ -23,7 +23,7 @@ const EXAMPLE = fileURLToPath(new URL('../../../apps/example', import.meta.url))
 // What the page looks like after the calls above (docs/images/console.png is a copy of one).
 const SCREENSHOT = join(HERE, '.output', 'console.png');
 const WAIT_MS = 20_000;
-const RESTART_MS = 50_000;
+const RESTART_MS = 90_000;
 
 let browser: Browser;
 let example: ConsoleProcess;
@@ -133,6 +133,16 @@ describe('the console against the example app', () => {
     await page.screenshot({ path: SCREENSHOT });
   });
 
+  it('shows an image result', async () => {
+    await pick(page, 'tool:render_swatch');
+    await page.fill('#call-color', '#2f9e44');
+    await page.click('#call');
+    const image = page.locator('#result img.image');
+    await image.waitFor();
+    await expect.poll(() => image.evaluate((e) => (e as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    expect(await page.locator('#result pre.text').textContent()).toContain('swatch of #2f9e44');
+  });
+
   it('cancels a running call', async () => {
     await pick(page, 'tool:count_down');
     await page.fill('#call-steps', '50');
@@ -151,6 +161,16 @@ describe('the console against the fixture app', () => {
     page = await open(fixture.url);
   }, 60_000);
   afterAll(() => page?.close());
+
+  it('shows every kind of content as it came; a resource link reads the resource', async () => {
+    await pick(page, 'tool:media');
+    await page.click('#call');
+    await page.locator('#result pre.text', { hasText: 'one of each' }).waitFor();
+    expect(await page.locator('#result audio').getAttribute('src')).toMatch(/^data:audio\/wav;base64,UklGR/);
+    expect(await page.locator('#result .embedded').textContent()).toContain('packed with care');
+    await page.locator('#result .link a', { hasText: 'The latest order' }).click();
+    await page.locator('[data-detail="resource:memo://orders/latest"] #result', { hasText: 'order 42: three teas' }).waitFor();
+  });
 
   it('an elicitation is answered in the page, on both revisions', async () => {
     for (const revision of ['2025-11-25', '2026-07-28']) {
@@ -243,7 +263,9 @@ describe('the console against the fixture app', () => {
     // Context imported as a type: its parameter no longer reflects, and the app cannot start.
     const app = join(fixtureDir, 'src', 'app.ts');
     const source = readFileSync(app, 'utf8');
-    writeFileSync(app, source.replace('AppResource, Context,', 'AppResource, type Context,'));
+    const broken = source.replace(/(import \{[^}]*?)\bContext\b/, '$1type Context');
+    expect(broken).not.toBe(source);
+    writeFileSync(app, broken);
     const failure = page.locator('#startup-error');
     // A restart runs vite-node again: seconds on a busy machine.
     await failure.waitFor({ timeout: RESTART_MS });

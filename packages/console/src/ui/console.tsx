@@ -6,11 +6,7 @@ import {
   type GetPromptResult,
   LOG_LEVEL_META_KEY,
   type LoggingMessageNotificationParams,
-  type Prompt,
   type ReadResourceResult,
-  type Resource,
-  type ResourceTemplateType as ResourceTemplate,
-  type Tool,
   TRACEPARENT_META_KEY,
 } from '@modelcontextprotocol/client';
 import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
@@ -19,22 +15,18 @@ import type { HandlerFacts, SpanRecord } from '../agent/span-record.js';
 import type { ConsoleEvent } from '../server/console-server.js';
 import { AppFrame } from './app-frame.js';
 import { type Ask, Asks } from './asks.js';
+import { Badges, expand, formSchema, type Item, itemsOf, matches } from './catalogue.js';
 import { type Answers, type Catalogue, connect, EMPTY_CATALOGUE, loadCatalogue, REVISIONS, type Revision } from './connection.js';
 import { type CallIssues, parseIssues } from './issues.js';
 import { ReadView, ResultView } from './result-view.js';
-import { initialValue, type Schema } from './schema.js';
+import { initialValue } from './schema.js';
 import { SchemaForm } from './schema-form.js';
+import { StartupProblems } from './startup-problems.js';
 import { cancelTask, followTask, type TaskState, type TimelineEntry, withStatus } from './tasks.js';
 import { TraceView } from './trace-view.js';
 import { newTraceParent } from './traces.js';
 
 type ServerEvent = Extract<ConsoleEvent, { type: 'server' }>;
-type Item =
-  | { kind: 'tool'; key: string; name: string; entry: Tool }
-  | { kind: 'resource'; key: string; name: string; entry: Resource }
-  | { kind: 'template'; key: string; name: string; entry: ResourceTemplate }
-  | { kind: 'prompt'; key: string; name: string; entry: Prompt };
-
 interface Progress {
   progress: number;
   total?: number;
@@ -81,104 +73,6 @@ function stored<T>(key: string, fallback: T, storage: Storage = sessionStorage):
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-function itemsOf(catalogue: Catalogue): Item[] {
-  return [
-    ...catalogue.tools.map((entry): Item => ({ kind: 'tool', key: `tool:${entry.name}`, name: entry.name, entry })),
-    ...catalogue.resources.map((entry): Item => ({ kind: 'resource', key: `resource:${entry.uri}`, name: entry.name, entry })),
-    ...catalogue.templates.map((entry): Item => ({ kind: 'template', key: `template:${entry.uriTemplate}`, name: entry.name, entry })),
-    ...catalogue.prompts.map((entry): Item => ({ kind: 'prompt', key: `prompt:${entry.name}`, name: entry.name, entry })),
-  ];
-}
-
-function matches(item: Item, query: string, facts: HandlerFacts | undefined): boolean {
-  if (!query) return true;
-  const text = JSON.stringify([
-    facts?.where,
-    facts?.tags.map((tag) => `#${tag}`),
-    item.name,
-    item.entry.description,
-    'title' in item.entry ? item.entry.title : '',
-    item.entry._meta,
-  ]).toLowerCase();
-  return query
-    .toLowerCase()
-    .split(/\s+/)
-    .every((word) => text.includes(word));
-}
-
-/** The form's schema: a tool's input schema, a template's variables, a prompt's arguments. */
-function formSchema(item: Item): Schema | undefined {
-  if (item.kind === 'tool') return item.entry.inputSchema as Schema;
-  if (item.kind === 'template') {
-    const names = [...item.entry.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((m) =>
-      (m[1] ?? '').split(',').map((n: string) => n.replace(/\*$/, '')),
-    );
-    return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), required: names };
-  }
-  if (item.kind === 'prompt') {
-    const args = item.entry.arguments ?? [];
-    return {
-      type: 'object',
-      properties: Object.fromEntries(args.map((a) => [a.name, { type: 'string', description: a.description }])),
-      required: args.filter((a) => a.required).map((a) => a.name),
-    };
-  }
-  return undefined;
-}
-
-/** A URI template with its variables filled in (RFC 6570 level 1, which is what resource templates use). */
-function expand(template: string, values: Record<string, unknown>): string {
-  return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
-}
-
-function Badges({ item, facts }: { item: Item; facts?: HandlerFacts }) {
-  const entry = item.entry as Tool;
-  const annotations = Object.entries(entry.annotations ?? {}).filter(([k]) => k !== 'title');
-  const task = (entry as { execution?: { taskSupport?: string } }).execution?.taskSupport;
-  const app = item.kind === 'tool' ? getToolUiResourceUri(entry) : undefined;
-  return (
-    <div class="badges">
-      {facts && <span class="badge where">{facts.where}</span>}
-      {facts?.tags.map((tag) => (
-        <span key={tag} class="badge tag-badge">
-          #{tag}
-        </span>
-      ))}
-      {facts && facts.guards > 0 && <span class="badge">{facts.guards === 1 ? '1 guard' : `${facts.guards} guards`}</span>}
-      {facts && facts.rateLimits > 0 && <span class="badge">rate-limited</span>}
-      {annotations.map(([key, value]) => (
-        <span key={key} class="badge">
-          {key}: {String(value)}
-        </span>
-      ))}
-      {task && <span class="badge">tasks: {task}</span>}
-      {app && <span class="badge app-badge">MCP App {app}</span>}
-      {'mimeType' in item.entry && item.entry.mimeType && <span class="badge">{item.entry.mimeType}</span>}
-    </div>
-  );
-}
-
-function StartupProblems({ server }: { server: Extract<ServerEvent, { state: 'failed' }> }) {
-  return (
-    <div id="startup-error" class="startup-error">
-      <h2>The server could not start</h2>
-      {server.problems.length > 0 ? (
-        <ul>
-          {server.problems.map((p) => (
-            <li key={`${p.code}${p.where}${p.message}`}>
-              {p.code && <span class="code">{p.code}</span>} <b>{p.where}</b>: {p.message}
-              <div class="fix">Fix: {p.fix}</div>
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <pre class="text">{server.message}</pre>
-      )}
-      <p class="help">Save a fix: the server restarts and the console reconnects.</p>
-    </div>
-  );
-}
 
 export function Console() {
   const [server, setServer] = useState<ServerEvent>({ type: 'server', state: 'starting', generation: 0 });
@@ -538,6 +432,15 @@ export function Console() {
                 <TraceView spans={spans.get(run.traceId) ?? []} />
               </div>
             )}
+          </div>
+        ) : selected?.startsWith('resource:') && runs[selected] ? (
+          // A resource link to a resource the list does not name: what reading it gave.
+          <div class="detail" data-detail={selected}>
+            <h2>
+              {selected.slice('resource:'.length)} <span class="kind">resource</span>
+            </h2>
+            {runs[selected]?.error && <div class="result error">{runs[selected]?.error}</div>}
+            {runs[selected]?.read && <ReadView result={runs[selected]?.read as ReadResourceResult} />}
           </div>
         ) : (
           <p class="help">Pick a tool, resource or prompt on the left.</p>
