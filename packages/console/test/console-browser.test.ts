@@ -36,7 +36,8 @@ async function open(url: string): Promise<Page> {
   page.setDefaultTimeout(WAIT_MS);
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   await page.goto(url);
-  await page.locator('#status', { hasText: /^connected/ }).waitFor();
+  // The server may still be starting (vite-node, on a busy machine).
+  await page.locator('#status', { hasText: /^connected/ }).waitFor({ timeout: RESTART_MS });
   return page;
 }
 
@@ -71,7 +72,7 @@ describe('the console against the example app', () => {
   let page: Page;
   beforeAll(async () => {
     page = await open(example.url);
-  }, 60_000);
+  }, 120_000);
   afterAll(() => page?.close());
 
   it('lists the catalogue with descriptions and annotations, and the search box filters it', async () => {
@@ -159,7 +160,7 @@ describe('the console against the fixture app', () => {
   let page: Page;
   beforeAll(async () => {
     page = await open(fixture.url);
-  }, 60_000);
+  }, 120_000);
   afterAll(() => page?.close());
 
   it('shows every kind of content as it came; a resource link reads the resource', async () => {
@@ -256,7 +257,7 @@ describe('the console against the fixture app', () => {
   });
 
   it('a source edit restarts the server: a start-up error shows its code and fix, then the page reconnects with the form kept', {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     await pick(page, 'tool:add');
     await page.fill('#call-by', '42');
