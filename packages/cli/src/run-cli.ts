@@ -412,6 +412,9 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         const entryArgs = end === -1 ? [] : rest.slice(end + 1);
         const { values, positionals } = parseDevArgs(own);
         if (positionals.length > 1) throw new UsageError('usage: armature dev [entry] [--watch <path>] [-- <arguments for the entry>]');
+        if (values.ui && entryArgs.length > 0) {
+          throw new UsageError(`armature dev --ui serves the app itself, so arguments after -- are not used: drop ${entryArgs.join(' ')}`);
+        }
         if (values.ui) return serveConsole(positionals, values.watch, io);
         const session = startDev({ entry: positionals[0], watch: values.watch, args: entryArgs, cwd: io.cwd });
         await session.closed;

@@ -2,6 +2,8 @@
 // app: registers an OpenTelemetry tracer provider whose span processor sends every finished span
 // to the console over the IPC channel. Armature's own instrumentation (request, validation,
 // handler, client-request and remote spans) then traces every call with no exporter set up.
+// The API's global registry accepts a provider from a copy of @opentelemetry/api whose minor
+// version is at least the reader's: this package pins the same API version as @armature/core.
 import { type Context, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
