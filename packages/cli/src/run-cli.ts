@@ -243,9 +243,16 @@ function parseDevArgs(args: readonly string[]) {
  */
 async function serveConsole(positionals: readonly string[], watch: string[] | undefined, io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('usage: armature dev|inspect [entry] --ui');
+  const entry = positionals[0] ?? 'src/app.ts';
+  const root = findProject(io.cwd ?? process.cwd()).root;
+  if (!existsSync(resolve(root, entry))) {
+    throw new UsageError(
+      `${entry} does not exist. Fix: armature dev --ui <the module that exports the app: createApp(), an app, servers, or the @McpServer classes>`,
+    );
+  }
   const ui = await startConsole();
   try {
-    const session = startDev({ entry: positionals[0] ?? 'src/app.ts', watch, cwd: io.cwd, ui });
+    const session = startDev({ entry, watch, cwd: io.cwd, ui });
     (io.stderr ?? ((text: string) => process.stderr.write(text)))(`[armature] console: ${ui.url}\n`);
     await session.closed;
   } catch (error) {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { plainUi, runCli } from '../src/index.js';
 
@@ -23,6 +24,16 @@ describe('armature dev --ui / inspect --ui', () => {
     const { code, lines } = await run(command, '--ui', 'src/app.ts', 'src/other.ts');
     expect(code).toBe(1);
     expect(lines.join('\n')).toMatch(/usage: armature dev(\|inspect)? \[entry\]/);
+  });
+
+  it('says which module --ui wants when the entry is missing', async () => {
+    const cwd = fileURLToPath(new URL('../../console/test/fixture', import.meta.url));
+    const lines: string[] = [];
+    const code = await runCli(['dev', '--ui', 'src/missing.ts'], { cwd, ui: plainUi((line) => lines.push(line)) });
+    expect(code).toBe(1);
+    expect(lines.join('\n')).toContain(
+      'src/missing.ts does not exist. Fix: armature dev --ui <the module that exports the app: createApp(), an app, servers, or the @McpServer classes>',
+    );
   });
 
   it('the help names --ui for both commands', async () => {
