@@ -163,6 +163,15 @@ describe('the console against the fixture app', () => {
   }, 120_000);
   afterAll(() => page?.close());
 
+  it('a date-time field takes a local date and time and sends an RFC 3339 date-time', async () => {
+    await pick(page, 'tool:schedule_delivery');
+    expect(await page.getAttribute('#call-at', 'type')).toBe('datetime-local');
+    await page.fill('#call-at', '2026-03-01T10:30:00');
+    await page.click('#call');
+    const sent = await page.evaluate(() => new Date('2026-03-01T10:30:00').toISOString());
+    await page.locator('#result', { hasText: `delivery at ${sent}` }).waitFor();
+  });
+
   it('shows every kind of content as it came; a resource link reads the resource', async () => {
     await pick(page, 'tool:media');
     await page.click('#call');
