@@ -1,5 +1,4 @@
 import {
-  type CallToolResult,
   Client,
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -85,5 +84,3 @@ export async function loadCatalogue(client: Client): Promise<Catalogue> {
   ]);
   return { tools, resources, templates, prompts };
 }
-
-export type { CallToolResult };
