@@ -75,7 +75,7 @@ inspect
                              a new required argument, a narrowed type, bound, pattern or enum, a removed or
                              no longer always present output field); compatible changes are printed
   --if-present               with --check: skip (exit 0) when <file> does not exist yet
-  --ui                       serve the app (e.g. a built dist/app.js) and open the console on it (see dev --ui)
+  --ui                       serve the app (e.g. a built dist/app.js) under the console, not restarted (see dev --ui)
 
 dev
   entry                      module that starts the server (default src/main.ts)

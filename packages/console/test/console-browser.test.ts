@@ -35,6 +35,12 @@ async function open(url: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   page.setDefaultTimeout(WAIT_MS);
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // Offline: the page asks nothing of any other host (no CDN, no fonts, no telemetry).
+  const origin = new URL(url).origin;
+  page.on('request', (request) => {
+    if (!/^(data|blob|about):/.test(request.url()) && new URL(request.url()).origin !== origin)
+      problems.push(`request to ${request.url()}`);
+  });
   await page.goto(url);
   // The server may still be starting (vite-node, on a busy machine).
   await page.locator('#status', { hasText: /^connected/ }).waitFor({ timeout: RESTART_MS });
@@ -294,7 +300,7 @@ describe('the console against the fixture app', () => {
     await page.locator('#result .structured', { hasText: /"total": \d+/ }).waitFor();
   });
 
-  it('shows no page errors', () => {
+  it('shows no page errors, and the page asked no other host for anything', () => {
     expect(problems).toEqual([]);
   });
 });
