@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startConsole } from '@armature/console';
 import { buildApp } from './build/bundle-app.js';
 import { CreateError, createProject } from './create/create-project.js';
 import { TEMPLATES, type Template, type Transport } from './create/project-files.js';
@@ -74,11 +75,14 @@ inspect
                              a new required argument, a narrowed type, bound, pattern or enum, a removed or
                              no longer always present output field); compatible changes are printed
   --if-present               with --check: skip (exit 0) when <file> does not exist yet
+  --ui                       serve the app (e.g. a built dist/app.js) under the console, not restarted (see dev --ui)
 
 dev
   entry                      module that starts the server (default src/main.ts)
   --watch <path>             what to watch (repeatable; default src, tsconfig.json, package.json, .env)
   -- <args>                  arguments for the entry (its process.argv.slice(2)), e.g. armature dev src/main.ts -- --http
+  --ui                       a console in the browser on 127.0.0.1 (URL with a token printed): browse, call and
+                             watch the app that entry exports (default src/app.ts) over Streamable HTTP
 
 build
   entry                      the compiled module that starts the server (default dist/main.js; run npm run build first)
@@ -217,7 +221,11 @@ async function guard(io: CliIo, work: (ui: Ui) => Promise<number>): Promise<numb
 
 function parseDevArgs(args: readonly string[]) {
   try {
-    return parseArgs({ args: [...args], allowPositionals: true, options: { watch: { type: 'string', multiple: true } } });
+    return parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: { watch: { type: 'string', multiple: true }, ui: { type: 'boolean' } },
+    });
   } catch (error) {
     const unknown = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
     if (!unknown) throw error;
@@ -227,6 +235,31 @@ function parseDevArgs(args: readonly string[]) {
       `armature dev has no option ${unknown}. Arguments for your entry go after --:\n  armature dev ${[...ownArgs, '--', ...args.slice(at)].join(' ')}`,
     );
   }
+}
+
+/**
+ * `dev --ui` and `inspect --ui`: the console's page, and the app of `entry` (default src/app.ts)
+ * served under it; `dev` restarts it on changes, `inspect` (`watch` empty) serves it as it is.
+ */
+async function serveConsole(positionals: readonly string[], watch: string[] | undefined, io: CliIo): Promise<number> {
+  if (positionals.length > 1) throw new UsageError('usage: armature dev|inspect [entry] --ui');
+  const entry = positionals[0] ?? 'src/app.ts';
+  const root = findProject(io.cwd ?? process.cwd()).root;
+  if (!existsSync(resolve(root, entry))) {
+    throw new UsageError(
+      `${entry} does not exist. Fix: armature dev --ui <the module that exports the app: createApp(), an app, servers, or the @McpServer classes>`,
+    );
+  }
+  const ui = await startConsole();
+  try {
+    const session = startDev({ entry, watch, cwd: io.cwd, ui });
+    (io.stderr ?? ((text: string) => process.stderr.write(text)))(`[armature] console: ${ui.url}\n`);
+    await session.closed;
+  } catch (error) {
+    await ui.close();
+    throw error;
+  }
+  return 0;
 }
 
 /** The `armature` command. Returns the exit code. */
@@ -301,8 +334,10 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
             snapshot: { type: 'string' },
             check: { type: 'string' },
             'if-present': { type: 'boolean' },
+            ui: { type: 'boolean' },
           },
         });
+        if (values.ui) return serveConsole(positionals, [], io);
         if (values.rules) {
           out(
             `${Object.entries(RULES)
@@ -384,6 +419,10 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         const entryArgs = end === -1 ? [] : rest.slice(end + 1);
         const { values, positionals } = parseDevArgs(own);
         if (positionals.length > 1) throw new UsageError('usage: armature dev [entry] [--watch <path>] [-- <arguments for the entry>]');
+        if (values.ui && entryArgs.length > 0) {
+          throw new UsageError(`armature dev --ui serves the app itself, so arguments after -- are not used: drop ${entryArgs.join(' ')}`);
+        }
+        if (values.ui) return serveConsole(positionals, values.watch, io);
         const session = startDev({ entry: positionals[0], watch: values.watch, args: entryArgs, cwd: io.cwd });
         await session.closed;
         return 0;

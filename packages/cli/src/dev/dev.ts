@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import type { DevConsole } from '@armature/console';
 import { watch } from 'chokidar';
 import { findProject } from '../util/project.js';
 import { READY_FD_ENV, viteNodeArgs } from '../util/vite-node.js';
@@ -17,6 +18,11 @@ export interface DevOptions {
   args?: readonly string[];
   /** Where the supervisor's own lines go. Default stderr (stdout belongs to a stdio server). */
   log?: (line: string) => void;
+  /**
+   * `--ui`: the console that follows the server. It runs its own module in place of the entry (which
+   * then names the module exporting the app, as for `inspect`), and hears from each server process.
+   */
+  ui?: DevConsole;
 }
 
 export interface DevSession {
@@ -39,7 +45,11 @@ export function startDev(options: DevOptions = {}): DevSession {
   const root = project.root;
   const entry = resolve(root, options.entry ?? 'src/main.ts');
   if (!existsSync(entry)) throw new Error(`${relative(root, entry)} does not exist. Fix: armature dev <entry that starts the server>`);
-  const args = viteNodeArgs(root, entry, options.args);
+  const wrapped = options.ui?.wrap(root, entry, READY_FD_ENV);
+  // A built app (JavaScript) runs under plain node, as in production; TypeScript sources under vite-node.
+  const args = wrapped?.plainNode
+    ? [...wrapped.execArgv, wrapped.entry, ...(options.args ?? [])]
+    : [...(wrapped?.execArgv ?? []), ...viteNodeArgs(root, wrapped?.entry ?? entry, options.args)];
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const debounceMs = options.debounceMs ?? 150;
   const targets = (options.watch ?? ['src', 'tsconfig.json', 'package.json', '.env']).map((p) => join(root, p)).filter(existsSync);
@@ -59,10 +69,12 @@ export function startDev(options: DevOptions = {}): DevSession {
     // which prints nothing, it is the only sign that the restart worked.
     child = spawn(process.execPath, args, {
       cwd: root,
-      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+      // Under the console the server listens on HTTP and talks to the console over IPC: stdin is not its.
+      stdio: options.ui ? ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'] : ['inherit', 'inherit', 'inherit', 'pipe'],
       env: { ...process.env, [READY_FD_ENV]: '3' },
     });
     const current = child;
+    options.ui?.attach(current);
     const first = restarts === 0;
     (current.stdio[3] as NodeJS.ReadableStream | null)?.once('data', () => {
       if (current === child && !stopping) log(first ? '[armature] the server is up' : '[armature] the server is up again');
@@ -118,13 +130,15 @@ export function startDev(options: DevOptions = {}): DevSession {
     process.off('SIGTERM', onSignal);
     await watcher.close();
     await end(child);
+    await options.ui?.close();
     finish();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
   log(
-    `[armature] dev: ${relative(root, entry)} with vite-node, restarting on changes in ${targets.map((t) => relative(root, t)).join(', ')}`,
+    `[armature] dev: ${relative(root, entry)} with ${wrapped?.plainNode ? 'node' : 'vite-node'}, ` +
+      (targets.length === 0 ? 'not watching' : `restarting on changes in ${targets.map((t) => relative(root, t)).join(', ')}`),
   );
   launch();
   return {

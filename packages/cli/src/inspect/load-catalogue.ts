@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { findAppSource } from '@armature/console';
 import { viteNodeArgs } from '../util/vite-node.js';
 
 type Json = Record<string, unknown>;
@@ -30,24 +31,12 @@ export class InspectError extends Error {
  * production builder, and writes the catalogue as JSON.
  */
 function loaderSource(entry: string, shown: string, out: string): string {
-  const noApp = `${shown} exports no app: export createApp(), an McpApp called app, an array called servers, or the @McpServer classes`;
   return `import { writeFileSync } from 'node:fs';
 import { createMcpApp, getMetadataStorage, McpApp } from '@armature/core';
 
 const out = ${JSON.stringify(out)};
 try {
-  const entry = await import(${JSON.stringify(entry)});
-  let app;
-  if (typeof entry.createApp === 'function') app = await entry.createApp();
-  else if (entry.app instanceof McpApp) app = entry.app;
-  else if (Array.isArray(entry.servers)) app = createMcpApp(entry.servers);
-  else {
-    const classes = Object.values(entry).filter((v) => typeof v === 'function' && getMetadataStorage().findServer(v));
-    if (classes.length > 0) app = createMcpApp(classes);
-  }
-  if (!(app instanceof McpApp)) {
-    throw new Error(${JSON.stringify(noApp)});
-  }
+  ${findAppSource(entry, shown)}
   const d = app.definition;
   const catalogue = {
     server: d.info,

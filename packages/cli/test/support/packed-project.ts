@@ -62,7 +62,7 @@ export const armature = (args: readonly string[], cwd: string, timeoutMs?: numbe
 export const tempDir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 
 /** The packages a user's project installs, as `pnpm pack` publishes them (workspace ranges resolved). */
-const PACKED = ['core', 'testing', 'cli', 'create-armature', 'nestjs', 'openapi'] as const;
+const PACKED = ['core', 'testing', 'console', 'cli', 'create-armature', 'nestjs', 'openapi'] as const;
 export type PackedName = (typeof PACKED)[number];
 
 let packed: Promise<Record<PackedName, string>> | undefined;
@@ -94,7 +94,7 @@ export async function createArmatureBin(): Promise<string> {
   const manifest = {
     private: true,
     dependencies: { 'create-armature': `file:${tarballs['create-armature']}` },
-    overrides: { '@armature/cli': `file:${tarballs.cli}` },
+    overrides: { '@armature/cli': `file:${tarballs.cli}`, '@armature/console': `file:${tarballs.console}` },
   };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await installOrThrow('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
@@ -128,15 +128,19 @@ export async function packedInstall(root: string, pm: 'npm' | 'pnpm'): Promise<R
       if (local[name]) (pkg[field] as Record<string, string>)[name] = local[name];
     }
   }
-  // The packages' own dependencies on each other (testing's peer on core) point at the tarballs
-  // too: they are not on the registry.
+  // The packages' own dependencies on each other (testing's peer on core, the CLI's on the
+  // console) point at the tarballs too: they are not on the registry.
+  const console_ = `file:${tarballs.console}`;
   if (pm === 'npm') {
-    pkg.overrides = { '@armature/core': local['@armature/core'] as string };
+    pkg.overrides = { '@armature/core': local['@armature/core'] as string, '@armature/console': console_ };
     writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
     return installOrThrow('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], root);
   }
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
-  writeFileSync(join(root, 'pnpm-workspace.yaml'), `overrides:\n  "@armature/core": "${local['@armature/core']}"\n`);
+  writeFileSync(
+    join(root, 'pnpm-workspace.yaml'),
+    `overrides:\n  "@armature/core": "${local['@armature/core']}"\n  "@armature/console": "${console_}"\n`,
+  );
   return installOrThrow('pnpm', ['install', '--prefer-offline'], root);
 }
 

@@ -1,0 +1,5 @@
+import { render } from 'preact';
+import { Console } from './console.js';
+import './console.css';
+
+render(<Console />, document.getElementById('console') as HTMLElement);
