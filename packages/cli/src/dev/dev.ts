@@ -60,7 +60,8 @@ export function startDev(options: DevOptions = {}): DevSession {
     child = spawn(process.execPath, args, {
       cwd: root,
       stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
-      env: { ...process.env, [READY_FD_ENV]: '3' },
+      // Callers of the dev server read the message of unexpected errors (`exposeErrors` defaults to true).
+      env: { ...process.env, [READY_FD_ENV]: '3', ARMATURE_EXPOSE_ERRORS: '1' },
     });
     const current = child;
     const first = restarts === 0;
