@@ -13,6 +13,7 @@ import {
   Context,
   type CreateMcpAppOptions,
   createMcpApp,
+  type LoggerOption,
   McpServer,
   type Middleware,
   RequireScopes,
@@ -326,9 +327,10 @@ describe('caller input in a log record (property)', () => {
     fc.record({ part: callerText, name: callerText, reason: callerText }).map((e): ServerEvent => ({ event: 'remote-skipped', ...e })),
   );
 
-  it('text: one record is one line, without any control character', () => {
+  /** Logs each generated event with `option`: every record must be one line without control characters, then `check` it. */
+  function eachRecordOneLine(option: LoggerOption, check: (line: string, event: ServerEvent) => void = () => undefined): void {
     const events = new ServerEvents();
-    const stop = startServerLog(events, { format: 'text', level: 'info' }, false);
+    const stop = startServerLog(events, option, false);
     try {
       fc.assert(
         fc.property(eventOf, (event) => {
@@ -338,35 +340,25 @@ describe('caller input in a log record (property)', () => {
           const [line] = stderr as [string];
           expect(line.endsWith('\n')).toBe(true);
           expect(line.slice(0, -1)).not.toMatch(CONTROL);
+          check(line, event);
         }),
         { numRuns: 200 },
       );
     } finally {
       stop();
     }
+  }
+
+  it('text: one record is one line, without any control character', () => {
+    eachRecordOneLine({ format: 'text', level: 'info' });
   });
 
   it('json: one record is one line of valid JSON, without any control character, keeping the text exactly', () => {
-    const events = new ServerEvents();
-    const stop = startServerLog(events, 'json', false);
-    try {
-      fc.assert(
-        fc.property(eventOf, (event) => {
-          stderr.length = 0;
-          events.emit(event);
-          expect(stderr).toHaveLength(1);
-          const [line] = stderr as [string];
-          expect(line.endsWith('\n')).toBe(true);
-          expect(line.slice(0, -1)).not.toMatch(CONTROL);
-          const record = JSON.parse(line) as Record<string, unknown>;
-          if (event.event === 'refused') expect(record.client).toBe(event.client);
-          if (event.event === 'call-failed') expect(record.what).toBe(event.what);
-        }),
-        { numRuns: 200 },
-      );
-    } finally {
-      stop();
-    }
+    eachRecordOneLine('json', (line, event) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (event.event === 'refused') expect(record.client).toBe(event.client);
+      if (event.event === 'call-failed') expect(record.what).toBe(event.what);
+    });
   });
 });
 

@@ -1,11 +1,8 @@
-import { ArmatureBuildError } from '../messages/build-error.js';
 import { retryAfterSeconds } from '../messages/call-messages.js';
-import { MESSAGES, problem } from '../messages/message-catalog.js';
 import { wireMessages } from '../messages/wire-messages.js';
-import { rateLimitFaults } from '../metadata/rate-limit-rule.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { RATE_LIMITED, type RateLimitStore } from '../state/rate-limit-store.js';
-import type { HttpRateLimitOptions } from './http-rate-limit.js';
+import { checkHttpLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 
 /** Failed authentications let through per client address before its requests are refused unverified. */
@@ -25,10 +22,7 @@ export class FailedAuthLimit {
     private readonly store: RateLimitStore,
     private readonly events?: ServerEvents,
   ) {
-    const problems = rateLimitFaults(options, false).map((fault) =>
-      problem(MESSAGES.invalidRateLimit, 'listenHttp', 'auth.failedAuthLimit', fault.field, fault.value, fault.requirement),
-    );
-    if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot serve HTTP', 'in the HTTP options');
+    checkHttpLimit(options, 'auth.failedAuthLimit');
   }
 
   /** The 429 for an address that has spent its budget, or undefined to go on and verify its token. */
