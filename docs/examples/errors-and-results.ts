@@ -477,7 +477,9 @@ async function pipelineOptions(): Promise<void> {
     await filtered.close();
   }
 
-  const guarded = await connectInMemory(createMcpApp(UsersServer, { middleware: [requireTenant], exposeErrors: true, onError: () => undefined }));
+  const guarded = await connectInMemory(
+    createMcpApp(UsersServer, { middleware: [requireTenant], exposeErrors: true, onError: () => undefined }),
+  );
   try {
     const refused = await guarded.client.callTool({ name: 'getUser', arguments: { id: '1' } }).catch((error: unknown) => error);
     expectEqual(

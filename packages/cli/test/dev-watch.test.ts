@@ -26,7 +26,7 @@ beforeAll(() => {
       "import { value } from './value.js';",
       '',
       "appendFileSync(new URL('../log.txt', import.meta.url), value + '\\n');",
-      "appendFileSync(new URL('../env.txt', import.meta.url), `${process.env.ARMATURE_EXPOSE_ERRORS}\\n`);",
+      "appendFileSync(new URL('../env.txt', import.meta.url), String(process.env.ARMATURE_EXPOSE_ERRORS) + '\\n');",
       'setInterval(() => undefined, 60_000);',
       '',
     ].join('\n'),
