@@ -332,11 +332,13 @@ async function limits(): Promise<void> {
     }
   }
   const reported: string[] = [];
-  const listener = await createMcpApp(LimitsServer, { onError: (error) => reported.push((error as Error).message) }).listenHttp({
+  const listener = await createMcpApp(LimitsServer, {
+    exposeErrors: true,
+    onError: (error) => reported.push((error as Error).message),
+  }).listenHttp({
     port: 0,
   });
   const masked = await createMcpApp(LimitsServer, {
-    production: true,
     onError: (error) => reported.push((error as Error).message),
   }).listenHttp({
     port: 0,
@@ -370,10 +372,10 @@ async function limits(): Promise<void> {
       await client.close();
     }
     expectEqual(reported.length, 2, 'only the nested DTO (once per revision) went to onError, not the resource or the prompt');
-    // Not an unexpected error: production mode sends the same message.
+    // Not an unexpected error: sent the same when errors are masked (the default).
     const client = await connect(masked.url, confirmingClient(true, { action: 'decline' }));
     const read = await client.readResource({ uri: 'limits://asks' }).catch((e: ProtocolError) => `${e.code} ${e.message}`);
-    expectEqual(read, `-32603 ${outputs['resource-asks']}`, 'not masked in production mode');
+    expectEqual(read, `-32603 ${outputs['resource-asks']}`, 'not masked');
     await client.close();
     expectEqual(reported.length, 2, 'still nothing reported');
   } finally {

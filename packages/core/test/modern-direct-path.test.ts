@@ -195,7 +195,7 @@ async function serve(endpoint: HttpEndpoint): Promise<{ url: string; server: Ser
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
 }
 
-const app = createMcpApp(ModernServer, { onError: () => undefined, pageSize: 3 });
+const app = createMcpApp(ModernServer, { onError: () => undefined, exposeErrors: true, pageSize: 3 });
 const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
 const engine = new AppEngine(runtime);
 let dispatcher: ModernFront;

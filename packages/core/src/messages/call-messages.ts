@@ -50,9 +50,10 @@ export const callMessages = {
   cancelled(): string {
     return 'the request was cancelled';
   },
-  /** The text a caller gets for an unexpected failure in production mode. */
-  masked(label: string, requestId: unknown): string {
-    return `${label} failed unexpectedly; the error was logged on the server (request ${String(requestId)})`;
+  /** The text a caller gets for an unexpected failure (unless the app sets `exposeErrors`). */
+  masked(label: string, requestId: unknown, errorId: string): string {
+    const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
+    return `${label} failed unexpectedly; the error was logged on the server (request ${id}, error ${errorId})`;
   },
   inputFromNonTool(where: string): string {
     return `${where} asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that`;

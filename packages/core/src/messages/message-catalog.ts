@@ -482,7 +482,7 @@ export const MESSAGES = {
       fix:
         source === '@RateLimit'
           ? "@RateLimit({ limit: 10, windowMs: 60_000, by: ['principal', 'tool'] })"
-          : `${source}: { limit: 10, windowMs: 60_000${source === 'rateLimit' ? '' : ", by: ['principal', 'tool']"} }`,
+          : `${source}: { limit: 10, windowMs: 60_000${source === 'rateLimit' || source === 'auth.failedAuthLimit' ? '' : ", by: ['principal', 'tool']"} }`,
     }),
   ),
 

@@ -39,6 +39,8 @@ export const wireMessages = {
     `Invalid Request: JSON-RPC batches are not supported on protocol revision ${version}; send one message per request`,
   httpRateLimited: (limit: number, windowMs: number, retryAfterSeconds: number) =>
     `Too Many Requests: this client sent more than ${limit} request${limit === 1 ? '' : 's'} in ${windowMs / 1000} s (rateLimit); retry in ${retryAfterSeconds} s`,
+  failedAuthLimited: (limit: number, windowMs: number, retryAfterSeconds: number) =>
+    `Too Many Requests: more than ${limit} request${limit === 1 ? '' : 's'} from this address failed authentication in ${windowMs / 1000} s (auth.failedAuthLimit); retry in ${retryAfterSeconds} s with a valid bearer token`,
   tooManySessions: (max: number) => `Service Unavailable: the server holds its maximum of ${max} sessions (maxSessions); retry later`,
   tooManyClientSessions: (max: number) =>
     `Too Many Requests: this client already holds ${max} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,

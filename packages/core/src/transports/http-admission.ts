@@ -12,7 +12,8 @@ import { logMessages } from '../messages/log-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { RefusalReason, ServerEvents } from '../observability/server-events.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
-import { clientAddress, type TrustProxy } from './client-address.js';
+import { clientAddress, isPublicAddress, type TrustProxy } from './client-address.js';
+import type { FailedAuthLimit } from './failed-auth-limit.js';
 import type { Caller } from './http-caller.js';
 import { type Message, messagesOf, type ParsedBody } from './http-messages.js';
 import type { HttpRateLimit } from './http-rate-limit.js';
@@ -64,6 +65,8 @@ export class HttpAdmission {
   private readonly auth?: BearerAuth;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
   private readonly trustProxy?: TrustProxy;
+  /** Set once a request came from a public peer although `trustProxy` is set (it is told once). */
+  private warnedPublicPeer = false;
   /** Set once the endpoint stops accepting: every request is then refused with 503. */
   closed = false;
 
@@ -72,6 +75,7 @@ export class HttpAdmission {
     private readonly scopesFor?: ScopeRequirement,
     private readonly rateLimit?: HttpRateLimit,
     private readonly events?: ServerEvents,
+    private readonly failedAuth?: FailedAuthLimit,
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
@@ -106,15 +110,29 @@ export class HttpAdmission {
       this.refused('too-large', wireMessages.bodyTooLarge(this.maxBody));
       return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
     }
+    if (this.trustProxy && !this.warnedPublicPeer && remoteAddress !== undefined && isPublicAddress(remoteAddress)) {
+      this.warnedPublicPeer = true;
+      this.events?.emit({
+        event: 'misconfigured',
+        option: 'trustProxy',
+        message: logMessages.trustProxyPublicPeer(this.trustProxy, remoteAddress),
+      });
+    }
     const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
     let caller: Caller;
     if (!this.auth) caller = address ? { client: `ip:${address}`, address } : {};
     else {
+      // An address that has spent its budget of failed authentications is not verified again.
+      const spent = await this.failedAuth?.refusal(address);
+      if (spent) return { response: spent };
       const outcome = await this.auth.authenticate(request);
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
         // A 500 is the verifier's failure, reported as such, not a refused client.
-        if (status < 500) this.refused('unauthorized', logMessages.authRefused(status, headers.get('www-authenticate')));
+        if (status < 500) {
+          this.refused('unauthorized', logMessages.authRefused(status, headers.get('www-authenticate')));
+          await this.failedAuth?.failed(address);
+        }
         return outcome;
       }
       const owner = ownerOf(outcome.principal);

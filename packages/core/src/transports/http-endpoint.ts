@@ -8,6 +8,7 @@ import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
+import { DEFAULT_FAILED_AUTH_LIMIT, FailedAuthLimit } from './failed-auth-limit.js';
 import { FetchExchange } from './fetch-exchange.js';
 import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
 import type { Caller } from './http-caller.js';
@@ -104,10 +105,11 @@ export class HttpEndpoint {
     counting?: { readonly store: RateLimitStore; readonly events: ServerEvents },
     private readonly taskFeed?: TaskFeed,
   ) {
-    const rateLimit = options.rateLimit
-      ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
-      : undefined;
-    this.admission = new HttpAdmission(options, scopesFor, rateLimit, counting?.events);
+    const store = counting?.store ?? new MemoryRateLimitStore();
+    const rateLimit = options.rateLimit ? new HttpRateLimit(options.rateLimit, store, counting?.events) : undefined;
+    const failedAuthLimit = options.auth?.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT;
+    const failedAuth = options.auth && failedAuthLimit ? new FailedAuthLimit(failedAuthLimit, store, counting?.events) : undefined;
+    this.admission = new HttpAdmission(options, scopesFor, rateLimit, counting?.events, failedAuth);
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };

@@ -428,7 +428,7 @@ export class TaskService {
     const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
     const settings: ExecutorSettings = {
       timeoutMs: record.ttlMs,
-      production: this.env.production,
+      exposeErrors: this.env.exposeErrors,
       errorFilter: this.env.errorFilter,
       reportError: this.env.reportError,
       stats: this.env.stats,
