@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { MESSAGES } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
+import { headerParamsOf } from '../schema/header-params.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import {
   CodeGenerationRefused,
@@ -91,6 +92,9 @@ export function buildTool(
     }
   }
 
+  const headers = headerParamsOf(inputSchema);
+  if ('problem' in headers) build.add(MESSAGES.headerParamInvalid, headers.problem);
+
   const plan = build.plan(name, method as Method, input, input.kind !== 'none');
   if (!build.sound) return undefined;
 
@@ -119,5 +123,6 @@ export function buildTool(
     methodName: args.methodName,
     plan,
     ...(ui ? { ui } : {}),
+    ...('params' in headers && headers.params.length > 0 ? { headerParams: Object.freeze(headers.params) } : {}),
   });
 }

@@ -9,7 +9,7 @@ import type { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { FetchExchange } from './fetch-exchange.js';
-import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
+import { type AdmissionOptions, type CallRequirements, HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
@@ -93,7 +93,7 @@ export class HttpEndpoint {
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
     options: HttpEndpointOptions = {},
-    scopesFor?: ScopeRequirement,
+    requirements?: CallRequirements,
     uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
     readonly direct?: DirectModern,
@@ -102,7 +102,7 @@ export class HttpEndpoint {
     const rateLimit = options.rateLimit
       ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
       : undefined;
-    this.admission = new HttpAdmission(options, scopesFor, rateLimit, counting?.events);
+    this.admission = new HttpAdmission(options, requirements, rateLimit, counting?.events);
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
