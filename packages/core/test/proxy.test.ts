@@ -47,6 +47,40 @@ function answering(client: Client, logs: unknown[] = []): Client {
   return client;
 }
 
+/** One raw 2026-07-28 tools/call (all client capabilities declared), with `extra` headers. */
+async function rawModernCall(url: string, name: string, args: Record<string, unknown>, extra: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+      ...extra,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': ANSWERING,
+        },
+      },
+    }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
+  const body = JSON.parse(json) as { result?: { inputRequests?: Record<string, unknown> }; error?: { code: number } };
+  return { status: response.status, body };
+}
+
 function textOf(result: unknown): string {
   return ((result as { content: { text: string }[] }).content ?? []).map((block) => block.text).join('');
 }
@@ -190,6 +224,31 @@ describe('a remote server mounted under a prefix (proxy)', () => {
       expect(textOf(await client.callTool({ name: `${part}_folders`, arguments: {} }))).toBe('roots: file:///work/project');
     }
     await close();
+  });
+
+  it.each(['stdio', 'web'])("passes a 2026-07-28 remote's round on as it was: its keys, its questions together (%s)", async (part) => {
+    const { client, url, close } = await connectHttp(app, { modern: true, capabilities: ANSWERING });
+    answering(client);
+    try {
+      const first = await rawModernCall(url, `${part}_survey`, {});
+      expect(Object.keys(first.body.result?.inputRequests ?? {})).toEqual(['sure_q', 'where']);
+      expect(textOf(await client.callTool({ name: `${part}_survey`, arguments: {} }))).toBe('survey: true, 1 root(s)');
+    } finally {
+      await close();
+    }
+  });
+
+  it("checks a remote tool's Mcp-Param headers as for the app's own", async () => {
+    const { client, url, close } = await connectHttp(app, { modern: true });
+    try {
+      // The gateway sends the header on to the remote (Base64 for text that is not plain ASCII).
+      expect(textOf(await client.callTool({ name: 'web_region', arguments: { region: 'eu' } }))).toBe('region eu');
+      expect(textOf(await client.callTool({ name: 'web_region', arguments: { region: ' Zürich' } }))).toBe('region  Zürich');
+      const refused = await rawModernCall(url, 'web_region', { region: 'eu' }, { 'mcp-param-region': 'us' });
+      expect([refused.status, refused.body.error?.code]).toEqual([400, -32020]);
+    } finally {
+      await close();
+    }
   });
 
   it.each(parts.filter((part) => part !== 'web25'))(

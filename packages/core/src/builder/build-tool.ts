@@ -1,7 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { MESSAGES } from '../messages/message-catalog.js';
 import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
-import { headerParamsOf } from '../schema/header-params.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import {
   CodeGenerationRefused,
@@ -9,6 +8,7 @@ import {
   JsonSchemaValidatorMissing,
   type JsonValidator,
 } from '../validation/json-schema-validator.js';
+import { headerParamsOf } from '../validation/param-headers.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import { toolUiOf } from './build-app-ui.js';
 import type { PlanContext } from './build-call-plan.js';

@@ -17,15 +17,17 @@ type Params = Record<string, unknown>;
  * a sampling request or its roots; the answer is what the remote gets. On 2026-07-28 the question
  * ends the client's call with `input_required`, as any handler's does.
  */
-export async function askCaller(ctx: Context, method: string, params: Params): Promise<Record<string, unknown>> {
+export async function askCaller(ctx: Context, method: string, params: Params, key?: string): Promise<Record<string, unknown>> {
+  // The remote's key names the question to the app's client too (2026-07-28), so it reads the same.
+  const named = key === undefined ? {} : { key };
   switch (method) {
     case 'elicitation/create':
-      if (params.mode === 'url') return ctx.elicitUrl(String(params.message), String(params.url));
-      return ctx.elicit(String(params.message), params.requestedSchema as never);
+      if (params.mode === 'url') return ctx.elicitUrl(String(params.message), String(params.url), named);
+      return ctx.elicit(String(params.message), params.requestedSchema as never, named);
     case 'sampling/createMessage':
-      return (await ctx.sample(params as never)) as unknown as Record<string, unknown>;
+      return (await ctx.sample(params as never, named)) as unknown as Record<string, unknown>;
     case 'roots/list':
-      return { roots: await ctx.roots() };
+      return { roots: await ctx.roots(named) };
     default:
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, remoteMessages.notRelayed(method));
   }
