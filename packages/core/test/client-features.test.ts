@@ -3,6 +3,7 @@ import { IsInt, IsString, Min, MinLength } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Context, createMcpApp, Field, type HttpListener, McpServer, Prompt, Tool } from '../src/index.js';
 import { connectInMemory } from './support/clients.js';
+import { modernRpc } from './support/modern-rpc.js';
 
 class Account {
   @Field('Account name')
@@ -260,33 +261,17 @@ describe('named questions on the wire (2026-07-28)', () => {
     const app = createMcpApp(NamedQuestions);
     const listener = await app.listenHttp({ port: 0 });
     cleanup.push(() => listener.close());
-    const response = await fetch(listener.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'together',
+    const { body } = await modernRpc(
+      listener.url,
+      'tools/call',
+      { name: 'together', arguments: {} },
+      {
+        elicitation: { form: {} },
+        sampling: {},
+        roots: {},
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'together',
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, sampling: {}, roots: {} },
-          },
-        },
-      }),
-    });
-    const { result } = (await response.json()) as {
-      result: { resultType: string; requestState?: string; inputRequests: Record<string, { method: string }> };
-    };
+    );
+    const result = body.result as { resultType: string; requestState?: string; inputRequests: Record<string, { method: string }> };
     expect(result.resultType).toBe('input_required');
     expect(Object.entries(result.inputRequests).map(([key, request]) => [key, request.method])).toEqual([
       ['who', 'elicitation/create'],

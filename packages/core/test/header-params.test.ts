@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { IsArray, IsInt, IsOptional, IsString } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArmatureBuildError, type BuildProblem, createMcpApp, Field, type HttpListener, McpServer, Tool } from '../src/index.js';
+import { modernRpc } from './support/modern-rpc.js';
 
 class LookupInput {
   @Field({ description: 'Region to route to', header: 'Region' })
@@ -43,36 +44,9 @@ class HeaderServer {
 
 /** One raw 2026-07-28 tools/call over HTTP with the standard headers and `extra` headers. */
 async function call(url: string, name: string, args: Record<string, unknown>, extra: Record<string, string>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      ...extra,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
-  const body = JSON.parse(json) as { id: number; result?: { content: Array<{ text: string }> }; error?: { code: number; message: string } };
-  return { status: response.status, id: body.id, text: body.result?.content[0]?.text, error: body.error };
+  const { status, body } = await modernRpc(url, 'tools/call', { name, arguments: args }, {}, undefined, extra);
+  const content = body.result?.content as Array<{ text: string }> | undefined;
+  return { status, id: body.id, text: content?.[0]?.text, error: body.error };
 }
 
 const base64 = (text: string) => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
@@ -150,7 +124,7 @@ describe('tool parameters mirrored in headers (x-mcp-header, SEP-2243)', () => {
         expect(answer.status).toBe(200);
         continue;
       }
-      expect(answer).toMatchObject({ status: 400, id: 7, error: { code: -32020 } });
+      expect(answer).toMatchObject({ status: 400, id: 1, error: { code: -32020 } });
       expect(answer.error?.message).toContain(why);
       expect(answer.error?.message).toContain('tool "lookup"');
     }

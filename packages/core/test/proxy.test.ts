@@ -14,6 +14,7 @@ import {
   Tool,
 } from '../src/index.js';
 import { connectHttp, connectInMemory } from './support/clients.js';
+import { modernRpc } from './support/modern-rpc.js';
 
 // The remote servers are separate processes (test/fixtures/remote-server.mjs, over the built
 // package), reached over stdio and over Streamable HTTP on 127.0.0.1, each revision.
@@ -49,36 +50,8 @@ function answering(client: Client, logs: unknown[] = []): Client {
 
 /** One raw 2026-07-28 tools/call (all client capabilities declared), with `extra` headers. */
 async function rawModernCall(url: string, name: string, args: Record<string, unknown>, extra: Record<string, string> = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      ...extra,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': ANSWERING,
-        },
-      },
-    }),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await response.text();
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
-  const body = JSON.parse(json) as { result?: { inputRequests?: Record<string, unknown> }; error?: { code: number } };
-  return { status: response.status, body };
+  const { status, body } = await modernRpc(url, 'tools/call', { name, arguments: args }, ANSWERING, undefined, extra);
+  return { status, body: body as { result?: { inputRequests?: Record<string, unknown> }; error?: { code: number } } };
 }
 
 function textOf(result: unknown): string {

@@ -61,26 +61,6 @@ export function suiteNodeVersion(): string {
   return spawnSync(NODE22, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout.trim();
 }
 
-/**
- * Every `--spec-version` the CLI accepts, with the server scenarios each selects. The CLI lists its
- * valid versions when given an unknown one; versions with no server scenario are kept (empty list).
- */
-export function specVersions(): { version: string; scenarios: string[] }[] {
-  const probe = runCli(['list', '--server', '--spec-version', '0000-00-00']);
-  const valid = /Valid versions:\s*(.+)/.exec(probe.stderr + probe.stdout)?.[1];
-  if (!valid) throw new Error(`could not read the suite's spec versions:\n${probe.stderr}${probe.stdout}`);
-  return valid
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean)
-    .map((version) => {
-      const list = runCli(['list', '--server', '--spec-version', version]);
-      if (list.status !== 0) throw new Error(`conformance list --spec-version ${version} failed:\n${list.stderr}`);
-      const scenarios = [...list.stdout.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1] as string);
-      return { version, scenarios };
-    });
-}
-
 const running = new Set<ChildProcess>();
 
 /** Kills suite runs still going (for afterAll). */

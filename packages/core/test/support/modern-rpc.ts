@@ -10,7 +10,7 @@ export interface RpcAnswer {
 /**
  * One raw 2026-07-28 request over HTTP, as any client could send it: the per-request envelope in
  * `_meta` (with `capabilities` as the client's), the Mcp-Method and Mcp-Name headers
- * (`Mcp-Name` is the tool's name or the task's id, as the tasks extension asks).
+ * (`Mcp-Name` is the tool's name or the task's id, as the tasks extension asks), and `headers` besides.
  */
 export async function modernRpc(
   url: string | URL,
@@ -18,6 +18,7 @@ export async function modernRpc(
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
   token?: string,
+  headers: Record<string, string> = {},
 ): Promise<RpcAnswer> {
   const name = params.name ?? params.taskId;
   const response = await fetch(url, {
@@ -29,6 +30,7 @@ export async function modernRpc(
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
       ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
