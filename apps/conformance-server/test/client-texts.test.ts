@@ -5,6 +5,7 @@
  * its scenarios pass even when the tool is missing; these tests do not.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JSON_SCHEMA_2020_12_INPUT } from '../src/tools.server.js';
 import { connectV1, connectV2, type Json, type Progress, type Session } from './support/clients.js';
 import { type HttpServer, killStarted, startHttpServer } from './support/processes.js';
 
@@ -39,25 +40,6 @@ const SUITE_TOOLS = [
   'test_trigger_prompt_change',
 ];
 const EXTRA_TOOLS = ['test_long_running', 'test_header_params'];
-
-const JSON_SCHEMA_2020_12 = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-  properties: {
-    name: { type: 'string' },
-    address: { $ref: '#/$defs/address' },
-    contactMethod: { type: 'string', enum: ['phone', 'email'] },
-    phone: { type: 'string' },
-    email: { type: 'string' },
-  },
-  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
-  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
-  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword (if/then/else); this object is never awaited
-  then: { required: ['phone'] },
-  else: { required: ['email'] },
-  additionalProperties: false,
-};
 
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
@@ -313,7 +295,7 @@ describe.each(setups)('$name over HTTP', ({ connect, modern }) => {
 
   it('json_schema_2020_12_tool: the inputSchema is listed exactly as written, and enforced', async () => {
     const tool = (await s.listTools()).find((t) => t.name === 'json_schema_2020_12_tool');
-    expect(tool?.inputSchema).toEqual(JSON_SCHEMA_2020_12);
+    expect(tool?.inputSchema).toEqual(JSON_SCHEMA_2020_12_INPUT);
     const ok = await s.callTool('json_schema_2020_12_tool', { name: 'Ada', address: { city: 'London' }, email: 'ada@example.com' });
     expect(ok.content).toEqual([
       { type: 'text', text: 'JSON Schema 2020-12 tool called with: {"name":"Ada","address":{"city":"London"},"email":"ada@example.com"}' },
