@@ -36,7 +36,14 @@ export {
   type RemoteStdioTarget,
   remoteServer,
 } from './builder/remote-server.js';
-export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
+export {
+  type ClientRequestOptions,
+  Context,
+  type ContextLogger,
+  type ElicitationSchema,
+  type ElicitOutcome,
+  type LogLevel,
+} from './context/context.js';
 export { McpError, ToolError } from './context/errors.js';
 export type {
   ErrorFilter,

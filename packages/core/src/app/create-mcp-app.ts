@@ -221,7 +221,10 @@ export class McpApp {
     const endpoint = new HttpEndpoint(
       (purpose) => this.engine.createServer(purpose),
       options,
-      (method, params) => this.runtime.requiredScopes(method, params),
+      {
+        scopes: (method, params) => this.runtime.requiredScopes(method, params),
+        headerParams: (tool) => this.runtime.tools.get(tool)?.headerParams,
+      },
       {
         maxSubscriptionsPerSession: this.runtime.maxSubscriptionsPerSession,
         maxUriLength: this.runtime.maxUriLength,

@@ -8,6 +8,7 @@ import {
   JsonSchemaValidatorMissing,
   type JsonValidator,
 } from '../validation/json-schema-validator.js';
+import { headerParamsOf } from '../validation/param-headers.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import { toolUiOf } from './build-app-ui.js';
 import type { PlanContext } from './build-call-plan.js';
@@ -91,6 +92,9 @@ export function buildTool(
     }
   }
 
+  const headers = headerParamsOf(inputSchema);
+  if ('problem' in headers) build.add(MESSAGES.headerParamInvalid, headers.problem);
+
   const plan = build.plan(name, method as Method, input, input.kind !== 'none');
   if (!build.sound) return undefined;
 
@@ -119,5 +123,6 @@ export function buildTool(
     methodName: args.methodName,
     plan,
     ...(ui ? { ui } : {}),
+    ...('params' in headers && headers.params.length > 0 ? { headerParams: Object.freeze(headers.params) } : {}),
   });
 }

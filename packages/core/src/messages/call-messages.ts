@@ -56,7 +56,10 @@ export const callMessages = {
     return `${label} failed unexpectedly; the error was logged on the server (request ${id}, error ${errorId})`;
   },
   inputFromNonTool(where: string): string {
-    return `${where} asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that`;
+    return `${where} asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools, prompts and resources can do that`;
+  },
+  questionKeyTaken(key: string): string {
+    return `Two client requests of one call are both named "${key}": give each ctx.elicit/elicitUrl/sample/roots of a call its own key`;
   },
   completionNotStrings(argument: string): string {
     return `Completion for "${argument}" did not return an array of strings`;

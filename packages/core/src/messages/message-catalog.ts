@@ -188,6 +188,15 @@ export const MESSAGES = {
     message: `task is ${found}; it must be 'optional' or 'required' (or left out)`,
     fix: "@Tool({ description: '...', task: 'optional' })",
   })),
+  headerParamInvalid: define(
+    'ARM180',
+    "a tool parameter's x-mcp-header declaration breaks a rule of SEP-2243",
+    ['region: x-mcp-header is only allowed on a string, integer or boolean property (this one is "array")'] as const,
+    (problem: string) => ({
+      message: `the input schema's header parameters are invalid: ${problem}; clients would leave the tool out`,
+      fix: "@Field({ description: '...', header: 'Region' }) on a string, integer or boolean property of the input DTO (a unique header name without spaces)",
+    }),
+  ),
   sharedStateWithoutRequestStateKey: define(
     'ARM121',
     'a shared state is used without a requestStateKey',

@@ -14,6 +14,14 @@ export const wireMessages = {
 
   // HTTP admission
   shuttingDown: 'Service Unavailable: the server is shutting down',
+  paramHeader: (tool: string, header: string, why: 'missing' | 'invalid-base64' | 'mismatch') =>
+    `Bad Request: the request headers and body disagree for tool "${tool}": ${
+      why === 'missing'
+        ? `the arguments carry a value its ${header} header must repeat, and the header is missing`
+        : why === 'invalid-base64'
+          ? `${header} is wrapped in =?base64?...?= but its payload is not canonical Base64 of UTF-8 text`
+          : `${header} does not carry the value the arguments give`
+    }. Send ${header} with the argument's value (=?base64?...?= for text that is not plain ASCII)`,
   bodyTooLarge: (max: number) => `Payload Too Large: Request body must not exceed ${max} bytes`,
   badHost: (host: string) => `Bad Request: the Host header ${JSON.stringify(host)} is not a valid host[:port]`,
   badMethod: (method: string | undefined) => `Bad Request: method ${method} is not supported`,

@@ -104,6 +104,13 @@ export interface FieldOptions {
   /** Marks the property as deprecated in the schema. */
   deprecated?: boolean;
   /**
+   * Mirrors the parameter in an HTTP header (SEP-2243, 2026-07-28): advertised as `x-mcp-header`,
+   * the client sends the value as `Mcp-Param-{header}` too, so that gateways can route on it, and
+   * a request whose header disagrees with its body is refused (400, -32020). For string, integer
+   * and boolean properties of a tool's input; a name unique in the tool, without spaces.
+   */
+  header?: string;
+  /**
    * For array properties of primitives (`string[]`, `number[]`): the item type, since TypeScript
    * reflects only `Array`. Nested DTO arrays use class-transformer's `@Type(() => Dto)` instead.
    */

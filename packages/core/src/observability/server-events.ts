@@ -17,6 +17,7 @@ export type RefusalReason =
   | 'origin'
   | 'unauthorized'
   | 'forbidden'
+  | 'header-mismatch'
   | 'not-ready';
 
 export type ServerEvent =

@@ -28,8 +28,8 @@ export interface CallKind<R, S = unknown> {
   unconvertible?(plan: CallPlan, error: unknown): string;
   /** A failure as the kind's answer: a tool error result, or a JSON-RPC error (thrown). */
   fail(message: string, details?: Record<string, unknown>): R;
-  /** Tools only: the handler asked the client a question it has no answer to yet (2026-07-28). */
-  inputRequired?(channel: RoundTripChannel, signal: InputRequiredSignal): Promise<R>;
+  /** Tools, prompts and resources: the handler asked the client questions it has no answer to yet (2026-07-28). */
+  inputRequired?(channel: RoundTripChannel): Promise<R>;
 }
 
 /** The settings every call runs under. */
@@ -129,11 +129,11 @@ async function runCall<R, S>(
     // A method that returned a plain value has already finished: only a pending one needs the timer.
     if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
     // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
-    // Resources and prompts that caught it go on without the answer (they cannot ask on 2026-07-28).
-    if (channel?.pending && kind.inputRequired) return kind.inputRequired(channel, channel.pending);
+    // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
+    if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
     return await convert(settings, plan, kind, subject, value, request);
   } catch (thrown) {
-    if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel, thrown);
+    if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel);
     const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, input.value)) : thrown;
     if (error instanceof ProtocolError) throw error;
     if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
@@ -196,15 +196,10 @@ function reportUnexpected<R, S>(
   return settings.exposeErrors ? messageOf(error) : callMessages.masked(capitalized(kind.label(plan)), requestId, errorId);
 }
 
-function answerInputRequired<R, S>(
-  plan: CallPlan,
-  kind: CallKind<R, S>,
-  channel: RoundTripChannel,
-  signal: InputRequiredSignal,
-): Promise<R> {
-  // Multi-round-trip requests are answered for tools; resources and prompts cannot ask.
+function answerInputRequired<R, S>(plan: CallPlan, kind: CallKind<R, S>, channel: RoundTripChannel): Promise<R> {
+  // Multi-round-trip requests are answered for tools, prompts and resources; completions cannot ask.
   if (!kind.inputRequired) return Promise.resolve(kind.fail(callMessages.inputFromNonTool(plan.where)));
-  return kind.inputRequired(channel, signal);
+  return kind.inputRequired(channel);
 }
 
 function capitalized(label: string): string {

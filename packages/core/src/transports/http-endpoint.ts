@@ -10,7 +10,7 @@ import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { DEFAULT_FAILED_AUTH_LIMIT, FailedAuthLimit } from './failed-auth-limit.js';
 import { FetchExchange } from './fetch-exchange.js';
-import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
+import { type AdmissionOptions, type CallRequirements, HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
@@ -98,7 +98,7 @@ export class HttpEndpoint {
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
     options: HttpEndpointOptions = {},
-    scopesFor?: ScopeRequirement,
+    requirements?: CallRequirements,
     uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
     readonly direct?: DirectModern,
@@ -109,7 +109,7 @@ export class HttpEndpoint {
     const rateLimit = options.rateLimit ? new HttpRateLimit(options.rateLimit, store, counting?.events) : undefined;
     const failedAuthLimit = options.auth?.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT;
     const failedAuth = options.auth && failedAuthLimit ? new FailedAuthLimit(failedAuthLimit, store, counting?.events) : undefined;
-    this.admission = new HttpAdmission(options, scopesFor, rateLimit, counting?.events, failedAuth);
+    this.admission = new HttpAdmission(options, requirements, rateLimit, counting?.events, failedAuth);
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };
