@@ -77,6 +77,7 @@ export type {
   TaggedOptions,
   TaskSupportOption,
   ToolOptions,
+  ToolTaskOptions,
   ToolUiOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
@@ -110,6 +111,7 @@ export type {
 export { MemoryRateLimitStore } from './state/memory-rate-limit-store.js';
 export { memoryState } from './state/memory-state.js';
 export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './state/rate-limit-store.js';
+export type { HeldJob, TaskJob, TaskQueue } from './state/task-queue.js';
 export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export type { TrustProxy } from './transports/client-address.js';

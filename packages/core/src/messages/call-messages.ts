@@ -141,6 +141,21 @@ export const callMessages = {
   taskLeaseExpired(leaseMs: number): string {
     return `The server instance running this task stopped answering for it (no lease renewal within ${leaseMs} ms); the task is failed. Call the tool again to retry`;
   },
+  /** A retriable task whose every run lost its instance. */
+  taskRetriesSpent(leaseMs: number, runs: number): string {
+    return `The server instances running this task stopped answering for it ${runs} times (no lease renewal within ${leaseMs} ms), its retries are spent; the task is failed. Call the tool again to retry`;
+  },
+  /** The status of a task another instance runs again after the one running it stopped. */
+  taskRunAgain(attempt: number, runs: number): string {
+    return `The server instance running this task stopped; running it again on another instance (attempt ${attempt} of ${runs})`;
+  },
+  taskRunAgainCannotAsk(): string {
+    return 'This run of the task was taken over from a server instance that stopped, so it cannot reach the client (ctx.elicit, ctx.sample, ctx.roots): only the first run of a task may ask';
+  },
+  /** Why a run stops when another instance took its task over (this one missed its lease). */
+  taskTakenOver(): string {
+    return 'Another server instance took this task over (this one did not renew its lease in time): this run stops';
+  },
 };
 
 /**

@@ -95,6 +95,7 @@ export function remoteEntries(
         limits: DEFAULT_ARGUMENT_LIMITS,
         // The remote's tasks are its own business: the app's client gets the call's result.
         taskSupport: 'forbidden',
+        taskRetries: 0,
         methodName: tool.name,
         plan: plan('tool', name, tool.name, invoke),
       } satisfies ToolDefinition),

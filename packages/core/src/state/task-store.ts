@@ -1,3 +1,4 @@
+import type { TaskQueue } from './task-queue.js';
 import type { TaskQuota } from './task-quota.js';
 
 /** The states of a task (2025-11-25 tasks utility and 2026-07-28 tasks extension alike); the last three are terminal. */
@@ -45,6 +46,13 @@ export interface TaskRecord {
   readonly leaseExpiresAt: number;
   /** Set once the task is terminal (absent for a task cancelled before it produced anything). */
   readonly outcome?: TaskOutcome;
+  /**
+   * How many times the task may run again on another instance when the one running it stops
+   * (`@Tool({ task: { retries } })`, with a store that has a `queue`). Absent: 0.
+   */
+  readonly retries?: number;
+  /** Which run is under way: 1 for the first. Absent: 1. */
+  readonly attempt?: number;
 }
 
 /** A change to a task that is not terminal yet. */
@@ -55,6 +63,8 @@ export interface TaskUpdate {
   readonly leaseExpiresAt?: number;
   /** A shorter `ttlMs` (from `createdAt`, as always): the task is forgotten sooner (a cancelled one). */
   readonly ttlMs?: number;
+  /** The run now under way (another instance took the task over). */
+  readonly attempt?: number;
 }
 
 /**
@@ -69,6 +79,11 @@ export interface TaskStore {
    * instance sharing the store. Without it, each instance counts its own (in memory).
    */
   readonly quota?: TaskQuota;
+  /**
+   * The queue that runs a task again on another instance when the one running it stops (tasks
+   * with `retries`). Without it, a task whose instance stops is failed once its lease lapses.
+   */
+  readonly queue?: TaskQueue;
   /** Stores a new task. */
   create(record: TaskRecord): Promise<void>;
   /** The task, or undefined when it never existed or its ttl has passed. */

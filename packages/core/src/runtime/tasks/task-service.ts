@@ -9,9 +9,11 @@ import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
 import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+import type { RequestSource } from '../request-source.js';
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import { type AskClient, TaskRequestContext, TaskRunSource } from './task-context.js';
+import { idempotencyKeyOf, TaskRetries } from './task-retries.js';
 
 /** What users pass as `createMcpApp(..., { tasks })`. */
 export interface TaskOptions {
@@ -87,6 +89,8 @@ export interface WireTask {
 /** What a task's run needs from the app. */
 export interface TaskEnvironment extends RequestEnvironment, ExecutorSettings {
   readonly kinds: { readonly tools: CallKind<CallToolResult, ToolDefinition> };
+  /** The app's tools by name: a task run again on another instance names its tool. */
+  readonly tools: { get(name: string): ToolDefinition | undefined };
   /** Hears the tasks refused at a limit. */
   readonly events: ServerEvents;
 }
@@ -127,6 +131,7 @@ export class TaskService {
   readonly leaseMs: number;
   readonly limits: TaskLimits;
   private readonly quota: TaskQuota;
+  private readonly retries: TaskRetries;
 
   constructor(
     private readonly env: TaskEnvironment,
@@ -140,6 +145,25 @@ export class TaskService {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.limits = limitsOf(options.limits);
     this.quota = this.store.quota ?? new InMemoryTaskQuota();
+    this.retries = new TaskRetries(this.store.queue, {
+      store: this.store,
+      leaseMs: this.leaseMs,
+      now,
+      toolNamed: (name) => this.env.tools.get(name),
+      fail: async (record, message) => {
+        await this.store.update(record.taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
+      },
+      runAgain: (record, tool, args, origin, ticket) => this.run(record, tool, args, origin, undefined, ticket),
+      reportError: (error, taskId) => this.env.reportError(error, { tool: 'tasks', requestId: taskId }),
+    });
+  }
+
+  /**
+   * With a store that has a queue (`redisState`): starts running again here the retriable tasks of
+   * instances that stopped, and vouching for those running here. Returns how to stop.
+   */
+  resumeLost(): () => Promise<void> {
+    return this.retries.start();
   }
 
   /**
@@ -161,6 +185,7 @@ export class TaskService {
   ): Promise<TaskRecord> {
     const now = this.now();
     const asked = typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.defaultTtlMs;
+    const retries = this.retries.retries(tool);
     const record: TaskRecord = {
       taskId: randomUUID(),
       owner,
@@ -173,6 +198,7 @@ export class TaskService {
       pollIntervalMs: this.pollIntervalMs,
       leaseExpiresAt: now + this.leaseMs,
       ...(extension ? { extension: true } : {}),
+      ...(retries > 0 ? { retries } : {}),
     };
     const share = { owner, taskId: record.taskId, expiresAt: now + record.ttlMs, leaseExpiresAt: record.leaseExpiresAt };
     const refused = await this.quota.admit(share, this.limits, now);
@@ -190,13 +216,15 @@ export class TaskService {
       });
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, message, { limit: refused, max });
     }
+    let ticket: string | undefined;
     try {
       await this.store.create(record);
+      ticket = await this.retries.hold(record, args, call.ctx.principal);
     } catch (error) {
       await this.quota.release(owner, record.taskId);
       throw error;
     }
-    this.run(record, tool, args, call, server);
+    this.run(record, tool, args, call.ctx.source, server, ticket);
     return record;
   }
 
@@ -289,9 +317,13 @@ export class TaskService {
     return this.leased(record);
   }
 
-  /** A working task whose lease ran out belongs to an instance that stopped: it is failed now. */
+  /**
+   * A working task whose lease ran out belongs to an instance that stopped: it is failed now, unless
+   * it has retries left, when another instance gets one more lease to take it over.
+   */
   private async leased(record: TaskRecord): Promise<TaskRecord> {
-    if (isTerminal(record.status) || record.leaseExpiresAt > this.now()) return record;
+    const retrying = (record.attempt ?? 1) <= (record.retries ?? 0) ? this.leaseMs : 0;
+    if (isTerminal(record.status) || record.leaseExpiresAt + retrying > this.now()) return record;
     const message = callMessages.taskLeaseExpired(this.leaseMs);
     const failed = await this.store.update(record.taskId, {
       status: 'failed',
@@ -356,13 +388,23 @@ export class TaskService {
    * bounded by the ttl. The lease (and with it the task's running share) is renewed until it ends.
    * Guards and scopes are not asked again: the request that created the task asked them.
    */
-  private run(record: TaskRecord, tool: ToolDefinition, args: unknown, call: CallRequest, server: Server): void {
+  private run(
+    record: TaskRecord,
+    tool: ToolDefinition,
+    args: unknown,
+    origin: RequestSource,
+    /** The connection of the request that created the task; none for a task run again on another instance. */
+    server: Server | undefined,
+    ticket: string | undefined,
+  ): void {
     const { taskId, owner, extension = false } = record;
     const controller = new AbortController();
+    if (ticket) this.retries.running(ticket, controller);
+    const detached = extension || server === undefined;
     // 2026-07-28: the request that created the task has been answered and its server closed; the
     // extension's own notifications (subscriptions/listen) are not served, clients poll.
     const notify = (changed: TaskRecord) =>
-      extension
+      detached
         ? undefined
         : server.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
     const stopWatching = this.store.watch(taskId, (changed) => {
@@ -387,11 +429,12 @@ export class TaskService {
         await this.store.update(taskId, { status: 'working' });
       }
     };
-    const source = new TaskRunSource(call.ctx.source, server, controller.signal, taskId, extension ? undefined : asking);
+    const source = new TaskRunSource(origin, server, controller.signal, taskId, detached ? undefined : asking);
     const report = async (statusMessage: string) => {
       await this.store.update(taskId, { statusMessage }).catch(() => undefined);
     };
-    const ctx = new TaskRequestContext(source, server, this.env.codec, report, !extension);
+    const attempt = { attempt: record.attempt ?? 1, idempotencyKey: idempotencyKeyOf(taskId) };
+    const ctx = new TaskRequestContext(source, server, this.env.codec, report, !detached, attempt);
     const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
     const settings: ExecutorSettings = {
       timeoutMs: record.ttlMs,
@@ -425,6 +468,7 @@ export class TaskService {
       .finally(async () => {
         clearInterval(renew);
         stopWatching();
+        if (ticket) await this.retries.ended(ticket).catch(() => undefined);
         await this.quota.stopped(owner, taskId).catch(() => undefined);
         await request.end();
       });
