@@ -112,7 +112,7 @@ export { MemoryRateLimitStore } from './state/memory-rate-limit-store.js';
 export { memoryState } from './state/memory-state.js';
 export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './state/rate-limit-store.js';
 export type { HeldJob, TaskJob, TaskQueue } from './state/task-queue.js';
-export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
+export type { AdmissionLimit, KeepOutcome, ResultLimit, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export type { TrustProxy } from './transports/client-address.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';

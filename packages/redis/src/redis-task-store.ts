@@ -35,7 +35,7 @@ return 1
 `;
 
 /** What never changes in a task, kept as one JSON field. */
-type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs' | 'extension' | 'retries'>;
+type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'caller' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs' | 'extension' | 'retries'>;
 
 function decode(hash: Record<string, string>): TaskRecord | undefined {
   if (!hash.fixed || !hash.status) return undefined;
@@ -100,10 +100,11 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(record: TaskRecord): Promise<void> {
-    const { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs, extension, retries } = record;
+    const { taskId, owner, caller, tool, createdAt, ttlMs, pollIntervalMs, extension, retries } = record;
     const fixed: Fixed = {
       taskId,
       owner,
+      ...(caller ? { caller } : {}),
       tool,
       createdAt,
       ttlMs,

@@ -9,6 +9,14 @@ const TASK_LIMIT_REACHED = {
     `${max} tasks of this caller are already running (tasks.limits.maxRunningTasksPerOwner). Wait for one to finish (poll tasks/get) or cancel one (tasks/cancel), then call again`,
   maxRunningTasks: (max: number) =>
     `the server is already running its maximum of ${max} tasks for all callers together (tasks.limits.maxRunningTasks). Call again later`,
+  maxOpenTasks: (max: number) =>
+    `the server already holds its maximum of ${max} tasks for all callers together (tasks.limits.maxOpenTasks), running or finished and kept until their ttl passes. Call again later`,
+};
+
+/** Whose results a result bytes cap counts. */
+const RESULT_LIMIT = {
+  maxResultBytesPerOwner: "the caller's other finished tasks",
+  maxResultBytes: 'the finished tasks of all callers together',
 };
 
 /** A wait in whole seconds, rounded up and at least 1: what `Retry-After` and the texts say. */
@@ -135,8 +143,8 @@ export const callMessages = {
     return `Task refused: ${TASK_LIMIT_REACHED[limit](max)}`;
   },
   /** A finished task whose result does not fit in what its owner may keep. */
-  taskResultOverLimit(bytes: number, max: number, used: number): string {
-    return `The task's result (${bytes} bytes as JSON) was dropped: with the ${used} bytes the caller's other finished tasks keep, it goes over tasks.limits.maxResultBytesPerOwner (${max}). Let older tasks expire (a shorter ttl frees them sooner), or return a smaller result`;
+  taskResultOverLimit(bytes: number, limit: keyof typeof RESULT_LIMIT, max: number, used: number): string {
+    return `The task's result (${bytes} bytes as JSON) was dropped: with the ${used} bytes ${RESULT_LIMIT[limit]} keep, it goes over tasks.limits.${limit} (${max}). Let older tasks expire (a shorter ttl frees them sooner), or return a smaller result`;
   },
   taskLeaseExpired(leaseMs: number): string {
     return `The server instance running this task stopped answering for it (no lease renewal within ${leaseMs} ms); the task is failed. Call the tool again to retry`;

@@ -24,6 +24,11 @@ export interface TaskRecord {
   readonly taskId: string;
   /** Who may see, poll and cancel it: the principal, else the session, else the connection. */
   readonly owner: string;
+  /**
+   * Who the task caps count it against, when not its owner: the caller's client address (an
+   * anonymous HTTP caller), so that opening sessions does not open new quotas.
+   */
+  readonly caller?: string;
   /** The tool it runs, for reports. */
   readonly tool: string;
   /**

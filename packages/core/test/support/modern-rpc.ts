@@ -18,6 +18,8 @@ export async function modernRpc(
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
   token?: string,
+  /** More request headers (e.g. `x-forwarded-for`, to come from another client behind `trustProxy`). */
+  headers: Record<string, string> = {},
 ): Promise<RpcAnswer> {
   const name = params.name ?? params.taskId;
   const response = await fetch(url, {
@@ -29,6 +31,7 @@ export async function modernRpc(
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
       ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',

@@ -9,6 +9,7 @@ import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
 import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+import { callerOf } from '../principal-key.js';
 import type { RequestSource } from '../request-source.js';
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
@@ -38,18 +39,26 @@ export interface TaskOptions {
 }
 
 /**
- * The default task limits. An owner is a principal, else a 2025-11-25 session, else a
- * connection, and one task handler costs tens of kilobytes while it runs: the defaults leave room
- * for a client fanning out a batch (16 at once, 100 kept) and cap what one anonymous session can
- * make the server hold (16 handlers, 100 records, 16 MiB of results), while 256 handlers in all keep
- * a server with many sessions responsive. Raise them for trusted callers; see docs/limits.md.
+ * The default task limits. A caller is a principal, else a client address (anonymous HTTP), else
+ * a connection (stdio, in memory), and one task handler costs tens of kilobytes while it runs: the
+ * defaults leave room for a client fanning out a batch (16 at once, 100 kept) and cap what one
+ * anonymous client can make the server hold however many sessions it opens (16 handlers, 100
+ * records, 16 MiB of results), while the whole server holds at most 256 handlers, 10,000 tasks and
+ * 256 MiB of results (with redisState: all instances together). See docs/tasks.md.
  */
 export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
   maxOpenTasksPerOwner: 100,
   maxRunningTasksPerOwner: 16,
   maxRunningTasks: 256,
   maxResultBytesPerOwner: 16 * 1024 * 1024,
+  maxOpenTasks: 10_000,
+  maxResultBytes: 256 * 1024 * 1024,
 });
+
+/** Who the caps count a task against: its caller (principal, else client address), else its owner (a connection). */
+function countedAs(record: TaskRecord): string {
+  return record.caller ?? record.owner;
+}
 
 /**
  * A cancelled task is still kept one to two of these after the cancel (its ttl is cut): long
@@ -186,6 +195,7 @@ export class TaskService {
     const now = this.now();
     const asked = typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.defaultTtlMs;
     const retries = this.retries.retries(tool);
+    const caller = callerOf(call);
     const record: TaskRecord = {
       taskId: randomUUID(),
       owner,
@@ -199,8 +209,9 @@ export class TaskService {
       leaseExpiresAt: now + this.leaseMs,
       ...(extension ? { extension: true } : {}),
       ...(retries > 0 ? { retries } : {}),
+      ...(caller !== undefined && caller !== owner ? { caller } : {}),
     };
-    const share = { owner, taskId: record.taskId, expiresAt: now + record.ttlMs, leaseExpiresAt: record.leaseExpiresAt };
+    const share = { owner: countedAs(record), taskId: record.taskId, expiresAt: now + record.ttlMs, leaseExpiresAt: record.leaseExpiresAt };
     const refused = await this.quota.admit(share, this.limits, now);
     if (refused) {
       const max = this.limits[refused];
@@ -221,7 +232,7 @@ export class TaskService {
       await this.store.create(record);
       ticket = await this.retries.hold(record, args, call.ctx.principal);
     } catch (error) {
-      await this.quota.release(owner, record.taskId);
+      await this.quota.release(share.owner, record.taskId);
       throw error;
     }
     this.run(record, tool, args, call.ctx.source, server, ticket);
@@ -285,7 +296,7 @@ export class TaskService {
       // Whole periods since creation, so the ttl a client reads does not depend on the millisecond of the cancel.
       ttlMs: Math.min(record.ttlMs, (Math.floor((this.now() - record.createdAt) / CANCELLED_KEPT_MS) + 2) * CANCELLED_KEPT_MS),
     });
-    if (cancelled) await this.quota.release(record.owner, record.taskId);
+    if (cancelled) await this.quota.release(countedAs(record), record.taskId);
     return cancelled;
   }
 
@@ -346,14 +357,14 @@ export class TaskService {
    * that does not fit is dropped and the task failed saying so, so what an owner keeps stays bounded.
    */
   private async settle(record: TaskRecord, update: TaskUpdate & { outcome: TaskOutcome }): Promise<void> {
-    const { owner, taskId } = record;
+    const { taskId } = record;
     const bytes = Buffer.byteLength(JSON.stringify(update.outcome));
-    const kept = await this.quota.keep(owner, taskId, bytes, this.limits, this.now());
+    const kept = await this.quota.keep(countedAs(record), taskId, bytes, this.limits, this.now());
     if (kept.kept || 'gone' in kept) {
       await this.store.update(taskId, update);
       return;
     }
-    const message = callMessages.taskResultOverLimit(bytes, this.limits.maxResultBytesPerOwner, kept.used);
+    const message = callMessages.taskResultOverLimit(bytes, kept.limit, this.limits[kept.limit], kept.used);
     await this.store.update(taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
   }
 
@@ -397,7 +408,8 @@ export class TaskService {
     server: Server | undefined,
     ticket: string | undefined,
   ): void {
-    const { taskId, owner, extension = false } = record;
+    const { taskId, extension = false } = record;
+    const owner = countedAs(record);
     const controller = new AbortController();
     if (ticket) this.retries.running(ticket, controller);
     const detached = extension || server === undefined;
