@@ -89,6 +89,7 @@ export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js'
 export { sdkContextOf } from './runtime/request-context.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/results/content.js';
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
+export type { FallbackToolNames } from './runtime/tasks/fallback-tools.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
 export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
 export type { VisibilitySelector, VisibilityTarget } from './runtime/visibility.js';

@@ -25,6 +25,7 @@ import { AppCatalog } from './app-catalog.js';
 import { AppLifecycle } from './app-lifecycle.js';
 import { optionProblems, withOptionProblems } from './app-options.js';
 import { checkSingleInstance } from './check-single-instance.js';
+import { fallbackToolsPart } from './fallback-tools-part.js';
 import { onCloudflareWorkers } from './on-cloudflare-workers.js';
 import type { Registrations } from './registrations.js';
 
@@ -91,7 +92,10 @@ export class McpApp {
   private readonly remotes: readonly RemotePart[];
   private remotesStarted?: Promise<void>;
 
-  constructor(parts: readonly AppPart[], options: CreateMcpAppOptions = {}) {
+  constructor(given: readonly AppPart[], options: CreateMcpAppOptions = {}) {
+    // The fallback tools of tasks (`tasks.fallbackTools`) are declared by a server class of their own.
+    const fallback = options.tasks?.fallbackTools;
+    const parts = fallback ? [...given, fallbackToolsPart(fallback)] : given;
     checkSingleInstance(classesOf(parts).map((entry) => entry.serverClass));
     const container = options.container ?? new TypediContainerAdapter();
     this.state = options.state ?? memoryState();

@@ -160,6 +160,19 @@ export const callMessages = {
   taskRunAgainCannotAsk(): string {
     return 'This run of the task was taken over from a server instance that stopped, so it cannot reach the client (ctx.elicit, ctx.sample, ctx.roots): only the first run of a task may ask';
   },
+  /** What a task tool answers a client that does not poll tasks, with the app's fallback tools on. */
+  fallbackStarted(taskId: string, tools: { status: string; result: string; cancel: string }): string {
+    return `Started task ${taskId}: it runs in the background. Call the tool "${tools.status}" with {"taskId": "${taskId}"} to see how it goes, "${tools.result}" with the same arguments for its result once it is completed, or "${tools.cancel}" to stop it`;
+  },
+  fallbackStatus(taskId: string, status: string, statusMessage: string | undefined): string {
+    return `Task ${taskId} is ${status}${statusMessage ? `: ${statusMessage}` : ''}`;
+  },
+  fallbackWithoutTasks(): string {
+    return 'This app has no task tool (@Tool({ task })), so there is no task to ask about';
+  },
+  fallbackNotDone(taskId: string, status: string, statusTool: string): string {
+    return `Task ${taskId} is still ${status}: it has no result yet. Call "${statusTool}" again in a while, then this tool`;
+  },
   /** Why a run stops when another instance took its task over (this one missed its lease). */
   taskTakenOver(): string {
     return 'Another server instance took this task over (this one did not renew its lease in time): this run stops';

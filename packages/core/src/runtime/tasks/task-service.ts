@@ -11,6 +11,7 @@ import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
 import { callerOf } from '../principal-key.js';
 import type { RequestSource } from '../request-source.js';
+import { type FallbackToolNames, FallbackTools } from './fallback-tools.js';
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import { type AskClient, TaskRequestContext, TaskRunSource } from './task-context.js';
@@ -36,6 +37,12 @@ export interface TaskOptions {
    * With a shared store (`redisState`) they count across all instances. See docs/limits.md.
    */
   limits?: Partial<TaskLimits>;
+  /**
+   * Tools, named by the app, that stand in for tasks/get, tasks/result and tasks/cancel for clients
+   * that never poll tasks: a `'required'` task tool they call starts its task and answers at once
+   * with its id and these names. Off by default. See docs/tasks.md.
+   */
+  fallbackTools?: FallbackToolNames;
 }
 
 /**
@@ -141,6 +148,8 @@ export class TaskService {
   readonly limits: TaskLimits;
   private readonly quota: TaskQuota;
   private readonly retries: TaskRetries;
+  /** The fallback tools, when the app has them (`fallbackTools`). */
+  readonly fallback?: FallbackTools;
 
   constructor(
     private readonly env: TaskEnvironment,
@@ -154,6 +163,7 @@ export class TaskService {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.limits = limitsOf(options.limits);
     this.quota = this.store.quota ?? new InMemoryTaskQuota();
+    if (options.fallbackTools) this.fallback = new FallbackTools(options.fallbackTools, this);
     this.retries = new TaskRetries(this.store.queue, {
       store: this.store,
       leaseMs: this.leaseMs,
