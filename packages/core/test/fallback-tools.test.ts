@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterEach, describe, expect, it } from 'vitest';
 import { Context, createMcpApp, type HttpListener, McpServer, type TaskOptions, Tool } from '../src/index.js';
 import { modernRpc } from './support/modern-rpc.js';
+import { until } from './support/until.js';
 
 // Tasks for clients that never poll them: the app's fallback tools (tasks.fallbackTools), through
 // the official v2 client without the tasks capability, and raw 2026-07-28 requests without the extension.
@@ -46,16 +47,6 @@ async function plainClient(url: string): Promise<Client> {
 }
 
 const textOf = (result: { content?: unknown }) => ((result.content as { text?: string }[] | undefined)?.[0]?.text ?? '') as string;
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('fallback tools (tasks.fallbackTools)', () => {
   it('start the task of a required tool called without tasks, and report, cancel and answer it by id', async () => {

@@ -17,6 +17,7 @@ import {
   UseGuards,
 } from '../src/index.js';
 import { modernRpc, WITH_TASKS } from './support/modern-rpc.js';
+import { until } from './support/until.js';
 
 /** A promise the test resolves: the `hold` tool runs until then (or until cancelled). */
 function gate() {
@@ -131,16 +132,6 @@ async function refusal(client: V1Client, name: string): Promise<{ code: number; 
 
 const RUNNING_PER_OWNER = (max: number) =>
   `MCP error -32600: Task refused: ${max} tasks of this caller are already running (tasks.limits.maxRunningTasksPerOwner). Wait for one to finish (poll tasks/get) or cancel one (tasks/cancel), then call again`;
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('task limits', () => {
   it('refuses one client its 3,000 long tasks past the running cap with the documented error; another client is unaffected', async () => {
