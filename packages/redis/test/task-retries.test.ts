@@ -10,7 +10,8 @@ import { type Instance, stopInstance, useCluster } from './support/cluster.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/retry-instance.mjs', import.meta.url));
 
-const cluster = useCluster(['a', 'b', 'c'], { fixture: FIXTURE });
+// Four: each test kills one, and three stay for the last.
+const cluster = useCluster(['a', 'b', 'c', 'd'], { fixture: FIXTURE });
 
 async function v1(): Promise<V1Client> {
   const client = new V1Client({ name: 'retries-v1', version: '1.0.0' });
@@ -42,7 +43,59 @@ async function killTheRunner(client: V1Client, name: string) {
   return { taskId: task.taskId, ranOn: ranOn as string, key: key as string };
 }
 
-describe('task retries on the Redis state, through three instances', () => {
+/** A 2026-07-28 request through the proxy, declaring the tasks extension. */
+async function extension(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const response = await fetch(cluster.proxy.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      'mcp-name': String(params.name ?? params.taskId),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'retries-raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        },
+      },
+    }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
+  return (JSON.parse(json) as { result: Record<string, unknown> }).result;
+}
+
+describe('task retries on the Redis state, through several instances', () => {
+  it('runs a task of the 2026-07-28 extension again when its instance is SIGKILLed; tasks/get shows the result inline', async () => {
+    const created = await extension('tools/call', { name: 'durable', arguments: {} });
+    const taskId = created.taskId as string;
+    const first = await until(
+      () => extension('tasks/get', { taskId }),
+      (t) => /^1\/2: attempt 1 on /.test(String(t.statusMessage)),
+      'the first run to start',
+    );
+    const [, ranOn] = /attempt 1 on (\w+),/.exec(String(first.statusMessage)) ?? [];
+    await stopInstance(cluster.instances.find((instance) => instance.name === ranOn) as Instance, 'SIGKILL');
+    const done = await until(
+      () => extension('tasks/get', { taskId }),
+      (t) => t.status !== 'working',
+      'the task to run again and finish',
+    );
+    expect(done.status).toBe('completed');
+    const text = ((done.result as { content: { text: string }[] }).content[0] as { text: string }).text;
+    expect(text).toMatch(/^finished on \w+, attempt 2, key \S+$/);
+    expect(text).not.toContain(`finished on ${ranOn},`);
+  });
+
   it('runs a retries: 1 task again on another instance when the one running it is SIGKILLed; polling sees it complete', async () => {
     const client = await v1();
     try {
