@@ -141,8 +141,8 @@ export class McpApp {
       () => this.runtime.busy,
       () => Promise.allSettled([this.relay?.close(), changes.unshare()]),
     );
-    // With a task queue (redisState): the retriable tasks of instances that stop run again here.
-    this.lifecycle.track(this.runtime.tasks.resumeLost());
+    // With a task queue (redisState) and tools with retries: the tasks of instances that stop run again here.
+    if ([...this.definition.tools.values()].some((tool) => tool.taskRetries > 0)) this.lifecycle.track(this.runtime.tasks.resumeLost());
     this.remotes = this.definition.remoteParts.map((part) => new RemotePart(part, this.runtime, this.definition.info));
     if (this.remotes.length > 0) this.lifecycle.track(async () => void (await Promise.allSettled(this.remotes.map((r) => r.close()))));
     this.tools = catalog.registrations('tools');
