@@ -113,7 +113,7 @@ describe('fallback tools (tasks.fallbackTools)', () => {
   it('serve a 2026-07-28 client that does not declare the tasks extension', async () => {
     const listener = await listen();
     const started = await modernRpc(listener.url, 'tools/call', { name: 'quickExport', arguments: {} });
-    const { taskId } = started.body.result?.structuredContent as { taskId: string };
+    const { taskId } = (started.body.result?.structuredContent ?? {}) as { taskId?: string };
     expect(taskId).toMatch(/^[0-9a-f-]{36}$/);
     const result = await until(
       () => modernRpc(listener.url, 'tools/call', { name: 'task_result', arguments: { taskId } }),
