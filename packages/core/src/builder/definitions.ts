@@ -73,6 +73,8 @@ export interface ToolDefinition {
   readonly limits: Readonly<Required<ArgumentLimits>>;
   /** Whether the tool may (`optional`), must (`required`) or may not (`forbidden`) run as a task. */
   readonly taskSupport: TaskSupport;
+  /** How many times its task may run again on another instance (`task: { retries }`); 0 without. */
+  readonly taskRetries: number;
   readonly methodName: string;
   readonly plan: CallPlan;
   /** The tool's MCP App (`@Tool({ ui })`), if it has one. */

@@ -72,6 +72,18 @@ export abstract class Context {
   abstract readonly requestId: RequestId;
   /** The authenticated caller (a verified bearer token over HTTP), or undefined. */
   abstract readonly principal: AuthInfo | undefined;
+  /**
+   * Which run of this call this is: 1, or more when a task (`@Tool({ task: { retries } })`) is run
+   * again on another instance after the one running it stopped (tasks run at least once, not
+   * exactly once; see docs/tasks.md).
+   */
+  abstract readonly attempt: number;
+  /**
+   * In a task: a key that stays the same across the task's attempts (derived from the task id, not
+   * the id itself), to pass to the services the handler changes so that a run again does not do the
+   * work twice. Undefined in an ordinary call.
+   */
+  abstract readonly idempotencyKey: string | undefined;
   abstract progress(progress: number, total?: number, message?: string): Promise<void>;
 
   /**

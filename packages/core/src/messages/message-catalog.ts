@@ -185,7 +185,7 @@ export const MESSAGES = {
     }),
   ),
   taskOptionInvalid: define('ARM120', "a tool's task option is not one of the allowed values", ['"always"'] as const, (found: string) => ({
-    message: `task is ${found}; it must be 'optional' or 'required' (or left out)`,
+    message: `task is ${found}; it must be 'optional' or 'required', or { support: 'optional' | 'required', retries } (or left out)`,
     fix: "@Tool({ description: '...', task: 'optional' })",
   })),
   headerParamInvalid: define(
@@ -197,6 +197,10 @@ export const MESSAGES = {
       fix: "@Field({ description: '...', header: 'Region' }) on a string, integer or boolean property of the input DTO (a unique header name without spaces)",
     }),
   ),
+  taskRetriesInvalid: define('ARM155', "a tool's task retries is not a whole number from 0 to 10", ['-1'] as const, (found: string) => ({
+    message: `task.retries is ${found}; it must be a whole number from 0 (run once, the default) to 10`,
+    fix: "@Tool({ description: '...', task: { support: 'required', retries: 1 } })",
+  })),
   sharedStateWithoutRequestStateKey: define(
     'ARM121',
     'a shared state is used without a requestStateKey',

@@ -32,6 +32,8 @@ export const wireMessages = {
     'Bad Request: this server runs on Cloudflare Workers and serves the stateless 2026-07-28 revision only: 2025-11-25 sessions need one process that keeps them, and each request to a Worker may reach another isolate. Connect with a client that speaks 2026-07-28 (the official client with versionNegotiation: { mode: "auto" })',
   workersListen:
     'Invalid Request: subscriptions/listen is not served on Cloudflare Workers: the stream would stay open in one isolate, and changes made while serving requests in others would never reach it. List again to see changes',
+  workersTask: (what: string) =>
+    `Invalid Request: ${what} on Cloudflare Workers: a task outlives the request that starts it, and a Worker's isolates share no task store, so its tasks/get could reach an isolate that never heard of it (and ctx.waitUntil keeps work alive only 30 s after the response). Call an 'optional' task tool without declaring the tasks extension to run it inline, or serve task tools from Node.js with redisState`,
   workersNotAFactory: (found: string) =>
     `serveOnWorkers needs a function that makes the app, got ${found}. Fix: export default serveOnWorkers(() => createMcpApp(MyServer))`,
   notOnWorkers: (what: string, why: string) =>

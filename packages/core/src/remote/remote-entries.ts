@@ -104,6 +104,7 @@ export function remoteEntries(
         limits: DEFAULT_ARGUMENT_LIMITS,
         // The remote's tasks are its own business: the app's client gets the call's result.
         taskSupport: 'forbidden',
+        taskRetries: 0,
         methodName: tool.name,
         plan: plan('tool', name, tool.name, invoke),
         // The remote's header parameters are checked here too (an invalid declaration: not checked, as a client would skip the tool).

@@ -175,6 +175,13 @@ export class RequestContext extends Context {
   get meta(): Readonly<Record<string, unknown>> {
     return this.source.meta ?? NO_META;
   }
+  /** An ordinary call runs once; a task's Context says otherwise. */
+  get attempt(): number {
+    return 1;
+  }
+  get idempotencyKey(): string | undefined {
+    return undefined;
+  }
   get requestId(): RequestId {
     return this.source.id;
   }

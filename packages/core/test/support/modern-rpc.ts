@@ -18,6 +18,7 @@ export async function modernRpc(
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
   token?: string,
+  /** More request headers (e.g. `x-forwarded-for`, to come from another client behind `trustProxy`). */
   headers: Record<string, string> = {},
 ): Promise<RpcAnswer> {
   const response = await modernPost(url, method, params, capabilities, { token, headers });
