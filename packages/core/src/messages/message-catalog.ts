@@ -391,6 +391,24 @@ export const MESSAGES = {
     }),
   ),
 
+  nestedDefaultNotObjects: define(
+    'ARM211',
+    "a nested DTO property's default is not an object (a list of objects for an array)",
+    ['Order', 'items', 'CartLine', true] as const,
+    (dto: string, property: string, nested: string, each: boolean) => ({
+      message: `the default of ${dto}.${property} is not ${each ? 'a list of objects' : 'an object'}, so it cannot be given as ${each ? 'the list of' : 'the'} ${nested} a call would get`,
+      fix: `initialise it with what a client would send, as plain objects or ${nested} instances: ${property}${each ? `: ${nested}[] = [{ ... }]` : `: ${nested} = { ... }`}; or leave it out and add @IsOptional()`,
+    }),
+  ),
+  nestedDefaultInvalid: define(
+    'ARM212',
+    "a nested DTO property's default does not fit the nested DTO",
+    ['Order', 'items', 'items.0.quantity: must be a number'] as const,
+    (dto: string, property: string, issues: string) => ({
+      message: `the default of ${dto}.${property} does not fit its DTO (${issues}), so every call leaving ${property} out would be refused`,
+      fix: `correct the default of ${dto}.${property} so that a client could send it as it is`,
+    }),
+  ),
   noParamMetadata: define(
     'ARM200',
     'no decorator metadata was emitted for a handler method',
