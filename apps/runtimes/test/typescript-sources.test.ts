@@ -5,7 +5,8 @@
  * `./x.ts` files that tsc/NodeNext projects write). Each case is a fresh project folder: the
  * fixture's sources, a package.json, the tsconfig.json under test, and this package's node_modules.
  * Without `emitDecoratorMetadata` the server refuses to start and says what is missing, naming each
- * class and method (ARM200, ARM400).
+ * class and method (ARM200, ARM400); without `experimentalDecorators`, it names the standard
+ * decorators and the fix (ARM127).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -83,5 +84,20 @@ describe.each(runtimes())('$name runs src/main.ts', (runtime) => {
     expect(run.stderr).toContain('GreeterServer: the constructor takes 1 parameter(s) but no decorator metadata was emitted');
     expect(run.stderr).toContain('[ARM400]');
     expect(run.stderr).toContain('"emitDecoratorMetadata": true');
+  });
+
+  it('with neither setting: names the standard decorators and the fix (ARM127), not a crash inside class-validator', () => {
+    const cwd = project({});
+    const run = spawnSync(command as string, args, {
+      cwd,
+      input: '',
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/was called as a standard \(TC39\) decorator, .* \[ARM127\]/);
+    expect(run.stderr).toContain('Fix: set "experimentalDecorators": true and "emitDecoratorMetadata": true');
+    expect(run.stderr).not.toMatch(/reading 'constructor'|evaluating 'object\.constructor'/);
   });
 });
