@@ -26,10 +26,10 @@ export const logMessages = {
     return `HTTP ${status}, WWW-Authenticate: ${challenge ?? '(none)'}`;
   },
   /** `detail` is the error's message (structured logs, which carry the stack apart) or its stack (text). */
-  callFailed(what: string, requestId: unknown, detail: string): string {
+  callFailed(label: string, requestId: unknown, detail: string): string {
     // A string id is the client's text: quoted, so a newline in it cannot forge a line of a text log.
     const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
-    return `tool "${what}" (request ${id}) failed: ${detail}`;
+    return `${label} (request ${id}) failed: ${detail}`;
   },
   remoteUp(part: string, remote: string, revision: string): string {
     return `${part}: connected to ${remote} (${revision})`;

@@ -40,7 +40,14 @@ export type ServerEvent =
       readonly retryAfterMs?: number;
     }
   /** A handler (or middleware, or a conversion) failed unexpectedly; the caller got an error answer. */
-  | { readonly event: 'call-failed'; readonly what: string; readonly requestId: unknown; readonly error: unknown }
+  | {
+      readonly event: 'call-failed';
+      readonly what: string;
+      /** What failed, for the log line: `tool "greet"`, `resource "ui://counter/view.html"`, `prompt "plan"`. */
+      readonly label: string;
+      readonly requestId: unknown;
+      readonly error: unknown;
+    }
   /** A remote server mounted in the app (`part`, e.g. `mount('weather')`) answered and its catalogue is served. */
   | { readonly event: 'remote-up'; readonly part: string; readonly remote: string; readonly revision: string }
   /** A remote server went away, or could not be reached (`reason`); it is tried again by itself. */

@@ -66,10 +66,10 @@ function recordOf(event: ServerEvent, text: boolean): { message: string; fields:
       return { message: logMessages.refused(event.reason, message), fields };
     }
     case 'call-failed': {
-      const { error, what, requestId } = event;
+      const { error, what, label, requestId } = event;
       // A text line has nowhere else to put the stack; a structured one carries it in `err`.
       const detail = text && error instanceof Error && error.stack ? error.stack : messageOf(error);
-      return { message: logMessages.callFailed(what, requestId, detail), fields: { what, requestId, err: error } };
+      return { message: logMessages.callFailed(label, requestId, detail), fields: { what, requestId, err: error } };
     }
     case 'remote-up': {
       const { event: _, ...fields } = event;

@@ -158,7 +158,7 @@ export class AppRuntime implements ServedApp {
     options: RuntimeOptions = {},
   ) {
     this.reportError = (error, info) => {
-      this.events.emit({ event: 'call-failed', what: info.tool, requestId: info.requestId, error });
+      this.events.emit({ event: 'call-failed', what: info.tool, label: info.label, requestId: info.requestId, error });
       onError?.(error, info);
     };
     this.pageSize = options.pageSize ?? 100;

@@ -5,8 +5,12 @@ import type { RequestStateCodecOf } from './client-requests.js';
 import { RequestContext } from './request-context.js';
 import type { RequestSource } from './request-source.js';
 
-/** Reports errors Armature caught and answered for (not `ToolError`s, which are expected). */
-export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown }) => void;
+/**
+ * Reports errors Armature caught and answered for (not `ToolError`s, which are expected): `tool` names
+ * the handler (a tool's name, else `Class.method`), `label` says what it is for a log line
+ * (`tool "greet"`, `resource "ui://counter/view.html"`).
+ */
+export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown; label: string }) => void;
 
 /** Counters the runtime keeps; `liveScopes` returns to 0 when no request is running. */
 export interface RuntimeStats {
@@ -80,7 +84,7 @@ export class CallRequest {
     try {
       await scope.dispose();
     } catch (error) {
-      this.env.reportError(error, { tool: this.label ?? this.method, requestId: this.ctx.requestId });
+      this.env.reportError(error, { tool: this.label ?? this.method, requestId: this.ctx.requestId, label: this.label ?? this.method });
     } finally {
       this.env.stats.liveScopes--;
     }

@@ -130,7 +130,7 @@ async function runCall<R, S>(
     // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
     // the SDK sends no response for a cancelled request anyway. Nothing to report.
     if (ctx.aborted) return kind.fail(callMessages.cancelled());
-    settings.reportError(error, { tool: kind.reportAs(plan), requestId: ctx.requestId });
+    settings.reportError(error, { tool: kind.reportAs(plan), requestId: ctx.requestId, label: kind.label(plan) });
     return kind.fail(settings.production ? callMessages.masked(capitalized(kind.label(plan)), ctx.requestId) : messageOf(error));
   }
 }
@@ -163,7 +163,7 @@ async function convert<R, S>(
     return await kind.convert(subject, value);
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    settings.reportError(error, { tool: kind.reportAs(plan), requestId: request.ctx.requestId });
+    settings.reportError(error, { tool: kind.reportAs(plan), requestId: request.ctx.requestId, label: kind.label(plan) });
     const message = kind.unconvertible
       ? kind.unconvertible(plan, error)
       : settings.production

@@ -34,7 +34,11 @@ export async function withMiddleware(
     return await next();
   } catch (error) {
     if (typeof error === 'object' && error !== null && fromHandler.has(error)) throw error;
-    settings.reportError(error, { tool: `middleware (${request.method})`, requestId: request.ctx.requestId });
+    settings.reportError(error, {
+      tool: `middleware (${request.method})`,
+      requestId: request.ctx.requestId,
+      label: `middleware (${request.method})`,
+    });
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
       settings.production ? callMessages.masked(`${request.method} middleware`, request.ctx.requestId) : messageOf(error),

@@ -421,7 +421,7 @@ export class TaskService {
         }),
       )
       .then((update) => this.settle(record, update))
-      .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId }))
+      .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId, label: `tool "${tool.name}"` }))
       .finally(async () => {
         clearInterval(renew);
         stopWatching();
