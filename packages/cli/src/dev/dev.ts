@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { watch } from 'chokidar';
+import { describeMissingSettings, missingDecoratorSettings } from '../util/decorator-settings.js';
 import { findProject } from '../util/project.js';
 import { READY_FD_ENV, viteNodeArgs } from '../util/vite-node.js';
 
@@ -39,6 +40,8 @@ export function startDev(options: DevOptions = {}): DevSession {
   const root = project.root;
   const entry = resolve(root, options.entry ?? 'src/main.ts');
   if (!existsSync(entry)) throw new Error(`${relative(root, entry)} does not exist. Fix: armature dev <entry that starts the server>`);
+  const missing = missingDecoratorSettings(root);
+  if (missing.length > 0) throw new Error(describeMissingSettings(missing));
   const args = viteNodeArgs(root, entry, options.args);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const debounceMs = options.debounceMs ?? 150;

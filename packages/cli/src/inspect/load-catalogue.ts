@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { describeMissingSettings, missingDecoratorSettings } from '../util/decorator-settings.js';
 import { viteNodeArgs } from '../util/vite-node.js';
 
 type Json = Record<string, unknown>;
@@ -32,11 +33,13 @@ export class InspectError extends Error {
 function loaderSource(entry: string, shown: string, out: string): string {
   const noApp = `${shown} exports no app: export createApp(), an McpApp called app, an array called servers, or the @McpServer classes`;
   return `import { writeFileSync } from 'node:fs';
-import { createMcpApp, getMetadataStorage, McpApp } from '@armature/core';
 
 const out = ${JSON.stringify(out)};
 try {
+  // The entry first, as node loads it: an import order that needs @armature/core earlier (ARM125)
+  // fails here as it fails there, instead of passing because this module loaded it.
   const entry = await import(${JSON.stringify(entry)});
+  const { createMcpApp, getMetadataStorage, McpApp } = await import('@armature/core');
   let app;
   if (typeof entry.createApp === 'function') app = await entry.createApp();
   else if (entry.app instanceof McpApp) app = entry.app;
@@ -60,7 +63,14 @@ try {
   writeFileSync(out, JSON.stringify({ catalogue }));
   await app.close();
 } catch (error) {
-  writeFileSync(out, JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+  let explained;
+  try {
+    explained = (await import('@armature/core')).explainStartupError?.(error);
+  } catch {
+    // no @armature/core to ask: the error as it is
+  }
+  const message = explained?.message ?? (error instanceof Error ? error.message : String(error));
+  writeFileSync(out, JSON.stringify({ error: message }));
 }
 process.exit(0);
 `;
@@ -75,6 +85,8 @@ export async function loadCatalogue(root: string, entry = 'src/app.ts', timeoutM
         'Fix: armature inspect <entry>, where the entry exports createApp(), servers, or the @McpServer classes (not the module that starts the transport)',
     );
   }
+  const missing = missingDecoratorSettings(root);
+  if (missing.length > 0) throw new InspectError(describeMissingSettings(missing));
   // Inside the project, so that bare imports resolve from its node_modules and its tsconfig applies.
   const loader = join(root, `.armature-inspect-${randomUUID().slice(0, 8)}.ts`);
   const args = viteNodeArgs(root, loader);
