@@ -288,11 +288,11 @@ function mainTs(transport: Transport): string {
     return `import { createApp } from './app.js';
 
 // Streamable HTTP on http://127.0.0.1:3000/mcp (PORT to change it; HOST=0.0.0.0 in a container).
-// Host and Origin checks are on.
+// Host and Origin checks are on. Armature's logger prints "listening on <url>" and the server's other
+// events on stderr: format 'json' for one JSON object a line (see docs/observability.md).
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const { url } = await createApp().listenHttp({ host, port });
-console.error(\`MCP endpoint: \${url}\`);
+await createApp({ logger: { format: 'text', level: 'info' } }).listenHttp({ host, port });
 `;
   }
   return `import { createApp } from './app.js';
