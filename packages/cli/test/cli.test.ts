@@ -187,6 +187,21 @@ describe('armature new --runtime workers', () => {
 });
 
 describe('armature new --template nestjs', () => {
+  it('says before writing anything when this Node is outside the range Nest 12 needs (22.12+, not 23)', async () => {
+    const s = session();
+    expect(await s.run('new', 'nodecheck', '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);
+    const output = s.lines.join('\n');
+    const warning = output.indexOf('warning: the nestjs template needs Node 22.12 or later, not 23');
+    const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+    if ((major === 22 && minor >= 12) || major >= 24) expect(warning).toBe(-1);
+    else {
+      expect(warning).toBeGreaterThanOrEqual(0);
+      expect(warning).toBeLessThan(output.indexOf('  create    '));
+      expect(output).toContain(`this is Node ${process.versions.node}, where npm install warns EBADENGINE`);
+      expect(output).toContain('Fix: run the project with Node 22.12+ or 24');
+    }
+  });
+
   it('writes a Nest app with one module, an @McpServer provider, a controller and their tests', async () => {
     const s = session();
     expect(await s.run('new', 'greeter', '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);

@@ -1,10 +1,24 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARMATURE_BIN, createArmatureBin, installedArmature, packedInstall, run, tempDir } from './support/packed-project.js';
+import {
+  ARMATURE_BIN,
+  CLI_ROOT,
+  childEnv,
+  createArmatureBin,
+  installedArmature,
+  packedInstall,
+  run,
+  tempDir,
+} from './support/packed-project.js';
 
-// A generated project (packed packages, npm) with one decorator setting taken out of its
-// tsconfig.json at a time: every way a user runs it names the setting, its code and the fix.
+// Mistakes and guides of a user's first hour, in a generated project (packed packages, npm): one
+// decorator setting taken out of its tsconfig.json at a time (every way a user runs it names the
+// setting, its code and the fix), and the MCP Apps guide's example built by `npm run build`.
+
+const DOCS = join(CLI_ROOT, '..', '..', 'docs');
 
 const FIX = 'set "experimentalDecorators": true and "emitDecoratorMetadata": true';
 const CASES = [
@@ -12,7 +26,7 @@ const CASES = [
   { setting: 'emitDecoratorMetadata', code: 'ARM200', runtime: 'no decorator metadata was emitted for this method' },
 ] as const;
 
-describe.sequential('a generated project without a decorator setting', () => {
+describe.sequential('a generated project in its first hour', () => {
   let base: string;
   let root: string;
   let tsconfig: string;
@@ -68,4 +82,45 @@ describe.sequential('a generated project without a decorator setting', () => {
       }
     }, 240_000);
   }
+
+  it('serves the MCP Apps guide example from npm run build, through npm start', async () => {
+    const example = readFileSync(join(DOCS, 'examples/mcp-apps.ts'), 'utf8');
+    const server = /\/\/ #region server\n([\s\S]*?)\/\/ #endregion/.exec(example)?.[1] ?? '';
+    expect(server).toContain('@AppResource');
+    mkdirSync(join(root, 'src/counter/mcp-apps'), { recursive: true });
+    writeFileSync(
+      join(root, 'src/counter/counter.server.ts'),
+      [
+        "import { AppResource, Field, McpServer, Tool } from '@armature/core';",
+        "import { IsInt, Max, Min } from 'class-validator';",
+        "import { Service } from 'typedi';",
+        "import { COUNTER_HTML } from './mcp-apps/counter.view.js';",
+        '',
+        server,
+      ].join('\n'),
+    );
+    writeFileSync(join(root, 'src/counter/mcp-apps/counter.view.ts'), readFileSync(join(DOCS, 'examples/mcp-apps/counter.view.ts')));
+    const app = join(root, 'src/app.ts');
+    const before = readFileSync(app, 'utf8');
+    const after = before
+      .replace(/^(import .*\n)(?!import)/m, "$1import { CounterServer } from './counter/counter.server.js';\n")
+      .replace(/export const servers = \[(\w+)\];/, 'export const servers = [$1, CounterServer];');
+    expect(after).toContain('CounterServer];');
+    writeFileSync(app, after);
+    const build = await run('npm', ['run', 'build'], root, 180_000);
+    expect(build.code, build.stdout + build.stderr).toBe(0);
+    const client = new Client({ name: 'e2e-apps', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: 'npm', args: ['start', '--silent'], cwd: root, env: childEnv() as Record<string, string> }),
+    );
+    try {
+      const { contents } = await client.readResource({ uri: 'ui://counter/view.html' });
+      expect(contents[0]).toMatchObject({ uri: 'ui://counter/view.html', mimeType: 'text/html;profile=mcp-app' });
+      expect((contents[0] as { text: string }).text).toContain('<title>Counter</title>');
+      const added = await client.callTool({ name: 'add', arguments: { by: 2 } });
+      expect(added.structuredContent).toEqual({ total: 2 });
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
 });
