@@ -2,6 +2,7 @@ import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { messageOf } from '../messages/call-messages.js';
 import { logMessages } from '../messages/log-messages.js';
 import type { ServerEvent, ServerEvents } from './server-events.js';
+import { sourceMappedStack } from './source-mapped-stack.js';
 
 export type ServerLogLevel = 'info' | 'warn' | 'error';
 
@@ -68,7 +69,7 @@ function recordOf(event: ServerEvent, text: boolean): { message: string; fields:
     case 'call-failed': {
       const { error, what, label, requestId } = event;
       // A text line has nowhere else to put the stack; a structured one carries it in `err`.
-      const detail = text && error instanceof Error && error.stack ? error.stack : messageOf(error);
+      const detail = text && error instanceof Error && error.stack ? sourceMappedStack(error.stack) : messageOf(error);
       return { message: logMessages.callFailed(label, requestId, detail), fields: { what, requestId, err: error } };
     }
     case 'remote-up': {
@@ -94,7 +95,8 @@ function traceFields(): { traceId?: string; spanId?: string } {
 
 /** `err` as pino's standard serializer writes it: type, message, stack. */
 function serializedError(error: unknown): Record<string, unknown> {
-  if (error instanceof Error) return { type: error.name, message: messageOf(error), ...(error.stack ? { stack: error.stack } : {}) };
+  if (error instanceof Error)
+    return { type: error.name, message: messageOf(error), ...(error.stack ? { stack: sourceMappedStack(error.stack) } : {}) };
   return { type: typeof error, message: messageOf(error) };
 }
 
