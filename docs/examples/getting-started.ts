@@ -1,10 +1,7 @@
 import { createMcpApp, McpServer, Tool } from '@armature/core';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { GreetInput } from './getting-started/src/greeter.js';
 import { inMemory, overHttp } from './getting-started/test/connect.js';
-import { expectEqual, json } from './support/check.js';
+import { expectEqual } from './support/check.js';
 
 export const outputs = {
   'greet-schema': `{
