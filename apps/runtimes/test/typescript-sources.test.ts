@@ -46,6 +46,15 @@ const SOURCE_RUN: Record<string, (binary: string) => string[]> = {
 
 describe.each(runtimes())('$name runs src/main.ts', (runtime) => {
   const [command, ...args] = SOURCE_RUN[runtime.name]?.(runtime.binary) ?? [];
+  /** Runs the project made with `compilerOptions` to its exit (it is expected to refuse to start). */
+  const startRefused = (compilerOptions: Record<string, unknown>) =>
+    spawnSync(command as string, args, {
+      cwd: project(compilerOptions),
+      input: '',
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
 
   it('with experimentalDecorators and emitDecoratorMetadata: the DTO schema and constructor injection work', async () => {
     const cwd = project({ experimentalDecorators: true, emitDecoratorMetadata: true });
@@ -70,14 +79,7 @@ describe.each(runtimes())('$name runs src/main.ts', (runtime) => {
   });
 
   it('without emitDecoratorMetadata: refuses to start, naming each class and method and the missing setting', () => {
-    const cwd = project({ experimentalDecorators: true });
-    const run = spawnSync(command as string, args, {
-      cwd,
-      input: '',
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const run = startRefused({ experimentalDecorators: true });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('GreeterServer.greet: no decorator metadata was emitted for this method');
     expect(run.stderr).toContain('[ARM200]');
@@ -87,14 +89,7 @@ describe.each(runtimes())('$name runs src/main.ts', (runtime) => {
   });
 
   it('with neither setting: names the standard decorators and the fix (ARM127), not a crash inside class-validator', () => {
-    const cwd = project({});
-    const run = spawnSync(command as string, args, {
-      cwd,
-      input: '',
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const run = startRefused({});
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/was called as a standard \(TC39\) decorator, .* \[ARM127\]/);
     expect(run.stderr).toContain('Fix: set "experimentalDecorators": true and "emitDecoratorMetadata": true');
