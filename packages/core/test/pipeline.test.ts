@@ -285,7 +285,7 @@ describe('middleware', () => {
       code: -32603,
       message: expect.stringContaining('rate limiter down'),
     });
-    expect(logged).toEqual([{ tool: 'middleware (tools/call)', requestId: expect.any(Number) }]);
+    expect(logged).toEqual([{ tool: 'middleware (tools/call)', requestId: expect.any(Number), label: 'middleware (tools/call)' }]);
     const crash = await connection.client.callTool({ name: 'crash', arguments: {} });
     expect(crash.isError).toBe(true);
   });
