@@ -108,7 +108,8 @@ function fastifyApp() {
 // #endregion
 
 export const outputs: Record<string, string> = {
-  'bad-host': '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Invalid Host: evil.example.com"},"id":null}',
+  'bad-host':
+    '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Invalid Host: evil.example.com: not in allowedHosts (DNS rebinding protection). If the server is reached under this name, add it: listenHttp({ allowedHosts: [\'evil.example.com\'] }) (or the same option of the handler); allowedHosts: false leaves the check to a proxy in front"},"id":null}',
   'too-large':
     '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Payload Too Large: Request body must not exceed 4194304 bytes"},"id":null}',
   'too-deep': '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: the message is nested deeper than 64 levels"},"id":9}',

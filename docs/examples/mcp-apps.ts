@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { AppResource, createMcpApp, Field, McpServer, Tool } from '@armature/core';
 import { Client } from '@modelcontextprotocol/client';
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { IsInt, Max, Min } from 'class-validator';
 import { Service } from 'typedi';
+import { COUNTER_HTML } from './mcp-apps/counter.view.js';
 import { expectEqual, json } from './support/check.js';
 
 // #region server
@@ -47,7 +47,7 @@ export class CounterServer {
 
   @AppResource({ uri: 'ui://counter/view.html', name: 'counter-view', description: 'The counter', prefersBorder: true })
   view() {
-    return readFile(new URL('./mcp-apps/counter.html', import.meta.url), 'utf8');
+    return COUNTER_HTML; // the app's HTML, from a module (./mcp-apps/counter.view.ts)
   }
 }
 // #endregion

@@ -5,7 +5,8 @@
  * `./x.ts` files that tsc/NodeNext projects write). Each case is a fresh project folder: the
  * fixture's sources, a package.json, the tsconfig.json under test, and this package's node_modules.
  * Without `emitDecoratorMetadata` the server refuses to start and says what is missing, naming each
- * class and method (ARM200, ARM400).
+ * class and method (ARM200, ARM400); without `experimentalDecorators`, it names the standard
+ * decorators and the fix (ARM127).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,15 @@ const SOURCE_RUN: Record<string, (binary: string) => string[]> = {
 
 describe.each(runtimes())('$name runs src/main.ts', (runtime) => {
   const [command, ...args] = SOURCE_RUN[runtime.name]?.(runtime.binary) ?? [];
+  /** Runs the project made with `compilerOptions` to its exit (it is expected to refuse to start). */
+  const startRefused = (compilerOptions: Record<string, unknown>) =>
+    spawnSync(command as string, args, {
+      cwd: project(compilerOptions),
+      input: '',
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
 
   it('with experimentalDecorators and emitDecoratorMetadata: the DTO schema and constructor injection work', async () => {
     const cwd = project({ experimentalDecorators: true, emitDecoratorMetadata: true });
@@ -69,19 +79,20 @@ describe.each(runtimes())('$name runs src/main.ts', (runtime) => {
   });
 
   it('without emitDecoratorMetadata: refuses to start, naming each class and method and the missing setting', () => {
-    const cwd = project({ experimentalDecorators: true });
-    const run = spawnSync(command as string, args, {
-      cwd,
-      input: '',
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const run = startRefused({ experimentalDecorators: true });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('GreeterServer.greet: no decorator metadata was emitted for this method');
     expect(run.stderr).toContain('[ARM200]');
     expect(run.stderr).toContain('GreeterServer: the constructor takes 1 parameter(s) but no decorator metadata was emitted');
     expect(run.stderr).toContain('[ARM400]');
     expect(run.stderr).toContain('"emitDecoratorMetadata": true');
+  });
+
+  it('with neither setting: names the standard decorators and the fix (ARM127), not a crash inside class-validator', () => {
+    const run = startRefused({});
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/was called as a standard \(TC39\) decorator, .* \[ARM127\]/);
+    expect(run.stderr).toContain('Fix: set "experimentalDecorators": true and "emitDecoratorMetadata": true');
+    expect(run.stderr).not.toMatch(/reading 'constructor'|evaluating 'object\.constructor'/);
   });
 });

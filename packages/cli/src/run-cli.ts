@@ -16,6 +16,7 @@ import { INSPECT_FORMATS, type InspectFormat } from './inspect/format-catalogue.
 import { inspectProject } from './inspect/inspect.js';
 import { RULES } from './inspect/lint-catalogue.js';
 import { InspectError, loadCatalogue } from './inspect/load-catalogue.js';
+import { missingDecoratorSettings } from './util/decorator-settings.js';
 import { PlanConflictError } from './util/file-plan.js';
 import { PACKAGE_MANAGERS, type PackageManager } from './util/package-manager.js';
 import { findProject, ProjectError } from './util/project.js';
@@ -378,7 +379,12 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
         if (positionals.length > 1) throw new UsageError('usage: armature check [folder]');
         const project = findProject(io.cwd ?? process.cwd());
-        const findings = findUndecoratedProperties(project.root, positionals[0]);
+        const settings = missingDecoratorSettings(project.root).map((m) => ({
+          rule: 'decorator-settings',
+          where: m.tsconfig,
+          message: `does not set "${m.setting}": true: ${m.message} [${m.code}]. Fix: ${m.fix}`,
+        }));
+        const findings = [...settings, ...findUndecoratedProperties(project.root, positionals[0])];
         for (const f of findings) out(`${f.rule}  ${f.where}: ${f.message}\n`);
         out(
           findings.length === 0

@@ -26,7 +26,7 @@ describe('armature new', () => {
     expect(readJson(join(root, 'package.json')).scripts).toEqual({
       dev: 'armature dev',
       build: 'tsc -p tsconfig.build.json && armature build',
-      start: 'node --enable-source-maps dist/bundle/main.mjs',
+      start: 'node dist/bundle/main.mjs',
       test: 'armature inspect --check mcp-contract.json --if-present && vitest run',
       typecheck: 'tsc -p tsconfig.json',
       lint: 'biome check . && armature check',
@@ -34,13 +34,21 @@ describe('armature new', () => {
       inspect: 'armature inspect',
     });
     expect(readJson(join(root, 'package.json')).engines).toEqual({ node: '^20.19.0 || ^22.12.0 || >=24.0.0' });
+    // The CLI guide's scripts table and deployment.md say what build and start run, word for word.
+    const { build, start } = readJson(join(root, 'package.json')).scripts;
+    const guide = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+    expect(guide).toContain(`| \`build\`     | \`${build}\``);
+    expect(guide).toContain(`| \`start\`     | \`${start}\``);
+    const deployment = readFileSync(new URL('../../../docs/deployment.md', import.meta.url), 'utf8');
+    expect(deployment).toContain(`\`npm run build\` runs \`${build}\``);
+    expect(deployment).toContain(`run \`${start}\``);
     const docker = readFileSync(join(root, 'Dockerfile'), 'utf8');
     expect(docker).toContain('RUN npm ci --omit=dev');
     expect(docker).toContain('USER node');
-    expect(docker).toContain('CMD ["node", "--enable-source-maps", "dist/bundle/main.mjs"]');
+    expect(docker).toContain('CMD ["node", "dist/bundle/main.mjs"]');
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    expect(readme).toContain('"args": ["--enable-source-maps", "/absolute/path/to/weather-mcp/dist/bundle/main.mjs"]');
-    expect(readme).toContain('claude mcp add weather-mcp -- node --enable-source-maps');
+    expect(readme).toContain('"args": ["/absolute/path/to/weather-mcp/dist/bundle/main.mjs"]');
+    expect(readme).toContain('claude mcp add weather-mcp -- node /absolute/path/to/weather-mcp/dist/bundle/main.mjs');
     expect(readJson(join(root, 'tsconfig.json')).compilerOptions).toMatchObject({
       experimentalDecorators: true,
       emitDecoratorMetadata: true,
@@ -67,7 +75,9 @@ describe('armature new', () => {
     const s = session();
     expect(await s.run('new', '@acme/billing-server', '--transport', 'http', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);
     const root = join(s.cwd, 'billing-server');
-    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain('await createApp().listenHttp({ host, port });');
+    expect(readFileSync(join(root, 'src/main.ts'), 'utf8')).toContain(
+      "await createApp({ logger: { format: 'text', level: 'info' } }).listenHttp({ host, port });",
+    );
     expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toContain('ENV HOST=0.0.0.0 PORT=3000');
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('| `pnpm dev`');
     expect(readFileSync(join(root, 'src/billing/billing.server.ts'), 'utf8')).toContain(
@@ -187,6 +197,21 @@ describe('armature new --runtime workers', () => {
 });
 
 describe('armature new --template nestjs', () => {
+  it('says before writing anything when this Node is outside the range Nest 12 needs (22.12+, not 23)', async () => {
+    const s = session();
+    expect(await s.run('new', 'nodecheck', '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);
+    const output = s.lines.join('\n');
+    const warning = output.indexOf('warning: the nestjs template needs Node 22.12 or later, not 23');
+    const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+    if ((major === 22 && minor >= 12) || major >= 24) expect(warning).toBe(-1);
+    else {
+      expect(warning).toBeGreaterThanOrEqual(0);
+      expect(warning).toBeLessThan(output.indexOf('  create    '));
+      expect(output).toContain(`this is Node ${process.versions.node}, where npm install warns EBADENGINE`);
+      expect(output).toContain('Fix: run the project with Node 22.12+ or 24');
+    }
+  });
+
   it('writes a Nest app with one module, an @McpServer provider, a controller and their tests', async () => {
     const s = session();
     expect(await s.run('new', 'greeter', '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install')).toBe(0);

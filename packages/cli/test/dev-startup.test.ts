@@ -92,3 +92,24 @@ describe('armature dev when the server cannot start', () => {
     expect(lines[4]).toBe('[armature] the server exited (code 1); waiting for a change to restart');
   }, 90_000);
 });
+
+describe('armature inspect loads the entry as node does', () => {
+  it('names the cause and the fix when @Type runs before @armature/core is loaded (ARM125), as dev and node do', async () => {
+    const child = spawn(process.execPath, [ARMATURE_BIN, 'inspect', 'src/type-first.ts'], {
+      cwd: root,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise((done) => child.once('close', done));
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/Reflect\.getMetadata is not a function \(at \S*src\/reminder\.dto\.ts:\d+:\d+\): .* \[ARM125\]/);
+    expect(output).toContain("Fix: import '@armature/core' first in the entry file (src/main.ts)");
+  }, 90_000);
+});

@@ -61,6 +61,30 @@ export class NotesService {
     );
   });
 
+  it('names a property that only @Field describes (start-up refuses it, ARM206), with the validator it needs', () => {
+    const root = project({
+      'src/note.input.ts': `import { Field as Describe } from '@armature/core';
+import { IsString } from 'class-validator';
+
+export class NoteInput {
+  @IsString()
+  text!: string;
+
+  @Describe('Its colour')
+  color?: string;
+}
+`,
+    });
+    expect(findUndecoratedProperties(root)).toEqual([
+      {
+        rule: 'field-without-validator',
+        where: 'NoteInput.color (src/note.input.ts:8)',
+        message:
+          '@Field describes it but no validator checks it, so start-up refuses it (ARM206). Fix: add @IsOptional() @IsString() (or @Allow() for any value)',
+      },
+    ]);
+  });
+
   it('finds nothing in classes that are not DTOs, or when every property is decorated', () => {
     const root = project({
       'src/a.ts': `import { IsString } from 'class-validator';\nexport class A {\n  @IsString() name!: string;\n}\nexport class Plain {\n  x = 1;\n}\n`,

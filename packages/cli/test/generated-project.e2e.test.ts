@@ -279,7 +279,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
         await client.connect(
           new StdioClientTransport({
             command: process.execPath,
-            args: ['--enable-source-maps', 'dist/bundle/main.mjs'],
+            args: ['dist/bundle/main.mjs'],
             cwd: image,
             env: childEnv() as Record<string, string>,
           }),
@@ -323,7 +323,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
         // through Armature's internals, no second copy of the problems.
         const build = await run('npm', ['run', 'build'], root);
         expect(build.code, build.stdout + build.stderr).toBe(0);
-        const started = await run(process.execPath, ['--enable-source-maps', 'dist/bundle/main.mjs'], root, 30_000);
+        const started = await run(process.execPath, ['dist/bundle/main.mjs'], root, 30_000);
         expect(started.code).toBe(1);
         const lines = started.stderr.trimEnd().split('\n');
         expect(lines).toContain(
@@ -331,6 +331,8 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
         );
         expect(lines.filter((line) => /^\s+at /.test(line))).toHaveLength(1);
         expect(started.stderr).not.toContain('problems:');
+        // Node's pointer above the message is the project's own call, not a line of Armature's source.
+        expect(lines[1]).toContain('createMcpApp(servers, options)');
       } finally {
         writeFileSync(server, before);
         await run('npm', ['run', 'build'], root);

@@ -80,7 +80,7 @@ describe('a project made by armature new --transport http, installed with pnpm',
             const timer = setTimeout(() => fail(new Error(`no endpoint printed: ${text}`)), 30_000);
             server.stderr.on('data', (chunk) => {
               text += chunk;
-              const match = /MCP endpoint: (\S+)/.exec(text);
+              const match = /listening on (\S+)/.exec(text);
               if (match) {
                 clearTimeout(timer);
                 found(match[1] as string);

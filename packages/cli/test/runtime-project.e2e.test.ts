@@ -82,7 +82,7 @@ describe('a project made by armature new --runtime deno --transport http, instal
         const timer = setTimeout(() => reject(new Error(`no endpoint line within 30 s:\n${output}`)), 30_000);
         const read = (chunk: Buffer) => {
           output += chunk.toString();
-          const found = /MCP endpoint: (http:\/\/\S+)/.exec(output)?.[1];
+          const found = /listening on (http:\/\/\S+)/.exec(output)?.[1];
           if (found) {
             clearTimeout(timer);
             resolve(found);

@@ -1,5 +1,10 @@
 // Decorator metadata needs the Reflect polyfill before any decorated class is evaluated.
 import 'reflect-metadata';
+import { explainUncaughtStartupErrors } from './messages/startup-error.js';
+
+// Before any DTO module is evaluated (they import @armature/core first): a decorator crash that
+// only a wrong tsconfig causes is printed with its fix instead of a stack inside class-validator.
+explainUncaughtStartupErrors();
 
 export {
   type CreateMcpAppOptions,

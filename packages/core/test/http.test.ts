@@ -55,7 +55,13 @@ describe('Streamable HTTP endpoint', () => {
   it('refuses a foreign Host or Origin (DNS rebinding) before creating anything', async () => {
     const evilHost = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, host: 'evil.example.com' }, body: INITIALIZE });
     expect(evilHost.status).toBe(403);
-    expect(JSON.parse(evilHost.body)).toMatchObject({ error: { code: -32000, message: 'Invalid Host: evil.example.com' } });
+    expect(JSON.parse(evilHost.body)).toMatchObject({
+      error: {
+        code: -32000,
+        message:
+          "Invalid Host: evil.example.com: not in allowedHosts (DNS rebinding protection). If the server is reached under this name, add it: listenHttp({ allowedHosts: ['evil.example.com'] }) (or the same option of the handler); allowedHosts: false leaves the check to a proxy in front",
+      },
+    });
     const evilOrigin = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, origin: 'http://evil.example.com' }, body: INITIALIZE });
     expect(evilOrigin.status).toBe(403);
     const localOrigin = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, origin: 'http://localhost:5173' }, body: INITIALIZE });

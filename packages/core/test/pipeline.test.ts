@@ -330,7 +330,12 @@ describe('middleware', () => {
       message: expect.stringContaining('rate limiter down'),
     });
     expect(logged).toEqual([
-      { tool: 'middleware (tools/call)', requestId: expect.any(Number), errorId: expect.stringMatching(/^[0-9a-f]{8}$/) },
+      {
+        tool: 'middleware (tools/call)',
+        requestId: expect.any(Number),
+        label: 'middleware (tools/call)',
+        errorId: expect.stringMatching(/^[0-9a-f]{8}$/),
+      },
     ]);
     const crash = await connection.client.callTool({ name: 'crash', arguments: {} });
     expect(crash.isError).toBe(true);

@@ -17,6 +17,7 @@ import {
   McpServer,
   type Middleware,
   RequireScopes,
+  Resource,
   type ServerEvent,
   type ServerLogger,
   Tool,
@@ -100,6 +101,25 @@ async function callExplode(options: CreateMcpAppOptions) {
   expect(result.isError).toBe(true);
   return seen[0];
 }
+
+describe('a failed resource read', () => {
+  it('is logged as a resource, not a tool,', async () => {
+    @McpServer({ name: 'files', version: '1.0.0' })
+    class Files {
+      @Resource({ uri: 'ui://counter/view.html', name: 'view' })
+      view() {
+        throw new Error('ENOENT: no such file or directory');
+      }
+    }
+    const app = createMcpApp(Files, { logger: 'text' });
+    const connection = await connectInMemory(app);
+    await expect(connection.client.readResource({ uri: 'ui://counter/view.html' })).rejects.toThrow();
+    await connection.close();
+    await app.close();
+    expect(stderr.join('')).toMatch(/^\[armature\] resource "ui:\/\/counter\/view\.html" \(request \d+\) failed: Error: ENOENT/m);
+    expect(stderr.join('')).not.toContain('tool "');
+  });
+});
 
 describe("logger: 'json'", () => {
   it('writes a failed call as one JSON line on stderr with its request id and error', async () => {
@@ -321,9 +341,15 @@ describe('caller input in a log record (property)', () => {
     fc
       .record({ reason: fc.constantFrom('host', 'origin', 'unauthorized'), message: callerText, client: callerText })
       .map((e): ServerEvent => ({ event: 'refused', ...e }) as ServerEvent),
-    fc
-      .record({ what: callerText, requestId: fc.oneof(callerText, fc.integer()), message: callerText })
-      .map(({ what, requestId, message }): ServerEvent => ({ event: 'call-failed', what, requestId, error: new Error(message) })),
+    fc.record({ what: callerText, requestId: fc.oneof(callerText, fc.integer()), message: callerText }).map(
+      ({ what, requestId, message }): ServerEvent => ({
+        event: 'call-failed',
+        what,
+        label: `tool ${JSON.stringify(what)}`,
+        requestId,
+        error: new Error(message),
+      }),
+    ),
     fc.record({ part: callerText, name: callerText, reason: callerText }).map((e): ServerEvent => ({ event: 'remote-skipped', ...e })),
   );
 
@@ -418,7 +444,9 @@ describe('app.onEvent', () => {
     })();
     stop();
     await app.close();
-    expect(events).toEqual([{ event: 'call-failed', what: 'explode', requestId, errorId: expect.any(String), error: expect.any(Error) }]);
+    expect(events).toEqual([
+      { event: 'call-failed', what: 'explode', label: 'tool "explode"', requestId, errorId: expect.any(String), error: expect.any(Error) },
+    ]);
   });
 });
 

@@ -53,6 +53,9 @@ describe('an uncaught start-up error under node', () => {
       '     Fix: createMcpApp(MyServer) or createMcpApp([A, B])',
     ]);
     expect(lines.filter((line) => /^\s+at /.test(line))).toHaveLength(1);
+    // Node's pointer shows the user's own call, not a line of Armature's compiled source.
+    expect(lines.slice(0, 2)).toEqual([expect.stringMatching(/no-server\.mjs:2$/), 'createMcpApp([]).listenStdio();']);
+    expect(lines.at(-3)).toMatch(/^\s+at .*no-server\.mjs:2:1$/);
     expect(lines.join('\n')).not.toContain('problems:');
     expect(lines.at(-1)).toMatch(/^Node\.js v/);
     expect(lines).toHaveLength(10);
@@ -63,6 +66,39 @@ describe('an uncaught start-up error under node', () => {
     expect(code).toBe(1);
     expect(lines).toContain('  1. createMcpApp: no server class was given [ARM100]');
     expect(lines.filter((line) => /^\s+at /.test(line)).length).toBeGreaterThan(3);
+  });
+});
+
+describe('a decorator crash only a wrong tsconfig causes', () => {
+  const crash = fileURLToPath(new URL('./fixtures/standard-decorator-crash.mjs', import.meta.url));
+  const run = (env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; stderr: string }>((done) => {
+      const { ARMATURE_DEBUG: _debug, NODE_OPTIONS: _options, ...rest } = process.env;
+      const child = spawn(process.execPath, [crash], { env: { ...rest, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      child.on('close', (code) => done({ code, stderr }));
+    });
+
+  it('names the missing experimentalDecorators and the fix (ARM127), without class-validator stack', async () => {
+    const { code, stderr } = await run();
+    expect(code).toBe(1);
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('ArmatureBuildError: Armature cannot start the MCP server: 1 problem in how the decorators were compiled.');
+    expect(lines[1]).toMatch(
+      /^ {2}1\. start-up: a class-validator decorator \(at file:\/\/.*standard-decorator-crash\.mjs:9:1\) was called as a standard \(TC39\) decorator, .* \[ARM127\]$/,
+    );
+    expect(lines[2]).toContain('Fix: set "experimentalDecorators": true and "emitDecoratorMetadata": true in the tsconfig.json');
+    expect(lines).toHaveLength(3);
+  });
+
+  it('lets Node print the crash after the explanation with ARMATURE_DEBUG=1', async () => {
+    const { code, stderr } = await run({ ARMATURE_DEBUG: '1' });
+    expect(code).toBe(1);
+    expect(stderr).toContain('[ARM127]');
+    expect(stderr).toContain("TypeError: Cannot read properties of undefined (reading 'constructor')");
   });
 });
 

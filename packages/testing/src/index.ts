@@ -19,3 +19,4 @@ export {
   type TestingAppOptions,
 } from './testing-app.js';
 export { textOf } from './text-of.js';
+export { wireDates } from './wire-dates.js';

@@ -12,11 +12,11 @@ import {
   Client,
   type ClientCapabilities,
   type GetPromptResult,
-  InMemoryTransport,
   type ProgressCallback,
   type ReadResourceResult,
   type Tool,
 } from '@modelcontextprotocol/client';
+import { JsonLink } from './json-link.js';
 
 /** What `overrideProvider` accepts: a class, or a string token. */
 export type ProviderToken<T = unknown> = Constructor<T> | string;
@@ -87,7 +87,11 @@ function tokenName(token: ProviderToken): string {
   return typeof token === 'string' ? `"${token}"` : token.name;
 }
 
-/** An app built by the production pipeline, with the official client connected in memory. */
+/**
+ * An app built by the production pipeline, with the official client connected in memory. Messages
+ * cross as JSON text, as over stdio and HTTP: results hold what a client receives (a `Date` the
+ * tool returned is its ISO string).
+ */
 export class TestingApp {
   /** @internal: use `createTestingApp(...).compile()`. */
   constructor(
@@ -104,7 +108,8 @@ export class TestingApp {
 
   /**
    * Calls a tool through the whole pipeline (argument guards, DTO validation, DI scope, result
-   * conversion) and returns the `CallToolResult` the client received. Tool failures come back as
+   * conversion) and returns the `CallToolResult` the client received, as JSON carried it (a `Date`
+   * is its ISO string: compare with `date.toISOString()`). Tool failures come back as
    * results with `isError: true`; protocol errors (unknown tool, `McpError`) reject.
    *
    * @example
@@ -226,7 +231,7 @@ export class TestingAppBuilder {
       container,
       onError: onError ?? ((error, info) => reported.push({ error, ...info })),
     });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const [clientTransport, serverTransport] = JsonLink.pair();
     const server = app.createServer();
     await server.connect(serverTransport);
     const client = new Client({ name: 'armature-testing', version: '1.0.0' }, { capabilities: clientCapabilities ?? {} });

@@ -6,7 +6,7 @@ import { formatWithBiome } from '../util/format.js';
 import { checkPackageName, suggestPackageName } from '../util/names.js';
 import { detectPackageManager, PACKAGE_MANAGERS, type PackageManager, runScript } from '../util/package-manager.js';
 import type { Ui } from '../util/ui.js';
-import { nestProjectFiles } from './nest-project-files.js';
+import { nestNodeWarning, nestProjectFiles } from './nest-project-files.js';
 import { type ProjectOptions, projectFiles, projectNames, type Template, type Transport } from './project-files.js';
 import type { Runtime } from './runtime-commands.js';
 
@@ -108,6 +108,8 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
     );
   }
   const runtime = options.runtime ?? 'node';
+  const nestNode = template === 'nestjs' ? nestNodeWarning(process.versions.node) : undefined;
+  if (nestNode) ui.warn(nestNode);
   if (template === 'nestjs' && runtime !== 'node') {
     throw new CreateError(
       `the nestjs template runs on Node (Nest's Express adapter is tested there only), so --runtime ${runtime} does not apply to it.\n` +

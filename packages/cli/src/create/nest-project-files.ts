@@ -47,6 +47,19 @@ function packageJson(options: ProjectOptions): string {
  */
 export const NEST_NODE_RANGE = '^22.12.0 || >=24.0.0';
 
+/**
+ * What create says before writing a nestjs project on a Node outside NEST_NODE_RANGE (Node 20 runs
+ * the CLI): the project would install with EBADENGINE warnings and Nest would not start there.
+ */
+export function nestNodeWarning(version: string): string | undefined {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if ((major === 22 && minor >= 12) || major >= 24) return undefined;
+  return (
+    `the nestjs template needs Node 22.12 or later, not 23 (engines ${NEST_NODE_RANGE}): @nestjs/common 12 depends on file-type, which needs it; this is Node ${version}, where npm install warns EBADENGINE and the app runs unsupported.\n` +
+    'Fix: run the project with Node 22.12+ or 24 (e.g. nvm install 22), or use the default template, which runs on Node 20.19+'
+  );
+}
+
 const MAIN = `import { createNestApp } from './app.js';
 
 // REST and MCP share Nest's HTTP port: http://127.0.0.1:3000 (PORT to change it; HOST=0.0.0.0 in

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { DevConsole } from '@armature/console';
 import { watch } from 'chokidar';
+import { describeMissingSettings, missingDecoratorSettings } from '../util/decorator-settings.js';
 import { findProject } from '../util/project.js';
 import { READY_FD_ENV, viteNodeArgs } from '../util/vite-node.js';
 
@@ -45,6 +46,8 @@ export function startDev(options: DevOptions = {}): DevSession {
   const root = project.root;
   const entry = resolve(root, options.entry ?? 'src/main.ts');
   if (!existsSync(entry)) throw new Error(`${relative(root, entry)} does not exist. Fix: armature dev <entry that starts the server>`);
+  const missing = missingDecoratorSettings(root);
+  if (missing.length > 0) throw new Error(describeMissingSettings(missing));
   const wrapped = options.ui?.wrap(root, entry, READY_FD_ENV);
   // A built app (JavaScript) runs under plain node, as in production; TypeScript sources under vite-node.
   const args = wrapped?.plainNode

@@ -17,22 +17,26 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Names bound by `import { A, B as C } from 'class-validator'` (and the other DTO modules). */
-function dtoDecoratorNames(file: ts.SourceFile): Set<string> {
+/**
+ * Names bound by `import { A, B as C } from 'class-validator'` (and the other DTO modules), and
+ * among them those of `@Field`, which describes a property but does not validate it.
+ */
+function dtoDecoratorNames(file: ts.SourceFile): { names: Set<string>; fields: Set<string> } {
   const names = new Set<string>();
+  const fields = new Set<string>();
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
     if (!DTO_MODULES.has(statement.moduleSpecifier.text)) continue;
     const bindings = statement.importClause?.namedBindings;
     if (bindings && ts.isNamedImports(bindings)) {
       for (const element of bindings.elements) {
-        if (statement.moduleSpecifier.text !== '@armature/core' || (element.propertyName ?? element.name).text === 'Field') {
-          names.add(element.name.text);
-        }
+        const isField = statement.moduleSpecifier.text === '@armature/core' && (element.propertyName ?? element.name).text === 'Field';
+        if (statement.moduleSpecifier.text !== '@armature/core' || isField) names.add(element.name.text);
+        if (isField) fields.add(element.name.text);
       }
     }
   }
-  return names;
+  return { names, fields };
 }
 
 function decoratorName(decorator: ts.Decorator): string | undefined {
@@ -67,7 +71,7 @@ export function findUndecoratedProperties(root: string, folder = 'src'): Finding
   const findings: Finding[] = [];
   for (const path of sourceFiles(join(root, folder))) {
     const file = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
-    const dtoDecorators = dtoDecoratorNames(file);
+    const { names: dtoDecorators, fields } = dtoDecoratorNames(file);
     if (dtoDecorators.size === 0) continue;
     const visit = (node: ts.Node): void => {
       if (ts.isClassDeclaration(node) && node.name) {
@@ -78,8 +82,18 @@ export function findUndecoratedProperties(root: string, folder = 'src'): Finding
         const decorated = (p: ts.PropertyDeclaration) => ts.getDecorators(p) ?? [];
         const isDto = properties.some((p) => decorated(p).some((d) => dtoDecorators.has(decoratorName(d) ?? '')));
         for (const property of isDto ? properties : []) {
-          if (decorated(property).length > 0 || !ts.isIdentifier(property.name)) continue;
+          if (!ts.isIdentifier(property.name)) continue;
+          const names = decorated(property).map((d) => decoratorName(d) ?? '');
           const { line } = file.getLineAndCharacterOfPosition(property.getStart(file));
+          if (names.length > 0 && names.every((name) => fields.has(name))) {
+            findings.push({
+              rule: 'field-without-validator',
+              where: `${node.name.text}.${property.name.text} (${toPosix(relative(root, path))}:${line + 1})`,
+              message: `@Field describes it but no validator checks it, so start-up refuses it (ARM206). Fix: add ${suggestion(property, file)} (or @Allow() for any value)`,
+            });
+            continue;
+          }
+          if (names.length > 0) continue;
           findings.push({
             rule: 'undecorated-property',
             where: `${node.name.text}.${property.name.text} (${toPosix(relative(root, path))}:${line + 1})`,

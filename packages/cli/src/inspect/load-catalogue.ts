@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { findAppSource } from '@armature/console';
+import { describeMissingSettings, missingDecoratorSettings } from '../util/decorator-settings.js';
 import { viteNodeArgs } from '../util/vite-node.js';
 
 type Json = Record<string, unknown>;
@@ -32,7 +33,6 @@ export class InspectError extends Error {
  */
 function loaderSource(entry: string, shown: string, out: string): string {
   return `import { writeFileSync } from 'node:fs';
-import { createMcpApp, getMetadataStorage, McpApp } from '@armature/core';
 
 const out = ${JSON.stringify(out)};
 try {
@@ -49,7 +49,14 @@ try {
   writeFileSync(out, JSON.stringify({ catalogue }));
   await app.close();
 } catch (error) {
-  writeFileSync(out, JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+  let explained;
+  try {
+    explained = (await import('@armature/core')).explainStartupError?.(error);
+  } catch {
+    // no @armature/core to ask: the error as it is
+  }
+  const message = explained?.message ?? (error instanceof Error ? error.message : String(error));
+  writeFileSync(out, JSON.stringify({ error: message }));
 }
 process.exit(0);
 `;
@@ -64,6 +71,8 @@ export async function loadCatalogue(root: string, entry = 'src/app.ts', timeoutM
         'Fix: armature inspect <entry>, where the entry exports createApp(), servers, or the @McpServer classes (not the module that starts the transport)',
     );
   }
+  const missing = missingDecoratorSettings(root);
+  if (missing.length > 0) throw new InspectError(describeMissingSettings(missing));
   // Inside the project, so that bare imports resolve from its node_modules and its tsconfig applies.
   const loader = join(root, `.armature-inspect-${randomUUID().slice(0, 8)}.ts`);
   const args = viteNodeArgs(root, loader);

@@ -3,35 +3,30 @@ import { pathToFileURL } from 'node:url';
 /**
  * Statements that set `app` to the app the module at `entry` exports (`createApp()`, an McpApp
  * called `app`, a `servers` array, or the @McpServer classes), or throw saying what to export.
- * For a generated module that imports `createMcpApp`, `getMetadataStorage` and `McpApp` from
- * `@armature/core`: `armature inspect`'s loader and the console's host both find the app so.
+ * The entry is imported first and `@armature/core` after it, dynamically, as node loads them:
+ * `armature inspect`'s loader and the console's host both find the app so.
  */
 export function findAppSource(entry: string, shown: string): string {
   const noApp = `${shown} exports no app: export createApp(), an McpApp called app, an array called servers, or the @McpServer classes`;
+  // The entry first, as node loads it: an import order that needs @armature/core earlier (ARM125)
+  // fails here as it fails there, instead of passing because this module loaded core first.
   return `const entry = await import(${JSON.stringify(pathToFileURL(entry).href)});
+  const core = await import('@armature/core');
   let app;
   if (typeof entry.createApp === 'function') app = await entry.createApp();
-  else if (entry.app instanceof McpApp) app = entry.app;
-  else if (Array.isArray(entry.servers)) app = createMcpApp(entry.servers);
+  else if (entry.app instanceof core.McpApp) app = entry.app;
+  else if (Array.isArray(entry.servers)) app = core.createMcpApp(entry.servers);
   else {
-    const classes = Object.values(entry).filter((v) => typeof v === 'function' && getMetadataStorage().findServer(v));
-    if (classes.length > 0) app = createMcpApp(classes);
+    const classes = Object.values(entry).filter((v) => typeof v === 'function' && core.getMetadataStorage().findServer(v));
+    if (classes.length > 0) app = core.createMcpApp(classes);
   }
-  if (!(app instanceof McpApp)) throw new Error(${JSON.stringify(noApp)});`;
+  if (!(app instanceof core.McpApp)) throw new Error(${JSON.stringify(noApp)});`;
 }
 
 /**
- * The module the console runs in place of the entry (written into the project, so that bare
- * imports resolve as the project's own code does): it finds the app the entry exports, as
- * `armature inspect` does, serves it over Streamable HTTP on a free port of 127.0.0.1 (both
- * protocol revisions, sessions for 2025-11-25), and tells the console where (with what Armature
- * knows of each handler), or why it could not start (an ArmatureBuildError's problems, with their
- * codes and fixes). Under plain node it also writes the "up" line to the fd `readyEnv` names, as
- * `armature dev`'s vite-node runner does.
- */
 export function hostSource(entry: string, shown: string, readyEnv: string): string {
   return `import { closeSync, writeSync } from 'node:fs';
-import { createMcpApp, explainStartupError, getMetadataStorage, McpApp } from '@armature/core';
+import { explainStartupError } from '@armature/core';
 
 try {
   ${findAppSource(entry, shown)}

@@ -6,6 +6,7 @@ import { type AppPart, classesOf } from '../builder/mounted-part.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
+import { pointAtCaller } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEventListener } from '../observability/server-events.js';
@@ -360,5 +361,9 @@ export class McpApp {
  * ```
  */
 export function createMcpApp(servers: AppPart | readonly AppPart[], options: CreateMcpAppOptions = {}): McpApp {
-  return new McpApp(Array.isArray(servers) ? servers : [servers as AppPart], options);
+  try {
+    return new McpApp(Array.isArray(servers) ? servers : [servers as AppPart], options);
+  } catch (error) {
+    throw pointAtCaller(error, createMcpApp);
+  }
 }

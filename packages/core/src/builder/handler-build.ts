@@ -4,6 +4,7 @@ import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { type DtoDescriptor, describeDto } from '../validation/dto-descriptor.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import { buildCallPlan, type PlanContext } from './build-call-plan.js';
+import { checkSignature } from './check-signature.js';
 import type { CallPlan } from './definitions.js';
 import { explicitDto, inferDtoParameter } from './infer-dto-parameter.js';
 
@@ -33,6 +34,8 @@ export function deepFreeze<T>(value: T): T {
 export class HandlerBuild<K extends HandlerKind> {
   readonly where: string;
   private readonly before: number;
+  /** Set when the input could not be known (reported): its parameters are then not checked again. */
+  private inputUnknown = false;
 
   constructor(
     readonly planning: PlanContext,
@@ -77,7 +80,9 @@ export class HandlerBuild<K extends HandlerKind> {
   /** The DTO the method takes (named by `option`, or its first parameter), null for none, undefined when unknown. */
   dto(option: 'input' | 'params' | 'args'): Constructor | null | undefined {
     const named = (this.args.options as Record<string, unknown>)[option];
-    return named ? explicitDto(named, option, this.report) : inferDtoParameter(this.args, option, this.report);
+    const dto = named ? explicitDto(named, option, this.report) : inferDtoParameter(this.args, option, this.report);
+    if (dto === undefined) this.inputUnknown = true;
+    return dto;
   }
 
   /** The descriptor of a DTO, its problems reported against this handler. */
@@ -89,6 +94,8 @@ export class HandlerBuild<K extends HandlerKind> {
 
   plan(name: string, method: Method, input: InputPlan, takesInput: boolean): CallPlan {
     const { serverClass, args } = this;
+    const unserved = this.inputUnknown ? undefined : checkSignature(args, takesInput, this.where);
+    if (unserved) this.planning.problems.push(unserved);
     const { tags } = args.options as { tags?: unknown };
     return buildCallPlan(this.planning, {
       kind: args.kind,

@@ -41,6 +41,24 @@ export class ArmatureBuildError extends Error {
   }
 }
 
+/**
+ * Points an uncaught start-up error at the user's own call (`createMcpApp(...)` in their entry)
+ * instead of Armature's compiled source: Node prints the source line of the error's first frame
+ * above the message, and that line is now the user's. `entry` is the public function called.
+ * Other errors, and every error with ARMATURE_DEBUG=1, keep their stack.
+ */
+export function pointAtCaller(error: unknown, entry: Function): unknown {
+  if (!(error instanceof ArmatureBuildError) || debugging() || typeof Error.captureStackTrace !== 'function') return error;
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 1;
+  try {
+    Error.captureStackTrace(error, entry);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  return error;
+}
+
 /** Whether ARMATURE_DEBUG asks for the stacks and causes of start-up errors (any value but empty or 0). */
 export function debugging(): boolean {
   const value = globalThis.process?.env?.ARMATURE_DEBUG;

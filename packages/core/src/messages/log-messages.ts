@@ -37,10 +37,10 @@ export const logMessages = {
     return `HTTP ${status}, WWW-Authenticate: ${challenge ?? '(none)'}`;
   },
   /** `detail` is the error's message (structured logs, which carry the stack apart) or its stack (text). */
-  callFailed(what: string, requestId: unknown, errorId: string | undefined, detail: string): string {
-    // A string id is quoted, so that `"7"` and `7` read apart (the log escapes its control characters).
+  callFailed(label: string, requestId: unknown, errorId: string | undefined, detail: string): string {
+    // A string id is the client's text: quoted, so that `"7"` and `7` read apart (the log escapes its control characters).
     const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
-    return `tool "${what}" (request ${id}${errorId === undefined ? '' : `, error ${errorId}`}) failed: ${detail}`;
+    return `${label} (request ${id}${errorId === undefined ? '' : `, error ${errorId}`}) failed: ${detail}`;
   },
   remoteUp(part: string, remote: string, revision: string): string {
     return `${part}: connected to ${remote} (${revision})`;

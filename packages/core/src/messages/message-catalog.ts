@@ -22,6 +22,18 @@ function define<A extends readonly unknown[]>(
 const DECORATOR = { tool: '@Tool', resource: '@Resource', resourceTemplate: '@ResourceTemplate', prompt: '@Prompt' } as const;
 type Kind = keyof typeof DECORATOR;
 
+/** How each kind of handler is called, for the messages about its parameters. */
+const CALLED: Readonly<Record<Kind, { role: string; signature: string; count: number }>> = {
+  tool: { role: 'tool', signature: '(input: MyDto, ctx: Context)', count: 2 },
+  resource: { role: 'resource', signature: '(ctx: Context)', count: 1 },
+  resourceTemplate: { role: 'resource template', signature: '(params: MyParams, ctx: Context)', count: 2 },
+  prompt: { role: 'prompt', signature: '(args: MyArgs, ctx: Context)', count: 2 },
+};
+
+function lowerFirst(name: string): string {
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
 function article(word: string): string {
   return /^[aeiou]/.test(word) ? 'an' : 'a';
 }
@@ -374,6 +386,61 @@ export const MESSAGES = {
     }),
   ),
 
+  handlerTakesTwoDtos: define(
+    'ARM145',
+    'a handler method takes a second DTO parameter',
+    ['tool', 'ShippingAddress'] as const,
+    (kind: Kind, second: string) => ({
+      message: `the second parameter is a DTO class (${second}), but ${article(CALLED[kind].role)} ${CALLED[kind].role} receives its arguments as one DTO, then the Context: it would receive the Context, not a ${second}`,
+      fix: `put every argument in the first DTO (a nested DTO for ${second}: \`@ValidateNested() @Type(() => ${second}) ${lowerFirst(second)}!: ${second}\`) and take ${CALLED[kind].signature}`,
+    }),
+  ),
+  contextNotLast: define(
+    'ARM146',
+    'the Context is not the last parameter of a handler method',
+    ['tool', 1, 2] as const,
+    (kind: Kind, position: number, count: number) => ({
+      message: `the Context is parameter ${position} of ${count}, but ${article(CALLED[kind].role)} ${CALLED[kind].role} is called with ${CALLED[kind].signature}: the Context must come last`,
+      fix: `take ${CALLED[kind].signature}`,
+    }),
+  ),
+  handlerParameterUnserved: define(
+    'ARM147',
+    'a handler method declares a parameter Armature never passes',
+    ['tool', 'parameter 2 is a string', 2] as const,
+    (kind: Kind, found: string, position: number) => ({
+      message: `${found}, but ${article(CALLED[kind].role)} ${CALLED[kind].role} is called with ${CALLED[kind].signature}: parameter ${position} would ${position > CALLED[kind].count ? 'always be undefined' : 'receive the Context'}`,
+      fix: `take ${CALLED[kind].signature}, and read everything else from ${kind === 'resource' ? 'the Context' : 'the DTO or the Context'}`,
+    }),
+  ),
+  contextFirstWithInput: define(
+    'ARM148',
+    'a handler method takes the Context first but is given an input',
+    ['tool', 'input'] as const,
+    (kind: Kind, option: string) => ({
+      message: `the first parameter is the Context, but the method is given ${option === 'inputSchema' ? 'a hand-written inputSchema' : `a DTO by \`${option}\``}: ${article(CALLED[kind].role)} ${CALLED[kind].role} is called with ${CALLED[kind].signature}, so the Context would receive the arguments`,
+      fix: `take ${CALLED[kind].signature}`,
+    }),
+  ),
+
+  nestedDefaultNotObjects: define(
+    'ARM211',
+    "a nested DTO property's default is not an object (a list of objects for an array)",
+    ['Order', 'items', 'CartLine', true] as const,
+    (dto: string, property: string, nested: string, each: boolean) => ({
+      message: `the default of ${dto}.${property} is not ${each ? 'a list of objects' : 'an object'}, so it cannot be given as ${each ? 'the list of' : 'the'} ${nested} a call would get`,
+      fix: `initialise it with what a client would send, as plain objects or ${nested} instances: ${property}${each ? `: ${nested}[] = [{ ... }]` : `: ${nested} = { ... }`}; or leave it out and add @IsOptional()`,
+    }),
+  ),
+  nestedDefaultInvalid: define(
+    'ARM212',
+    "a nested DTO property's default does not fit the nested DTO",
+    ['Order', 'items', 'items.0.quantity: must be a number'] as const,
+    (dto: string, property: string, issues: string) => ({
+      message: `the default of ${dto}.${property} does not fit its DTO (${issues}), so every call leaving ${property} out would be refused`,
+      fix: `correct the default of ${dto}.${property} so that a client could send it as it is`,
+    }),
+  ),
   noParamMetadata: define(
     'ARM200',
     'no decorator metadata was emitted for a handler method',

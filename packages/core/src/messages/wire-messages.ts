@@ -24,6 +24,8 @@ export const wireMessages = {
     }. Send ${header} with the argument's value (=?base64?...?= for text that is not plain ASCII)`,
   bodyTooLarge: (max: number) => `Payload Too Large: Request body must not exceed ${max} bytes`,
   badHost: (host: string) => `Bad Request: the Host header ${JSON.stringify(host)} is not a valid host[:port]`,
+  hostRefused: (refusal: string, hostname: string) =>
+    `${refusal}: not in allowedHosts (DNS rebinding protection). If the server is reached under this name, add it: listenHttp({ allowedHosts: ['${hostname}'] }) (or the same option of the handler); allowedHosts: false leaves the check to a proxy in front`,
   badMethod: (method: string | undefined) => `Bad Request: method ${method} is not supported`,
   internal: 'Internal server error',
 

@@ -53,6 +53,8 @@ export type ServerEvent =
   | {
       readonly event: 'call-failed';
       readonly what: string;
+      /** What failed, for the log line: `tool "greet"`, `resource "ui://counter/view.html"`, `prompt "plan"`. */
+      readonly label: string;
       readonly requestId: unknown;
       readonly errorId?: string;
       readonly error: unknown;

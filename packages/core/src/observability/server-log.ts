@@ -2,6 +2,7 @@ import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { messageOf } from '../messages/call-messages.js';
 import { logMessages } from '../messages/log-messages.js';
 import type { ServerEvent, ServerEvents } from './server-events.js';
+import { sourceMappedStack } from './source-mapped-stack.js';
 
 export type ServerLogLevel = 'info' | 'warn' | 'error';
 
@@ -71,11 +72,11 @@ function recordOf(event: ServerEvent, text: boolean): { message: string; fields:
       return { message: logMessages.misconfigured(message), fields };
     }
     case 'call-failed': {
-      const { error, what, requestId, errorId } = event;
+      const { error, what, label, requestId, errorId } = event;
       // A text line has nowhere else to put the stack (its line breaks escaped); a structured one carries it in `err`.
-      const detail = text && error instanceof Error && error.stack ? error.stack : messageOf(error);
+      const detail = text && error instanceof Error && error.stack ? sourceMappedStack(error.stack) : messageOf(error);
       const ids = errorId === undefined ? { requestId } : { requestId, errorId };
-      return { message: logMessages.callFailed(what, requestId, errorId, detail), fields: { what, ...ids, err: error } };
+      return { message: logMessages.callFailed(label, requestId, errorId, detail), fields: { what, ...ids, err: error } };
     }
     case 'remote-up': {
       const { event: _, ...fields } = event;
@@ -115,7 +116,8 @@ function traceFields(): { traceId?: string; spanId?: string } {
 
 /** `err` as pino's standard serializer writes it: type, message, stack. */
 function serializedError(error: unknown): Record<string, unknown> {
-  if (error instanceof Error) return { type: error.name, message: messageOf(error), ...(error.stack ? { stack: error.stack } : {}) };
+  if (error instanceof Error)
+    return { type: error.name, message: messageOf(error), ...(error.stack ? { stack: sourceMappedStack(error.stack) } : {}) };
   return { type: typeof error, message: messageOf(error) };
 }
 

@@ -162,8 +162,8 @@ export class AppRuntime implements ServedApp {
     options: RuntimeOptions = {},
   ) {
     this.reportError = (error, info) => {
-      const { tool: what, requestId, errorId } = info;
-      this.events.emit({ event: 'call-failed', what, requestId, ...(errorId === undefined ? {} : { errorId }), error });
+      const { tool: what, label, requestId, errorId } = info;
+      this.events.emit({ event: 'call-failed', what, label, requestId, ...(errorId === undefined ? {} : { errorId }), error });
       onError?.(error, info);
     };
     this.pageSize = options.pageSize ?? 100;

@@ -5,12 +5,13 @@ import type { RequestStateCodecOf } from './client-requests.js';
 import { RequestContext } from './request-context.js';
 import type { RequestSource } from './request-source.js';
 
-/** Reports errors Armature caught and answered for (not `ToolError`s, which are expected). */
 /**
- * Told of each unexpected error: what failed, the request, and (for a failure the caller was
- * answered for) the error id its masked message names.
+ * Told of each unexpected error Armature caught and answered for (not `ToolError`s, which are
+ * expected): `tool` names the handler (a tool's name, else `Class.method`), `label` says what it is
+ * for a log line (`tool "greet"`, `resource "ui://counter/view.html"`), and `errorId` (for a failure
+ * the caller was answered for) is the id its masked message names.
  */
-export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown; errorId?: string }) => void;
+export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown; label: string; errorId?: string }) => void;
 
 /** Counters the runtime keeps; `liveScopes` returns to 0 when no request is running. */
 export interface RuntimeStats {
@@ -84,7 +85,7 @@ export class CallRequest {
     try {
       await scope.dispose();
     } catch (error) {
-      this.env.reportError(error, { tool: this.label ?? this.method, requestId: this.ctx.requestId });
+      this.env.reportError(error, { tool: this.label ?? this.method, requestId: this.ctx.requestId, label: this.label ?? this.method });
     } finally {
       this.env.stats.liveScopes--;
     }

@@ -192,7 +192,7 @@ function reportUnexpected<R, S>(
 ): string {
   const errorId = newErrorId();
   const requestId = request.ctx.requestId;
-  settings.reportError(error, { tool: kind.reportAs(plan), requestId, errorId });
+  settings.reportError(error, { tool: kind.reportAs(plan), requestId, label: kind.label(plan), errorId });
   return settings.exposeErrors ? messageOf(error) : callMessages.masked(capitalized(kind.label(plan)), requestId, errorId);
 }
 

@@ -37,7 +37,8 @@ export async function withMiddleware(
     if (typeof error === 'object' && error !== null && fromHandler.has(error)) throw error;
     const errorId = newErrorId();
     const requestId = request.ctx.requestId;
-    settings.reportError(error, { tool: `middleware (${request.method})`, requestId, errorId });
+    const label = `middleware (${request.method})`;
+    settings.reportError(error, { tool: label, requestId, label, errorId });
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
       settings.exposeErrors ? messageOf(error) : callMessages.masked(`${request.method} middleware`, requestId, errorId),

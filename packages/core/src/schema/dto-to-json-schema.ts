@@ -245,7 +245,7 @@ export class DtoSchemaWriter {
     }
 
     for (const [name, metas] of metadata) {
-      const { schema, optional } = this.propertySchema(dto, name, metas);
+      const { schema, optional, nested } = this.propertySchema(dto, name, metas);
       const typed = schema.type !== undefined || schema.$ref !== undefined || schema.enum !== undefined || schema.const !== undefined;
       const allowAnything = metas.some((m) => m.type === ValidationTypes.WHITELIST);
       if (!typed && !allowAnything && !Reflect.hasMetadata('design:type', dto.prototype, name)) {
@@ -258,7 +258,10 @@ export class DtoSchemaWriter {
       if (field?.deprecated) schema.deprecated = true;
       if (field?.header !== undefined) schema[HEADER_PARAM_KEYWORD] = field.header;
       const fallback = defaults.get(name);
-      if (fallback !== undefined && isJsonValue(fallback)) schema.default = fallback;
+      if (fallback !== undefined) {
+        const advertised = nested ? this.nestedDefault(dto, name, fallback, schema) : isJsonValue(fallback) ? fallback : undefined;
+        if (advertised !== undefined) schema.default = advertised;
+      }
       properties[name] = schema;
       if (!optional && schema.default === undefined) required.push(name);
     }
@@ -269,7 +272,32 @@ export class DtoSchemaWriter {
     return result;
   }
 
-  private propertySchema(dto: Constructor, name: string, metas: ValidationMetadata[]): { schema: PropertySchema; optional: boolean } {
+  /**
+   * The default of a nested DTO property as a client would send it (its JSON encoding, the same
+   * whether written as plain objects or as instances), or undefined after reporting a default that
+   * is not an object (a list of objects for an array). The call path fills an omitted property with
+   * it before conversion, so the method gets instances of the nested class either way.
+   */
+  private nestedDefault(dto: Constructor, name: string, value: unknown, schema: PropertySchema): unknown {
+    const each = schema.type === 'array';
+    let json: unknown;
+    try {
+      json = JSON.parse(JSON.stringify(value) ?? 'null');
+    } catch {
+      json = undefined;
+    }
+    const fits = each ? Array.isArray(json) && json.every(isPlainObject) : isPlainObject(json);
+    if (fits) return json;
+    const target = findDeclaredType(dto, name) as Constructor;
+    this.problems.push(schemaProblem(MESSAGES.nestedDefaultNotObjects, dto.name, name, target.name, each));
+    return undefined;
+  }
+
+  private propertySchema(
+    dto: Constructor,
+    name: string,
+    metas: ValidationMetadata[],
+  ): { schema: PropertySchema; optional: boolean; nested: boolean } {
     const schema: PropertySchema = {};
     const items: PropertySchema = {};
     let optional = false;
@@ -278,8 +306,10 @@ export class DtoSchemaWriter {
 
     for (const meta of metas) {
       if (meta.type === ValidationTypes.CONDITIONAL_VALIDATION && meta.name === 'isOptional') optional = true;
-      else if (meta.type === ValidationTypes.NESTED_VALIDATION) nested = true;
-      else if (meta.type === ValidationTypes.CUSTOM_VALIDATION && meta.name) {
+      else if (meta.type === ValidationTypes.NESTED_VALIDATION) {
+        nested = true;
+        eachSeen ||= meta.each === true;
+      } else if (meta.type === ValidationTypes.CUSTOM_VALIDATION && meta.name) {
         const handler = CONSTRAINTS[meta.name];
         if (!handler) continue;
         if (meta.each) {
@@ -299,13 +329,13 @@ export class DtoSchemaWriter {
       const target = declared as Constructor | undefined;
       if (typeof target !== 'function') {
         this.problems.push(schemaProblem(MESSAGES.nestedWithoutType, dto.name, name));
-      } else if (designType === Array || schema.type === 'array') {
+      } else if (designType === Array || schema.type === 'array' || eachSeen) {
         schema.type = 'array';
         schema.items = this.refFor(target);
       } else {
         Object.assign(schema, this.refFor(target));
       }
-      return { schema, optional };
+      return { schema, optional, nested: typeof target === 'function' };
     }
 
     if (schema.format === 'date-time' && declared !== Date) {
@@ -330,8 +360,12 @@ export class DtoSchemaWriter {
       if (items.type === undefined && field?.items) items.type = field.items;
       schema.items = items;
     }
-    return { schema, optional };
+    return { schema, optional, nested: false };
   }
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /**

@@ -1,11 +1,11 @@
 import {
   type AuthInfo,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
-  hostHeaderValidationResponse,
   isJsonContentType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
+  validateHostHeader,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
 import { MODERN_REVISION } from '../context/revisions.js';
@@ -108,7 +108,11 @@ export class HttpAdmission {
     }
     // The SDK's checks read only `headers.get` of what they are given.
     const head = request as Request;
-    const badHost = this.allowedHosts && hostHeaderValidationResponse(head, this.allowedHosts);
+    const host = this.allowedHosts ? validateHostHeader(head.headers.get('host'), this.allowedHosts) : undefined;
+    const badHost =
+      host &&
+      !host.ok &&
+      jsonRpcErrorResponse(403, -32000, host.hostname ? wireMessages.hostRefused(host.message, host.hostname) : host.message);
     const rejected = badHost || (this.allowedOrigins && originValidationResponse(head, this.allowedOrigins));
     if (rejected) {
       if (badHost) this.refused('host', logMessages.hostNotAllowed(head.headers.get('host')));

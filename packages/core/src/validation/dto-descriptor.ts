@@ -5,6 +5,7 @@ import { DtoSchemaWriter, type SchemaProblem, structuralSchema } from '../schema
 import { findDeclaredType } from '../seams/class-transformer.js';
 import { type CompiledDto, compileDto } from './compile-dto.js';
 import { CodeGenerationRefused, type JsonValidator } from './json-schema-validator.js';
+import { compileNestedDefaults, type FillDefaults } from './nested-defaults.js';
 import { compileShapeCheck } from './shape-check.js';
 
 /**
@@ -19,6 +20,8 @@ export interface DtoDescriptor {
   readonly schema: JsonSchema;
   /** Types, nesting, required and unknown properties of `schema`, compiled. */
   readonly shape: JsonValidator;
+  /** Fills omitted properties whose advertised default is a nested DTO; undefined when it has none. */
+  readonly fill: FillDefaults | undefined;
   /** True when a custom constraint is `async: true` (or a promise validation is declared), here or nested. */
   readonly async: boolean;
   /**
@@ -40,10 +43,14 @@ export function describeDto(dto: Constructor): DtoDescriptor {
     const writer = new DtoSchemaWriter();
     const schema = writer.write(dto);
     const async = needsAsyncValidation(dto, new Set());
+    const shape = shapeCheckOf(dto, schema, writer.problems);
+    const fill = compileNestedDefaults(schema);
+    if (fill && writer.problems.length === 0) checkNestedDefaults(dto, schema, shape, fill, writer.problems);
     descriptor = Object.freeze({
       dto,
       schema,
-      shape: shapeCheckOf(dto, schema, writer.problems),
+      shape,
+      fill,
       async,
       compiled: async || writer.problems.length > 0 ? undefined : compileDto(dto),
       order: new Map(Object.keys((schema.properties as object | undefined) ?? {}).map((name, index) => [name, index])),
@@ -65,6 +72,25 @@ function shapeCheckOf(dto: Constructor, schema: JsonSchema, problems: SchemaProb
     return () => {
       throw error;
     };
+  }
+}
+
+/**
+ * Refuses a top-level nested default that does not fit its own schema (ARM212): every call leaving
+ * the property out would be refused for the author's value, not the caller's. Checked on the
+ * filled empty object, so a default's own nested defaults count.
+ */
+function checkNestedDefaults(dto: Constructor, schema: JsonSchema, shape: JsonValidator, fill: FillDefaults, problems: SchemaProblem[]) {
+  const outcome = shape(fill({}));
+  if (outcome instanceof Promise || outcome.ok) return;
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, property] of Object.entries(properties)) {
+    if (property.default === undefined || !(property.$ref || (property.items as JsonSchema | undefined)?.$ref)) continue;
+    const issues = outcome.issues.filter((issue) => issue.path === name || issue.path.startsWith(`${name}.`));
+    if (issues.length === 0) continue;
+    const definition = MESSAGES.nestedDefaultInvalid;
+    const text = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+    problems.push({ code: definition.code, ...definition.render(dto.name, name, text) });
   }
 }
 

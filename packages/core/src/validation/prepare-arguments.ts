@@ -46,12 +46,13 @@ export function prepareArguments(plan: InputPlan, args: unknown): ValidationOutc
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
         return { ok: false, issues: [{ path: '', message: 'arguments must be a JSON object' }] };
       }
-      const shape = plan.dto.shape(raw);
+      const filled = plan.dto.fill ? plan.dto.fill(raw as Record<string, unknown>) : raw;
+      const shape = plan.dto.shape(filled);
       if (shape.ok) {
-        const compiled = plan.dto.compiled?.(raw);
-        return compiled === undefined || compiled === FALLBACK ? validateInput(plan.dto.dto, raw, plan.dto.async) : compiled;
+        const compiled = plan.dto.compiled?.(filled);
+        return compiled === undefined || compiled === FALLBACK ? validateInput(plan.dto.dto, filled, plan.dto.async) : compiled;
       }
-      return shapeFailure(plan.dto, raw, shape.issues);
+      return shapeFailure(plan.dto, filled, shape.issues);
     }
   }
 }

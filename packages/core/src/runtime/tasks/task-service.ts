@@ -192,7 +192,7 @@ export class TaskService {
         await this.store.update(record.taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
       },
       runAgain: (record, tool, args, origin, ticket) => this.run(record, tool, args, origin, undefined, ticket),
-      reportError: (error, taskId) => this.env.reportError(error, { tool: 'tasks', requestId: taskId }),
+      reportError: (error, taskId) => this.env.reportError(error, { tool: 'tasks', requestId: taskId, label: 'task retries' }),
     });
   }
 
@@ -517,7 +517,7 @@ export class TaskService {
         }),
       )
       .then((update) => this.settle(record, update))
-      .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId }))
+      .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId, label: `tool "${tool.name}"` }))
       .finally(async () => {
         clearInterval(renew);
         stopWatching();

@@ -1,4 +1,6 @@
-<!doctype html>
+// The HTML of the counter app, served by its @AppResource. Kept in a module, as `armature generate app`
+// does, so that tsc compiles it into dist/ and `armature build` bundles it: nothing to copy.
+export const COUNTER_HTML = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
@@ -68,3 +70,4 @@
     </script>
   </body>
 </html>
+`;
