@@ -110,6 +110,7 @@ export type {
 } from './state/app-state.js';
 export { MemoryRateLimitStore } from './state/memory-rate-limit-store.js';
 export { memoryState } from './state/memory-state.js';
+export { type RateLimitErrorShape, SEP_3304_RATE_LIMITED } from './state/rate-limit-error.js';
 export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './state/rate-limit-store.js';
 export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';

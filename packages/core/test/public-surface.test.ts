@@ -38,6 +38,7 @@ describe('@armature/core public surface', () => {
         'RequireScopes',
         'Resource',
         'ResourceTemplate',
+        'SEP_3304_RATE_LIMITED',
         'Tool',
         'ToolError',
         'TypediContainerAdapter',

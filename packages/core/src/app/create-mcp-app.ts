@@ -229,7 +229,7 @@ export class McpApp {
       },
       this.relay,
       (call) => this.engine.modern?.serve(call),
-      { store: this.runtime.rateLimiting.store, events: this.runtime.events },
+      { store: this.runtime.rateLimiting.store, events: this.runtime.events, errorShape: this.runtime.rateLimiting.errorShape },
       new TaskNotifications(this.runtime.tasks),
     );
     const forget = this.lifecycle.addEndpoint(endpoint);

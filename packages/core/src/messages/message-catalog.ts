@@ -361,6 +361,16 @@ export const MESSAGES = {
     }),
   ),
 
+  rateLimitErrorInvalid: define(
+    'ARM186',
+    'the rateLimitError option is not a shape Armature knows',
+    ['"sep3304"'] as const,
+    (found: string) => ({
+      message: `rateLimitError is ${found}; it must be 'armature' (the default) or 'sep-3304'`,
+      fix: "createMcpApp(Server, { rateLimitError: 'sep-3304' }) for SEP-3304's -32023 with data.retryAfterMs, or leave it out for -32029",
+    }),
+  ),
+
   noParamMetadata: define(
     'ARM200',
     'no decorator metadata was emitted for a handler method',

@@ -7,6 +7,7 @@ import type { DirectModern, ModernCall } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
+import type { RateLimitErrorShape } from '../state/rate-limit-error.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { FetchExchange } from './fetch-exchange.js';
 import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
@@ -101,11 +102,11 @@ export class HttpEndpoint {
     uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
     readonly direct?: DirectModern,
-    counting?: { readonly store: RateLimitStore; readonly events: ServerEvents },
+    counting?: { readonly store: RateLimitStore; readonly events: ServerEvents; readonly errorShape?: RateLimitErrorShape },
     private readonly taskFeed?: TaskFeed,
   ) {
     const rateLimit = options.rateLimit
-      ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events)
+      ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events, counting?.errorShape)
       : undefined;
     this.admission = new HttpAdmission(options, scopesFor, rateLimit, counting?.events);
     this.maxPendingNotifications = options.maxPendingNotifications;
