@@ -118,6 +118,7 @@ export type { TrustProxy } from './transports/client-address.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export type { HttpListenerOptions } from './transports/http-listener.js';
 export { DEFAULT_EVENT_STORE_LIMITS, InMemoryEventStore, type InMemoryEventStoreOptions } from './transports/in-memory-event-store.js';
+export { type ServerCardInfo, type ServerCardOptions, serverCardOf } from './transports/server-card.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
 export type { ValidationOutcome } from './validation/dto-validator.js';

@@ -62,6 +62,7 @@ describe('@armature/core public surface', () => {
         'resourceLink',
         'sdkContextOf',
         'serveOnWorkers',
+        'serverCardOf',
         'text',
         'toCallToolResult',
         'validateDto',

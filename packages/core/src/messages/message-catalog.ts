@@ -371,6 +371,16 @@ export const MESSAGES = {
     }),
   ),
 
+  serverCardInvalid: define(
+    'ARM187',
+    'a server card field (serverCard, @McpServer) is one the SEP-2127 draft refuses',
+    ['name', '"weather"', 'a reverse-DNS name with one slash (3 to 200 characters), as package.json mcpName'] as const,
+    (field: string, value: string, requirement: string) => ({
+      message: `the server card's ${field} is ${value}; it must be ${requirement}`,
+      fix: "listenHttp({ serverCard: { name: 'io.github.acme/weather', description: 'Forecasts for any city' } }), with name and description from package.json (mcpName, description)",
+    }),
+  ),
+
   noParamMetadata: define(
     'ARM200',
     'no decorator metadata was emitted for a handler method',
