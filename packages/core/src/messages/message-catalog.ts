@@ -31,6 +31,17 @@ function article(word: string): string {
  * the one place their text is written. Codes: ARM1xx app and handlers, ARM2xx DTO parameters,
  * ARM3xx guards and interceptors, ARM4xx dependency injection, ARM5xx errors at call time.
  */
+/** What each field of a server card must be (ARM187), as the SEP-2127 draft's schema says. */
+export const SERVER_CARD_RULES = {
+  name: 'a reverse-DNS name with one slash (3 to 200 characters), as package.json mcpName',
+  description: '1 to 100 characters',
+  version: 'an exact version such as 1.2.0, not a range',
+  title: '1 to 100 characters',
+  url: 'an http(s) URL',
+  endpoint: 'the endpoint as an http(s) URL',
+  repository: "{ url: an http(s) URL, source: e.g. 'github' }",
+} as const;
+
 export const MESSAGES = {
   noServerClass: define('ARM100', 'createMcpApp was given no server class', [] as const, () => ({
     message: 'no server class was given',
@@ -374,7 +385,7 @@ export const MESSAGES = {
   serverCardInvalid: define(
     'ARM187',
     'a server card field (serverCard, @McpServer) is one the SEP-2127 draft refuses',
-    ['name', '"weather"', 'a reverse-DNS name with one slash (3 to 200 characters), as package.json mcpName'] as const,
+    ['name', '"weather"', SERVER_CARD_RULES.name] as const,
     (field: string, value: string, requirement: string) => ({
       message: `the server card's ${field} is ${value}; it must be ${requirement}`,
       fix: "listenHttp({ serverCard: { name: 'io.github.acme/weather', description: 'Forecasts for any city' } }), with name and description from package.json (mcpName, description)",

@@ -3,7 +3,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { MODERN_REVISION } from '../context/revisions.js';
 import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
-import { MESSAGES, problem } from '../messages/message-catalog.js';
+import { MESSAGES, problem, SERVER_CARD_RULES as RULE } from '../messages/message-catalog.js';
 
 /** The Server Card schema the SEP-2127 draft names (experimental-ext-server-card, July 2026). */
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
@@ -58,17 +58,15 @@ function isHttpUrl(value: unknown): boolean {
 function cardFaults(info: ServerCardInfo, options: ServerCardOptions): [string, unknown, string][] {
   const faults: [string, unknown, string][] = [];
   const text = (value: unknown, min: number, max: number) => typeof value === 'string' && value.length >= min && value.length <= max;
-  if (!(text(options.name, 3, 200) && NAME.test(options.name)))
-    faults.push(['name', options.name, 'a reverse-DNS name with one slash (3 to 200 characters), as package.json mcpName']);
-  if (!text(options.description, 1, 100)) faults.push(['description', options.description, '1 to 100 characters']);
-  if (!text(info.version, 1, 255) || VERSION_RANGE.test(info.version))
-    faults.push(['version (@McpServer)', info.version, 'an exact version such as 1.2.0, not a range']);
-  if (info.title !== undefined && !text(info.title, 1, 100)) faults.push(['title (@McpServer)', info.title, '1 to 100 characters']);
-  if (options.websiteUrl !== undefined && !isHttpUrl(options.websiteUrl)) faults.push(['websiteUrl', options.websiteUrl, 'an http(s) URL']);
-  if (options.url !== undefined && !isHttpUrl(options.url)) faults.push(['url', options.url, 'the endpoint as an http(s) URL']);
+  if (!(text(options.name, 3, 200) && NAME.test(options.name))) faults.push(['name', options.name, RULE.name]);
+  if (!text(options.description, 1, 100)) faults.push(['description', options.description, RULE.description]);
+  if (!text(info.version, 1, 255) || VERSION_RANGE.test(info.version)) faults.push(['version (@McpServer)', info.version, RULE.version]);
+  if (info.title !== undefined && !text(info.title, 1, 100)) faults.push(['title (@McpServer)', info.title, RULE.title]);
+  if (options.websiteUrl !== undefined && !isHttpUrl(options.websiteUrl)) faults.push(['websiteUrl', options.websiteUrl, RULE.url]);
+  if (options.url !== undefined && !isHttpUrl(options.url)) faults.push(['url', options.url, RULE.endpoint]);
   const repository = options.repository;
   if (repository !== undefined && !(isHttpUrl(repository.url) && text(repository.source, 1, 100)))
-    faults.push(['repository', repository, "{ url: an http(s) URL, source: e.g. 'github' }"]);
+    faults.push(['repository', repository, RULE.repository]);
   return faults;
 }
 
