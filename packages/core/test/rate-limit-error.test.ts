@@ -60,10 +60,11 @@ function expectSep3304(error: Refusal | undefined): void {
 const fixture = fileURLToPath(new URL('./fixtures/rate-limited-stdio-server.mjs', import.meta.url));
 
 describe('rateLimitError over stdio (a real process, the official client)', () => {
-  async function overStdio(shape: RateLimitErrorShape) {
-    const client = new Client({ name: 'armature-test', version: '1.0.0' });
+  async function overStdio(shape: RateLimitErrorShape, modern = false) {
+    const client = new Client({ name: 'armature-test', version: '1.0.0' }, modern ? { versionNegotiation: { mode: 'auto' } } : {});
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [fixture, shape], stderr: 'ignore' }));
     try {
+      expect(client.getNegotiatedProtocolVersion()).toBe(modern ? '2026-07-28' : '2025-11-25');
       return await secondCall(client);
     } finally {
       await client.close();
@@ -76,11 +77,13 @@ describe('rateLimitError over stdio (a real process, the official client)', () =
     expect(result?.isError).toBe(true);
   }, 30_000);
 
-  it("answers it with -32023 and data.retryAfterMs under 'sep-3304'", async () => {
-    const { result, error } = await overStdio('sep-3304');
-    expect(result).toBeUndefined();
-    expectSep3304(error);
-  }, 30_000);
+  for (const modern of [false, true]) {
+    it(`answers it with -32023 and data.retryAfterMs under 'sep-3304' (${modern ? '2026-07-28' : '2025-11-25'})`, async () => {
+      const { result, error } = await overStdio('sep-3304', modern);
+      expect(result).toBeUndefined();
+      expectSep3304(error);
+    }, 30_000);
+  }
 });
 
 describe('rateLimitError over HTTP on 127.0.0.1 (both revisions, the official client)', () => {
@@ -99,6 +102,7 @@ describe('rateLimitError over HTTP on 127.0.0.1 (both revisions, the official cl
   async function connect(url: string, modern: boolean): Promise<Client> {
     const client = new Client({ name: 'armature-test', version: '1.0.0' }, modern ? { versionNegotiation: { mode: 'auto' } } : {});
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    expect(client.getNegotiatedProtocolVersion()).toBe(modern ? '2026-07-28' : '2025-11-25');
     return client;
   }
 
