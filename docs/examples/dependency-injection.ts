@@ -163,7 +163,7 @@ async function disposal(): Promise<void> {
     }
   }
   const reported: string[] = [];
-  const app = createMcpApp(TracedServer, { onError: (error) => reported.push((error as Error).message) });
+  const app = createMcpApp(TracedServer, { exposeErrors: true, onError: (error) => reported.push((error as Error).message) });
   const { client, close } = await connectInMemory(app);
   try {
     const result = await client.callTool({ name: 'fail', arguments: {} });

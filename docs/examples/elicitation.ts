@@ -77,6 +77,24 @@ export function confirmingClient(modern: boolean, answer: Record<string, unknown
 }
 // #endregion
 
+// #region named
+@McpServer({ name: 'travel', version: '1.0.0' })
+export class TravelServer {
+  @Tool({ description: 'Plan a trip' })
+  async planTrip(ctx: Context) {
+    const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } satisfies ElicitationSchema;
+    const days = { type: 'object', properties: { days: { type: 'integer', minimum: 1 } }, required: ['days'] } satisfies ElicitationSchema;
+    // Asked together: on 2026-07-28 both go to the client in one round, under these keys.
+    const [where, howLong] = await Promise.all([
+      ctx.elicit('Where to?', city, { key: 'destination' }),
+      ctx.elicit('For how many days?', days, { key: 'length' }),
+    ]);
+    if (where.action !== 'accept' || howLong.action !== 'accept') return 'No trip planned.';
+    return `${String(howLong.content.days)} days in ${String(where.content.city)}`;
+  }
+}
+// #endregion
+
 // #region raw-schema
 @McpServer({ name: 'survey', version: '1.0.0' })
 export class SurveyServer {
@@ -137,7 +155,6 @@ repository: must match /^[\\w.-]+\\/[\\w.-]+$/ regular expression`,
   1. Nested.address: Nested.address is a nested DTO; a form can only ask for strings, numbers, booleans and enums [ARM204]
      Fix: ask for Nested.address with a separate elicitation, or make it a string, number, boolean or enum property`,
   'missing-2025': 'This tool needs form elicitation, which the client did not declare in its capabilities',
-  'resource-asks': 'LimitsServer.asks asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that',
 };
 
 type ToolResult = Awaited<ReturnType<Client['callTool']>>;
@@ -279,7 +296,27 @@ async function severalQuestions(): Promise<void> {
     }
   }
   const listener = await createMcpApp(TwoQuestions).listenHttp({ port: 0 });
+  const travel = await createMcpApp(TravelServer).listenHttp({ port: 0 });
   try {
+    for (const modern of [false, true]) {
+      // The keys of each input_required round the client receives.
+      const rounds: string[][] = [];
+      const watching: FetchLike = async (url, init) => {
+        const response = await fetch(url, init);
+        if (!response.headers.get('content-type')?.includes('application/json')) return response; // SSE streams stay open
+        const body = (await response.clone().json()) as { result?: { resultType?: string; inputRequests?: object } };
+        if (body.result?.resultType === 'input_required') rounds.push(Object.keys(body.result.inputRequests ?? {}));
+        return response;
+      };
+      const client = await connect(
+        travel.url,
+        confirmingClient(modern, { action: 'accept', content: { city: 'Lisbon', days: 3 } }),
+        watching,
+      );
+      expectEqual(textOf(await client.callTool({ name: 'planTrip', arguments: {} })), '3 days in Lisbon', 'two answers at once');
+      expectEqual(rounds, modern ? [['destination', 'length']] : [], `rounds (${modern ? '2026-07-28' : '2025-11-25'})`);
+      await client.close();
+    }
     for (const [modern, expectedRuns] of [
       [false, 1],
       [true, 3],
@@ -292,10 +329,11 @@ async function severalQuestions(): Promise<void> {
     }
   } finally {
     await listener.close();
+    await travel.close();
   }
 }
 
-/** Page claims: only tools on 2026-07-28; a DTO that cannot be a form fails at the call. */
+/** Page claims: tools, prompts and resources ask on both revisions; a DTO that cannot be a form fails at the call. */
 async function limits(): Promise<void> {
   class Address {
     @IsString()
@@ -317,14 +355,6 @@ async function limits(): Promise<void> {
       const answer = await ctx.elicit('Which?', DeleteConfirmation);
       return answer.action;
     }
-    @Resource({ uri: 'limits://catches', name: 'catches' })
-    async catches(ctx: Context) {
-      try {
-        return (await ctx.elicit('Which?', DeleteConfirmation)).action;
-      } catch {
-        return 'went on without an answer';
-      }
-    }
     @Prompt({ description: 'Asks too' })
     async asking(ctx: Context) {
       const answer = await ctx.elicit('Which?', DeleteConfirmation);
@@ -332,53 +362,28 @@ async function limits(): Promise<void> {
     }
   }
   const reported: string[] = [];
-  const listener = await createMcpApp(LimitsServer, { onError: (error) => reported.push((error as Error).message) }).listenHttp({
-    port: 0,
-  });
-  const masked = await createMcpApp(LimitsServer, {
-    production: true,
+  // The nested DTO's failure is the author's mistake, masked for callers unless exposeErrors.
+  const listener = await createMcpApp(LimitsServer, {
+    exposeErrors: true,
     onError: (error) => reported.push((error as Error).message),
-  }).listenHttp({
-    port: 0,
-  });
+  }).listenHttp({ port: 0 });
   try {
     for (const modern of [false, true]) {
       const client = await connect(listener.url, confirmingClient(modern, { action: 'decline' }));
       const nested = await client.callTool({ name: 'nested', arguments: {} });
       expectEqual([nested.isError, textOf(nested)], [true, outputs['not-a-form']], 'nested DTO');
-      const read = await client.readResource({ uri: 'limits://asks' }).then(
-        (r) => (r.contents[0] as { text: string }).text,
-        (e: ProtocolError) => `${e.code} ${e.message}`,
-      );
-      const prompt = await client.getPrompt({ name: 'asking' }).then(
-        (r) => (r.messages[0]?.content as { text?: string } | undefined)?.text,
-        (e: ProtocolError) => `${e.code} ${e.message}`,
-      );
+      const read = await client.readResource({ uri: 'limits://asks' });
+      const prompt = await client.getPrompt({ name: 'asking' });
       expectEqual(
-        [read, prompt],
-        modern
-          ? [`-32603 ${outputs['resource-asks']}`, `-32603 ${(outputs['resource-asks'] as string).replace('.asks', '.asking')}`]
-          : ['decline', 'decline'],
-        'elicit in a resource and a prompt',
-      );
-      const caught = await client.readResource({ uri: 'limits://catches' });
-      expectEqual(
-        (caught.contents[0] as { text: string }).text,
-        modern ? 'went on without an answer' : 'decline',
-        'a resource that catches the error',
+        [(read.contents[0] as { text: string }).text, (prompt.messages[0]?.content as { text?: string } | undefined)?.text],
+        ['decline', 'decline'],
+        'elicit in a resource and a prompt, on both revisions',
       );
       await client.close();
     }
     expectEqual(reported.length, 2, 'only the nested DTO (once per revision) went to onError, not the resource or the prompt');
-    // Not an unexpected error: production mode sends the same message.
-    const client = await connect(masked.url, confirmingClient(true, { action: 'decline' }));
-    const read = await client.readResource({ uri: 'limits://asks' }).catch((e: ProtocolError) => `${e.code} ${e.message}`);
-    expectEqual(read, `-32603 ${outputs['resource-asks']}`, 'not masked in production mode');
-    await client.close();
-    expectEqual(reported.length, 2, 'still nothing reported');
   } finally {
     await listener.close();
-    await masked.close();
   }
 }
 
@@ -424,10 +429,10 @@ async function twoInstances(): Promise<void> {
     expectEqual(await call([instance(), instance()]), 'Deleted acme/old-site.', 'same key: the other instance accepts the state');
     expectEqual(await call([instance()], true), '-32602 Invalid or expired requestState', 'a tampered state is refused');
     // Signed, not encrypted: the client can read the state (the answers of earlier rounds, none
-    // here; the question it may answer next; a hash binding it to this caller, tool and arguments).
+    // here; the questions it may answer next; a hash binding it to this caller, tool and arguments).
     const body = Buffer.from((states[0] as string).split('.')[1] as string, 'base64url').toString('utf8');
     const payload = JSON.parse(body).p as { answers: unknown; asked: unknown; bind: unknown };
-    expectEqual([payload.answers, payload.asked, typeof payload.bind], [{}, 'armature_0', 'string'], 'the state is readable');
+    expectEqual([payload.answers, payload.asked, typeof payload.bind], [{}, ['armature_0'], 'string'], 'the state is readable');
     // An answer later than requestStateTtlSeconds is refused.
     const shortLived = () => createMcpApp(ReposServer, { requestStateKey: process.env.REQUEST_STATE_KEY, requestStateTtlSeconds: 1 });
     expectEqual(await call([shortLived()], false, yes, 2_100), '-32602 Invalid or expired requestState', 'an expired state');

@@ -244,7 +244,7 @@ export const outputs: Record<string, string> = {
   "content": [
     {
       "type": "text",
-      "text": "connection to the user database was lost"
+      "text": "Tool \\"exportUsers\\" failed unexpectedly; the error was logged on the server (request 4, error 5f3a9c1e)"
     }
   ],
   "isError": true
@@ -356,7 +356,9 @@ async function errors(): Promise<void> {
     expectEqual(allowed.content, [{ type: 'text', text: 'Deleted user 1' }], 'admin may delete');
 
     const unexpected = await client.callTool({ name: 'exportUsers', arguments: {} });
-    expectEqual(json(unexpected), JSON.parse(outputs['unexpected-error'] as string), 'unexpected error result');
+    // The error id is random: shown as the guide shows it.
+    const shownId = JSON.parse(JSON.stringify(json(unexpected)).replace(/error [0-9a-f]{8}\)/, 'error 5f3a9c1e)')) as unknown;
+    expectEqual(shownId, JSON.parse(outputs['unexpected-error'] as string), 'unexpected error result');
     expectEqual(
       reported,
       [{ tool: 'exportUsers', message: 'connection to the user database was lost' }],
@@ -394,7 +396,7 @@ async function oddThrows(): Promise<void> {
       throw { code: 'E42' };
     }
   }
-  const { client, close } = await connectInMemory(createMcpApp(OddServer, { onError: () => undefined }));
+  const { client, close } = await connectInMemory(createMcpApp(OddServer, { exposeErrors: true, onError: () => undefined }));
   try {
     const texts: string[] = [];
     for (const name of ['aString', 'aNull', 'anObject']) {
@@ -421,10 +423,10 @@ async function pipelineOptions(): Promise<void> {
   const printError = console.error;
   console.error = (...args: unknown[]) => void reported.push(String(args[0]));
 
-  // #region production
+  // #region masked
   const app = createMcpApp(UsersServer, {
-    production: true, // default: NODE_ENV === 'production'
-    onError: (error, info) => console.error(`${info.tool} failed:`, error),
+    // exposeErrors: true would send callers the messages (armature dev and @armature/testing do)
+    onError: (error, info) => console.error(`${info.tool} failed (error ${info.errorId}):`, error),
   });
   // #endregion
   const production = await connectInMemory(app);
@@ -432,7 +434,10 @@ async function pipelineOptions(): Promise<void> {
     const masked = await production.client.callTool({ name: 'exportUsers', arguments: {} });
     const text = (masked.content as Array<{ text: string }>)[0]?.text ?? '';
     expectEqual(
-      [masked.isError, /^Tool "exportUsers" failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(text)],
+      [
+        masked.isError,
+        /^Tool "exportUsers" failed unexpectedly; the error was logged on the server \(request \d+, error [0-9a-f]{8}\)$/.test(text),
+      ],
       [true, true],
       `masked message: ${text}`,
     );
@@ -442,7 +447,12 @@ async function pipelineOptions(): Promise<void> {
       'No user with id 9. Call list_users to see valid ids.',
       'ToolError kept',
     );
-    expectEqual(reported, ['exportUsers failed:'], 'the masked error is still reported');
+    expectEqual(
+      reported.map((line) => line.replace(/[0-9a-f]{8}/, 'ID')),
+      ['exportUsers failed (error ID):'],
+      'the masked error is still reported, with the id the caller read',
+    );
+    expectEqual(reported[0]?.includes(text.slice(-9, -1)), true, 'the same error id');
   } finally {
     console.error = printError;
     await production.close();
@@ -467,7 +477,9 @@ async function pipelineOptions(): Promise<void> {
     await filtered.close();
   }
 
-  const guarded = await connectInMemory(createMcpApp(UsersServer, { middleware: [requireTenant], onError: () => undefined }));
+  const guarded = await connectInMemory(
+    createMcpApp(UsersServer, { middleware: [requireTenant], exposeErrors: true, onError: () => undefined }),
+  );
   try {
     const refused = await guarded.client.callTool({ name: 'getUser', arguments: { id: '1' } }).catch((error: unknown) => error);
     expectEqual(

@@ -209,7 +209,7 @@ async function middlewareErrors(): Promise<void> {
   };
   for (const production of [false, true]) {
     const { client, close } = await connectInMemory(
-      createMcpApp(PricingServer, { middleware: [refuse], production, onError: (_, info) => reported.push(info.tool) }),
+      createMcpApp(PricingServer, { middleware: [refuse], exposeErrors: !production, onError: (_, info) => reported.push(info.tool) }),
     );
     try {
       const error = await client.callTool({ name: 'quote', arguments: { sku: 'A-1' } }).catch((e: ProtocolError) => e);
@@ -217,7 +217,9 @@ async function middlewareErrors(): Promise<void> {
         expectEqual(
           [
             error.code,
-            /^tools\/call middleware failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(String(error.message)),
+            /^tools\/call middleware failed unexpectedly; the error was logged on the server \(request \d+, error [0-9a-f]{8}\)$/.test(
+              String(error.message),
+            ),
           ],
           [-32603, true],
           `masked: ${error.message}`,
@@ -250,7 +252,11 @@ async function errorFilter(): Promise<void> {
   }
   const reported: string[] = [];
   const { client, close } = await connectInMemory(
-    createMcpApp(InventoryServer, { errorFilter: inventoryErrors, onError: (error) => reported.push((error as Error).message) }),
+    createMcpApp(InventoryServer, {
+      errorFilter: inventoryErrors,
+      exposeErrors: true,
+      onError: (error) => reported.push((error as Error).message),
+    }),
   );
   try {
     const tool = await client.callTool({ name: 'stock', arguments: {} });
@@ -350,7 +356,13 @@ async function details(): Promise<void> {
   }
   for (const production of [false, true]) {
     const { client, close } = await connectInMemory(
-      createMcpApp(DetailsServer, { errorFilter: recording, middleware: [slowMiddleware], timeoutMs: 200, production, onError: () => {} }),
+      createMcpApp(DetailsServer, {
+        errorFilter: recording,
+        middleware: [slowMiddleware],
+        timeoutMs: 200,
+        exposeErrors: !production,
+        onError: () => {},
+      }),
     );
     try {
       if (!production) {
@@ -367,7 +379,9 @@ async function details(): Promise<void> {
         const template = await client.readResource({ uri: 'details://7' }).catch((e: ProtocolError) => e.message);
         expectEqual(
           [
-            /^Prompt "failing" failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(String(prompt)),
+            /^Prompt "failing" failed unexpectedly; the error was logged on the server \(request \d+, error [0-9a-f]{8}\)$/.test(
+              String(prompt),
+            ),
             /^Resource template "detail" failed unexpectedly; /.test(String(template)),
           ],
           [true, true],

@@ -251,7 +251,7 @@ async function returnTypes(): Promise<void> {
       return [text(`code: ${(args as ReviewArgs).code}`), { role: 'assistant', content: text('Looking.') }];
     }
   }
-  const details = await connectInMemory(createMcpApp(DetailsServer, { onError: () => undefined }));
+  const details = await connectInMemory(createMcpApp(DetailsServer, { exposeErrors: true, onError: () => undefined }));
   try {
     const listed = (await details.client.listPrompts()).prompts[0];
     expectEqual(json(listed), { name: 'withContext', description: 'Knows its request' }, 'no DTO: no arguments');

@@ -3,6 +3,7 @@ import {
   ArmatureBuildError,
   createMcpApp,
   type HttpListener,
+  InvalidTokenError,
   type ListenHttpOptions,
   McpServer,
   Prompt,
@@ -133,6 +134,46 @@ async function endpointWide(): Promise<void> {
   }
 }
 
+async function failedAuthentications(): Promise<void> {
+  const app = createMcpApp(SearchServer);
+  let verified = 0;
+  // #region failed-auth
+  const options: ListenHttpOptions = {
+    auth: {
+      verifier: {
+        verify: async () => {
+          verified++; // a signature check, in a real verifier
+          throw new InvalidTokenError('the token could not be verified');
+        },
+      },
+      resource: 'https://mcp.example.com/mcp',
+      authorizationServers: ['https://auth.example.com'],
+      failedAuthLimit: { limit: 20, windowMs: 60_000 }, // default 60 a minute per address; false turns it off
+    },
+  };
+  // #endregion
+  const listener = await app.listenHttp({ port: 0, ...options });
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const answer = await fetch(listener.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer forged' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
+      statuses.push(answer.status);
+      await answer.text();
+    }
+    expectEqual(
+      [statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length, verified],
+      [20, 10, 20],
+      '20 failures verified, then 429 without verifying',
+    );
+  } finally {
+    await listener.close();
+  }
+}
+
 function withheldBody(listener: HttpListener): Promise<{ status: number; retryAfter: string; body: string }> {
   const { port } = new URL(listener.url);
   return new Promise((resolve, reject) => {
@@ -238,5 +279,6 @@ export async function main(): Promise<void> {
   await toolAndPrompt();
   await endpointWide();
   await sep3304();
+  await failedAuthentications();
   await acrossInstances();
 }

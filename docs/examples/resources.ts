@@ -268,7 +268,9 @@ async function returnTypes(): Promise<void> {
   }
   const reported: string[] = [];
   for (const production of [false, true]) {
-    const failing = await connectInMemory(createMcpApp(FailingServer, { production, onError: (_, info) => reported.push(info.tool) }));
+    const failing = await connectInMemory(
+      createMcpApp(FailingServer, { exposeErrors: !production, onError: (_, info) => reported.push(info.tool) }),
+    );
     try {
       const number = await failing.client.readResource({ uri: 'demo://number' }).catch((error: ProtocolError) => error);
       const broken = await failing.client.readResource({ uri: 'demo://broken' }).catch((error: ProtocolError) => error);
@@ -291,7 +293,7 @@ async function returnTypes(): Promise<void> {
         expectEqual(
           [
             broken.code,
-            /^Resource "demo:\/\/broken" failed unexpectedly; the error was logged on the server \(request \d+\)$/.test(
+            /^Resource "demo:\/\/broken" failed unexpectedly; the error was logged on the server \(request \d+, error [0-9a-f]{8}\)$/.test(
               String(broken.message),
             ),
           ],

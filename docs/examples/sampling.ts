@@ -198,13 +198,8 @@ export async function main(): Promise<void> {
         );
         expectEqual(
           read,
-          modern
-            ? [
-                -32603,
-                'DefaultsServer.rootsResource asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that',
-              ]
-            : JSON.stringify([{ uri: 'file:///home/ada/projects/site', name: 'site' }]),
-          'roots from a resource: tools only on 2026-07-28',
+          JSON.stringify([{ uri: 'file:///home/ada/projects/site', name: 'site' }]),
+          'roots from a resource, on both revisions',
         );
         expectEqual(reported, [], 'not reported to onError');
       } finally {

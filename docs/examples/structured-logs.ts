@@ -45,12 +45,12 @@ const TIME = '2026-12-03T09:00:00.000Z';
 export const outputs: Record<string, string> = {
   'json-lines': [
     `{"time":"${TIME}","level":"info","event":"started","message":"listening on http://127.0.0.1:3000/mcp","transport":"http","url":"http://127.0.0.1:3000/mcp"}`,
-    `{"time":"${TIME}","level":"error","event":"call-failed","message":"tool \\"ship\\" (request 1) failed: the warehouse did not answer","what":"ship","requestId":1,"err":{"type":"Error","message":"the warehouse did not answer","stack":"Error: the warehouse did not answer\\n    at ..."}}`,
+    `{"time":"${TIME}","level":"error","event":"call-failed","message":"tool \\"ship\\" (request 1, error 5f3a9c1e) failed: the warehouse did not answer","what":"ship","requestId":1,"errorId":"5f3a9c1e","err":{"type":"Error","message":"the warehouse did not answer","stack":"Error: the warehouse did not answer\\n    at ..."}}`,
     `{"time":"${TIME}","level":"warn","event":"refused","message":"refused (session-cap): Service Unavailable: the server holds its maximum of 1 sessions (maxSessions); retry later","reason":"session-cap","method":"initialize","requestId":0,"client":"ip:127.0.0.1","retryAfterMs":30000}`,
     `{"time":"${TIME}","level":"info","event":"stopping","message":"shutting down (close())","reason":"close()"}`,
     `{"time":"${TIME}","level":"info","event":"stopped","message":"stopped"}`,
   ].join('\n'),
-  'text-line': '[armature] tool "ship" (request 1) failed: Error: the warehouse did not answer\n    at ...',
+  'text-line': '[armature] tool "ship" (request 1, error 5f3a9c1e) failed: Error: the warehouse did not answer\\n    at ...',
 };
 
 /** Runs `work` with what the process writes to stderr caught: the lines Armature logged. */
@@ -66,9 +66,13 @@ async function stderrOf(work: () => Promise<void>): Promise<string[]> {
   return written.join('').trimEnd().split('\n');
 }
 
-/** A logged line as the guide shows it: the time fixed, the port 3000, the stack cut after its first line. */
+/** The error id of a failed call (random) as the guide shows it. */
+const shownErrorId = (text: string) =>
+  text.replace(/error [0-9a-f]{8}\)/, 'error 5f3a9c1e)').replace(/"errorId":"[0-9a-f]{8}"/, '"errorId":"5f3a9c1e"');
+
+/** A logged line as the guide shows it: the time fixed, the port 3000, the error id fixed, the stack cut after its first line. */
 function shown(line: string, port: string): string {
-  const record = JSON.parse(line.replaceAll(`:${port}/`, ':3000/')) as Record<string, unknown> & { err?: { stack?: string } };
+  const record = JSON.parse(shownErrorId(line.replaceAll(`:${port}/`, ':3000/'))) as Record<string, unknown> & { err?: { stack?: string } };
   record.time = TIME;
   if (record.err?.stack) record.err.stack = `${record.err.stack.split('\n')[0]}\n    at ...`;
   return JSON.stringify(record);
@@ -102,8 +106,9 @@ async function defaultLog(): Promise<void> {
     await close();
     await app.close();
   });
-  const [first, second] = lines;
-  expectEqual(`${first}\n${second?.replace(/at .*/, 'at ...')}`, outputs['text-line'], 'the default text line');
+  // One line: the stack's line breaks are escaped, as every control character of a text line is.
+  expectEqual(lines.length, 1, 'one line for the failed call');
+  expectEqual(shownErrorId(lines[0] ?? '').replace(/\\n {4}at .*/, '\\n    at ...'), outputs['text-line'], 'the default text line');
 }
 
 async function pinoLogs(): Promise<void> {
@@ -131,8 +136,9 @@ async function pinoLogs(): Promise<void> {
       event: 'call-failed',
       what: 'ship',
       requestId: 1,
+      errorId: failed?.errorId,
       err: { type: 'Error', message: 'the warehouse did not answer', stack: '' },
-      msg: 'tool "ship" (request 1) failed: the warehouse did not answer',
+      msg: `tool "ship" (request 1, error ${String(failed?.errorId)}) failed: the warehouse did not answer`,
     },
     "pino's line for a failed call",
   );

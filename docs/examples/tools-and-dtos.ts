@@ -11,6 +11,7 @@ import {
   Tool,
   validateDto,
 } from '@armature/core';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -114,6 +115,26 @@ export class CustomersServer {
 }
 // #endregion
 
+// #region header-params
+export class ForecastInput {
+  @Field({ description: 'Region whose servers answer', header: 'Region' })
+  @IsString()
+  region!: string;
+
+  @Field('City to forecast')
+  @IsString()
+  city!: string;
+}
+
+@McpServer({ name: 'forecasts', version: '1.0.0' })
+export class ForecastServer {
+  @Tool({ description: 'Forecast for a city' })
+  forecast(input: ForecastInput) {
+    return `Sunny in ${input.city} (served in ${input.region})`;
+  }
+}
+// #endregion
+
 // #region raw-schema
 @McpServer({ name: 'calculator', version: '1.0.0' })
 export class CalculatorServer {
@@ -203,6 +224,7 @@ export class LookupServer {
 // #endregion
 
 export const outputs: Record<string, string> = {
+  'header-mismatch': `400 -32020 Bad Request: the request headers and body disagree for tool "forecast": Mcp-Param-Region does not carry the value the arguments give. Send Mcp-Param-Region with the argument's value (=?base64?...?= for text that is not plain ASCII)`,
   'validate-dto-valid': `{
   "ok": true,
   "value": { "limit": 10, "state": "open", "repo": "acme/rockets", "query": "launch" }
@@ -494,6 +516,54 @@ async function rawSchema(): Promise<void> {
   }
 }
 
+/** Page claims: the header is advertised, the official client sends it, a disagreeing one is refused. */
+async function headerParams(): Promise<void> {
+  const listener = await createMcpApp(ForecastServer).listenHttp({ port: 0 });
+  try {
+    const client = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    const [tool] = (await client.listTools()).tools;
+    expectEqual(
+      json(tool?.inputSchema.properties?.region),
+      { type: 'string', description: 'Region whose servers answer', 'x-mcp-header': 'Region' },
+      'advertised',
+    );
+    const result = await client.callTool({ name: 'forecast', arguments: { region: 'eu', city: 'Oslo' } });
+    expectEqual(textOf(result), 'Sunny in Oslo (served in eu)', 'the official client sends Mcp-Param-Region itself');
+    await client.close();
+    // A request whose header says another region than its body never reaches the tool.
+    const response = await fetch(listener.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'forecast',
+        'mcp-param-region': 'us',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'forecast',
+          arguments: { region: 'eu', city: 'Oslo' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    const { error } = (await response.json()) as { error: { code: number; message: string } };
+    expectEqual(`${response.status} ${error.code} ${error.message}`, outputs['header-mismatch'], 'a header that disagrees');
+  } finally {
+    await listener.close();
+  }
+}
+
 async function outputDto(): Promise<void> {
   const app = createMcpApp(PricesServer);
   const { client, close } = await connectInMemory(app);
@@ -702,6 +772,7 @@ export async function main(): Promise<void> {
   await searchIssues();
   await nested();
   await rawSchema();
+  await headerParams();
   await outputDto();
   await limits();
   await noArguments();

@@ -1,6 +1,8 @@
 import { type CreateMcpAppOptions, createMcpApp, type McpApp } from '@armature/core';
 import { ClientFeatureTools } from './client-features.server.js';
 import { COMPOSED } from './composed.server.js';
+import { DiagnosticTools, listChangeTools } from './diagnostics.server.js';
+import { InputRequiredTools } from './input-required.server.js';
 import { ConformancePrompts } from './prompts.server.js';
 import { ConformanceResources, WATCHED_INTERVAL_MS, watchedResource } from './resources.server.js';
 import { ConformanceTasks } from './tasks.server.js';
@@ -23,7 +25,15 @@ export interface ConformanceApp {
   close(): Promise<void>;
 }
 
-export const SERVER_CLASSES = [ConformanceTools, ClientFeatureTools, ConformanceResources, ConformancePrompts, ConformanceTasks];
+export const SERVER_CLASSES = [
+  ConformanceTools,
+  ClientFeatureTools,
+  InputRequiredTools,
+  DiagnosticTools,
+  ConformanceResources,
+  ConformancePrompts,
+  ConformanceTasks,
+];
 
 const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource', prompt: 'test_dynamic_prompt' };
 
@@ -33,9 +43,11 @@ const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource'
  * and prompt appear 2 s after start with list_changed notifications).
  */
 export function createConformanceApp(options: ConformanceAppOptions = {}): ConformanceApp {
-  const app = options.composed
-    ? createMcpApp([...SERVER_CLASSES, ...COMPOSED.parts], { ...options.scaleOut, hiddenTags: COMPOSED.hiddenTags })
-    : createMcpApp(SERVER_CLASSES, options.scaleOut);
+  // The list-change hooks edit the app that serves them.
+  const classes = [...SERVER_CLASSES, listChangeTools(() => app, DYNAMIC)];
+  const app: McpApp = options.composed
+    ? createMcpApp([...classes, ...COMPOSED.parts], { ...options.scaleOut, hiddenTags: COMPOSED.hiddenTags })
+    : createMcpApp(classes, options.scaleOut);
   const timers: NodeJS.Timeout[] = [];
 
   app.tools.disable(DYNAMIC.tool);

@@ -1,5 +1,5 @@
 import { Field } from '@armature/core';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export class LongRunningInput {
   @Field('Total duration of the operation in milliseconds (default 5000)')
@@ -15,4 +15,17 @@ export class LongRunningInput {
   @Min(1)
   @Max(1000)
   steps: number = 5;
+}
+
+/** Arguments of `test_header_params`: `region` travels in the `Mcp-Param-Region` header too (SEP-2243). */
+export class HeaderParamsInput {
+  @Field({ description: 'Region to route the lookup to; sent as the Mcp-Param-Region header as well', header: 'Region' })
+  @IsString()
+  @MaxLength(200)
+  region!: string;
+
+  @Field('What to look up')
+  @IsString()
+  @MaxLength(1000)
+  query!: string;
 }

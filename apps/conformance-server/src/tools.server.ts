@@ -1,14 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { audio, Context, embeddedResource, image, McpServer, sdkContextOf, Tool, ToolError, text } from '@armature/core';
 import { RED_PIXEL_PNG, silentWav } from './fixtures.js';
-import { LongRunningInput } from './tools.dto.js';
+import { HeaderParamsInput, LongRunningInput } from './tools.dto.js';
 
-/** Input schema of `json_schema_2020_12_tool`, advertised as written (SEP-1613 checks it is not stripped). */
+/**
+ * Input schema of `json_schema_2020_12_tool`, advertised as written: SEP-1613 checks that `$schema`,
+ * `$defs` and `additionalProperties` survive, SEP-2106 that `$anchor`, `allOf`/`anyOf` and
+ * `if`/`then`/`else` do. It asks for a phone number or an email address, the one the contact
+ * method names.
+ */
 export const JSON_SCHEMA_2020_12_INPUT = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   $defs: {
     address: {
+      $anchor: 'addressDef',
       type: 'object',
       properties: {
         street: { type: 'string' },
@@ -19,7 +25,15 @@ export const JSON_SCHEMA_2020_12_INPUT = {
   properties: {
     name: { type: 'string' },
     address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
   },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword (if/then/else); this object is never awaited
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
 };
 
@@ -95,10 +109,17 @@ export class ConformanceTools {
 
   @Tool({
     name: 'json_schema_2020_12_tool',
-    description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, additionalProperties) for conformance testing (SEP-1613).',
+    description:
+      'Tool with JSON Schema 2020-12 features ($schema, $defs with $anchor, allOf/anyOf, if/then/else, additionalProperties) for conformance testing (SEP-1613, SEP-2106).',
     inputSchema: JSON_SCHEMA_2020_12_INPUT,
   })
-  jsonSchema202012(input: { name?: string; address?: { street?: string; city?: string } }) {
+  jsonSchema202012(input: {
+    name?: string;
+    address?: { street?: string; city?: string };
+    contactMethod?: 'phone' | 'email';
+    phone?: string;
+    email?: string;
+  }) {
     return `JSON Schema 2020-12 tool called with: ${JSON.stringify(input)}`;
   }
 
@@ -132,6 +153,17 @@ export class ConformanceTools {
     // No closing progress right before the result: the SDK clients can see it after the response
     // and report an unknown progress token (modelcontextprotocol/typescript-sdk#2580).
     return `Long-running operation completed: ${input.steps} steps in ${input.durationMs} ms`;
+  }
+
+  @Tool({
+    name: 'test_header_params',
+    description:
+      'Echoes its arguments; `region` is mirrored in the Mcp-Param-Region header (x-mcp-header, SEP-2243), so a 2026-07-28 ' +
+      'HTTP call whose header disagrees with the body is refused with 400 and -32020 before the tool runs.',
+    annotations: { readOnlyHint: true },
+  })
+  headerParams(input: HeaderParamsInput) {
+    return `Looked up "${input.query}" in region "${input.region}"`;
   }
 
   @Tool({ name: 'test_dynamic_tool', description: 'Registered disabled; enabled 2 s after start (tools/list_changed).' })

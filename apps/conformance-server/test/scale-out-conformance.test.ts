@@ -7,10 +7,11 @@
  */
 import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failures, killSuiteRuns, runSuite, specVersions, summarize, unexpectedWarnings } from './support/conformance.js';
+import { killSuiteRuns, runSuite, summarize } from './support/conformance.js';
 import { assertBuilt, type HttpServer, killStarted, startHttpServer } from './support/processes.js';
+import { expectClean, REVISIONS, setOf } from './support/requirements.js';
+import { TASKS_EXPECTED_FAILURES } from './tasks-expected-failures.js';
 
-const TARGETED = specVersions().filter((v) => v.scenarios.length > 0);
 const NAMES = ['a', 'b', 'c'];
 
 describe('over Streamable HTTP, three instances on Redis behind a round-robin proxy', () => {
@@ -33,17 +34,20 @@ describe('over Streamable HTTP, three instances on Redis behind a round-robin pr
     await redis?.dispose();
   });
 
-  it.each(TARGETED)(
-    'spec version $version, all scenarios: 0 failures, 0 warnings',
+  it.each(REVISIONS)(
+    'requirements %s: 0 failures, known warnings only, tasks extension at its baseline',
     { timeout: 200_000 },
-    async ({ version, scenarios }) => {
+    async (revision) => {
       const before = proxy.routed.length;
-      const run = await runSuite({ url: proxy.url.href, suite: 'all', specVersion: version, timeoutMs: 180_000 });
-      console.log(summarize(`HTTP, 3 instances on Redis, spec ${version}, suite all`, run));
+      const run = await runSuite({ url: proxy.url.href, requirements: revision, timeoutMs: 180_000 });
+      console.log(
+        summarize(`HTTP, 3 instances on Redis, requirements ${revision}`, run, {
+          notScored: setOf(revision).notScored,
+          baseline: TASKS_EXPECTED_FAILURES,
+        }),
+      );
       const logs = servers.map((server, i) => `--- instance ${NAMES[i]}:\n${server.output().slice(-1500)}`).join('\n');
-      expect(failures(run), logs).toEqual([]);
-      expect(unexpectedWarnings(run, []), logs).toEqual([]);
-      expect([...run.planned].sort()).toEqual([...scenarios].sort());
+      expectClean(run, revision, { log: logs });
       // The run went through every instance, in strict turn.
       const served = proxy.routed.slice(before).map((r) => r.instance);
       expect(served.slice(0, 6)).toEqual([0, 1, 2, 3, 4, 5].map((i) => NAMES[(before + i) % NAMES.length]));

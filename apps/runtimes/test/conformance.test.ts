@@ -3,20 +3,16 @@
  * Bun and under Deno:
  * - over Streamable HTTP on the runtime's own server (Bun.serve / Deno.serve, this package's
  *   dist/main.js) and on the runtime's node:http (`app.listenHttp()`, the app's own dist/main.js):
- *   every targeted spec version, all scenarios (active and pending), 0 failures and 0 warnings;
+ *   the 2025-11-25 and 2026-07-28 requirement sets, held to what the conformance server's own run
+ *   is held to (0 failures, its known warnings only, the tasks extension at its baseline);
  * - over stdio, through the conformance server's HTTP -> stdio bridge (one runtime process per
- *   session), the newest targeted spec version, all scenarios: 0 failures.
+ *   session), the 2025-11-25 requirement set: 0 failures.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  failures,
-  killSuiteRuns,
-  runSuite,
-  specVersions,
-  summarize,
-  unexpectedWarnings,
-} from '../../conformance-server/test/support/conformance.js';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { killSuiteRuns, runSuite, summarize } from '../../conformance-server/test/support/conformance.js';
+import { expectClean, REVISIONS, setOf } from '../../conformance-server/test/support/requirements.js';
 import { type StdioBridge, startStdioBridge } from '../../conformance-server/test/support/stdio-bridge.js';
+import { TASKS_EXPECTED_FAILURES } from '../../conformance-server/test/tasks-expected-failures.js';
 import { CONFORMANCE_MAIN, type HttpServer, killStarted, NATIVE_MAIN, runtimes, startHttpServer } from './support/runtimes.js';
 
 /** Over stdio these scenarios test the bridge's HTTP layer, not the server. */
@@ -25,9 +21,6 @@ const BRIDGE_ONLY = new Map([
   ['server-sse-multiple-streams', 'concurrent SSE streams of the HTTP bridge'],
   ['server-sse-polling', 'SSE resumability of the HTTP bridge (no event store there)'],
 ]);
-
-const TARGETED = specVersions().filter((v) => v.scenarios.length > 0);
-const NEWEST = TARGETED.at(-1);
 
 afterAll(() => {
   killSuiteRuns();
@@ -47,12 +40,15 @@ describe.each(runtimes())('$name', (runtime) => {
       await server?.stop();
     });
 
-    it.each(TARGETED)('spec $version, all scenarios: 0 failures, 0 warnings', { timeout: 120_000 }, async ({ version, scenarios }) => {
-      const run = await runSuite({ url: server.url, suite: 'all', specVersion: version, timeoutMs: 110_000 });
-      console.log(summarize(`${runtime.name}, HTTP, spec ${version}, suite all`, run));
-      expect(failures(run), server.output().slice(-2000)).toEqual([]);
-      expect(unexpectedWarnings(run, [])).toEqual([]);
-      expect([...run.planned].sort()).toEqual([...scenarios].sort());
+    it.each(REVISIONS)('requirements %s: 0 failures, known warnings only', { timeout: 120_000 }, async (revision) => {
+      const run = await runSuite({ url: server.url, requirements: revision, timeoutMs: 110_000 });
+      console.log(
+        summarize(`${runtime.name}, HTTP, requirements ${revision}`, run, {
+          notScored: setOf(revision).notScored,
+          baseline: TASKS_EXPECTED_FAILURES,
+        }),
+      );
+      expectClean(run, revision, { log: server.output().slice(-2000) });
     });
   });
 
@@ -65,12 +61,15 @@ describe.each(runtimes())('$name', (runtime) => {
       await bridge?.close();
     });
 
-    it(`spec ${NEWEST?.version}, all scenarios: 0 failures`, { timeout: 200_000 }, async () => {
-      if (!NEWEST) throw new Error('the suite targets no spec version');
-      const run = await runSuite({ url: bridge.url, suite: 'all', specVersion: NEWEST.version, timeoutMs: 190_000 });
-      console.log(summarize(`${runtime.name}, stdio, spec ${NEWEST.version}, suite all`, run, { excluded: BRIDGE_ONLY }));
-      expect(failures(run, BRIDGE_ONLY), `server stderr (last lines):\n${bridge.log.slice(-30).join('\n')}`).toEqual([]);
-      expect([...run.planned].sort()).toEqual([...NEWEST.scenarios].sort());
+    it('requirements 2025-11-25: 0 failures', { timeout: 420_000 }, async () => {
+      const run = await runSuite({ url: bridge.url, requirements: '2025-11-25', timeoutMs: 400_000 });
+      console.log(
+        summarize(`${runtime.name}, stdio, requirements 2025-11-25`, run, {
+          excluded: BRIDGE_ONLY,
+          notScored: setOf('2025-11-25').notScored,
+        }),
+      );
+      expectClean(run, '2025-11-25', { excluded: BRIDGE_ONLY, log: `server stderr (last lines):\n${bridge.log.slice(-30).join('\n')}` });
     });
   });
 });

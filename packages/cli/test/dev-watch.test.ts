@@ -26,6 +26,7 @@ beforeAll(() => {
       "import { value } from './value.js';",
       '',
       "appendFileSync(new URL('../log.txt', import.meta.url), value + '\\n');",
+      "appendFileSync(new URL('../env.txt', import.meta.url), String(process.env.ARMATURE_EXPOSE_ERRORS) + '\\n');",
       'setInterval(() => undefined, 60_000);',
       '',
     ].join('\n'),
@@ -76,6 +77,8 @@ it('restarts on saves by rename (several in a row), writes, delete and re-create
       () => stderr,
     );
     expect(log()).toEqual(['v0']);
+    // Callers of the dev server read the messages of unexpected errors: core's exposeErrors defaults to true.
+    expect(readFileSync(join(root, 'env.txt'), 'utf8')).toBe('1\n');
 
     // An editor's atomic save (and sed -i): write a temporary file, rename it over the real one.
     for (const version of ['v1', 'v2', 'v3', 'v4']) {

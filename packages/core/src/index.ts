@@ -36,7 +36,14 @@ export {
   type RemoteStdioTarget,
   remoteServer,
 } from './builder/remote-server.js';
-export { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from './context/context.js';
+export {
+  type ClientRequestOptions,
+  Context,
+  type ContextLogger,
+  type ElicitationSchema,
+  type ElicitOutcome,
+  type LogLevel,
+} from './context/context.js';
 export { McpError, ToolError } from './context/errors.js';
 export type {
   ErrorFilter,
@@ -77,6 +84,7 @@ export type {
   TaggedOptions,
   TaskSupportOption,
   ToolOptions,
+  ToolTaskOptions,
   ToolUiOptions,
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
@@ -89,6 +97,7 @@ export type { RuntimeStats, ToolErrorReporter } from './runtime/call-request.js'
 export { sdkContextOf } from './runtime/request-context.js';
 export { audio, type ContentBlock, embeddedResource, image, resourceLink, text } from './runtime/results/content.js';
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
+export type { FallbackToolNames } from './runtime/tasks/fallback-tools.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
 export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
 export type { VisibilitySelector, VisibilityTarget } from './runtime/visibility.js';
@@ -112,7 +121,8 @@ export { MemoryRateLimitStore } from './state/memory-rate-limit-store.js';
 export { memoryState } from './state/memory-state.js';
 export { type RateLimitErrorShape, SEP_3304_RATE_LIMITED } from './state/rate-limit-error.js';
 export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './state/rate-limit-store.js';
-export type { AdmissionLimit, KeepOutcome, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
+export type { HeldJob, TaskJob, TaskQueue } from './state/task-queue.js';
+export type { AdmissionLimit, KeepOutcome, ResultLimit, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export type { TrustProxy } from './transports/client-address.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';

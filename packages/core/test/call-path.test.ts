@@ -186,7 +186,8 @@ describe('ctx.elicit with a DTO that cannot be a form', () => {
         return answer.action;
       }
     }
-    connection = await connectInMemory(createMcpApp(AskServer), { elicitation: {} });
+    // The author's mistake reaches the caller as it is only with exposeErrors (armature dev, @armature/testing).
+    connection = await connectInMemory(createMcpApp(AskServer, { exposeErrors: true }), { elicitation: {} });
     const result = await connection.client.callTool({ name: 'ask', arguments: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(

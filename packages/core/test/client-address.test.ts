@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { createMcpApp, McpServer, Tool } from '../src/index.js';
-import { clientAddress } from '../src/transports/client-address.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createMcpApp, McpServer, type ServerEvent, Tool } from '../src/index.js';
+import { clientAddress, isPublicAddress } from '../src/transports/client-address.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
 const headers = (forwarded?: string, realIp?: string) =>
@@ -55,6 +55,68 @@ describe('per-client session caps behind a proxy', () => {
         await close();
         await app.close();
       }
+    }
+  });
+});
+
+describe('trustProxy while requests come straight from public addresses', () => {
+  it('tells public peers from loopback, private, link-local and shared ones, IPv4-mapped included', () => {
+    for (const address of ['203.0.113.7', '8.8.8.8', '::ffff:203.0.113.7', '2001:4860:4860::8888'])
+      expect([address, isPublicAddress(address)]).toEqual([address, true]);
+    for (const address of [
+      '127.0.0.1',
+      '::1',
+      '10.1.2.3',
+      '172.20.0.5',
+      '192.168.1.1',
+      '169.254.1.1',
+      '100.64.0.9',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:10.0.0.2',
+      '::ffff:127.0.0.1',
+      'nonsense',
+    ])
+      expect([address, isPublicAddress(address)]).toEqual([address, false]);
+  });
+
+  it('warns once, as an event and a line of the default log naming the risk and the fix; never for private peers or without trustProxy', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const post = async (handler: ReturnType<ReturnType<typeof createMcpApp>['httpHandler']>, remoteAddress: string) =>
+        (
+          await handler.fetch(
+            new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, host: '127.0.0.1' }, body: INITIALIZE }),
+            { remoteAddress },
+          )
+        ).status;
+      const app = createMcpApp(ProxiedServer);
+      const events: ServerEvent[] = [];
+      app.onEvent((event) => events.push(event));
+      const behind = app.httpHandler({ trustProxy: 1 });
+      expect(await post(behind, '10.0.0.2')).toBe(200);
+      expect(await post(behind, '::ffff:127.0.0.1')).toBe(200);
+      expect(events.filter((e) => e.event === 'misconfigured')).toEqual([]);
+      for (const peer of ['203.0.113.7', '198.51.100.8']) expect(await post(behind, peer)).toBe(200);
+      const warnings = events.filter((e) => e.event === 'misconfigured');
+      expect(warnings).toEqual([{ event: 'misconfigured', option: 'trustProxy', message: expect.stringContaining('203.0.113.7') }]);
+      expect(lines.filter((line) => line.includes('trustProxy'))).toEqual([
+        expect.stringMatching(
+          /^\[armature\] WARNING trustProxy is 1 but a request came straight from the public address 203\.0\.113\.7, not through a proxy: .*X-Forwarded-For.*Fix: let only the proxy reach the server/,
+        ),
+      ]);
+      await behind.close();
+      const direct = app.httpHandler();
+      expect(await post(direct, '203.0.113.9')).toBe(200);
+      expect(events.filter((e) => e.event === 'misconfigured')).toHaveLength(1);
+      await direct.close();
+      await app.close();
+    } finally {
+      spy.mockRestore();
     }
   });
 });

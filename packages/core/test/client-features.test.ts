@@ -1,8 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { IsInt, IsString, Min, MinLength } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Context, createMcpApp, Field, type HttpListener, McpServer, Tool } from '../src/index.js';
+import { Context, createMcpApp, Field, type HttpListener, McpServer, Prompt, Tool } from '../src/index.js';
 import { connectInMemory } from './support/clients.js';
+import { modernRpc } from './support/modern-rpc.js';
 
 class Account {
   @Field('Account name')
@@ -38,6 +39,41 @@ class FeatureServer {
   }
 }
 
+const NAME_FORM = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };
+
+@McpServer({ name: 'named-questions', version: '1.0.0' })
+class NamedQuestions {
+  @Tool({ description: 'asks three named questions at once' })
+  async together(ctx: Context) {
+    runs.together = (runs.together ?? 0) + 1;
+    const [who, style, where] = await Promise.all([
+      ctx.elicit('Who?', NAME_FORM, { key: 'who' }),
+      ctx.sample('Which style?', { maxTokens: 5, key: 'style' }),
+      ctx.roots({ key: 'where' }),
+    ]);
+    const text = style.content.type === 'text' ? style.content.text : '?';
+    return `${who.action === 'accept' ? String(who.content.name) : who.action} / ${text} / ${where.map((r) => r.uri).join(',')}`;
+  }
+
+  @Tool({ description: 'names two questions alike' })
+  async twice(ctx: Context) {
+    await ctx.elicit('One?', NAME_FORM, { key: 'same' });
+    await ctx.elicit('Two?', NAME_FORM, { key: 'same' });
+    return 'unreachable';
+  }
+
+  @Tool({ description: 'what the client declared' })
+  declared(ctx: Context) {
+    return { capabilities: ctx.clientCapabilities ?? null };
+  }
+
+  @Prompt({ name: 'asking_prompt', description: 'asks the user before it renders' })
+  async askingPrompt(ctx: Context) {
+    const outcome = await ctx.elicit('Context?', NAME_FORM, { key: 'context' });
+    return `Rendered for ${outcome.action === 'accept' ? String(outcome.content.name) : outcome.action}`;
+  }
+}
+
 /** A client that answers elicitation from a queue, sampling by echo, roots with one folder. */
 function answeringClient(answers: Array<Record<string, unknown>>, options: { modern: boolean; capabilities?: Record<string, unknown> }) {
   const seen: Array<{ message: string; schema: unknown }> = [];
@@ -69,10 +105,13 @@ afterEach(async () => {
   for (const fn of cleanup.reverse()) await fn();
   cleanup = [];
   for (const key of Object.keys(runs)) delete runs[key];
+  reported.length = 0;
 });
 
+const reported: unknown[] = [];
+
 async function connect(modern: boolean, answers: Array<Record<string, unknown>>, capabilities?: Record<string, unknown>) {
-  const app = createMcpApp(FeatureServer, { onError: () => undefined });
+  const app = createMcpApp([FeatureServer, NamedQuestions], { onError: (error) => void reported.push(error) });
   const listener: HttpListener = await app.listenHttp({ port: 0 });
   const { client, seen } = answeringClient(answers, { modern, capabilities });
   await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
@@ -140,6 +179,34 @@ describe.each([
     });
   });
 
+  it('asks questions made together in one round, each under the key its handler named', async () => {
+    const { client, seen } = await connect(modern, [{ action: 'accept', content: { name: 'ada' } }]);
+    const result = await client.callTool({ name: 'together', arguments: {} });
+    expect(textOf(result)).toBe('ada / echo: Which style? / file:///work');
+    expect(seen.map((s) => s.message)).toEqual(['Who?']);
+    // 2026: one input_required round carrying all three questions, then the run with the answers.
+    expect(runs.together).toBe(modern ? 2 : 1);
+  });
+
+  it('lets a prompt ask the user before it renders', async () => {
+    const { client } = await connect(modern, [{ action: 'accept', content: { name: 'release notes' } }]);
+    const prompt = await client.getPrompt({ name: 'asking_prompt', arguments: {} });
+    expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Rendered for release notes' });
+  });
+
+  it('refuses two questions of one call under one key, naming it', async () => {
+    const { client } = await connect(modern, [{ action: 'accept', content: { name: 'x' } }]);
+    const result = await client.callTool({ name: 'twice', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(String(reported[0])).toContain('Two client requests of one call are both named "same"');
+  });
+
+  it('tells the handler what the client declared', async () => {
+    const { client } = await connect(modern, [], { sampling: {} });
+    const result = await client.callTool({ name: 'declared', arguments: {} });
+    expect(result.structuredContent).toEqual({ capabilities: { sampling: {} } });
+  });
+
   it('says clearly when the client lacks the capability', async () => {
     const { client } = await connect(modern, [], {});
     const outcome = await client.callTool({ name: 'charge', arguments: {} }).then(
@@ -186,6 +253,32 @@ describe('requestState integrity (2026-07-28)', () => {
     const text = await response.text();
     expect(text).toContain('Invalid or expired requestState');
     expect(text).not.toContain('charged evil');
+  });
+});
+
+describe('named questions on the wire (2026-07-28)', () => {
+  it('puts questions asked together in one input_required result, under their keys', async () => {
+    const app = createMcpApp(NamedQuestions);
+    const listener = await app.listenHttp({ port: 0 });
+    cleanup.push(() => listener.close());
+    const { body } = await modernRpc(
+      listener.url,
+      'tools/call',
+      { name: 'together', arguments: {} },
+      {
+        elicitation: { form: {} },
+        sampling: {},
+        roots: {},
+      },
+    );
+    const result = body.result as { resultType: string; requestState?: string; inputRequests: Record<string, { method: string }> };
+    expect(result.resultType).toBe('input_required');
+    expect(Object.entries(result.inputRequests).map(([key, request]) => [key, request.method])).toEqual([
+      ['who', 'elicitation/create'],
+      ['style', 'sampling/createMessage'],
+      ['where', 'roots/list'],
+    ]);
+    expect(typeof result.requestState).toBe('string');
   });
 });
 

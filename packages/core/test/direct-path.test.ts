@@ -83,7 +83,7 @@ const afterChange = [undefined, cursor(3), cursor(6)].map((at, i) => ({
 
 /** Every line one server writes for the conversation, as written, and how many requests the direct path answered. */
 async function conversation(direct: boolean): Promise<{ lines: string[]; served: number }> {
-  const app = createMcpApp(DirectServer, { onError: () => undefined, pageSize: 3 });
+  const app = createMcpApp(DirectServer, { onError: () => undefined, exposeErrors: true, pageSize: 3 });
   const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
   const stdin = new PassThrough();
   const stdout = new PassThrough();

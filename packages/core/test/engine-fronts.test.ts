@@ -220,7 +220,7 @@ const SERVED: Record<string, number> = {
 };
 
 async function converse(front: Front, fastPath: boolean): Promise<{ answers: string[]; served: number }> {
-  const app = createMcpApp(FrontServer, { onError: () => undefined, fastPath });
+  const app = createMcpApp(FrontServer, { onError: () => undefined, exposeErrors: true, fastPath });
   try {
     const answers = await front.converse(app);
     return { answers, served: app.stats.direct };

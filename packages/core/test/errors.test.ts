@@ -48,7 +48,10 @@ class ErrorServer {
 
 let connection: Connected;
 beforeAll(async () => {
-  connection = await connectInMemory(createMcpApp(ErrorServer, { onError: (error, info) => reported.push({ ...info, error }) }));
+  // Messages as thrown (exposeErrors); what callers read without it is tested in pipeline.test.ts.
+  connection = await connectInMemory(
+    createMcpApp(ErrorServer, { exposeErrors: true, onError: (error, info) => reported.push({ ...info, error }) }),
+  );
 });
 afterAll(() => connection.close());
 

@@ -195,7 +195,7 @@ async function serve(endpoint: HttpEndpoint): Promise<{ url: string; server: Ser
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
 }
 
-const app = createMcpApp(ModernServer, { onError: () => undefined, pageSize: 3 });
+const app = createMcpApp(ModernServer, { onError: () => undefined, exposeErrors: true, pageSize: 3 });
 const runtime = (app as unknown as { runtime: AppRuntime }).runtime;
 const engine = new AppEngine(runtime);
 let dispatcher: ModernFront;
@@ -215,14 +215,17 @@ beforeAll(async () => {
     servedDirectly.push(offered.message.id);
     return answer.then((message) => (tamper ? tamper(message) : message));
   };
-  const scopes = (method: string, params: Record<string, unknown> | undefined) => runtime.requiredScopes(method, params);
+  const requirements = {
+    scopes: (method: string, params: Record<string, unknown> | undefined) => runtime.requiredScopes(method, params),
+    headerParams: (tool: string) => runtime.tools.get(tool)?.headerParams,
+  };
   // Without auth, then with it: each time one server without the direct path and one with it.
   for (const options of [{}, { auth: AUTH }]) {
     for (const withDirect of [false, true]) {
       const endpoint = new HttpEndpoint(
         (purpose) => engine.createServer(purpose),
         options,
-        scopes,
+        requirements,
         undefined,
         undefined,
         withDirect ? direct : undefined,

@@ -205,15 +205,57 @@ describe('timeout', () => {
   });
 });
 
-describe('errors: production mode and the error filter', () => {
-  it('production mode masks unexpected messages but keeps ToolError and McpError ones', async () => {
+describe('errors: masked unless exposeErrors, and the error filter', () => {
+  it('masks unexpected messages by default but keeps ToolError and McpError ones', async () => {
     const logged: unknown[] = [];
-    connection = await connectInMemory(createMcpApp(PipelineServer, { production: true, onError: (e) => logged.push(e) }));
+    connection = await connectInMemory(createMcpApp(PipelineServer, { onError: (e) => logged.push(e) }));
     const crash = await connection.client.callTool({ name: 'crash', arguments: {} });
-    expect(textOf(crash)).toMatch(/^Tool "crash" failed unexpectedly; the error was logged on the server \(request \d+\)$/);
+    expect(textOf(crash)).toMatch(
+      /^Tool "crash" failed unexpectedly; the error was logged on the server \(request \d+, error [0-9a-f]{8}\)$/,
+    );
     expect(textOf(crash)).not.toContain('hunter2');
     expect(logged).toHaveLength(1);
     expect(textOf(await connection.client.callTool({ name: 'refuse', arguments: {} }))).toBe('quota exceeded');
+  });
+
+  it('names an error id the server log carries with the full error, so an operator finds what the caller was not shown', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      connection = await connectInMemory(createMcpApp(PipelineServer, { logger: 'json' }));
+      const text = textOf(await connection.client.callTool({ name: 'crash', arguments: {} })) ?? '';
+      const errorId = /error ([0-9a-f]{8})\)$/.exec(text)?.[1];
+      expect(errorId).toBeDefined();
+      const record = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((r) => r.event === 'call-failed');
+      expect(record).toMatchObject({ errorId, what: 'crash', err: { message: 'connection string postgres://admin:hunter2@db failed' } });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('sends the message as it is with exposeErrors (or ARMATURE_EXPOSE_ERRORS=1, what armature dev sets); NODE_ENV plays no part', async () => {
+    const raw = 'connection string postgres://admin:hunter2@db failed';
+    const crashText = async (options: Parameters<typeof createMcpApp>[1]) => {
+      connection = await connectInMemory(createMcpApp(PipelineServer, { onError: () => undefined, ...options }));
+      const text = textOf(await connection.client.callTool({ name: 'crash', arguments: {} }));
+      await connection.close();
+      connection = undefined;
+      return text;
+    };
+    expect(await crashText({ exposeErrors: true })).toBe(raw);
+    vi.stubEnv('NODE_ENV', 'development');
+    try {
+      expect(await crashText({})).toMatch(/^Tool "crash" failed unexpectedly/);
+      vi.stubEnv('ARMATURE_EXPOSE_ERRORS', '1');
+      expect(await crashText({})).toBe(raw);
+      // The option the app sets wins over the environment.
+      expect(await crashText({ exposeErrors: false })).toMatch(/^Tool "crash" failed unexpectedly/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('the error filter maps errors in one place', async () => {
@@ -280,12 +322,16 @@ describe('middleware', () => {
       if (request.params?.name === 'echo') throw new Error('rate limiter down');
       return next();
     };
-    connection = await connectInMemory(createMcpApp(PipelineServer, { middleware: [broken], onError: (_e, info) => logged.push(info) }));
+    connection = await connectInMemory(
+      createMcpApp(PipelineServer, { middleware: [broken], exposeErrors: true, onError: (_e, info) => logged.push(info) }),
+    );
     await expect(connection.client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toMatchObject({
       code: -32603,
       message: expect.stringContaining('rate limiter down'),
     });
-    expect(logged).toEqual([{ tool: 'middleware (tools/call)', requestId: expect.any(Number) }]);
+    expect(logged).toEqual([
+      { tool: 'middleware (tools/call)', requestId: expect.any(Number), errorId: expect.stringMatching(/^[0-9a-f]{8}$/) },
+    ]);
     const crash = await connection.client.callTool({ name: 'crash', arguments: {} });
     expect(crash.isError).toBe(true);
   });

@@ -14,6 +14,7 @@ import {
   Tool,
 } from '../src/index.js';
 import { connectHttp, connectInMemory } from './support/clients.js';
+import { modernRpc } from './support/modern-rpc.js';
 
 // The remote servers are separate processes (test/fixtures/remote-server.mjs, over the built
 // package), reached over stdio and over Streamable HTTP on 127.0.0.1, each revision.
@@ -45,6 +46,12 @@ function answering(client: Client, logs: unknown[] = []): Client {
     logs.push(notification.params);
   });
   return client;
+}
+
+/** One raw 2026-07-28 tools/call (all client capabilities declared), with `extra` headers. */
+async function rawModernCall(url: string, name: string, args: Record<string, unknown>, extra: Record<string, string> = {}) {
+  const { status, body } = await modernRpc(url, 'tools/call', { name, arguments: args }, ANSWERING, undefined, extra);
+  return { status, body: body as { result?: { inputRequests?: Record<string, unknown> }; error?: { code: number } } };
 }
 
 function textOf(result: unknown): string {
@@ -231,6 +238,31 @@ describe('a remote server mounted under a prefix (proxy)', () => {
       expect(textOf(await client.callTool({ name: `${part}_folders`, arguments: {} }))).toBe('roots: file:///work/project');
     }
     await close();
+  });
+
+  it.each(['stdio', 'web'])("passes a 2026-07-28 remote's round on as it was: its keys, its questions together (%s)", async (part) => {
+    const { client, url, close } = await connectHttp(app, { modern: true, capabilities: ANSWERING });
+    answering(client);
+    try {
+      const first = await rawModernCall(url, `${part}_survey`, {});
+      expect(Object.keys(first.body.result?.inputRequests ?? {})).toEqual(['sure_q', 'where']);
+      expect(textOf(await client.callTool({ name: `${part}_survey`, arguments: {} }))).toBe('survey: true, 1 root(s)');
+    } finally {
+      await close();
+    }
+  });
+
+  it("checks a remote tool's Mcp-Param headers as for the app's own", async () => {
+    const { client, url, close } = await connectHttp(app, { modern: true });
+    try {
+      // The gateway sends the header on to the remote (Base64 for text that is not plain ASCII).
+      expect(textOf(await client.callTool({ name: 'web_region', arguments: { region: 'eu' } }))).toBe('region eu');
+      expect(textOf(await client.callTool({ name: 'web_region', arguments: { region: ' Zürich' } }))).toBe('region  Zürich');
+      const refused = await rawModernCall(url, 'web_region', { region: 'eu' }, { 'mcp-param-region': 'us' });
+      expect([refused.status, refused.body.error?.code]).toEqual([400, -32020]);
+    } finally {
+      await close();
+    }
   });
 
   it.each(parts.filter((part) => part !== 'web25'))(

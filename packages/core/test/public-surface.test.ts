@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as core from '../src/index.js';
 
 // The package's public surface is declared in one file (src/index.ts); this pins its runtime
@@ -68,6 +68,12 @@ describe('@armature/core public surface', () => {
         'validateDto',
       ].sort(),
     );
+  });
+
+  it('tells every handler its run: Context.attempt and Context.idempotencyKey (task retries)', () => {
+    expectTypeOf<core.Context['attempt']>().toEqualTypeOf<number>();
+    expectTypeOf<core.Context['idempotencyKey']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<core.ToolTaskOptions>().toEqualTypeOf<{ support: core.TaskSupportOption; retries?: number }>();
   });
 
   it("offers the app's event hub as McpApp.onEvent (the only way in: runtime.events stays internal)", () => {

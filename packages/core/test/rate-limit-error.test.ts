@@ -6,6 +6,7 @@ import {
   ArmatureBuildError,
   createMcpApp,
   type HttpListener,
+  InvalidTokenError,
   McpServer,
   Prompt,
   RATE_LIMITED,
@@ -145,6 +146,47 @@ describe('rateLimitError over HTTP on 127.0.0.1 (both revisions, the official cl
       expect(error.code).toBe(code);
       expect(error.data?.retryAfterMs).toBeGreaterThan((seconds - 1) * 1000);
       expect('retryAfterSeconds' in (error.data ?? {})).toBe(shape === undefined);
+    }
+  }, 30_000);
+});
+
+describe('rateLimitError and the failed-authentication budget (listenHttp on 127.0.0.1)', () => {
+  it("answers an address past auth.failedAuthLimit 429 with Retry-After, -32029 by default and -32023 under 'sep-3304'", async () => {
+    const verifier = {
+      verify: async () => {
+        throw new InvalidTokenError('the token is forged');
+      },
+    };
+    for (const [shape, code] of [
+      [undefined, RATE_LIMITED],
+      ['sep-3304', SEP_3304_RATE_LIMITED],
+    ] as const) {
+      const app = createMcpApp(LimitedServer, shape ? { rateLimitError: shape } : {});
+      const listener = await app.listenHttp({
+        port: 0,
+        auth: {
+          verifier,
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['http://127.0.0.1/issuer'],
+          failedAuthLimit: { limit: 1, windowMs: 60_000 },
+        },
+      });
+      try {
+        const post = () =>
+          rawHttp(listener.url, {
+            headers: { ...JSON_HEADERS, authorization: 'Bearer forged' },
+            body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+          });
+        expect((await post()).status).toBe(401);
+        const refused = await post();
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        const { error } = JSON.parse(refused.body) as { error: Refusal };
+        expect(error.code).toBe(code);
+        expect(Object.keys(error.data ?? {}).sort()).toEqual(shape ? ['retryAfterMs'] : ['retryAfterMs', 'retryAfterSeconds']);
+      } finally {
+        await listener.close();
+      }
     }
   }, 30_000);
 });

@@ -157,11 +157,10 @@ describe('@RateLimit on a tool called as a task', () => {
 
 describe('a rate-limit store that cannot count', () => {
   it('refuses the call saying why, instead of letting it through', async () => {
-    const store = {
-      hit: async () => {
-        throw new Error('redis at redis://127.0.0.1:6379/ is not connected (connecting)');
-      },
+    const down = async (): Promise<never> => {
+      throw new Error('redis at redis://127.0.0.1:6379/ is not connected (connecting)');
     };
+    const store = { hit: down, peek: down };
     const { client, close } = await connectInMemory(createMcpApp(SearchServer, { rateLimitStore: store }));
     open.push({ close });
     const result = await client.callTool({ name: 'search', arguments: {} });
@@ -361,14 +360,41 @@ describe('rate limit values are checked at start-up', () => {
 describe('MemoryRateLimitStore', () => {
   it('holds at most its bound of keys under 100,000 distinct callers, and still counts the recent ones', async () => {
     const store = new MemoryRateLimitStore(10_000);
-    for (let i = 0; i < 100_000; i++) await store.hit(`caller-${i}`, 1, 60_000);
+    for (let i = 0; i < 100_000; i++) await store.hit(`caller-${i}`, 2, 60_000);
     // Counted in the limiter itself (what it really holds), not in the bookkeeping beside it.
     expect(store.heldKeys()).toBe(10_000);
-    // The most recent caller is still counted: its second call in the window is refused.
-    expect((await store.hit('caller-99999', 1, 60_000)).allowed).toBe(false);
-    // The oldest was dropped: it starts a fresh window.
-    expect((await store.hit('caller-0', 1, 60_000)).allowed).toBe(true);
+    // The most recent caller is still counted: its third call in the window is refused.
+    expect((await store.hit('caller-99999', 2, 60_000)).allowed).toBe(true);
+    expect((await store.hit('caller-99999', 2, 60_000)).allowed).toBe(false);
+    // The oldest, under its limit, was dropped: it starts a fresh window.
+    expect((await store.hit('caller-0', 2, 60_000)).allowed).toBe(true);
     expect(store.heldKeys()).toBe(10_000);
+  });
+
+  it('never forgets a limited key within its window: 12,000 distinct keys later it is still refused', async () => {
+    const store = new MemoryRateLimitStore();
+    for (let i = 0; i < 5; i++) expect((await store.hit('attacker', 5, 60_000)).allowed).toBe(true);
+    expect((await store.hit('attacker', 5, 60_000)).allowed).toBe(false);
+    for (let i = 0; i < 12_000; i++) await store.hit(`other-${i}`, 5, 60_000);
+    expect(store.heldKeys()).toBe(10_000);
+    const again = await store.hit('attacker', 5, 60_000);
+    expect(again.allowed).toBe(false);
+    expect(again.retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('when full of limited keys, refuses a new key (uncounted) until the first window ends, and keeps every limited key', async () => {
+    const store = new MemoryRateLimitStore(1_000);
+    for (let i = 0; i < 1_000; i++) expect((await store.hit(`limited-${i}`, 1, 1_000)).allowed).toBe(true);
+    const newcomer = await store.hit('newcomer', 1, 1_000);
+    expect(newcomer.allowed).toBe(false);
+    expect(newcomer.retryAfterMs).toBeGreaterThan(0);
+    expect(newcomer.retryAfterMs).toBeLessThanOrEqual(1_000);
+    expect(store.heldKeys()).toBe(1_000);
+    for (const i of [0, 500, 999]) expect((await store.hit(`limited-${i}`, 1, 1_000)).allowed).toBe(false);
+    // Once the windows have ended, the newcomer takes the room of an expired key.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await store.hit('newcomer', 1, 1_000)).allowed).toBe(true);
+    expect((await store.hit('newcomer', 1, 1_000)).allowed).toBe(false);
   });
 });
 

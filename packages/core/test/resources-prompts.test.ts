@@ -98,7 +98,8 @@ afterEach(async () => {
   close = undefined;
 });
 
-const quiet = { onError: () => undefined };
+/** Failures reported nowhere, their messages sent as they are (masking is pipeline.test's). */
+const quiet = { onError: () => undefined, exposeErrors: true };
 
 describe('resources', () => {
   it('lists and reads fixed resources as text and base64 blob; unknown URIs are an error', async () => {

@@ -5,12 +5,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { IsString } from 'class-validator';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ArmatureBuildError,
   Context,
   type CreateMcpAppOptions,
   createMcpApp,
+  type LoggerOption,
   McpServer,
   type Middleware,
   RequireScopes,
@@ -18,7 +21,14 @@ import {
   type ServerLogger,
   Tool,
 } from '../src/index.js';
+import { ServerEvents } from '../src/observability/server-events.js';
+import { startServerLog } from '../src/observability/server-log.js';
 import { connectInMemory } from './support/clients.js';
+
+class Lookup {
+  @IsString()
+  name!: string;
+}
 
 /** The request ids the tools saw, to compare with what the log says. */
 const seen: unknown[] = [];
@@ -29,6 +39,11 @@ class LogServer {
   explode(ctx: Context) {
     seen.push(ctx.requestId);
     throw new Error('kaput');
+  }
+
+  @Tool({ description: 'fails naming what the caller asked for' })
+  lookup(input: Lookup) {
+    throw new Error(`no user named ${input.name}`);
   }
 
   @Tool({ description: 'works' })
@@ -70,6 +85,10 @@ function jsonLines(): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** A control character (C0, DEL, C1) or a line/paragraph separator: what no log line may carry raw. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 async function callExplode(options: CreateMcpAppOptions) {
@@ -91,9 +110,10 @@ describe("logger: 'json'", () => {
         time: expect.stringMatching(ISO_TIME),
         level: 'error',
         event: 'call-failed',
-        message: `tool "explode" (request ${requestId}) failed: kaput`,
+        message: expect.stringMatching(new RegExp(`^tool "explode" \\(request ${requestId}, error [0-9a-f]{8}\\) failed: kaput$`)),
         what: 'explode',
         requestId,
+        errorId: expect.stringMatching(/^[0-9a-f]{8}$/),
         err: { type: 'Error', message: 'kaput', stack: expect.stringContaining('Error: kaput') },
       },
     ]);
@@ -214,7 +234,12 @@ describe('the default log', () => {
     expect(stderr).toEqual([]);
     const requestId = await callExplode({});
     expect(stderr).toHaveLength(1);
-    expect(stderr[0]).toMatch(new RegExp(`^\\[armature\\] tool "explode" \\(request ${requestId}\\) failed: Error: kaput\\n    at `));
+    // One line: the stack's line breaks are escaped.
+    expect(stderr[0]).toMatch(
+      new RegExp(
+        `^\\[armature\\] tool "explode" \\(request ${requestId}, error [0-9a-f]{8}\\) failed: Error: kaput\\\\n    at [^\\n]*\\n$`,
+      ),
+    );
   });
 
   it('leaves failed calls to onError when one is given (as before), and logs them too once a logger is chosen', async () => {
@@ -254,13 +279,86 @@ describe('the default log', () => {
     await clientTransport.close();
     await app.close();
     expect(stderr).toHaveLength(1);
-    expect(stderr[0]).toMatch(/^\[armature\] tool "explode" \(request "x\\n\[armature\] forged"\) failed: Error: kaput\n/);
+    expect(stderr[0]).toMatch(
+      /^\[armature\] tool "explode" \(request "x\\n\[armature\] forged", error [0-9a-f]{8}\) failed: Error: kaput\\n/,
+    );
     expect(stderr[0]?.split('\n').filter((line) => line.startsWith('[armature]'))).toHaveLength(1);
+  });
+
+  it("escapes the caller's text in an error message: a newline forges no line, an ANSI escape never reaches stderr", async () => {
+    const app = createMcpApp(LogServer, { exposeErrors: true });
+    const connection = await connectInMemory(app);
+    const name = 'eve\n{"level":"error","message":"forged"}\r\n[armature] forged\u001b[2J\u001b[31mred\u009b31m\u2028';
+    await connection.client.callTool({ name: 'lookup', arguments: { name } });
+    await connection.close();
+    await app.close();
+    expect(stderr).toHaveLength(1);
+    const line = stderr[0] as string;
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toMatch(CONTROL);
+    expect(line).toContain(
+      'failed: Error: no user named eve\\n{"level":"error","message":"forged"}\\r\\n[armature] forged\\u001b[2J\\u001b[31mred\\u009b31m\\u2028\\n    at ',
+    );
   });
 
   it('is off with logger: false', async () => {
     await callExplode({ logger: false });
     expect(stderr).toEqual([]);
+  });
+});
+
+describe('caller input in a log record (property)', () => {
+  /** Anything a caller could send: any code unit, controls and separators made frequent. */
+  const callerText = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom('\n', '\r', '\u001b', '\u009b', '\u0085', '\u2028', '\u2029', '\u007f', '\t', '\u0000', '"', '\\'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+    ),
+    maxLength: 60,
+  });
+  const eventOf = fc.oneof(
+    fc
+      .record({ reason: fc.constantFrom('host', 'origin', 'unauthorized'), message: callerText, client: callerText })
+      .map((e): ServerEvent => ({ event: 'refused', ...e }) as ServerEvent),
+    fc
+      .record({ what: callerText, requestId: fc.oneof(callerText, fc.integer()), message: callerText })
+      .map(({ what, requestId, message }): ServerEvent => ({ event: 'call-failed', what, requestId, error: new Error(message) })),
+    fc.record({ part: callerText, name: callerText, reason: callerText }).map((e): ServerEvent => ({ event: 'remote-skipped', ...e })),
+  );
+
+  /** Logs each generated event with `option`: every record must be one line without control characters, then `check` it. */
+  function eachRecordOneLine(option: LoggerOption, check: (line: string, event: ServerEvent) => void = () => undefined): void {
+    const events = new ServerEvents();
+    const stop = startServerLog(events, option, false);
+    try {
+      fc.assert(
+        fc.property(eventOf, (event) => {
+          stderr.length = 0;
+          events.emit(event);
+          expect(stderr).toHaveLength(1);
+          const [line] = stderr as [string];
+          expect(line.endsWith('\n')).toBe(true);
+          expect(line.slice(0, -1)).not.toMatch(CONTROL);
+          check(line, event);
+        }),
+        { numRuns: 200 },
+      );
+    } finally {
+      stop();
+    }
+  }
+
+  it('text: one record is one line, without any control character', () => {
+    eachRecordOneLine({ format: 'text', level: 'info' });
+  });
+
+  it('json: one record is one line of valid JSON, without any control character, keeping the text exactly', () => {
+    eachRecordOneLine('json', (line, event) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (event.event === 'refused') expect(record.client).toBe(event.client);
+      if (event.event === 'call-failed') expect(record.what).toBe(event.what);
+    });
   });
 });
 
@@ -286,8 +384,14 @@ describe('a pino-like logger', () => {
     const failed = calls.find((call) => call.fields.event === 'call-failed');
     expect(failed).toEqual({
       level: 'error',
-      fields: { event: 'call-failed', what: 'explode', requestId: seen[0], err: expect.objectContaining({ message: 'kaput' }) },
-      message: `tool "explode" (request ${seen[0]}) failed: kaput`,
+      fields: {
+        event: 'call-failed',
+        what: 'explode',
+        requestId: seen[0],
+        errorId: expect.any(String),
+        err: expect.objectContaining({ message: 'kaput' }),
+      },
+      message: `tool "explode" (request ${seen[0]}, error ${String(failed?.fields.errorId)}) failed: kaput`,
       bindings: { component: 'armature' },
     });
     expect(failed?.fields.err).toBeInstanceOf(Error);
@@ -314,7 +418,7 @@ describe('app.onEvent', () => {
     })();
     stop();
     await app.close();
-    expect(events).toEqual([{ event: 'call-failed', what: 'explode', requestId, error: expect.any(Error) }]);
+    expect(events).toEqual([{ event: 'call-failed', what: 'explode', requestId, errorId: expect.any(String), error: expect.any(Error) }]);
   });
 });
 

@@ -9,12 +9,15 @@ import {
   type ExecutionContext,
   type Guard,
   type HttpListener,
+  InMemoryTaskStore,
   McpServer,
   type TaskOptions,
+  type TaskRecord,
   Tool,
   UseGuards,
 } from '../src/index.js';
 import { modernRpc, WITH_TASKS } from './support/modern-rpc.js';
+import { until } from './support/until.js';
 
 /** A promise the test resolves: the `hold` tool runs until then (or until cancelled). */
 function gate() {
@@ -50,6 +53,11 @@ class LimitServer {
     return 'x'.repeat(20_000);
   }
 
+  @Tool({ description: 'Answers 160 KB at once', task: 'optional' })
+  huge() {
+    return 'x'.repeat(160_000);
+  }
+
   @Tool({ description: 'Answers at once', task: 'optional' })
   quick() {
     return 'done';
@@ -82,19 +90,24 @@ const verifier = {
 
 async function listen(tasks: TaskOptions = {}, auth = false): Promise<HttpListener> {
   const app = createMcpApp(LimitServer, { onError: () => undefined, tasks: { pollIntervalMs: 20, ...tasks } });
+  // One proxy in front (X-Forwarded-For): each test client comes from an address of its own.
   const listener = await app.listenHttp({
     port: 0,
+    trustProxy: 1,
     ...(auth ? { auth: { verifier, resource: 'http://127.0.0.1/mcp', authorizationServers: ['http://127.0.0.1/issuer'] } } : {}),
   });
   open.push(() => listener.close());
   return listener;
 }
 
-/** A 2025-11-25 session of the official v1 client (it speaks the tasks utility): one owner. */
-async function session(url: string, token?: string): Promise<V1Client> {
+/**
+ * A 2025-11-25 session of the official v1 client (it speaks the tasks utility), from the client
+ * address `from` (reported by the proxy the app trusts) unless it authenticates with `token`.
+ */
+async function session(url: string, token?: string, from = '203.0.113.1'): Promise<V1Client> {
   const client = new V1Client({ name: 'limits', version: '1.0.0' });
-  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
-  await client.connect(new V1Transport(new URL(url), requestInit ? { requestInit } : undefined));
+  const headers: Record<string, string> = { 'x-forwarded-for': from, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  await client.connect(new V1Transport(new URL(url), { requestInit: { headers } }));
   open.push(() => client.close());
   return client;
 }
@@ -120,18 +133,8 @@ async function refusal(client: V1Client, name: string): Promise<{ code: number; 
 const RUNNING_PER_OWNER = (max: number) =>
   `MCP error -32600: Task refused: ${max} tasks of this caller are already running (tasks.limits.maxRunningTasksPerOwner). Wait for one to finish (poll tasks/get) or cancel one (tasks/cancel), then call again`;
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('task limits', () => {
-  it('refuses one session its 3,000 long tasks past the running cap with the documented error; another session is unaffected', async () => {
+  it('refuses one client its 3,000 long tasks past the running cap with the documented error; another client is unaffected', async () => {
     const listener = await listen();
     const greedy = await session(listener.url);
     const cap = DEFAULT_TASK_LIMITS.maxRunningTasksPerOwner;
@@ -162,7 +165,7 @@ describe('task limits', () => {
     const listed = await greedy.experimental.tasks.listTasks();
     expect(listed.tasks.map((t) => t.status)).toEqual(Array(cap).fill('working'));
 
-    const other = await session(listener.url);
+    const other = await session(listener.url, undefined, '203.0.113.2');
     const task = await createTask(other, 'quick');
     const result = await other.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
@@ -186,7 +189,11 @@ describe('task limits', () => {
 
   it('caps the running handlers of all owners together', async () => {
     const listener = await listen({ limits: { maxRunningTasks: 3, maxRunningTasksPerOwner: 2 } });
-    const [ann, bob, cat] = [await session(listener.url), await session(listener.url), await session(listener.url)];
+    const [ann, bob, cat] = [
+      await session(listener.url, undefined, '203.0.113.1'),
+      await session(listener.url, undefined, '203.0.113.2'),
+      await session(listener.url, undefined, '203.0.113.3'),
+    ];
     await createTask(ann, 'hold');
     await createTask(ann, 'hold');
     expect(await refusal(ann, 'hold')).toMatchObject({ data: { limit: 'maxRunningTasksPerOwner', max: 2 } });
@@ -276,6 +283,120 @@ describe('task limits', () => {
       code: -32600,
       message: RUNNING_PER_OWNER(1).replace('MCP error -32600: ', ''),
       data: { limit: 'maxRunningTasksPerOwner', max: 1 },
+    });
+    // Anonymous callers no longer share one quota: another client address has its own.
+    const elsewhere = await modernRpc(listener.url, 'tools/call', { name: 'hold', arguments: {} }, WITH_TASKS, undefined, {
+      'x-forwarded-for': '198.51.100.7',
+    });
+    expect(elsewhere.body.result?.resultType).toBe('task');
+  });
+});
+
+/** The in-memory store, noting each task it was given, so a test can ask what it still holds. */
+class CountedStore extends InMemoryTaskStore {
+  private readonly ids: string[] = [];
+  override async create(record: TaskRecord): Promise<void> {
+    this.ids.push(record.taskId);
+    await super.create(record);
+  }
+  /** The tasks the store still holds, and the bytes of their outcomes (as JSON). */
+  async held(): Promise<{ tasks: number; bytes: number }> {
+    let tasks = 0;
+    let bytes = 0;
+    for (const id of this.ids) {
+      const record = await this.get(id);
+      if (!record) continue;
+      tasks++;
+      bytes += record.outcome ? Buffer.byteLength(JSON.stringify(record.outcome)) : 0;
+    }
+    return { tasks, bytes };
+  }
+}
+
+describe('fair task caps: per caller, never per session', () => {
+  it('refuses a client cycling 20 sessions x 100 tasks x 160 KB past its cap with the documented error; the store stays bounded; another client is unaffected', async () => {
+    const store = new CountedStore();
+    const listener = await listen({ store });
+    const cap = DEFAULT_TASK_LIMITS.maxOpenTasksPerOwner;
+    const rssBefore = process.memoryUsage().rss;
+    let accepted = 0;
+    const refusals = new Map<string, number>();
+    for (let round = 0; round < 20; round++) {
+      // A new session each round, deleted at its end (DELETE): tasks outlive their session.
+      const headers = { 'x-forwarded-for': '203.0.113.9' };
+      const transport = new V1Transport(new URL(listener.url), { requestInit: { headers } });
+      const client = new V1Client({ name: 'flood', version: '1.0.0' });
+      await client.connect(transport);
+      for (let i = 0; i < 100; i++) {
+        const refused = await createTask(client, 'huge').then(
+          () => undefined,
+          (e: { code: number; message: string; data?: unknown }) => JSON.stringify({ code: e.code, message: e.message, data: e.data }),
+        );
+        if (refused === undefined) accepted++;
+        else refusals.set(refused, (refusals.get(refused) ?? 0) + 1);
+      }
+      await transport.terminateSession();
+      await client.close();
+    }
+    expect(accepted).toBe(cap);
+    expect([...refusals]).toEqual([
+      [
+        JSON.stringify({
+          code: -32600,
+          message: `MCP error -32600: Task refused: this caller already holds ${cap} tasks (tasks.limits.maxOpenTasksPerOwner), running or finished and kept until their ttl passes. Cancel one that runs (tasks/cancel), wait for finished ones to expire, or ask for a shorter ttl (params.task.ttl, on 2025-11-25), then call again`,
+          data: { limit: 'maxOpenTasksPerOwner', max: cap },
+        }),
+        2_000 - cap,
+      ],
+    ]);
+    // What the server holds: the client's 100 tasks and their results, not 2,000 (320 MB).
+    const held = await until(
+      () => store.held(),
+      (h) => h.bytes >= cap * 160_000,
+      'the accepted tasks to finish',
+    );
+    expect(held.tasks).toBe(cap);
+    expect(held.bytes).toBeLessThanOrEqual(DEFAULT_TASK_LIMITS.maxResultBytesPerOwner);
+    const rssAfter = process.memoryUsage().rss;
+    process.stdout.write(
+      `[flood] ${accepted} of 2000 tasks accepted; store: ${held.tasks} tasks, ${held.bytes} result bytes; rss ${Math.round(rssBefore / 1e6)} -> ${Math.round(rssAfter / 1e6)} MB\n`,
+    );
+    // Generous slack (this process also runs the client and vitest): unbounded, the results alone would be 320 MB.
+    expect(rssAfter - rssBefore).toBeLessThan(200e6);
+
+    const other = await session(listener.url, undefined, '203.0.113.10');
+    const task = await createTask(other, 'huge');
+    const result = await other.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'x'.repeat(160_000) }]);
+  }, 180_000);
+
+  it('caps the tasks and result bytes of the whole server, all callers together', async () => {
+    const listener = await listen({ limits: { maxOpenTasks: 3, maxResultBytes: 50_000 } });
+    const [ann, bob, cat] = [
+      await session(listener.url, undefined, '203.0.113.1'),
+      await session(listener.url, undefined, '203.0.113.2'),
+      await session(listener.url, undefined, '203.0.113.3'),
+    ];
+    const first = await createTask(ann, 'big');
+    await ann.experimental.tasks.getTaskResult(first.taskId, CallToolResultSchema);
+    const second = await createTask(bob, 'big');
+    await bob.experimental.tasks.getTaskResult(second.taskId, CallToolResultSchema);
+    // 40 KB kept in all: a third 20 KB result goes over the server's 50,000 bytes, whoever asks.
+    const third = await createTask(cat, 'big');
+    const dropped = await cat.experimental.tasks.getTaskResult(third.taskId, CallToolResultSchema);
+    expect(dropped.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^The task's result \(200\d\d bytes as JSON\) was dropped: with the 40\d{3} bytes the finished tasks of all callers together keep, it goes over tasks\.limits\.maxResultBytes \(50000\)\. Let older tasks expire/,
+        ),
+      },
+    ]);
+    expect(await refusal(cat, 'quick')).toEqual({
+      code: -32600,
+      message:
+        'MCP error -32600: Task refused: the server already holds its maximum of 3 tasks for all callers together (tasks.limits.maxOpenTasks), running or finished and kept until their ttl passes. Call again later',
+      data: { limit: 'maxOpenTasks', max: 3 },
     });
   });
 });

@@ -442,7 +442,7 @@ describe('tools as tasks (2025-11-25 tasks utility)', () => {
       }
     }
     expect(() => createMcpApp(BadTask)).toThrow(
-      `BadTask.x: task is "always"; it must be 'optional' or 'required' (or left out) [ARM120]\n     Fix: @Tool({ description: '...', task: 'optional' })`,
+      `BadTask.x: task is "always"; it must be 'optional' or 'required', or { support: 'optional' | 'required', retries } (or left out) [ARM120]\n     Fix: @Tool({ description: '...', task: 'optional' })`,
     );
   });
 

@@ -153,7 +153,7 @@ describe('catalogue visibility per session and principal', () => {
   });
 
   it('says what to pass when a target, a selector or a name is wrong', async () => {
-    app = createMcpApp(mount('ops', OpsServer));
+    app = createMcpApp(mount('ops', OpsServer), { exposeErrors: true });
     const c = await connectInMemory(app);
     opened.push(c);
     expect(() => app.tools.hideFor({ session: 's1' }, { names: ['status'] })).toThrow(

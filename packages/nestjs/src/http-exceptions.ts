@@ -21,7 +21,7 @@ const RESOURCE_NOT_FOUND = -32002;
  * - 429: a tool error saying when to retry (`retryAfter` in seconds in its structured content);
  * - any other status below 500 (400, 404, 409, 422...): a tool error with the message, and the
  *   body as structured content;
- * - 5xx: `original`, which Armature reports to `onError` and masks in production.
+ * - 5xx: `original`, which Armature reports to `onError` and masks unless the app sets `exposeErrors`.
  */
 export function mcpOutcomeOf(answer: HttpAnswer, call: Pick<ExecutionContext, 'kind' | 'name'>, original: unknown): unknown {
   const { status, body } = answer;

@@ -517,7 +517,6 @@ class LedgerServer {
   imports: [
     PassportModule,
     ArmatureModule.forRoot({
-      production: true,
       onError: () => undefined,
       http: {
         path: '/mcp',
@@ -574,11 +573,13 @@ describe.each(['express', 'fastify'] as const)('http.authenticate on %s: the Nes
         expect((await bob.listTools()).tools.map((tool) => tool.name)).toEqual(['whoami', 'balance']);
         const result = (await bob.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
         expect(result.content).toEqual([{ type: 'text', text: 'bob (client bank-app, scopes none)' }]);
-        // A 5xx HttpException is an unexpected failure: masked in production.
+        // A 5xx HttpException is an unexpected failure: masked (the default, whatever NODE_ENV says).
         const failed = (await bob.callTool({ name: 'balance', arguments: {} })) as ToolResult;
         expect({ isError: failed.isError, text: failed.content[0]?.text }).toEqual({
           isError: true,
-          text: expect.stringMatching(/^Tool "balance" failed unexpectedly; the error was logged on the server \(request \S+\)$/),
+          text: expect.stringMatching(
+            /^Tool "balance" failed unexpectedly; the error was logged on the server \(request \S+, error [0-9a-f]{8}\)$/,
+          ),
         });
       } finally {
         await bob.close();

@@ -207,7 +207,7 @@ class CounterModule {}
 @Injectable({ scope: Scope.REQUEST })
 class FlakyDatabase {
   constructor() {
-    throw new Error('database offline');
+    throw new Error('connect ECONNREFUSED postgres://admin:hunter2@db.internal:5432/prod');
   }
 }
 
@@ -386,16 +386,25 @@ describe.each(['express', 'fastify'] as const)('a Nest app on %s serving MCP and
         }
       });
 
-      it('fails only the call whose request-scoped provider throws, and keeps serving', async () => {
+      it('fails only the call whose request-scoped provider throws, masking its message, and keeps serving', async () => {
         const client = await connect(`${base}/mcp`, modern);
         try {
           reported.length = 0;
           const failed = await call(client, 'report');
+          // Masked by default (NODE_ENV is not production here): the caller reads an error id, never the URL and password.
           expect({ content: failed.content, isError: failed.isError }).toEqual({
-            content: [{ type: 'text', text: 'database offline' }],
+            content: [
+              {
+                type: 'text',
+                text: expect.stringMatching(
+                  /^Tool "report" failed unexpectedly; the error was logged on the server \(request \S+, error [0-9a-f]{8}\)$/,
+                ),
+              },
+            ],
             isError: true,
           });
-          expect(reported).toEqual(['report: database offline']);
+          expect(JSON.stringify(failed)).not.toContain('hunter2');
+          expect(reported).toEqual(['report: connect ECONNREFUSED postgres://admin:hunter2@db.internal:5432/prod']);
           expect((await call(client, 'add_note', { title: 'after', priority: 1 })).isError).toBeFalsy();
         } finally {
           await client.close();

@@ -26,6 +26,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
+  async peek(key: string, limit: number, windowMs: number): Promise<RateLimitVerdict> {
+    const res = await this.limiterFor(limit, windowMs).get(key);
+    if (res === null || res.consumedPoints < limit) return { allowed: true, retryAfterMs: res?.msBeforeNext ?? 0 };
+    return { allowed: false, retryAfterMs: res.msBeforeNext };
+  }
+
   private limiterFor(limit: number, windowMs: number): RateLimiterRedis {
     const id = `${limit}/${windowMs}`;
     let limiter = this.limiters.get(id);

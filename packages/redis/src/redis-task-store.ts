@@ -1,5 +1,6 @@
 import type { TaskRecord, TaskStore, TaskUpdate } from '@armature/core';
 import type { Connection } from './connection.js';
+import { RedisTaskQueue } from './redis-task-queue.js';
 import { RedisTaskQuota } from './redis-task-quota.js';
 
 // Changes a task that exists and is not terminal, in one step: the fields given (field, value
@@ -50,7 +51,7 @@ return 1
 `;
 
 /** What never changes in a task, kept as one JSON field. */
-type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs' | 'extension'>;
+type Fixed = Pick<TaskRecord, 'taskId' | 'owner' | 'caller' | 'tool' | 'createdAt' | 'ttlMs' | 'pollIntervalMs' | 'extension' | 'retries'>;
 
 /** The `q:<key>` (questions) or `a:<key>` (answers) fields of a task's hash, by key; undefined when none. */
 function prefixed(hash: Record<string, string>, prefix: 'q:' | 'a:'): Record<string, unknown> | undefined {
@@ -84,6 +85,7 @@ function decode(hash: Record<string, string>): TaskRecord | undefined {
     lastUpdatedAt: Number(hash.lastUpdatedAt),
     leaseExpiresAt: Number(hash.leaseExpiresAt),
     ...(hash.statusMessage !== undefined ? { statusMessage: hash.statusMessage } : {}),
+    ...(hash.attempt !== undefined ? { attempt: Number(hash.attempt) } : {}),
     ...(hash.outcome !== undefined ? { outcome: JSON.parse(hash.outcome) as TaskRecord['outcome'] } : {}),
   };
 }
@@ -95,6 +97,7 @@ function fieldsOf(update: TaskUpdate): string[] {
   if (update.outcome !== undefined) fields.push('outcome', JSON.stringify(update.outcome));
   if (update.leaseExpiresAt !== undefined) fields.push('leaseExpiresAt', String(update.leaseExpiresAt));
   if (update.ttlMs !== undefined) fields.push('ttlMs', String(update.ttlMs));
+  if (update.attempt !== undefined) fields.push('attempt', String(update.attempt));
   return fields;
 }
 
@@ -108,6 +111,7 @@ function fieldsOf(update: TaskUpdate): string[] {
  */
 export class RedisTaskStore implements TaskStore {
   readonly quota: RedisTaskQuota;
+  readonly queue: RedisTaskQueue;
   private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
   private subscribed?: Promise<void>;
 
@@ -119,6 +123,7 @@ export class RedisTaskStore implements TaskStore {
     private readonly now: () => number = Date.now,
   ) {
     this.quota = new RedisTaskQuota(commands, prefix);
+    this.queue = new RedisTaskQueue(commands, prefix);
     subscriber.client.on('message', (channel: string, taskId: string) => {
       if (channel !== this.channel || !this.watchers.has(taskId)) return;
       this.get(taskId).then(
@@ -132,8 +137,18 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(record: TaskRecord): Promise<void> {
-    const { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs, extension } = record;
-    const fixed: Fixed = { taskId, owner, tool, createdAt, ttlMs, pollIntervalMs, ...(extension ? { extension } : {}) };
+    const { taskId, owner, caller, tool, createdAt, ttlMs, pollIntervalMs, extension, retries } = record;
+    const fixed: Fixed = {
+      taskId,
+      owner,
+      ...(caller ? { caller } : {}),
+      tool,
+      createdAt,
+      ttlMs,
+      pollIntervalMs,
+      ...(extension ? { extension } : {}),
+      ...(retries ? { retries } : {}),
+    };
     const fields = ['fixed', JSON.stringify(fixed), 'lastUpdatedAt', String(record.lastUpdatedAt), ...fieldsOf(record)];
     await this.commands.ready.eval(
       CREATE,

@@ -138,4 +138,42 @@ describe('rate limits on the redis state', () => {
     expect(bob.status).toBe(200);
     await bob.text();
   });
+
+  it('counts failed authentications of one address across instances, and refuses the next unverified on either', async () => {
+    let verified = 0;
+    const urls: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const app = createMcpApp(SearchServer, { state: redisState({ url: redis.url }), requestStateKey: 'k'.repeat(32) });
+      apps.push(app);
+      const listener = await app.listenHttp({
+        port: 0,
+        auth: {
+          verifier: {
+            async verify() {
+              verified++;
+              throw new Error('forged');
+            },
+          },
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['http://127.0.0.1/issuer'],
+          failedAuthLimit: { limit: 3, windowMs: 60_000 },
+        },
+      });
+      listeners.push(listener);
+      urls.push(listener.url);
+    }
+    const forged = async (url: string) => {
+      const answer = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer forged' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
+      await answer.text();
+      return answer.status;
+    };
+    const [a, b] = urls as [string, string];
+    expect([await forged(a), await forged(b), await forged(a)]).toEqual([401, 401, 401]);
+    expect([await forged(b), await forged(a)]).toEqual([429, 429]);
+    expect(verified).toBe(3);
+  });
 });

@@ -12,7 +12,8 @@ import { stopInstance, useCluster } from './support/cluster.js';
 const FIXTURE = fileURLToPath(new URL('./fixtures/task-instance.mjs', import.meta.url));
 const LIMITS = { maxOpenTasksPerOwner: 6, maxRunningTasksPerOwner: 4, maxRunningTasks: 6 };
 
-const cluster = useCluster(['a', 'b', 'c'], { fixture: FIXTURE, env: { TASK_LIMITS: JSON.stringify(LIMITS) } });
+// The instances trust the proxy's X-Forwarded-For: each test's clients come from addresses of their own.
+const cluster = useCluster(['a', 'b', 'c'], { fixture: FIXTURE, env: { TASK_LIMITS: JSON.stringify(LIMITS), TRUST_PROXY: '1' } });
 
 const clients: V1Client[] = [];
 /** Tasks left running by a test, cancelled after it (the counts live in the shared Redis). */
@@ -23,10 +24,17 @@ afterEach(async () => {
   for (const client of clients.splice(0)) await client.close();
 });
 
-/** A 2025-11-25 session through the proxy: one owner, its requests spread over the three instances. */
-async function session(): Promise<V1Client> {
+let addresses = 0;
+/** A client address no test used before. */
+const newAddress = () => `203.0.113.${++addresses}`;
+
+/**
+ * A 2025-11-25 session through the proxy, its requests spread over the three instances, from the
+ * client address `from` (a new one by default: one caller per session).
+ */
+async function session(from = newAddress()): Promise<V1Client> {
   const client = new V1Client({ name: 'limits', version: '1.0.0' });
-  await client.connect(new V1Transport(cluster.proxy.url));
+  await client.connect(new V1Transport(cluster.proxy.url, { requestInit: { headers: { 'x-forwarded-for': from } } }));
   clients.push(client);
   return client;
 }
@@ -90,6 +98,29 @@ describe('task limits on the Redis state, through three instances', () => {
     const first = anns.find((a) => 'taskId' in a) as { taskId: string };
     await ann.experimental.tasks.cancelTask(first.taskId);
     expect('taskId' in (await create(cat, 'hold'))).toBe(true);
+  });
+
+  it('counts a client once across its sessions and the instances they reach; another client is unaffected', async () => {
+    const from = newAddress();
+    const first = await session(from);
+    const finished = await Promise.all(Array.from({ length: 4 }, () => create(first, 'finish')));
+    expect(accepted(finished)).toBe(4);
+    // Finished, so that only the open cap is in the way (the running one counts the caller too).
+    for (const { taskId } of finished as Array<{ taskId: string }>) {
+      await until(
+        () => first.experimental.tasks.getTask(taskId),
+        (t) => t.status === 'completed',
+        'a task to complete',
+      );
+    }
+    await first.close();
+    // A new session from the same address: the caller already holds 4 of its 6 (maxOpenTasksPerOwner).
+    const second = await session(from);
+    const more = await Promise.all(Array.from({ length: 4 }, () => create(second, 'finish')));
+    expect(accepted(more)).toBe(2);
+    expect(refusedBy(more)).toEqual(['maxOpenTasksPerOwner', 'maxOpenTasksPerOwner']);
+    const other = await session();
+    expect('taskId' in (await create(other, 'finish'))).toBe(true);
   });
 
   it('frees the shares of a task cancelled through any instance at once', async () => {

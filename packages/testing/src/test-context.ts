@@ -55,6 +55,10 @@ export interface TestContextOptions {
   signal?: AbortSignal;
   /** `ctx.principal`: the authenticated caller. Default none. */
   principal?: AuthInfo;
+  /** `ctx.attempt`: which run of a task this is (test a handler run again). Default 1. */
+  attempt?: number;
+  /** `ctx.idempotencyKey`: a task's key, stable across its attempts. Default none (an ordinary call). */
+  idempotencyKey?: string;
   /**
    * The user's answers to `ctx.elicit` / `ctx.elicitUrl`: a list used in order, or a function.
    * Accepted content for a DTO is validated into an instance as in production. Without it,
@@ -88,6 +92,8 @@ export class TestContext extends Context {
   readonly meta: Readonly<Record<string, unknown>>;
   readonly requestId: string | number;
   readonly principal: AuthInfo | undefined;
+  readonly attempt: number;
+  readonly idempotencyKey: string | undefined;
   private readonly controller = new AbortController();
   private readonly minimum: number;
   private answered = 0;
@@ -97,6 +103,8 @@ export class TestContext extends Context {
     this.principal = options.principal;
     this.meta = Object.freeze({ ...options.meta });
     this.requestId = options.requestId ?? 'test-request';
+    this.attempt = options.attempt ?? 1;
+    this.idempotencyKey = options.idempotencyKey;
     this.minimum = LEVELS.indexOf(options.logLevel ?? 'debug');
     if (options.signal) {
       const outer = options.signal;

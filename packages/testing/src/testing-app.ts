@@ -34,6 +34,11 @@ export interface TestingAppOptions extends Omit<CreateMcpAppOptions, 'container'
    * `TestingApp.errors` instead of printed.
    */
   onError?: CreateMcpAppOptions['onError'];
+  /**
+   * Whether the client reads the message of an unexpected error (not only `ToolError`s). Default
+   * true here, so a failing test shows why; `false` tests the masked text your callers read.
+   */
+  exposeErrors?: boolean;
   /** Capabilities the test client declares (e.g. `{ elicitation: {} }`). Default none. */
   clientCapabilities?: ClientCapabilities;
   /**
@@ -54,6 +59,8 @@ export interface ReceivedLog {
 export interface ReportedError {
   tool: string;
   requestId: unknown;
+  /** The id the caller's masked message names (with `exposeErrors: false`, what your callers read). */
+  errorId?: string;
   error: unknown;
 }
 
@@ -201,7 +208,7 @@ export class TestingAppBuilder {
    * official client over the in-memory transport and returns the `TestingApp`.
    */
   async compile(): Promise<TestingApp> {
-    const { servers, container: given, onError, clientCapabilities, logLevel = 'debug', ...appOptions } = this.options;
+    const { servers, container: given, onError, clientCapabilities, logLevel = 'debug', exposeErrors = true, ...appOptions } = this.options;
     const container = given ?? new TypediContainerAdapter(isolatedTypediRoot());
     if (this.overrides.size > 0 && !canOverride(container)) {
       const names = [...this.overrides.keys()].map(tokenName).join(', ');
@@ -215,6 +222,7 @@ export class TestingAppBuilder {
     const reported: ReportedError[] = [];
     const app = createMcpApp(servers, {
       ...appOptions,
+      exposeErrors,
       container,
       onError: onError ?? ((error, info) => reported.push({ error, ...info })),
     });

@@ -168,6 +168,27 @@ describe('createTestingApp', () => {
     await expect(t.callTool('nope')).rejects.toThrow('Unknown tool: "nope"');
   });
 
+  it('shows the message of an unexpected error (exposeErrors defaults to true here); exposeErrors: false shows what callers read', async () => {
+    t = await createTestingApp({ servers: [WeatherServer], exposeErrors: false }).compile();
+    const result = await t.callTool('broken');
+    expect(result).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: expect.stringMatching(
+            /^Tool "broken" failed unexpectedly; the error was logged on the server \(request \d+, error [0-9a-f]{8}\)$/,
+          ),
+        },
+      ],
+      isError: true,
+    });
+    expect(t.errors[0]).toMatchObject({
+      tool: 'broken',
+      error: new Error('the disk is on fire'),
+      errorId: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
+  });
+
   it('cancels through the signal', async () => {
     t = await createTestingApp({ servers: [WeatherServer] }).compile();
     const controller = new AbortController();

@@ -71,7 +71,8 @@ export function startDev(options: DevOptions = {}): DevSession {
       cwd: root,
       // Under the console the server listens on HTTP and talks to the console over IPC: stdin is not its.
       stdio: options.ui ? ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'] : ['inherit', 'inherit', 'inherit', 'pipe'],
-      env: { ...process.env, [READY_FD_ENV]: '3' },
+      // Callers of the dev server read the message of unexpected errors (`exposeErrors` defaults to true).
+      env: { ...process.env, [READY_FD_ENV]: '3', ARMATURE_EXPOSE_ERRORS: '1' },
     });
     const current = child;
     options.ui?.attach(current);

@@ -27,6 +27,7 @@ import { AppCatalog } from './app-catalog.js';
 import { AppLifecycle } from './app-lifecycle.js';
 import { optionProblems, withOptionProblems } from './app-options.js';
 import { checkSingleInstance } from './check-single-instance.js';
+import { fallbackToolsPart } from './fallback-tools-part.js';
 import { onCloudflareWorkers } from './on-cloudflare-workers.js';
 import type { Registrations } from './registrations.js';
 
@@ -93,7 +94,10 @@ export class McpApp {
   private readonly remotes: readonly RemotePart[];
   private remotesStarted?: Promise<void>;
 
-  constructor(parts: readonly AppPart[], options: CreateMcpAppOptions = {}) {
+  constructor(given: readonly AppPart[], options: CreateMcpAppOptions = {}) {
+    // The fallback tools of tasks (`tasks.fallbackTools`) are declared by a server class of their own.
+    const fallback = options.tasks?.fallbackTools;
+    const parts = fallback ? [...given, fallbackToolsPart(fallback)] : given;
     checkSingleInstance(classesOf(parts).map((entry) => entry.serverClass));
     const container = options.container ?? new TypediContainerAdapter();
     this.state = options.state ?? memoryState();
@@ -139,6 +143,8 @@ export class McpApp {
       () => this.runtime.busy,
       () => Promise.allSettled([this.relay?.close(), changes.unshare()]),
     );
+    // With a task queue (redisState) and tools with retries: the tasks of instances that stop run again here.
+    if ([...this.definition.tools.values()].some((tool) => tool.taskRetries > 0)) this.lifecycle.track(this.runtime.tasks.resumeLost());
     this.remotes = this.definition.remoteParts.map((part) => new RemotePart(part, this.runtime, this.definition.info));
     if (this.remotes.length > 0) this.lifecycle.track(async () => void (await Promise.allSettled(this.remotes.map((r) => r.close()))));
     this.tools = catalog.registrations('tools');
@@ -222,7 +228,10 @@ export class McpApp {
     const endpoint = new HttpEndpoint(
       (purpose) => this.engine.createServer(purpose),
       options,
-      (method, params) => this.runtime.requiredScopes(method, params),
+      {
+        scopes: (method, params) => this.runtime.requiredScopes(method, params),
+        headerParams: (tool) => this.runtime.tools.get(tool)?.headerParams,
+      },
       {
         maxSubscriptionsPerSession: this.runtime.maxSubscriptionsPerSession,
         maxUriLength: this.runtime.maxUriLength,

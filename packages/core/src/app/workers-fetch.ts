@@ -1,5 +1,6 @@
-import { isLegacyRequest } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
 import { wireMessages } from '../messages/wire-messages.js';
+import { TASKS_EXTENSION } from '../runtime/tasks/task-extension.js';
 import type { HttpEndpointOptions } from '../transports/http-endpoint.js';
 import { jsonRpcErrorResponse } from '../transports/json-rpc-error-response.js';
 import type { McpApp, McpHttpHandler } from './create-mcp-app.js';
@@ -13,8 +14,9 @@ export interface WorkersEntry {
  * The app as a Cloudflare Worker, on the stateless 2026-07-28 revision only. `makeApp` runs at the
  * first request of each isolate (a Worker's top level may not make random values, which an app's
  * start-up does), so start-up errors surface there, in the Worker's log. Refused with the reason: 2025-11-25 sessions (a session lives in one isolate, and a
- * Worker's next request may reach another) and `subscriptions/listen` (a stream held open in one
- * isolate hears no change made in another).
+ * Worker's next request may reach another), `subscriptions/listen` (a stream held open in one
+ * isolate hears no change made in another) and tasks (a task outlives its request, and isolates
+ * share no task store: see `taskRefused`).
  *
  * @example
  * ```ts
@@ -23,19 +25,42 @@ export interface WorkersEntry {
  */
 export function serveOnWorkers(makeApp: () => McpApp, options: HttpEndpointOptions = {}): WorkersEntry {
   if (typeof makeApp !== 'function') throw new TypeError(wireMessages.workersNotAFactory(describe(makeApp)));
+  let app: McpApp | undefined;
   let handler: McpHttpHandler | undefined;
   return {
     async fetch(request) {
-      handler ??= appOf(makeApp).httpHandler(options);
+      app ??= appOf(makeApp);
+      handler ??= app.httpHandler(options);
       const body = request.method === 'POST' ? parse(await request.clone().text()) : undefined;
       if (await isLegacyRequest(request, body)) return jsonRpcErrorResponse(400, -32600, wireMessages.workersLegacyRevision, idOf(body));
       if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {
         return jsonRpcErrorResponse(400, -32600, wireMessages.workersListen, idOf(body));
       }
+      const task = taskRefused(app, body);
+      if (task) return jsonRpcErrorResponse(400, -32600, wireMessages.workersTask(task), idOf(body));
       // Cloudflare sets the client's address in this header: per-client caps count by it.
       return handler.fetch(request, { remoteAddress: request.headers.get('cf-connecting-ip') ?? undefined });
     },
   };
+}
+
+/** The task methods of the 2026-07-28 tasks extension. */
+const TASK_METHODS = new Set(['tasks/get', 'tasks/cancel', 'tasks/update']);
+
+/**
+ * What of the request would run as a task, which a Worker cannot serve (said in the refusal), or
+ * undefined: a task method, a `'required'` task tool, or an `'optional'` one asked by a client that
+ * declares the tasks extension (without it, the tool runs inline).
+ */
+function taskRefused(app: McpApp, body: unknown): string | undefined {
+  const { method, params } = (body ?? {}) as { method?: unknown; params?: { name?: unknown; _meta?: Record<string, unknown> } };
+  if (typeof method === 'string' && TASK_METHODS.has(method)) return `${method} is not served`;
+  if (method !== 'tools/call') return undefined;
+  const tool = app.definition.tools.get(String(params?.name));
+  if (!tool || tool.taskSupport === 'forbidden') return undefined;
+  const capabilities = params?._meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  const declared = capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+  return tool.taskSupport === 'required' || declared ? `tool "${tool.name}" runs as a task, which is not served` : undefined;
 }
 
 function appOf(makeApp: () => McpApp): McpApp {

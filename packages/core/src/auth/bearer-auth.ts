@@ -15,6 +15,14 @@ export interface AuthOptions {
   requiredScopes?: string[];
   /** Human-readable name in the metadata. */
   resourceName?: string;
+  /**
+   * At most `limit` requests per `windowMs` (whole seconds) from one client address may fail
+   * authentication (no token, a bad, forged or expired one); its next requests get 429 with
+   * `Retry-After`, their token not even verified, until the window ends. Counted in the app's
+   * rate-limit store (shared with `redisState`), `trustProxy` honoured. Default
+   * `{ limit: 60, windowMs: 60_000 }`; `false` turns it off.
+   */
+  failedAuthLimit?: { limit: number; windowMs: number } | false;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { MESSAGES } from '../messages/message-catalog.js';
-import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema } from '../metadata/metadata-args.js';
+import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema, ToolOptions } from '../metadata/metadata-args.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import {
   CodeGenerationRefused,
@@ -8,6 +8,7 @@ import {
   JsonSchemaValidatorMissing,
   type JsonValidator,
 } from '../validation/json-schema-validator.js';
+import { headerParamsOf } from '../validation/param-headers.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import { toolUiOf } from './build-app-ui.js';
 import type { PlanContext } from './build-call-plan.js';
@@ -36,6 +37,22 @@ function rawSchema(build: HandlerBuild<'tool'>, option: 'inputSchema' | 'outputS
 }
 
 /** A `@Tool` method as a frozen definition, or undefined after reporting its problems. */
+/** The tool's `task` option: how it may run as a task, and how many times its task may run again. */
+function taskOptionsOf(build: HandlerBuild<'tool'>, task: ToolOptions['task']): { taskSupport: TaskSupport; taskRetries: number } {
+  if (task === undefined) return { taskSupport: 'forbidden', taskRetries: 0 };
+  const spelled = typeof task === 'object' && task !== null;
+  const support: unknown = spelled ? task.support : task;
+  if (support !== 'optional' && support !== 'required') {
+    build.add(MESSAGES.taskOptionInvalid, JSON.stringify(task) ?? String(task));
+    return { taskSupport: 'forbidden', taskRetries: 0 };
+  }
+  const retries: unknown = spelled ? (task.retries ?? 0) : 0;
+  if (!(Number.isSafeInteger(retries) && (retries as number) >= 0 && (retries as number) <= 10)) {
+    build.add(MESSAGES.taskRetriesInvalid, JSON.stringify(retries) ?? String(retries));
+  }
+  return { taskSupport: support, taskRetries: retries as number };
+}
+
 export function buildTool(
   planning: PlanContext,
   serverClass: Constructor,
@@ -48,10 +65,7 @@ export function buildTool(
   if (args.isStatic) build.add(MESSAGES.staticHandler, 'tool', args.methodName);
   build.checkName('tool', name);
   if (typeof options.description !== 'string' || options.description.trim() === '') build.add(MESSAGES.toolDescriptionMissing, name);
-  const taskSupport: TaskSupport = options.task ?? 'forbidden';
-  if (options.task !== undefined && options.task !== 'optional' && options.task !== 'required') {
-    build.add(MESSAGES.taskOptionInvalid, JSON.stringify(options.task) ?? String(options.task));
-  }
+  const { taskSupport, taskRetries } = taskOptionsOf(build, options.task);
   const method = (serverClass.prototype as Record<string, unknown>)[args.methodName];
   if (typeof method !== 'function' && !args.isStatic) build.add(MESSAGES.notAMethod, 'tool');
 
@@ -91,6 +105,9 @@ export function buildTool(
     }
   }
 
+  const headers = headerParamsOf(inputSchema);
+  if ('problem' in headers) build.add(MESSAGES.headerParamInvalid, headers.problem);
+
   const plan = build.plan(name, method as Method, input, input.kind !== 'none');
   if (!build.sound) return undefined;
 
@@ -101,7 +118,7 @@ export function buildTool(
   if (options.icons) descriptor.icons = [...options.icons];
   if (options._meta) descriptor._meta = { ...options._meta };
   // 2025-11-25 tasks utility: a tool without `execution` is 'forbidden' to run as a task.
-  if (options.task) descriptor.execution = { taskSupport };
+  if (taskSupport !== 'forbidden') descriptor.execution = { taskSupport };
   const ui = options.ui === undefined ? undefined : toolUiOf(build, options.ui, descriptor);
   if (!build.sound) return undefined;
 
@@ -116,8 +133,10 @@ export function buildTool(
     output,
     limits,
     taskSupport,
+    taskRetries,
     methodName: args.methodName,
     plan,
     ...(ui ? { ui } : {}),
+    ...('params' in headers && headers.params.length > 0 ? { headerParams: Object.freeze(headers.params) } : {}),
   });
 }

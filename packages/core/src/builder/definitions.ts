@@ -3,6 +3,7 @@ import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescript
 import type { Context } from '../context/context.js';
 import type { Guard, Interceptor } from '../context/execution-context.js';
 import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
+import type { HeaderParam } from '../schema/header-params.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
 import type { RateLimitPlan } from './rate-limit-plans.js';
@@ -72,10 +73,14 @@ export interface ToolDefinition {
   readonly limits: Readonly<Required<ArgumentLimits>>;
   /** Whether the tool may (`optional`), must (`required`) or may not (`forbidden`) run as a task. */
   readonly taskSupport: TaskSupport;
+  /** How many times its task may run again on another instance (`task: { retries }`); 0 without. */
+  readonly taskRetries: number;
   readonly methodName: string;
   readonly plan: CallPlan;
   /** The tool's MCP App (`@Tool({ ui })`), if it has one. */
   readonly ui?: ToolUi;
+  /** Parameters mirrored in `Mcp-Param-*` headers (`x-mcp-header`), checked on 2026-07-28 HTTP calls; absent when none. */
+  readonly headerParams?: readonly HeaderParam[];
 }
 
 /** A tool's MCP App: the `ui://` resource, who may call it, and what clients without MCP Apps see. */

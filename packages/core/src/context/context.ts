@@ -2,6 +2,7 @@
 // must load without the SDK (the builder and the DI seam import it too).
 import type {
   AuthInfo,
+  ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestFormParams,
@@ -30,6 +31,16 @@ export interface ContextLogger {
   critical(message: string, data?: unknown): Promise<void>;
   alert(message: string, data?: unknown): Promise<void>;
   emergency(message: string, data?: unknown): Promise<void>;
+}
+
+/** Options of a question a handler asks the client (`ctx.elicit`, `ctx.elicitUrl`, `ctx.sample`, `ctx.roots`). */
+export interface ClientRequestOptions {
+  /**
+   * The question's key in the `inputRequests` of a 2026-07-28 `input_required` result, under which
+   * the client answers (default `armature_<n>`, numbered in asking order). Unique within one call;
+   * unused on 2025-11-25, where the question is a request of its own.
+   */
+  key?: string;
 }
 
 /**
@@ -61,15 +72,38 @@ export abstract class Context {
   abstract readonly requestId: RequestId;
   /** The authenticated caller (a verified bearer token over HTTP), or undefined. */
   abstract readonly principal: AuthInfo | undefined;
+  /**
+   * Which run of this call this is: 1, or more when a task (`@Tool({ task: { retries } })`) is run
+   * again on another instance after the one running it stopped (tasks run at least once, not
+   * exactly once; see docs/tasks.md).
+   */
+  abstract readonly attempt: number;
+  /**
+   * In a task: a key that stays the same across the task's attempts (derived from the task id, not
+   * the id itself), to pass to the services the handler changes so that a run again does not do the
+   * work twice. Undefined in an ordinary call.
+   */
+  abstract readonly idempotencyKey: string | undefined;
   abstract progress(progress: number, total?: number, message?: string): Promise<void>;
+
+  /**
+   * What the client declared it can answer (`elicitation`, `sampling`, `roots`, ...): the session's
+   * capabilities on 2025-11-25, the request's `_meta` on 2026-07-28. Undefined when unknown. Ask
+   * only what is declared: `ctx.elicit`, `ctx.sample` and `ctx.roots` fail for a capability the
+   * client lacks.
+   */
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return undefined;
+  }
 
   /**
    * Asks the user for structured input through the client (form elicitation). With a DTO class
    * the form is the DTO's schema and an accepted answer comes back validated as an instance.
    * Works on both revisions: a server-to-client request on 2025-11-25; an `input_required` result
    * and a retry on 2026-07-28, where the method runs again from the top with the answers so far
-   * (keep the work before the question repeatable). On 2026-07-28 only tools can ask: a resource
-   * or prompt that does gets a -32603 error saying so.
+   * (keep the work before the question repeatable). Questions asked together (`Promise.all`) go
+   * to the client in one round. Tools, prompts and resources can ask; a completion that does gets
+   * a -32603 error saying so on 2026-07-28.
    *
    * @example
    * ```ts
@@ -78,11 +112,15 @@ export abstract class Context {
    * return charge(answer.content.account);
    * ```
    */
-  abstract elicit<T extends object>(message: string, dto: Constructor<T>): Promise<ElicitOutcome<T>>;
-  abstract elicit(message: string, requestedSchema: ElicitationSchema): Promise<ElicitOutcome<Record<string, unknown>>>;
+  abstract elicit<T extends object>(message: string, dto: Constructor<T>, options?: ClientRequestOptions): Promise<ElicitOutcome<T>>;
+  abstract elicit(
+    message: string,
+    requestedSchema: ElicitationSchema,
+    options?: ClientRequestOptions,
+  ): Promise<ElicitOutcome<Record<string, unknown>>>;
 
   /** Asks the user to complete an interaction at `url` (URL-mode elicitation, e.g. an OAuth consent page). */
-  abstract elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
+  abstract elicitUrl(message: string, url: string, options?: ClientRequestOptions): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
 
   /**
    * Asks the client's model for a completion (sampling). A string becomes one user message.
@@ -94,9 +132,9 @@ export abstract class Context {
    */
   abstract sample(
     request: string | CreateMessageRequestParams,
-    options?: { maxTokens?: number; systemPrompt?: string },
+    options?: { maxTokens?: number; systemPrompt?: string } & ClientRequestOptions,
   ): Promise<CreateMessageResult>;
 
   /** The client's roots (the folders or files it exposes to this server). */
-  abstract roots(): Promise<Root[]>;
+  abstract roots(options?: ClientRequestOptions): Promise<Root[]>;
 }

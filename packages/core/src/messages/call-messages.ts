@@ -9,6 +9,14 @@ const TASK_LIMIT_REACHED = {
     `${max} tasks of this caller are already running (tasks.limits.maxRunningTasksPerOwner). Wait for one to finish (poll tasks/get) or cancel one (tasks/cancel), then call again`,
   maxRunningTasks: (max: number) =>
     `the server is already running its maximum of ${max} tasks for all callers together (tasks.limits.maxRunningTasks). Call again later`,
+  maxOpenTasks: (max: number) =>
+    `the server already holds its maximum of ${max} tasks for all callers together (tasks.limits.maxOpenTasks), running or finished and kept until their ttl passes. Call again later`,
+};
+
+/** Whose results a result bytes cap counts. */
+const RESULT_LIMIT = {
+  maxResultBytesPerOwner: "the caller's other finished tasks",
+  maxResultBytes: 'the finished tasks of all callers together',
 };
 
 /** A wait in whole seconds, rounded up and at least 1: what `Retry-After` and the texts say. */
@@ -50,12 +58,16 @@ export const callMessages = {
   cancelled(): string {
     return 'the request was cancelled';
   },
-  /** The text a caller gets for an unexpected failure in production mode. */
-  masked(label: string, requestId: unknown): string {
-    return `${label} failed unexpectedly; the error was logged on the server (request ${String(requestId)})`;
+  /** The text a caller gets for an unexpected failure (unless the app sets `exposeErrors`). */
+  masked(label: string, requestId: unknown, errorId: string): string {
+    const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
+    return `${label} failed unexpectedly; the error was logged on the server (request ${id}, error ${errorId})`;
   },
   inputFromNonTool(where: string): string {
-    return `${where} asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools can do that`;
+    return `${where} asked the client for input (ctx.elicit/sample/roots); on 2026-07-28 only tools, prompts and resources can do that`;
+  },
+  questionKeyTaken(key: string): string {
+    return `Two client requests of one call are both named "${key}": give each ctx.elicit/elicitUrl/sample/roots of a call its own key`;
   },
   completionNotStrings(argument: string): string {
     return `Completion for "${argument}" did not return an array of strings`;
@@ -118,6 +130,9 @@ export const callMessages = {
   taskQuestionTimedOut(timeoutMs: number): string {
     return `The client did not answer this task's question (inputRequests) within ${timeoutMs} ms (tasks.inputTimeoutMs); the task is failed. Answer with tasks/update while the task is input_required, or call the tool again`;
   },
+  taskCannotAsk(): string {
+    return 'This task is being run again on another instance (retries), away from the 2025-11-25 session that created it: it cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots). Ask before the work a retry repeats, or over 2026-07-28, where a task asks through its inputRequests';
+  },
   checkCannotAsk(method: string): string {
     return `A guard run to decide ${method} cannot ask the client anything (ctx.elicit, ctx.sample, ctx.roots): decide from the principal and _meta`;
   },
@@ -135,11 +150,39 @@ export const callMessages = {
     return `Task refused: ${TASK_LIMIT_REACHED[limit](max)}`;
   },
   /** A finished task whose result does not fit in what its owner may keep. */
-  taskResultOverLimit(bytes: number, max: number, used: number): string {
-    return `The task's result (${bytes} bytes as JSON) was dropped: with the ${used} bytes the caller's other finished tasks keep, it goes over tasks.limits.maxResultBytesPerOwner (${max}). Let older tasks expire (a shorter ttl frees them sooner), or return a smaller result`;
+  taskResultOverLimit(bytes: number, limit: keyof typeof RESULT_LIMIT, max: number, used: number): string {
+    return `The task's result (${bytes} bytes as JSON) was dropped: with the ${used} bytes ${RESULT_LIMIT[limit]} keep, it goes over tasks.limits.${limit} (${max}). Let older tasks expire (a shorter ttl frees them sooner), or return a smaller result`;
   },
   taskLeaseExpired(leaseMs: number): string {
     return `The server instance running this task stopped answering for it (no lease renewal within ${leaseMs} ms); the task is failed. Call the tool again to retry`;
+  },
+  /** A retriable task whose every run lost its instance. */
+  taskRetriesSpent(leaseMs: number, runs: number): string {
+    return `The server instances running this task stopped answering for it ${runs} times (no lease renewal within ${leaseMs} ms), its retries are spent; the task is failed. Call the tool again to retry`;
+  },
+  /** The status of a task another instance runs again after the one running it stopped. */
+  taskRunAgain(attempt: number, runs: number): string {
+    return `The server instance running this task stopped; running it again on another instance (attempt ${attempt} of ${runs})`;
+  },
+  taskRunAgainCannotAsk(): string {
+    return 'This run of the task was taken over from a server instance that stopped, so it cannot reach the client (ctx.elicit, ctx.sample, ctx.roots): only the first run of a task may ask';
+  },
+  /** What a task tool answers a client that does not poll tasks, with the app's fallback tools on. */
+  fallbackStarted(taskId: string, tools: { status: string; result: string; cancel: string }): string {
+    return `Started task ${taskId}: it runs in the background. Call the tool "${tools.status}" with {"taskId": "${taskId}"} to see how it goes, "${tools.result}" with the same arguments for its result once it is completed, or "${tools.cancel}" to stop it`;
+  },
+  fallbackStatus(taskId: string, status: string, statusMessage: string | undefined): string {
+    return `Task ${taskId} is ${status}${statusMessage ? `: ${statusMessage}` : ''}`;
+  },
+  fallbackWithoutTasks(): string {
+    return 'This app has no task tool (@Tool({ task })), so there is no task to ask about';
+  },
+  fallbackNotDone(taskId: string, status: string, statusTool: string): string {
+    return `Task ${taskId} is still ${status}: it has no result yet. Call "${statusTool}" again in a while, then this tool`;
+  },
+  /** Why a run stops when another instance took its task over (this one missed its lease). */
+  taskTakenOver(): string {
+    return 'Another server instance took this task over (this one did not renew its lease in time): this run stops';
   },
 };
 

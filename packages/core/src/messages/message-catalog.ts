@@ -196,8 +196,21 @@ export const MESSAGES = {
     }),
   ),
   taskOptionInvalid: define('ARM120', "a tool's task option is not one of the allowed values", ['"always"'] as const, (found: string) => ({
-    message: `task is ${found}; it must be 'optional' or 'required' (or left out)`,
+    message: `task is ${found}; it must be 'optional' or 'required', or { support: 'optional' | 'required', retries } (or left out)`,
     fix: "@Tool({ description: '...', task: 'optional' })",
+  })),
+  headerParamInvalid: define(
+    'ARM180',
+    "a tool parameter's x-mcp-header declaration breaks a rule of SEP-2243",
+    ['region: x-mcp-header is only allowed on a string, integer or boolean property (this one is "array")'] as const,
+    (problem: string) => ({
+      message: `the input schema's header parameters are invalid: ${problem}; clients would leave the tool out`,
+      fix: "@Field({ description: '...', header: 'Region' }) on a string, integer or boolean property of the input DTO (a unique header name without spaces)",
+    }),
+  ),
+  taskRetriesInvalid: define('ARM155', "a tool's task retries is not a whole number from 0 to 10", ['-1'] as const, (found: string) => ({
+    message: `task.retries is ${found}; it must be a whole number from 0 (run once, the default) to 10`,
+    fix: "@Tool({ description: '...', task: { support: 'required', retries: 1 } })",
   })),
   sharedStateWithoutRequestStateKey: define(
     'ARM121',
@@ -513,7 +526,7 @@ export const MESSAGES = {
       fix:
         source === '@RateLimit'
           ? "@RateLimit({ limit: 10, windowMs: 60_000, by: ['principal', 'tool'] })"
-          : `${source}: { limit: 10, windowMs: 60_000${source === 'rateLimit' ? '' : ", by: ['principal', 'tool']"} }`,
+          : `${source}: { limit: 10, windowMs: 60_000${source === 'rateLimit' || source === 'auth.failedAuthLimit' ? '' : ", by: ['principal', 'tool']"} }`,
     }),
   ),
 

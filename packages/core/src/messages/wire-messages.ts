@@ -14,6 +14,14 @@ export const wireMessages = {
 
   // HTTP admission
   shuttingDown: 'Service Unavailable: the server is shutting down',
+  paramHeader: (tool: string, header: string, why: 'missing' | 'invalid-base64' | 'mismatch') =>
+    `Bad Request: the request headers and body disagree for tool "${tool}": ${
+      why === 'missing'
+        ? `the arguments carry a value its ${header} header must repeat, and the header is missing`
+        : why === 'invalid-base64'
+          ? `${header} is wrapped in =?base64?...?= but its payload is not canonical Base64 of UTF-8 text`
+          : `${header} does not carry the value the arguments give`
+    }. Send ${header} with the argument's value (=?base64?...?= for text that is not plain ASCII)`,
   bodyTooLarge: (max: number) => `Payload Too Large: Request body must not exceed ${max} bytes`,
   badHost: (host: string) => `Bad Request: the Host header ${JSON.stringify(host)} is not a valid host[:port]`,
   badMethod: (method: string | undefined) => `Bad Request: method ${method} is not supported`,
@@ -24,6 +32,8 @@ export const wireMessages = {
     'Bad Request: this server runs on Cloudflare Workers and serves the stateless 2026-07-28 revision only: 2025-11-25 sessions need one process that keeps them, and each request to a Worker may reach another isolate. Connect with a client that speaks 2026-07-28 (the official client with versionNegotiation: { mode: "auto" })',
   workersListen:
     'Invalid Request: subscriptions/listen is not served on Cloudflare Workers: the stream would stay open in one isolate, and changes made while serving requests in others would never reach it. List again to see changes',
+  workersTask: (what: string) =>
+    `Invalid Request: ${what} on Cloudflare Workers: a task outlives the request that starts it, and a Worker's isolates share no task store, so its tasks/get could reach an isolate that never heard of it (and ctx.waitUntil keeps work alive only 30 s after the response). Call an 'optional' task tool without declaring the tasks extension to run it inline, or serve task tools from Node.js with redisState`,
   workersNotAFactory: (found: string) =>
     `serveOnWorkers needs a function that makes the app, got ${found}. Fix: export default serveOnWorkers(() => createMcpApp(MyServer))`,
   notOnWorkers: (what: string, why: string) =>
@@ -39,6 +49,8 @@ export const wireMessages = {
     `Invalid Request: JSON-RPC batches are not supported on protocol revision ${version}; send one message per request`,
   httpRateLimited: (limit: number, windowMs: number, retryAfterSeconds: number) =>
     `Too Many Requests: this client sent more than ${limit} request${limit === 1 ? '' : 's'} in ${windowMs / 1000} s (rateLimit); retry in ${retryAfterSeconds} s`,
+  failedAuthLimited: (limit: number, windowMs: number, retryAfterSeconds: number) =>
+    `Too Many Requests: more than ${limit} request${limit === 1 ? '' : 's'} from this address failed authentication in ${windowMs / 1000} s (auth.failedAuthLimit); retry in ${retryAfterSeconds} s with a valid bearer token`,
   tooManySessions: (max: number) => `Service Unavailable: the server holds its maximum of ${max} sessions (maxSessions); retry later`,
   tooManyClientSessions: (max: number) =>
     `Too Many Requests: this client already holds ${max} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,

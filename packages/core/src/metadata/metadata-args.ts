@@ -71,7 +71,7 @@ export interface ToolOptions extends TaggedOptions {
    * lets the client choose, `'required'` refuses an ordinary call. Advertised as
    * `execution.taskSupport`; omitted, the tool runs only as an ordinary call. See docs/tasks.md.
    */
-  task?: TaskSupportOption;
+  task?: TaskSupportOption | ToolTaskOptions;
   /**
    * The tool's MCP App (the `io.modelcontextprotocol/ui` extension): the `ui://` resource a host
    * renders for it, served by an `@AppResource` of the app. See docs/mcp-apps.md.
@@ -93,6 +93,19 @@ export interface ToolUiOptions {
 /** How a tool may run as a task: `@Tool({ task: 'optional' | 'required' })`. */
 export type TaskSupportOption = 'optional' | 'required';
 
+/** `@Tool({ task: { support, retries } })`: how a tool runs as a task, with its retries. */
+export interface ToolTaskOptions {
+  /** As `task: 'optional' | 'required'`. */
+  support: TaskSupportOption;
+  /**
+   * How many times the task runs again, on another instance, when the instance running it stops
+   * before it ends (with a shared state: `redisState`). Tasks then run at least once, not exactly
+   * once: use `ctx.idempotencyKey` and `ctx.attempt`. Whole number from 0 to 10; default 0 (a task
+   * whose instance stops is failed once its lease lapses).
+   */
+  retries?: number;
+}
+
 /** What users pass to `@Field(...)` on a DTO property. */
 export interface FieldOptions {
   /** Description of the property, advertised in the JSON Schema (the model reads it). */
@@ -103,6 +116,13 @@ export interface FieldOptions {
   examples?: unknown[];
   /** Marks the property as deprecated in the schema. */
   deprecated?: boolean;
+  /**
+   * Mirrors the parameter in an HTTP header (SEP-2243, 2026-07-28): advertised as `x-mcp-header`,
+   * the client sends the value as `Mcp-Param-{header}` too, so that gateways can route on it, and
+   * a request whose header disagrees with its body is refused (400, -32020). For string, integer
+   * and boolean properties of a tool's input; a name unique in the tool, without spaces.
+   */
+  header?: string;
   /**
    * For array properties of primitives (`string[]`, `number[]`): the item type, since TypeScript
    * reflects only `Array`. Nested DTO arrays use class-transformer's `@Type(() => Dto)` instead.

@@ -7,6 +7,7 @@
 /** Why a request (or a connection) was refused before or instead of being served. */
 export type RefusalReason =
   | 'rate-limit'
+  | 'failed-auth-limit'
   | 'task-limit'
   | 'session-cap'
   | 'client-cap'
@@ -16,6 +17,7 @@ export type RefusalReason =
   | 'origin'
   | 'unauthorized'
   | 'forbidden'
+  | 'header-mismatch'
   | 'not-ready';
 
 export type ServerEvent =
@@ -39,8 +41,22 @@ export type ServerEvent =
       readonly client?: string;
       readonly retryAfterMs?: number;
     }
-  /** A handler (or middleware, or a conversion) failed unexpectedly; the caller got an error answer. */
-  | { readonly event: 'call-failed'; readonly what: string; readonly requestId: unknown; readonly error: unknown }
+  /**
+   * A setting that puts the server at risk as it is deployed (`option`: which one; `message`: the
+   * risk and the fix), told once: e.g. `trustProxy` while requests come straight from public addresses.
+   */
+  | { readonly event: 'misconfigured'; readonly option: string; readonly message: string }
+  /**
+   * A handler (or middleware, or a conversion) failed unexpectedly; the caller got an error answer,
+   * masked unless the app sets `exposeErrors`, naming `errorId` (when there is one) for operators to find here.
+   */
+  | {
+      readonly event: 'call-failed';
+      readonly what: string;
+      readonly requestId: unknown;
+      readonly errorId?: string;
+      readonly error: unknown;
+    }
   /** A remote server mounted in the app (`part`, e.g. `mount('weather')`) answered and its catalogue is served. */
   | { readonly event: 'remote-up'; readonly part: string; readonly remote: string; readonly revision: string }
   /** A remote server went away, or could not be reached (`reason`); it is tried again by itself. */

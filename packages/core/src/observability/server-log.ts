@@ -34,6 +34,7 @@ const LEVEL_OF: Readonly<Record<ServerEvent['event'], ServerLogLevel>> = {
   stopping: 'info',
   stopped: 'info',
   refused: 'warn',
+  misconfigured: 'warn',
   'call-failed': 'error',
   'remote-up': 'info',
   'remote-down': 'warn',
@@ -42,11 +43,11 @@ const LEVEL_OF: Readonly<Record<ServerEvent['event'], ServerLogLevel>> = {
 const RANK: Readonly<Record<ServerLogLevel, number>> = { info: 30, warn: 40, error: 50 };
 
 /**
- * Without a `logger` option: exactly what Armature wrote before it had logs, a text line for each
- * failed call (a fault of the server's own code). Refusals are what clients provoke: one line
- * each by default would let any client fill the server's logs, so they are written once the app
- * chooses a logger (and its level); start and stop stay quiet, so a stdio server's stderr is
- * empty while all is well.
+ * Without a `logger` option: what Armature wrote before it had logs, a text line for each failed
+ * call (a fault of the server's own code), and a line for a risky setting (told once). Refusals
+ * are what clients provoke: one line each by default would let any client fill the server's logs,
+ * so they are written once the app chooses a logger (and its level); start and stop stay quiet, so
+ * a stdio server's stderr is empty while all is well.
  */
 const DEFAULT_LOG: StderrLog = { format: 'text', level: 'error' };
 
@@ -65,11 +66,16 @@ function recordOf(event: ServerEvent, text: boolean): { message: string; fields:
       const { event: _, message, ...fields } = event;
       return { message: logMessages.refused(event.reason, message), fields };
     }
+    case 'misconfigured': {
+      const { event: _, message, ...fields } = event;
+      return { message: logMessages.misconfigured(message), fields };
+    }
     case 'call-failed': {
-      const { error, what, requestId } = event;
-      // A text line has nowhere else to put the stack; a structured one carries it in `err`.
+      const { error, what, requestId, errorId } = event;
+      // A text line has nowhere else to put the stack (its line breaks escaped); a structured one carries it in `err`.
       const detail = text && error instanceof Error && error.stack ? error.stack : messageOf(error);
-      return { message: logMessages.callFailed(what, requestId, detail), fields: { what, requestId, err: error } };
+      const ids = errorId === undefined ? { requestId } : { requestId, errorId };
+      return { message: logMessages.callFailed(what, requestId, errorId, detail), fields: { what, ...ids, err: error } };
     }
     case 'remote-up': {
       const { event: _, ...fields } = event;
@@ -84,6 +90,21 @@ function recordOf(event: ServerEvent, text: boolean): { message: string; fields:
       return { message: logMessages.remoteSkipped(event.part, event.name, event.reason), fields };
     }
   }
+}
+
+/** C0 and C1 controls, DEL, and the line and paragraph separators: none may reach a log line raw. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `line` with every control character written as its JSON escape (`\n`, `\u001b`, ...): whatever a
+ * caller put in an id, a header or an error message, one record stays one line and no terminal
+ * escape reaches stderr. Both formats go through it: a JSON line only has DEL, C1 controls and
+ * U+2028/2029 left to escape (`JSON.stringify` already escaped the rest), and stays valid JSON.
+ */
+function escapeControls(line: string): string {
+  return line.replace(CONTROLS, (char) => SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The active span's ids, when a tracer provider is registered and a span is current. */
@@ -138,12 +159,13 @@ export function startServerLog(events: ServerEvents, option: LoggerOption | unde
   const least = RANK[log.level ?? 'info'];
   const skipFailedCalls = option === undefined && onError;
   // Always stderr: under stdio, stdout carries the protocol and nothing else.
-  const write = (line: string) => process.stderr.write(`${line}\n`);
+  const write = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
   const text = log.format === 'text';
   return events.on((event) => {
     const level = LEVEL_OF[event.event];
     // Checked before the line is made: a flood of refusals below the level costs a lookup each.
-    if (RANK[level] < least || (skipFailedCalls && event.event === 'call-failed')) return;
+    const told = option === undefined && event.event === 'misconfigured';
+    if ((RANK[level] < least && !told) || (skipFailedCalls && event.event === 'call-failed')) return;
     const { message, fields } = recordOf(event, text);
     if (text) {
       write(`[armature] ${message}`);

@@ -29,13 +29,16 @@ export async function forward(
   ctx: Context,
   method: 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete',
   params: Params,
+  headers?: Record<string, string>,
 ): Promise<Result> {
   // The whole call's limit, which the remote's progress does not extend (timeoutMs does).
   const limit = new AbortController();
   const timer = setTimeout(() => limit.abort(remoteMessages.callTimeLimit(link.maxCallMs)), link.maxCallMs);
   try {
     return await link.relay.run(ctx, limit.signal, (signal) =>
-      link.use((client) => clientRequest(method, undefined, (meta) => rounds(client, link, naming, ctx, method, params, meta, signal))),
+      link.use((client) =>
+        clientRequest(method, undefined, (meta) => rounds(client, link, naming, ctx, { method, first: params, headers }, meta, signal)),
+      ),
     );
   } catch (error) {
     if (limit.signal.aborted && !ctx.signal.aborted) throw new ToolError(remoteMessages.tooLong(naming.where, link.label, link.maxCallMs));
@@ -50,13 +53,14 @@ async function rounds(
   link: RemoteLink,
   naming: PartNaming,
   ctx: Context,
-  method: string,
-  first: Params,
+  { method, first, headers }: { method: string; first: Params; headers: Record<string, string> | undefined },
   meta: Record<string, unknown> | undefined,
   signal: AbortSignal,
 ): Promise<Result> {
   const options: RequestOptions = {
     signal,
+    // A 2026-07-28 HTTP remote reads the tool's Mcp-Param-* headers (stdio ignores them).
+    ...(headers && Object.keys(headers).length > 0 ? { headers } : {}),
     timeout: link.timeoutMs,
     resetTimeoutOnProgress: true,
     allowInputRequired: true,
@@ -70,10 +74,10 @@ async function rounds(
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = (await client.request({ method, params } as never, options)) as Result;
     if (result.resultType !== 'input_required') return result;
-    const inputResponses: Record<string, unknown> = {};
-    for (const [key, request] of Object.entries((result.inputRequests ?? {}) as Record<string, { method: string; params?: Params }>)) {
-      inputResponses[key] = await askCaller(ctx, request.method, request.params ?? {});
-    }
+    // Asked together, under the remote's keys: the app's client gets the remote's round as it was.
+    const asked = Object.entries((result.inputRequests ?? {}) as Record<string, { method: string; params?: Params }>);
+    const answers = await Promise.all(asked.map(([key, request]) => askCaller(ctx, request.method, request.params ?? {}, key)));
+    const inputResponses = Object.fromEntries(asked.map(([key], i) => [key, answers[i]]));
     params = { ...params, inputResponses, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) };
   }
   throw new ToolError(remoteMessages.tooManyRounds(naming.where, MAX_ROUNDS));

@@ -10,8 +10,9 @@ import type {
 } from '../builder/definitions.js';
 import { deepFreeze, NAME_PATTERN } from '../builder/handler-build.js';
 import type { Context } from '../context/context.js';
-import type { HandlerKind } from '../metadata/metadata-args.js';
+import type { HandlerKind, JsonSchema } from '../metadata/metadata-args.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
+import { headerParamsOf, paramHeadersOf } from '../validation/param-headers.js';
 import { forward } from './remote-calls.js';
 import type { RemoteLink } from './remote-link.js';
 import { templateProblem } from './template-shape.js';
@@ -63,7 +64,8 @@ export function remoteEntries(
       needsInstance: false,
       invoke,
     });
-  const call = (ctx: Context, method: Parameters<typeof forward>[3], params: Result) => forward(link, naming, ctx, method, params);
+  const call = (ctx: Context, method: Parameters<typeof forward>[3], params: Result, headers?: Record<string, string>) =>
+    forward(link, naming, ctx, method, params, headers);
   /** The served name of a tool or prompt, or undefined (reported) when the prefixed name is not a valid one. */
   const served = (name: string) => {
     const key = naming.name(name);
@@ -77,9 +79,15 @@ export function remoteEntries(
     if (!name) continue;
     const { execution: _runsAsTask, ...rest } = tool as Tool & { execution?: unknown };
     const descriptor = deepFreeze({ ...rest, name, ...(tool._meta ? { _meta: servedToolMeta(tool._meta, naming.uri.bind(naming)) } : {}) });
+    const { headerParams } = remoteHeaderParams(tool.inputSchema as JsonSchema);
     const invoke: CallPlan['invoke'] = async (_instance, args, ctx) =>
       servedToolResult(
-        await call(ctx, 'tools/call', { name: tool.name, ...(args !== undefined ? { arguments: args } : {}) }),
+        await call(
+          ctx,
+          'tools/call',
+          { name: tool.name, ...(args !== undefined ? { arguments: args } : {}) },
+          headerParams && paramHeadersOf(headerParams, args),
+        ),
         naming.uri.bind(naming),
       );
     entries.tools.set(
@@ -96,8 +104,11 @@ export function remoteEntries(
         limits: DEFAULT_ARGUMENT_LIMITS,
         // The remote's tasks are its own business: the app's client gets the call's result.
         taskSupport: 'forbidden',
+        taskRetries: 0,
         methodName: tool.name,
         plan: plan('tool', name, tool.name, invoke),
+        // The remote's header parameters are checked here too (an invalid declaration: not checked, as a client would skip the tool).
+        ...(headerParams ? { headerParams } : {}),
       } satisfies ToolDefinition),
     );
   }
@@ -282,4 +293,10 @@ function servedBlock(block: Result, uriOf: (uri: string) => string | undefined):
   if (block.type === 'resource' && typeof resource?.uri === 'string')
     return { ...block, resource: { ...resource, uri: uriOf(resource.uri) ?? resource.uri } };
   return block;
+}
+
+/** A remote tool's header parameters, to check as for the app's own; none when its declaration is invalid (clients skip such a tool). */
+function remoteHeaderParams(schema: JsonSchema): Pick<ToolDefinition, 'headerParams'> {
+  const scan = headerParamsOf(schema);
+  return 'params' in scan && scan.params.length > 0 ? { headerParams: Object.freeze(scan.params) } : {};
 }

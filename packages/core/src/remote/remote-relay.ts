@@ -19,19 +19,21 @@ type Params = Record<string, unknown>;
  * ends the client's call with `input_required`, as any handler's does. A URL elicitation whose URL
  * may not be opened (see `urlProblem`) is refused, never put to the client.
  */
-export async function askCaller(ctx: Context, method: string, params: Params): Promise<Record<string, unknown>> {
+export async function askCaller(ctx: Context, method: string, params: Params, key?: string): Promise<Record<string, unknown>> {
+  // The remote's key names the question to the app's client too (2026-07-28), so it reads the same.
+  const named = key === undefined ? {} : { key };
   switch (method) {
     case 'elicitation/create':
       if (params.mode === 'url') {
         const problem = urlProblem(params.url);
         if (problem) throw new UnsafeUrlError(problem);
-        return ctx.elicitUrl(String(params.message), String(params.url));
+        return ctx.elicitUrl(String(params.message), String(params.url), named);
       }
-      return ctx.elicit(String(params.message), params.requestedSchema as never);
+      return ctx.elicit(String(params.message), params.requestedSchema as never, named);
     case 'sampling/createMessage':
-      return (await ctx.sample(params as never)) as unknown as Record<string, unknown>;
+      return (await ctx.sample(params as never, named)) as unknown as Record<string, unknown>;
     case 'roots/list':
-      return { roots: await ctx.roots() };
+      return { roots: await ctx.roots(named) };
     default:
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, remoteMessages.notRelayed(method));
   }

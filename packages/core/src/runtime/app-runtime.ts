@@ -31,6 +31,7 @@ import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
 import { ChangeBroadcaster } from './change-notifier.js';
 import type { RequestStateCodecOf } from './client-requests.js';
+import { EXPOSE_ERRORS_ENV } from './execute-call.js';
 import { RateLimiting } from './rate-limiting.js';
 import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp, watchUri } from './served-app.js';
@@ -55,11 +56,13 @@ export interface RuntimeOptions {
    */
   timeoutMs?: number;
   /**
-   * Production mode masks the message of unexpected errors (the caller sees a reference, the
-   * server logs the error); ToolError and McpError messages are always kept.
-   * Default: `process.env.NODE_ENV === 'production'`.
+   * Sends callers the message of unexpected errors (anything but `ToolError`, `McpError` and
+   * invalid arguments). Default false, whatever `NODE_ENV` says: the caller reads `Tool "x" failed
+   * unexpectedly; the error was logged on the server (request 7, error 5f3a9c1e)` and the server's
+   * log has the full error under the same error id. `@armature/testing` turns it on, and so does
+   * `armature dev` (through `ARMATURE_EXPOSE_ERRORS=1` in the server's environment).
    */
-  production?: boolean;
+  exposeErrors?: boolean;
   /** Runs around every request Armature handles; see `Middleware`. */
   middleware?: Middleware[];
   /** The one place to map errors; see `ErrorFilter`. */
@@ -144,7 +147,7 @@ export class AppRuntime implements ServedApp {
   readonly codec: RequestStateCodecOf;
   readonly pageSize: number;
   readonly timeoutMs: number;
-  readonly production: boolean;
+  readonly exposeErrors: boolean;
   readonly errorFilter?: ErrorFilter;
   readonly middleware: readonly Middleware[];
   readonly kinds: ServedApp['kinds'];
@@ -168,12 +171,13 @@ export class AppRuntime implements ServedApp {
     options: RuntimeOptions = {},
   ) {
     this.reportError = (error, info) => {
-      this.events.emit({ event: 'call-failed', what: info.tool, requestId: info.requestId, error });
+      const { tool: what, requestId, errorId } = info;
+      this.events.emit({ event: 'call-failed', what, requestId, ...(errorId === undefined ? {} : { errorId }), error });
       onError?.(error, info);
     };
     this.pageSize = options.pageSize ?? 100;
     this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.production = options.production ?? process.env.NODE_ENV === 'production';
+    this.exposeErrors = options.exposeErrors ?? process.env[EXPOSE_ERRORS_ENV] === '1';
     this.errorFilter = options.errorFilter;
     this.middleware = Object.freeze([...(options.middleware ?? [])]);
     this.maxUriLength = options.maxUriLength ?? 8_192;

@@ -34,7 +34,7 @@ export function toolKind(visibleNames: (request: CallRequest) => Promise<readonl
     fail: (message, details) => errorResult(message, details),
     convert: toToolResult,
     unconvertible: (plan, error) => callMessages.notJson(plan.name, messageOf(error)),
-    inputRequired: async (channel, signal) => (await channel.toInputRequiredResult(signal)) as unknown as CallToolResult,
+    inputRequired: async (channel) => (await channel.toInputRequiredResult()) as unknown as CallToolResult,
   };
 }
 
@@ -67,6 +67,7 @@ export const resourceKind: CallKind<ReadResourceResult, ResourceSubject> = {
   },
   fail: internalError,
   convert: (subject, value) => toReadResourceResult(subject.uri, subject.mimeType, value, subject.ui),
+  inputRequired: async (channel) => (await channel.toInputRequiredResult()) as unknown as ReadResourceResult,
 };
 
 /** Prompts answer failures as JSON-RPC errors; hidden ones like unknown ones. */
@@ -82,6 +83,7 @@ export function promptKind(
     },
     fail: internalError,
     convert: (prompt, value) => toGetPromptResult(value, prompt.descriptor.description),
+    inputRequired: async (channel) => (await channel.toInputRequiredResult()) as unknown as GetPromptResult,
   };
 }
 

@@ -6,7 +6,11 @@ import { RequestContext } from './request-context.js';
 import type { RequestSource } from './request-source.js';
 
 /** Reports errors Armature caught and answered for (not `ToolError`s, which are expected). */
-export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown }) => void;
+/**
+ * Told of each unexpected error: what failed, the request, and (for a failure the caller was
+ * answered for) the error id its masked message names.
+ */
+export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId: unknown; errorId?: string }) => void;
 
 /** Counters the runtime keeps; `liveScopes` returns to 0 when no request is running. */
 export interface RuntimeStats {

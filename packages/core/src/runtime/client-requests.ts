@@ -45,8 +45,8 @@ export class InputRequiredSignal extends Error {
 export interface RoundState {
   /** Answers of earlier rounds, by question key. */
   readonly answers: Record<string, unknown>;
-  /** The one question this round asked: the only key the client may answer next. */
-  readonly asked: string;
+  /** The questions this round asked: the only keys the client may answer next. */
+  readonly asked: readonly string[];
   /** Hash of who called, which handler, and with which arguments: the state is valid for that call only. */
   readonly bind: string;
 }
@@ -62,10 +62,15 @@ export interface ClientChannel {
   capabilities(): ClientCapabilities | undefined;
   /** Throws the revision's error for a capability the client did not declare. */
   missing(feature: string, required: ClientCapabilities): never;
-  elicitForm(message: string, requestedSchema: ElicitationSchema): Promise<{ action: string; content?: Record<string, unknown> }>;
-  elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
-  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
-  roots(): Promise<Root[]>;
+  /** `key`: the question's name in a 2026-07-28 `inputRequests` (see `ClientRequestOptions`). */
+  elicitForm(
+    message: string,
+    requestedSchema: ElicitationSchema,
+    key?: string,
+  ): Promise<{ action: string; content?: Record<string, unknown> }>;
+  elicitUrl(message: string, url: string, key?: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
+  sample(params: CreateMessageRequestParams, key?: string): Promise<CreateMessageResult>;
+  roots(key?: string): Promise<Root[]>;
 }
 
 /** 2025-11-25: real server-to-client requests over the session. */
@@ -112,16 +117,18 @@ export class SessionChannel implements ClientChannel {
 }
 
 /**
- * 2026-07-28: the handler runs again from the top each round. Each client request takes the next
- * key; answered keys come from the signed state (or, for the one question asked last round, from
- * the client's `inputResponses`); the first unanswered one ends the round.
+ * 2026-07-28: the handler runs again from the top each round. Each client request takes the key
+ * its handler named, else the next `armature_<n>`; answered keys come from the signed state (or,
+ * for the questions asked last round, from the client's `inputResponses`). Unanswered questions end
+ * the round: all those asked before the handler settles (several at once, say through
+ * `Promise.all`) go in one `input_required` result.
  */
 export class RoundTripChannel implements ClientChannel {
   private answers: Record<string, unknown> | undefined;
   private call?: { caller: AuthInfo | undefined; session: string | undefined; handler: string; args: unknown };
   private nextKey = 0;
-  /** Set when a client request could not be answered in this round (survives a user catch-all). */
-  pending?: InputRequiredSignal;
+  /** The client requests left unanswered in this round, in asking order (kept through a user catch-all). */
+  readonly pending: InputRequiredSignal[] = [];
 
   constructor(
     private readonly source: RequestSource,
@@ -144,10 +151,11 @@ export class RoundTripChannel implements ClientChannel {
       this.answers = {};
       return;
     }
-    if (typeof state !== 'object' || state.bind !== this.binding() || typeof state.asked !== 'string') {
+    if (typeof state !== 'object' || state.bind !== this.binding() || !Array.isArray(state.asked)) {
       throw invalidState('it was issued for another call (caller, tool or arguments differ)');
     }
-    const unasked = answered.find((key) => key !== state.asked);
+    const asked = state.asked;
+    const unasked = answered.find((key) => !asked.includes(key));
     if (unasked !== undefined) throw invalidState(`inputResponses answers "${unasked}", which this call did not ask`);
     this.answers = { ...state.answers, ...responses };
   }
@@ -170,46 +178,48 @@ export class RoundTripChannel implements ClientChannel {
   }
 
   // In its CLIENT span; a question asked carries that span's trace context in its `_meta`.
-  private answerOf(request: InputRequest): ReturnType<typeof inputResponse> {
+  private answerOf(request: InputRequest, named: string | undefined): ReturnType<typeof inputResponse> {
     return clientQuestion(request.method, () => {
       const answers = this.answers ?? {};
-      const key = `armature_${this.nextKey++}`;
+      const key = named ?? `armature_${this.nextKey++}`;
       if (!(key in answers)) {
         const params = request.params as Record<string, unknown> | undefined;
         const _meta = withTraceContext(params?._meta as Record<string, unknown> | undefined);
-        this.pending = new InputRequiredSignal(key, _meta ? ({ ...request, params: { ...params, _meta } } as InputRequest) : request);
-        throw this.pending;
+        const signal = new InputRequiredSignal(key, _meta ? ({ ...request, params: { ...params, _meta } } as InputRequest) : request);
+        this.pending.push(signal);
+        throw signal;
       }
       return inputResponse(answers, key);
     });
   }
 
-  async elicitForm(message: string, requestedSchema: ElicitationSchema) {
-    const view = this.answerOf(inputRequired.elicit({ mode: 'form', message, requestedSchema }));
+  async elicitForm(message: string, requestedSchema: ElicitationSchema, key?: string) {
+    const view = this.answerOf(inputRequired.elicit({ mode: 'form', message, requestedSchema }), key);
     if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('elicitation', view.kind));
     return { action: view.action as string, content: view.content as Record<string, unknown> | undefined };
   }
-  async elicitUrl(message: string, url: string) {
-    const view = this.answerOf(inputRequired.elicitUrl({ message, url }));
+  async elicitUrl(message: string, url: string, key?: string) {
+    const view = this.answerOf(inputRequired.elicitUrl({ message, url }), key);
     if (view.kind !== 'elicit') throw new ToolError(callMessages.wrongAnswerKind('URL elicitation', view.kind));
     return { action: view.action };
   }
-  async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
-    const view = this.answerOf(inputRequired.createMessage(params));
+  async sample(params: CreateMessageRequestParams, key?: string): Promise<CreateMessageResult> {
+    const view = this.answerOf(inputRequired.createMessage(params), key);
     if (view.kind !== 'sampling') throw new ToolError(callMessages.wrongAnswerKind('sampling request', view.kind));
     return view.result as CreateMessageResult;
   }
-  async roots(): Promise<Root[]> {
-    const view = this.answerOf(inputRequired.listRoots());
+  async roots(key?: string): Promise<Root[]> {
+    const view = this.answerOf(inputRequired.listRoots(), key);
     if (view.kind !== 'roots') throw new ToolError(callMessages.wrongAnswerKind('roots request', view.kind));
     return view.roots;
   }
 
-  /** The `input_required` result for the pending question, carrying the answers so far (signed). */
-  async toInputRequiredResult(signal: InputRequiredSignal): Promise<InputRequiredResult> {
-    const state: RoundState = { answers: this.answers ?? {}, asked: signal.key, bind: this.binding() };
+  /** The `input_required` result for the pending questions, carrying the answers so far (signed). */
+  async toInputRequiredResult(): Promise<InputRequiredResult> {
+    const state: RoundState = { answers: this.answers ?? {}, asked: this.pending.map((signal) => signal.key), bind: this.binding() };
     const requestState = this.codec ? await this.codec.mint(state, this.source.sdkContext()) : undefined;
-    return inputRequired({ inputRequests: { [signal.key]: signal.request }, ...(requestState ? { requestState } : {}) });
+    const inputRequests = Object.fromEntries(this.pending.map((signal) => [signal.key, signal.request]));
+    return inputRequired({ inputRequests, ...(requestState ? { requestState } : {}) });
   }
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallPlan } from '../builder/definitions.js';
 import { ToolError } from '../context/errors.js';
@@ -23,20 +24,20 @@ export interface CallKind<R, S = unknown> {
   invalidArguments(plan: CallPlan, issues: readonly ValidationIssue[]): R;
   /** The method's return value as the kind's result; `subject` is what the call was about (a tool, a URI). */
   convert(subject: S, value: unknown): R | Promise<R>;
-  /** What the caller reads when `convert` threw (the value cannot be sent); default: the error's message, masked in production. */
+  /** What the caller reads when `convert` threw (the value cannot be sent); default: the error's message, masked unless `exposeErrors`. */
   unconvertible?(plan: CallPlan, error: unknown): string;
   /** A failure as the kind's answer: a tool error result, or a JSON-RPC error (thrown). */
   fail(message: string, details?: Record<string, unknown>): R;
-  /** Tools only: the handler asked the client a question it has no answer to yet (2026-07-28). */
-  inputRequired?(channel: RoundTripChannel, signal: InputRequiredSignal): Promise<R>;
+  /** Tools, prompts and resources: the handler asked the client questions it has no answer to yet (2026-07-28). */
+  inputRequired?(channel: RoundTripChannel): Promise<R>;
 }
 
 /** The settings every call runs under. */
 export interface ExecutorSettings {
   /** Calls running longer are stopped (their signal aborted) and answered with an error. 0 = no limit. */
   readonly timeoutMs: number;
-  /** Mask unexpected error messages (ToolError and McpError messages are kept). */
-  readonly production: boolean;
+  /** Send callers the message of unexpected errors; else they are masked (ToolError and McpError messages are always kept). */
+  readonly exposeErrors: boolean;
   readonly errorFilter?: ErrorFilter;
   readonly reportError: ToolErrorReporter;
   readonly stats: RuntimeStats;
@@ -44,6 +45,14 @@ export interface ExecutorSettings {
   readonly telemetry?: RequestTracing;
   /** Counts calls against their plans' rate limits; without it none is counted (a task's background run). */
   readonly rateLimiting?: RateLimiting;
+}
+
+/** The environment variable `armature dev` sets to `1` in the server it runs: `exposeErrors` defaults to true then. */
+export const EXPOSE_ERRORS_ENV = 'ARMATURE_EXPOSE_ERRORS';
+
+/** A short id naming one unexpected failure in both the caller's masked message and the server's log. */
+export function newErrorId(): string {
+  return randomBytes(4).toString('hex');
 }
 
 /** Thrown (internally) when a call outlives `timeoutMs`. */
@@ -121,11 +130,11 @@ async function runCall<R, S>(
     // A method that returned a plain value has already finished: only a pending one needs the timer.
     if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
     // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
-    // Resources and prompts that caught it go on without the answer (they cannot ask on 2026-07-28).
-    if (channel?.pending && kind.inputRequired) return kind.inputRequired(channel, channel.pending);
+    // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
+    if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
     return await convert(settings, plan, kind, subject, value, request);
   } catch (thrown) {
-    if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel, thrown);
+    if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel);
     const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, input.value)) : thrown;
     if (error instanceof ProtocolError) throw error;
     if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
@@ -133,8 +142,7 @@ async function runCall<R, S>(
     // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
     // the SDK sends no response for a cancelled request anyway. Nothing to report.
     if (ctx.aborted) return kind.fail(callMessages.cancelled());
-    settings.reportError(error, { tool: kind.reportAs(plan), requestId: ctx.requestId });
-    return kind.fail(settings.production ? callMessages.masked(capitalized(kind.label(plan)), ctx.requestId) : messageOf(error));
+    return kind.fail(reportUnexpected(settings, error, kind, plan, request));
   }
 }
 
@@ -166,25 +174,33 @@ async function convert<R, S>(
     return await kind.convert(subject, value);
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    settings.reportError(error, { tool: kind.reportAs(plan), requestId: request.ctx.requestId });
-    const message = kind.unconvertible
-      ? kind.unconvertible(plan, error)
-      : settings.production
-        ? callMessages.masked(capitalized(kind.label(plan)), request.ctx.requestId)
-        : messageOf(error);
-    return kind.fail(message);
+    const message = reportUnexpected(settings, error, kind, plan, request);
+    return kind.fail(kind.unconvertible ? kind.unconvertible(plan, error) : message);
   }
 }
 
-function answerInputRequired<R, S>(
-  plan: CallPlan,
+/**
+ * Reports an unexpected failure under a fresh error id, and returns what the caller reads: the
+ * error's message with `exposeErrors`, else a text naming the request and that id, which the
+ * server's log carries beside the full error.
+ */
+function reportUnexpected<R, S>(
+  settings: ExecutorSettings,
+  error: unknown,
   kind: CallKind<R, S>,
-  channel: RoundTripChannel,
-  signal: InputRequiredSignal,
-): Promise<R> {
-  // Multi-round-trip requests are answered for tools; resources and prompts cannot ask.
+  plan: CallPlan,
+  request: CallRequest,
+): string {
+  const errorId = newErrorId();
+  const requestId = request.ctx.requestId;
+  settings.reportError(error, { tool: kind.reportAs(plan), requestId, errorId });
+  return settings.exposeErrors ? messageOf(error) : callMessages.masked(capitalized(kind.label(plan)), requestId, errorId);
+}
+
+function answerInputRequired<R, S>(plan: CallPlan, kind: CallKind<R, S>, channel: RoundTripChannel): Promise<R> {
+  // Multi-round-trip requests are answered for tools, prompts and resources; completions cannot ask.
   if (!kind.inputRequired) return Promise.resolve(kind.fail(callMessages.inputFromNonTool(plan.where)));
-  return kind.inputRequired(channel, signal);
+  return kind.inputRequired(channel);
 }
 
 function capitalized(label: string): string {

@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { McpRequestInfo, Middleware } from '../context/execution-context.js';
 import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { CallRequest, ToolErrorReporter } from './call-request.js';
+import { newErrorId } from './execute-call.js';
 
 /**
  * Runs `handler` inside the app's middleware, the first one outermost. An exception thrown by
@@ -12,7 +13,7 @@ export async function withMiddleware(
   middleware: readonly Middleware[],
   request: CallRequest,
   params: Record<string, unknown> | undefined,
-  settings: { readonly production: boolean; readonly reportError: ToolErrorReporter },
+  settings: { readonly exposeErrors: boolean; readonly reportError: ToolErrorReporter },
   handler: () => Promise<unknown>,
 ): Promise<unknown> {
   const info: McpRequestInfo = { method: request.method, params, context: request.ctx };
@@ -34,10 +35,12 @@ export async function withMiddleware(
     return await next();
   } catch (error) {
     if (typeof error === 'object' && error !== null && fromHandler.has(error)) throw error;
-    settings.reportError(error, { tool: `middleware (${request.method})`, requestId: request.ctx.requestId });
+    const errorId = newErrorId();
+    const requestId = request.ctx.requestId;
+    settings.reportError(error, { tool: `middleware (${request.method})`, requestId, errorId });
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
-      settings.production ? callMessages.masked(`${request.method} middleware`, request.ctx.requestId) : messageOf(error),
+      settings.exposeErrors ? messageOf(error) : callMessages.masked(`${request.method} middleware`, requestId, errorId),
     );
   }
 }

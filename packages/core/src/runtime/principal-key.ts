@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { clientAddressOf } from '../context/client-address-of.js';
 import type { CallRequest } from './call-request.js';
 
 /**
@@ -7,6 +8,24 @@ import type { CallRequest } from './call-request.js';
  */
 export function principalOf(call: CallRequest): string | undefined {
   return principalKey(call.ctx.principal);
+}
+
+/**
+ * Who a call counts as for per-caller caps: its principal, else its client address (HTTP, the
+ * trusted proxies' report with `trustProxy`), else undefined (stdio, in memory: nothing known).
+ */
+export function callerOf(call: CallRequest): string | undefined {
+  const principal = principalOf(call);
+  if (principal !== undefined) return principal;
+  const address = addressOf(call);
+  return address === undefined ? undefined : `ip:${address}`;
+}
+
+/** The client address of an HTTP call. */
+export function addressOf(call: CallRequest): string | undefined {
+  const http = call.ctx.source.http;
+  // Reading `req` on the engine's direct path builds the web Request: only HTTP requests have one.
+  return http ? clientAddressOf(http.req) : undefined;
 }
 
 /** The key of `principal` (see `principalOf`). */

@@ -1,14 +1,13 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallPlan } from '../builder/definitions.js';
 import type { RateLimitPlan } from '../builder/rate-limit-plans.js';
-import { clientAddressOf } from '../context/client-address-of.js';
 import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { RateLimitKey } from '../metadata/rate-limit-rule.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { type RateLimitErrorShape, rateLimitErrorOf } from '../state/rate-limit-error.js';
 import type { RateLimitStore, RateLimitVerdict } from '../state/rate-limit-store.js';
 import type { CallRequest } from './call-request.js';
-import { principalOf } from './principal-key.js';
+import { addressOf, callerOf } from './principal-key.js';
 
 /** A call a rate limit refused: what the caller is told, and when it may retry (none: its store could not count it). */
 export interface RateLimitRefusal {
@@ -96,18 +95,4 @@ function partOf(part: RateLimitKey, plan: CallPlan, request: CallRequest): strin
     case 'tool':
       return `${plan.kind}:${plan.name}`;
   }
-}
-
-/** The bearer token's client and subject, else the client address (unauthenticated HTTP), else nothing known. */
-function callerOf(request: CallRequest): string | undefined {
-  const principal = principalOf(request);
-  if (principal !== undefined) return principal;
-  const address = addressOf(request);
-  return address === undefined ? undefined : `ip:${address}`;
-}
-
-function addressOf(request: CallRequest): string | undefined {
-  const http = request.ctx.source.http;
-  // Reading `req` on the engine's direct path builds the web Request: only HTTP requests have one.
-  return http ? clientAddressOf(http.req) : undefined;
 }

@@ -1,5 +1,6 @@
 import {
   type AuthInfo,
+  type ClientCapabilities,
   type CreateMessageRequestParams,
   type CreateMessageResult,
   PROTOCOL_VERSION_META_KEY,
@@ -9,7 +10,14 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { Context, type ContextLogger, type ElicitationSchema, type ElicitOutcome, type LogLevel } from '../context/context.js';
+import {
+  type ClientRequestOptions,
+  Context,
+  type ContextLogger,
+  type ElicitationSchema,
+  type ElicitOutcome,
+  type LogLevel,
+} from '../context/context.js';
 import { ToolError } from '../context/errors.js';
 import { type NotificationValve, notificationValveOf } from '../context/notification-valve.js';
 import { callMessages } from '../messages/call-messages.js';
@@ -82,6 +90,8 @@ export class RequestContext extends Context {
   private own?: AbortController;
   private combined?: AbortSignal;
   private clientChannel?: ClientChannel;
+  /** The keys the handler named its questions with (`{ key }`), each usable once per call. */
+  private questionKeys?: Set<string>;
   /** The request's 2026-07-28 round (made only for requests of that revision), else undefined. */
   readonly roundTrip: RoundTripChannel | undefined;
 
@@ -155,11 +165,22 @@ export class RequestContext extends Context {
     this.own.abort(reason);
   }
 
+  override get clientCapabilities(): ClientCapabilities | undefined {
+    return this.channel.capabilities();
+  }
+
   get principal(): AuthInfo | undefined {
     return this.source.http?.authInfo;
   }
   get meta(): Readonly<Record<string, unknown>> {
     return this.source.meta ?? NO_META;
+  }
+  /** An ordinary call runs once; a task's Context says otherwise. */
+  get attempt(): number {
+    return 1;
+  }
+  get idempotencyKey(): string | undefined {
+    return undefined;
   }
   get requestId(): RequestId {
     return this.source.id;
@@ -169,7 +190,22 @@ export class RequestContext extends Context {
     if (!has) this.channel.missing(feature, required);
   }
 
-  async elicit<T extends object>(message: string, dtoOrSchema: Constructor<T> | ElicitationSchema): Promise<ElicitOutcome<T>> {
+  /** The question's key, once unique in this call (on both revisions, so code behaves alike on each). */
+  private keyOf(options: ClientRequestOptions): string | undefined {
+    const { key } = options;
+    if (key === undefined) return undefined;
+    this.questionKeys ??= new Set();
+    // A programming error (reported to onError), not something the client can fix.
+    if (this.questionKeys.has(key)) throw new Error(callMessages.questionKeyTaken(key));
+    this.questionKeys.add(key);
+    return key;
+  }
+
+  async elicit<T extends object>(
+    message: string,
+    dtoOrSchema: Constructor<T> | ElicitationSchema,
+    options: ClientRequestOptions = {},
+  ): Promise<ElicitOutcome<T>> {
     const dto = typeof dtoOrSchema === 'function' ? dtoOrSchema : undefined;
     const requestedSchema = dto ? elicitationFormOf(dto) : (dtoOrSchema as ElicitationSchema);
     const caps = this.channel.capabilities()?.elicitation as { form?: object; url?: object } | undefined;
@@ -177,7 +213,7 @@ export class RequestContext extends Context {
     this.require('form elicitation', caps !== undefined && (caps.form !== undefined || caps.url === undefined), {
       elicitation: { form: {} },
     });
-    const { action, content } = await this.channel.elicitForm(message, requestedSchema);
+    const { action, content } = await this.channel.elicitForm(message, requestedSchema, this.keyOf(options));
     if (action !== 'accept') return { action: action === 'decline' ? 'decline' : 'cancel' };
     if (!dto) return { action: 'accept', content: (content ?? {}) as T };
     const outcome = await validateDto(dto, content ?? {});
@@ -185,15 +221,15 @@ export class RequestContext extends Context {
     return { action: 'accept', content: outcome.value };
   }
 
-  async elicitUrl(message: string, url: string): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+  async elicitUrl(message: string, url: string, options: ClientRequestOptions = {}): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
     const caps = this.channel.capabilities()?.elicitation as { url?: object } | undefined;
     this.require('URL elicitation', caps?.url !== undefined, { elicitation: { url: {} } });
-    return this.channel.elicitUrl(message, url);
+    return this.channel.elicitUrl(message, url, this.keyOf(options));
   }
 
   async sample(
     request: string | CreateMessageRequestParams,
-    options: { maxTokens?: number; systemPrompt?: string } = {},
+    options: { maxTokens?: number; systemPrompt?: string } & ClientRequestOptions = {},
   ): Promise<CreateMessageResult> {
     this.require('sampling', this.channel.capabilities()?.sampling !== undefined, { sampling: {} });
     const params: CreateMessageRequestParams =
@@ -204,12 +240,12 @@ export class RequestContext extends Context {
             ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
           }
         : request;
-    return this.channel.sample(params);
+    return this.channel.sample(params, this.keyOf(options));
   }
 
-  async roots(): Promise<Root[]> {
+  async roots(options: ClientRequestOptions = {}): Promise<Root[]> {
     this.require('roots', this.channel.capabilities()?.roots !== undefined, { roots: {} });
-    return this.channel.roots();
+    return this.channel.roots(this.keyOf(options));
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {

@@ -4,6 +4,7 @@ import { MESSAGES, type MessageDefinition } from '../messages/message-catalog.js
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
 import { findDeclaredType } from '../seams/class-transformer.js';
+import { HEADER_PARAM_KEYWORD } from './header-params.js';
 
 // RFC 3339 calendar dates, month lengths and leap years included (what ajv-formats' `date` checks).
 const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
@@ -255,6 +256,7 @@ export class DtoSchemaWriter {
       if (field?.description) schema.description = field.description;
       if (field?.examples) schema.examples = [...field.examples];
       if (field?.deprecated) schema.deprecated = true;
+      if (field?.header !== undefined) schema[HEADER_PARAM_KEYWORD] = field.header;
       const fallback = defaults.get(name);
       if (fallback !== undefined && isJsonValue(fallback)) schema.default = fallback;
       properties[name] = schema;

@@ -21,4 +21,10 @@ export interface RateLimitStore {
    * number of seconds), the window starting with the key's first hit.
    */
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitVerdict>;
+  /**
+   * Whether a hit of `key` now would be allowed, without counting one: refused while the key has
+   * reached `limit` within its window. The budget of failed authentications asks it before a
+   * token is verified.
+   */
+  peek(key: string, limit: number, windowMs: number): Promise<RateLimitVerdict>;
 }

@@ -1,6 +1,8 @@
 /**
- * The caps on tasks (`createMcpApp(..., { tasks: { limits } })`). An owner is who may see a task:
- * the authenticated principal, else the 2025-11-25 session, else the connection.
+ * The caps on tasks (`createMcpApp(..., { tasks: { limits } })`). The per-owner caps count per
+ * caller: the authenticated principal, else the client's address (HTTP, `trustProxy` honoured),
+ * else the connection (stdio, in memory); never per 2025-11-25 session, which a client may open
+ * and close at will.
  */
 export interface TaskLimits {
   /**
@@ -17,16 +19,24 @@ export interface TaskLimits {
    * that does not fit is dropped, and its task fails saying so.
    */
   readonly maxResultBytesPerOwner: number;
+  /** Tasks the whole server holds, all callers together (on a shared store: all instances together). */
+  readonly maxOpenTasks: number;
+  /** Bytes of results the whole server keeps, all callers together (on a shared store: all instances together). */
+  readonly maxResultBytes: number;
 }
 
 /** The name of one cap, as the option names it. */
 export type TaskLimitName = keyof TaskLimits;
 
-/** The caps that refuse a new task (the result bytes cap applies when a result is kept). */
-export type AdmissionLimit = Exclude<TaskLimitName, 'maxResultBytesPerOwner'>;
+/** The caps on result bytes: they apply when a result is kept. */
+export type ResultLimit = 'maxResultBytesPerOwner' | 'maxResultBytes';
+
+/** The caps that refuse a new task. */
+export type AdmissionLimit = Exclude<TaskLimitName, ResultLimit>;
 
 /** One task as the quota counts it. Times are epoch milliseconds. */
 export interface TaskShare {
+  /** Who the caps count the task against (the caller: principal, else client address, else connection). */
   readonly owner: string;
   readonly taskId: string;
   /** When its open share ends by itself (`createdAt + ttl`). */
@@ -39,8 +49,8 @@ export interface TaskShare {
 export type KeepOutcome =
   /** Counted against the owner's result bytes. */
   | { readonly kept: true }
-  /** Over `maxResultBytesPerOwner`: not counted; `used` is what the owner's other results hold. */
-  | { readonly kept: false; readonly used: number }
+  /** Over `limit`: not counted; `used` is what the other results it counts hold (the owner's, or the server's). */
+  | { readonly kept: false; readonly used: number; readonly limit: ResultLimit }
   /** The task holds no share any more (cancelled or expired meanwhile): nothing to count. */
   | { readonly kept: false; readonly gone: true };
 

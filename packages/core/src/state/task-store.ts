@@ -1,3 +1,4 @@
+import type { TaskQueue } from './task-queue.js';
 import type { TaskQuota } from './task-quota.js';
 
 /** The states of a task (2025-11-25 tasks utility and 2026-07-28 tasks extension alike); the last three are terminal. */
@@ -23,6 +24,11 @@ export interface TaskRecord {
   readonly taskId: string;
   /** Who may see, poll and cancel it: the principal, else the session, else the connection. */
   readonly owner: string;
+  /**
+   * Who the task caps count it against, when not its owner: the caller's client address (an
+   * anonymous HTTP caller), so that opening sessions does not open new quotas.
+   */
+  readonly caller?: string;
   /** The tool it runs, for reports. */
   readonly tool: string;
   /**
@@ -52,6 +58,13 @@ export interface TaskRecord {
   readonly inputRequests?: Readonly<Record<string, unknown>>;
   /** 2026-07-28: answers delivered (`tasks/update`) for keys that were outstanding, until the running instance takes them. */
   readonly inputResponses?: Readonly<Record<string, unknown>>;
+  /**
+   * How many times the task may run again on another instance when the one running it stops
+   * (`@Tool({ task: { retries } })`, with a store that has a `queue`). Absent: 0.
+   */
+  readonly retries?: number;
+  /** Which run is under way: 1 for the first. Absent: 1. */
+  readonly attempt?: number;
 }
 
 /** A change to a task that is not terminal yet. */
@@ -74,6 +87,8 @@ export interface TaskUpdate {
    * and `inputResponses`. Once no question is left, an `input_required` task is `working` again.
    */
   readonly settle?: readonly string[];
+  /** The run now under way (another instance took the task over). */
+  readonly attempt?: number;
 }
 
 /**
@@ -88,6 +103,11 @@ export interface TaskStore {
    * instance sharing the store. Without it, each instance counts its own (in memory).
    */
   readonly quota?: TaskQuota;
+  /**
+   * The queue that runs a task again on another instance when the one running it stops (tasks
+   * with `retries`). Without it, a task whose instance stops is failed once its lease lapses.
+   */
+  readonly queue?: TaskQueue;
   /** Stores a new task. */
   create(record: TaskRecord): Promise<void>;
   /** The task, or undefined when it never existed or its ttl has passed. */

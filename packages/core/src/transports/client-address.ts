@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /**
  * Where the client's address comes from behind reverse proxies (`trustProxy`): a number of proxies
@@ -32,4 +32,33 @@ export function clientAddress(
   const chain = peer === undefined ? forwarded : [...forwarded, peer];
   const reported = chain[chain.length - 1 - trustProxy];
   return reported && isIP(reported) ? reported : peer;
+}
+
+/** Loopback, private, link-local, shared (CGNAT) and unspecified ranges: where a reverse proxy can sit. */
+const NON_PUBLIC = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const)
+  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+
+/** Whether `address` (a socket's peer) is a public one: neither loopback nor private, link-local or shared. */
+export function isPublicAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  const ip = mapped ?? address;
+  const family = isIP(ip);
+  if (family === 0) return false;
+  return !NON_PUBLIC.check(ip, family === 4 ? 'ipv4' : 'ipv6');
 }

@@ -8,11 +8,14 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
+import { MODERN_REVISION } from '../context/revisions.js';
 import { logMessages } from '../messages/log-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { RefusalReason, ServerEvents } from '../observability/server-events.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
-import { clientAddress, type TrustProxy } from './client-address.js';
+import { type HeaderParam, paramHeaderProblem } from '../validation/param-headers.js';
+import { clientAddress, isPublicAddress, type TrustProxy } from './client-address.js';
+import type { FailedAuthLimit } from './failed-auth-limit.js';
 import type { Caller } from './http-caller.js';
 import { type Message, messagesOf, type ParsedBody } from './http-messages.js';
 import type { HttpRateLimit } from './http-rate-limit.js';
@@ -52,6 +55,16 @@ export interface AdmissionOptions {
 /** Scopes one JSON-RPC request needs (from `@RequireScopes`), given by the app. */
 export type ScopeRequirement = (method: string, params: Record<string, unknown> | undefined) => readonly string[];
 
+/** What the app's calls require of an HTTP request: scopes of its token, headers mirroring its arguments. */
+export interface CallRequirements {
+  readonly scopes: ScopeRequirement;
+  /** The tool's parameters mirrored in `Mcp-Param-*` headers (`x-mcp-header`), if any. */
+  readonly headerParams: (tool: string) => readonly HeaderParam[] | undefined;
+}
+
+/** JSON-RPC error of a request whose headers disagree with its body (SEP-2243), answered with 400. */
+const HEADER_MISMATCH = -32020;
+
 /**
  * Whether an HTTP request is let in, in two steps: `admit` decides from the request line and
  * headers alone (shutdown, Host, Origin, declared size, the bearer token) before the body is read,
@@ -65,14 +78,17 @@ export class HttpAdmission {
   private readonly auth?: BearerAuth;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
   private readonly trustProxy?: TrustProxy;
+  /** Set once a request came from a public peer although `trustProxy` is set (it is told once). */
+  private warnedPublicPeer = false;
   /** Set once the endpoint stops accepting: every request is then refused with 503. */
   closed = false;
 
   constructor(
     options: AdmissionOptions,
-    private readonly scopesFor?: ScopeRequirement,
+    private readonly requirements?: CallRequirements,
     private readonly rateLimit?: HttpRateLimit,
     private readonly events?: ServerEvents,
+    private readonly failedAuth?: FailedAuthLimit,
     /** The server card (`serverCard`), answered after the Host and Origin checks, without a token. */
     private readonly card?: ServerCardRoute,
   ) {
@@ -115,15 +131,29 @@ export class HttpAdmission {
       this.refused('too-large', wireMessages.bodyTooLarge(this.maxBody));
       return { response: jsonRpcErrorResponse(413, -32000, wireMessages.bodyTooLarge(this.maxBody)) };
     }
+    if (this.trustProxy && !this.warnedPublicPeer && remoteAddress !== undefined && isPublicAddress(remoteAddress)) {
+      this.warnedPublicPeer = true;
+      this.events?.emit({
+        event: 'misconfigured',
+        option: 'trustProxy',
+        message: logMessages.trustProxyPublicPeer(this.trustProxy, remoteAddress),
+      });
+    }
     const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
     let caller: Caller;
     if (!this.auth) caller = address ? { client: `ip:${address}`, address } : {};
     else {
+      // An address that has spent its budget of failed authentications is not verified again.
+      const spent = await this.failedAuth?.refusal(address);
+      if (spent) return { response: spent };
       const outcome = await this.auth.authenticate(request);
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
         // A 500 is the verifier's failure, reported as such, not a refused client.
-        if (status < 500) this.refused('unauthorized', logMessages.authRefused(status, headers.get('www-authenticate')));
+        if (status < 500) {
+          this.refused('unauthorized', logMessages.authRefused(status, headers.get('www-authenticate')));
+          await this.failedAuth?.failed(address);
+        }
         return outcome;
       }
       const owner = ownerOf(outcome.principal);
@@ -164,6 +194,8 @@ export class HttpAdmission {
         if (text.length >= LARGE_INPUT) await nextTurn();
       }
     }
+    const mismatch = this.paramHeaderMismatch(head, body);
+    if (mismatch) return { response: mismatch };
     if (this.auth && caller.principal) {
       const stepUp = this.missingScopes(body, caller.principal);
       if (stepUp) {
@@ -184,12 +216,33 @@ export class HttpAdmission {
     this.events?.emit({ event: 'refused', reason, message, ...about });
   }
 
+  /**
+   * A 2026-07-28 `tools/call` whose `Mcp-Param-*` headers do not repeat the arguments the tool
+   * mirrors in headers (SEP-2243): 400 with -32020, before anything serves it.
+   */
+  private paramHeaderMismatch(head: RequestHead, body: ParsedBody | undefined): Response | undefined {
+    const message = body?.value as Message | null | undefined;
+    if (!this.requirements || typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+    if (message.method !== 'tools/call' || head.headers.get('mcp-protocol-version') !== MODERN_REVISION) return undefined;
+    const tool = message.params?.name;
+    const params = typeof tool === 'string' ? this.requirements.headerParams(tool) : undefined;
+    const problem = params && paramHeaderProblem(params, message.params?.arguments, head.headers);
+    if (!problem) return undefined;
+    const text = wireMessages.paramHeader(tool as string, problem.header, problem.why);
+    this.refused(
+      'header-mismatch',
+      text,
+      typeof message.id === 'string' || typeof message.id === 'number' ? { requestId: message.id } : {},
+    );
+    return jsonRpcErrorResponse(400, HEADER_MISMATCH, text, message.id ?? null, {}, { header: problem.header, reason: problem.why });
+  }
+
   /** The scopes a POSTed call needs when the token lacks some of them (403 insufficient_scope). */
   private missingScopes(body: ParsedBody | undefined, principal: AuthInfo): readonly string[] | undefined {
-    if (!this.scopesFor) return undefined;
+    if (!this.requirements) return undefined;
     for (const { method, params } of messagesOf(body)) {
       if (typeof method !== 'string') continue;
-      const needed = this.scopesFor(method, params);
+      const needed = this.requirements.scopes(method, params);
       if (needed.some((scope) => !principal.scopes.includes(scope))) return needed;
     }
     return undefined;

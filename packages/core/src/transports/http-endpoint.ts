@@ -9,8 +9,9 @@ import type { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitErrorShape } from '../state/rate-limit-error.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
+import { DEFAULT_FAILED_AUTH_LIMIT, FailedAuthLimit } from './failed-auth-limit.js';
 import { FetchExchange } from './fetch-exchange.js';
-import { type AdmissionOptions, HttpAdmission, type ScopeRequirement } from './http-admission.js';
+import { type AdmissionOptions, type CallRequirements, HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
@@ -107,7 +108,7 @@ export class HttpEndpoint {
   constructor(
     readonly factory: (purpose: ServerPurpose) => SdkMcpServer,
     options: HttpEndpointOptions = {},
-    scopesFor?: ScopeRequirement,
+    requirements?: CallRequirements,
     uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
     readonly direct?: DirectModern,
@@ -115,10 +116,12 @@ export class HttpEndpoint {
     private readonly taskFeed?: TaskFeed,
     card?: ServerCardRoute,
   ) {
-    const rateLimit = options.rateLimit
-      ? new HttpRateLimit(options.rateLimit, counting?.store ?? new MemoryRateLimitStore(), counting?.events, counting?.errorShape)
-      : undefined;
-    this.admission = new HttpAdmission(options, scopesFor, rateLimit, counting?.events, card);
+    const store = counting?.store ?? new MemoryRateLimitStore();
+    const rateLimit = options.rateLimit ? new HttpRateLimit(options.rateLimit, store, counting?.events, counting?.errorShape) : undefined;
+    const failedAuthLimit = options.auth?.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT;
+    const failedAuth =
+      options.auth && failedAuthLimit ? new FailedAuthLimit(failedAuthLimit, store, counting?.events, counting?.errorShape) : undefined;
+    this.admission = new HttpAdmission(options, requirements, rateLimit, counting?.events, failedAuth, card);
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };

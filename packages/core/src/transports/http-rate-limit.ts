@@ -19,6 +19,14 @@ export interface HttpRateLimitOptions {
   readonly windowMs: number;
 }
 
+/** Throws the start-up error (ARM304) naming `option` (`rateLimit`, `auth.failedAuthLimit`) for each bad value of `limit`. */
+export function checkHttpLimit(limit: HttpRateLimitOptions, option: string): void {
+  const problems = rateLimitFaults(limit, false).map((fault) =>
+    problem(MESSAGES.invalidRateLimit, 'listenHttp', option, fault.field, fault.value, fault.requirement),
+  );
+  if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot serve HTTP', 'in the HTTP options');
+}
+
 /**
  * Counts each admitted request against the endpoint-wide limit, from its headers alone: a client
  * over it gets 429 with `Retry-After` before its body is read.
@@ -30,10 +38,7 @@ export class HttpRateLimit {
     private readonly events?: ServerEvents,
     private readonly errorShape: RateLimitErrorShape = 'armature',
   ) {
-    const problems = rateLimitFaults(options, false).map((fault) =>
-      problem(MESSAGES.invalidRateLimit, 'listenHttp', 'rateLimit', fault.field, fault.value, fault.requirement),
-    );
-    if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot serve HTTP', 'in the HTTP options');
+    checkHttpLimit(options, 'rateLimit');
   }
 
   /** The 429 for a caller over the limit, or undefined to let the request in. */

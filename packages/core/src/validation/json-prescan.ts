@@ -104,9 +104,23 @@ function isProtoKey(text: string, start: number): boolean {
   }
 }
 
-/** The id token at `from` as written, and its value when it is a string or a number of at most 16 digits. */
+/**
+ * The id token at `from` as written, and its value when it is a string (of any length: the scan
+ * reads it once, like the rest of the message) or a number of at most 16 digits.
+ */
 function readId(text: string, from: number): { id?: string | number; rawId?: string } {
-  const token = /^\s*(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.){0,200}"|true|false|null)/.exec(text.slice(from, from + 400))?.[1];
+  let start = from;
+  while (start < text.length && /\s/.test(text.charAt(start))) start++;
+  let token: string | undefined;
+  if (text.charCodeAt(start) === QUOTE) {
+    let close = start + 1;
+    for (; close < text.length; close++) {
+      const c = text.charCodeAt(close);
+      if (c === BACKSLASH) close++;
+      else if (c === QUOTE) break;
+    }
+    if (close < text.length) token = text.slice(start, close + 1);
+  } else token = /^(-?[0-9][0-9.eE+-]*|true|false|null)/.exec(text.slice(start, start + 400))?.[1];
   if (token === undefined) return {};
   if (!/^(-?\d{1,16}|".*")$/s.test(token)) return { rawId: token };
   try {

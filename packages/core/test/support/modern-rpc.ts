@@ -10,7 +10,7 @@ export interface RpcAnswer {
 /**
  * One raw 2026-07-28 request over HTTP, as any client could send it: the per-request envelope in
  * `_meta` (with `capabilities` as the client's), the Mcp-Method and Mcp-Name headers
- * (`Mcp-Name` is the tool's name or the task's id, as the tasks extension asks).
+ * (`Mcp-Name` is the tool's name or the task's id, as the tasks extension asks), and `headers` besides.
  */
 export async function modernRpc(
   url: string | URL,
@@ -18,8 +18,10 @@ export async function modernRpc(
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
   token?: string,
+  /** More request headers (e.g. `x-forwarded-for`, to come from another client behind `trustProxy`). */
+  headers: Record<string, string> = {},
 ): Promise<RpcAnswer> {
-  const response = await modernPost(url, method, params, capabilities, { token });
+  const response = await modernPost(url, method, params, capabilities, { token, headers });
   const text = await response.text();
   // The answer comes as JSON, or as one SSE event when the server streamed.
   const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
@@ -35,7 +37,7 @@ export function modernPost(
   method: string,
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
-  options: { token?: string; id?: string | number; timeoutMs?: number } = {},
+  options: { token?: string; id?: string | number; timeoutMs?: number; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const name = params.name ?? params.taskId;
   return fetch(url, {
@@ -47,6 +49,7 @@ export function modernPost(
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',

@@ -22,5 +22,11 @@ describe('prescanJson', () => {
       problem: PROTO,
       id: 7,
     });
+    // A string id of any length (a 5,000-character one was answered with id null before).
+    const long = 'x'.repeat(5_000);
+    expect(prescanJson(`{"jsonrpc":"2.0","id": "${long}\\"","params":{"__proto__":{}}}`, DEFAULT_MESSAGE_LIMITS)).toMatchObject({
+      problem: PROTO,
+      id: `${long}"`,
+    });
   });
 });

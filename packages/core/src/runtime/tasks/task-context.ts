@@ -9,6 +9,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { ToolError } from '../../context/errors.js';
 import { callMessages } from '../../messages/call-messages.js';
 import type { ClientChannel, RequestStateCodecOf } from '../client-requests.js';
 import { RequestContext } from '../request-context.js';
@@ -38,7 +39,7 @@ export class TaskRunSource implements RequestSource {
 
   constructor(
     private readonly origin: RequestSource,
-    private readonly server: Server,
+    private readonly server: Server | undefined,
     readonly signal: AbortSignal,
     taskId: string,
     private readonly asking: AskClient | undefined,
@@ -72,33 +73,45 @@ export class TaskRunSource implements RequestSource {
   }
 
   async notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {
-    if (this.asking) await this.server.notification({ ...notification, params: this.tagged(notification.params) } as never);
+    if (this.asking && this.server) await this.server.notification({ ...notification, params: this.tagged(notification.params) } as never);
   }
   async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    if (this.asking)
+    if (this.asking && this.server)
       await this.server.sendLoggingMessage({ level, data, ...(logger ? { logger } : {}), _meta: this.related }, this.origin.sessionId);
   }
   send(message: { method: string; params?: Record<string, unknown> }, options?: RequestOptions): Promise<unknown> {
-    const { asking } = this;
-    if (!asking) return this.origin.send(message, options);
-    const request = this.server.request as (message: unknown, options?: RequestOptions) => Promise<unknown>;
-    return asking(() => request.call(this.server, { ...message, params: this.tagged(message.params) }, options));
+    const { asking, server } = this;
+    if (!asking || !server) return this.origin.send(message, options);
+    const request = server.request as (message: unknown, options?: RequestOptions) => Promise<unknown>;
+    return asking(() => request.call(server, { ...message, params: this.tagged(message.params) }, options));
   }
   elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: RequestOptions): Promise<ElicitResult> {
-    const { asking } = this;
-    if (!asking) return this.origin.elicitInput(params, options);
-    return asking(() => this.server.elicitInput(this.tagged(params) as typeof params, options));
+    const { asking, server } = this;
+    if (!asking || !server) return this.origin.elicitInput(params, options);
+    return asking(() => server.elicitInput(this.tagged(params) as typeof params, options));
   }
   requestSampling(params: CreateMessageRequest['params'], options?: RequestOptions) {
-    const { asking } = this;
-    if (!asking) return this.origin.requestSampling(params, options);
-    return asking(() => this.server.createMessage(this.tagged(params) as typeof params, options));
+    const { asking, server } = this;
+    if (!asking || !server) return this.origin.requestSampling(params, options);
+    return asking(() => server.createMessage(this.tagged(params) as typeof params, options));
   }
   sdkContext(): ServerContext {
     this.sdk ??= serverContextOf(this);
     return this.sdk;
   }
 }
+
+/** How a task run again away from its session asks (it cannot): each question ends the call with a tool error. */
+const noClient: ClientChannel = {
+  capabilities: () => undefined,
+  missing: () => {
+    throw new ToolError(callMessages.taskCannotAsk());
+  },
+  elicitForm: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
+  elicitUrl: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
+  sample: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
+  roots: () => Promise.reject(new ToolError(callMessages.taskCannotAsk())),
+};
 
 /**
  * A task handler's Context: the same API as any call's, with `progress()` also reported into the
@@ -110,16 +123,26 @@ export class TaskRunSource implements RequestSource {
 export class TaskRequestContext extends RequestContext {
   constructor(
     source: RequestSource,
-    server: Server,
+    server: Server | undefined,
     codec: RequestStateCodecOf | undefined,
     private readonly report: (statusMessage: string) => Promise<void>,
+    private readonly reachesClient: boolean,
+    private readonly run: { readonly attempt: number; readonly idempotencyKey: string },
+    /** 2026-07-28 tasks: questions go through the task's inputRequests (tasks/update answers them). */
     private readonly questions?: ClientChannel,
   ) {
     super(source, server, codec);
   }
 
+  override get attempt(): number {
+    return this.run.attempt;
+  }
+  override get idempotencyKey(): string {
+    return this.run.idempotencyKey;
+  }
+
   override get channel(): ClientChannel {
-    return this.questions ?? super.channel;
+    return this.questions ?? (this.reachesClient ? super.channel : noClient);
   }
 
   override async progress(progress: number, total?: number, message?: string): Promise<void> {

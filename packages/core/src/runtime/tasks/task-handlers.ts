@@ -120,6 +120,10 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
   };
 
   return async (tool, params, call) => {
+    const { fallback } = tasks;
+    if (fallback?.serves(tool.name)) {
+      return fallback.answer(tool.name, params?.arguments, modern(call) ? extensionOwnerOf(call) : ownerOf(call, connection));
+    }
     if (modern(call)) {
       // spec 2026-07-28 tasks extension: the server decides; it may return a task only to a
       // request that declares the extension, and answers -32021 when it cannot do without one.
@@ -127,8 +131,10 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
       const declared = declaresTasks(call);
       if (!declared && tool.taskSupport === 'optional') return undefined;
       if (await hidden(tool, call)) return tasks.denied(tool, call);
-      if (!declared) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
+      if (!declared && !fallback) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
       await counted(tool, call);
+      // A client without the extension, and the app's fallback tools: the task starts, its id is the answer.
+      if (!declared) return fallback?.started(await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true));
       const record = await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true);
       return { resultType: 'task', ...detailedTaskOf(record) };
     }
@@ -138,7 +144,11 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     if (await hidden(tool, call)) return tasks.denied(tool, call);
     // spec 2025-11-25 (tool-level negotiation): a required tool called without a task, or a task
     // asked of a tool without one, is -32601.
-    if (!asked) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
+    if (!asked && !tasks.fallback) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
+    if (!asked) {
+      await counted(tool, call);
+      return tasks.fallback?.started(await tasks.start(tool, params?.arguments, {}, call, ownerOf(call, connection), server));
+    }
     if (tool.taskSupport === 'forbidden') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskForbidden(tool.name));
     await counted(tool, call);
     const record = await tasks.start(tool, params?.arguments, requested, call, ownerOf(call, connection), server);

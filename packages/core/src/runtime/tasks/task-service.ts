@@ -9,10 +9,14 @@ import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
 import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
 import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+import { callerOf } from '../principal-key.js';
+import type { RequestSource } from '../request-source.js';
+import { type FallbackToolNames, FallbackTools } from './fallback-tools.js';
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import { type AskClient, TaskRequestContext, TaskRunSource } from './task-context.js';
 import { TaskQuestions } from './task-questions.js';
+import { idempotencyKeyOf, TaskRetries } from './task-retries.js';
 
 /** What users pass as `createMcpApp(..., { tasks })`. */
 export interface TaskOptions {
@@ -41,21 +45,35 @@ export interface TaskOptions {
    * With a shared store (`redisState`) they count across all instances. See docs/limits.md.
    */
   limits?: Partial<TaskLimits>;
+  /**
+   * Tools, named by the app, that stand in for tasks/get, tasks/result and tasks/cancel for clients
+   * that never poll tasks: a `'required'` task tool they call starts its task and answers at once
+   * with its id and these names. Off by default. See docs/tasks.md.
+   */
+  fallbackTools?: FallbackToolNames;
 }
 
 /**
- * The default task limits. An owner is a principal, else a 2025-11-25 session, else a
- * connection, and one task handler costs tens of kilobytes while it runs: the defaults leave room
- * for a client fanning out a batch (16 at once, 100 kept) and cap what one anonymous session can
- * make the server hold (16 handlers, 100 records, 16 MiB of results), while 256 handlers in all keep
- * a server with many sessions responsive. Raise them for trusted callers; see docs/limits.md.
+ * The default task limits. A caller is a principal, else a client address (anonymous HTTP), else
+ * a connection (stdio, in memory), and one task handler costs tens of kilobytes while it runs: the
+ * defaults leave room for a client fanning out a batch (16 at once, 100 kept) and cap what one
+ * anonymous client can make the server hold however many sessions it opens (16 handlers, 100
+ * records, 16 MiB of results), while the whole server holds at most 256 handlers, 10,000 tasks and
+ * 256 MiB of results (with redisState: all instances together). See docs/tasks.md.
  */
 export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
   maxOpenTasksPerOwner: 100,
   maxRunningTasksPerOwner: 16,
   maxRunningTasks: 256,
   maxResultBytesPerOwner: 16 * 1024 * 1024,
+  maxOpenTasks: 10_000,
+  maxResultBytes: 256 * 1024 * 1024,
 });
+
+/** Who the caps count a task against: its caller (principal, else client address), else its owner (a connection). */
+function countedAs(record: TaskRecord): string {
+  return record.caller ?? record.owner;
+}
 
 /**
  * A cancelled task is still kept one to two of these after the cancel (its ttl is cut): long
@@ -104,6 +122,8 @@ export interface WireTask {
 /** What a task's run needs from the app. */
 export interface TaskEnvironment extends RequestEnvironment, ExecutorSettings {
   readonly kinds: { readonly tools: CallKind<CallToolResult, ToolDefinition> };
+  /** The app's tools by name: a task run again on another instance names its tool. */
+  readonly tools: { get(name: string): ToolDefinition | undefined };
   /** Hears the tasks refused at a limit. */
   readonly events: ServerEvents;
 }
@@ -145,6 +165,9 @@ export class TaskService {
   readonly inputTimeoutMs: number;
   readonly limits: TaskLimits;
   private readonly quota: TaskQuota;
+  private readonly retries: TaskRetries;
+  /** The fallback tools, when the app has them (`fallbackTools`). */
+  readonly fallback?: FallbackTools;
 
   constructor(
     private readonly env: TaskEnvironment,
@@ -159,6 +182,26 @@ export class TaskService {
     this.inputTimeoutMs = inputTimeoutOf(options.inputTimeoutMs);
     this.limits = limitsOf(options.limits);
     this.quota = this.store.quota ?? new InMemoryTaskQuota();
+    if (options.fallbackTools) this.fallback = new FallbackTools(options.fallbackTools, this);
+    this.retries = new TaskRetries(this.store.queue, {
+      store: this.store,
+      leaseMs: this.leaseMs,
+      now,
+      toolNamed: (name) => this.env.tools.get(name),
+      fail: async (record, message) => {
+        await this.store.update(record.taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
+      },
+      runAgain: (record, tool, args, origin, ticket) => this.run(record, tool, args, origin, undefined, ticket),
+      reportError: (error, taskId) => this.env.reportError(error, { tool: 'tasks', requestId: taskId }),
+    });
+  }
+
+  /**
+   * With a store that has a queue (`redisState`): starts running again here the retriable tasks of
+   * instances that stopped, and vouching for those running here. Returns how to stop.
+   */
+  resumeLost(): () => Promise<void> {
+    return this.retries.start();
   }
 
   /**
@@ -180,6 +223,8 @@ export class TaskService {
   ): Promise<TaskRecord> {
     const now = this.now();
     const asked = typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.defaultTtlMs;
+    const retries = this.retries.retries(tool);
+    const caller = callerOf(call);
     const record: TaskRecord = {
       taskId: randomUUID(),
       owner,
@@ -192,8 +237,10 @@ export class TaskService {
       pollIntervalMs: this.pollIntervalMs,
       leaseExpiresAt: now + this.leaseMs,
       ...(extension ? { extension: true } : {}),
+      ...(retries > 0 ? { retries } : {}),
+      ...(caller !== undefined && caller !== owner ? { caller } : {}),
     };
-    const share = { owner, taskId: record.taskId, expiresAt: now + record.ttlMs, leaseExpiresAt: record.leaseExpiresAt };
+    const share = { owner: countedAs(record), taskId: record.taskId, expiresAt: now + record.ttlMs, leaseExpiresAt: record.leaseExpiresAt };
     const refused = await this.quota.admit(share, this.limits, now);
     if (refused) {
       const max = this.limits[refused];
@@ -209,13 +256,15 @@ export class TaskService {
       });
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, message, { limit: refused, max });
     }
+    let ticket: string | undefined;
     try {
       await this.store.create(record);
+      ticket = await this.retries.hold(record, args, call.ctx.principal);
     } catch (error) {
-      await this.quota.release(owner, record.taskId);
+      await this.quota.release(share.owner, record.taskId);
       throw error;
     }
-    this.run(record, tool, args, call, server);
+    this.run(record, tool, args, call.ctx.source, server, ticket);
     return record;
   }
 
@@ -287,7 +336,7 @@ export class TaskService {
       // Whole periods since creation, so the ttl a client reads does not depend on the millisecond of the cancel.
       ttlMs: Math.min(record.ttlMs, (Math.floor((this.now() - record.createdAt) / CANCELLED_KEPT_MS) + 2) * CANCELLED_KEPT_MS),
     });
-    if (cancelled) await this.quota.release(record.owner, record.taskId);
+    if (cancelled) await this.quota.release(countedAs(record), record.taskId);
     return cancelled;
   }
 
@@ -319,9 +368,13 @@ export class TaskService {
     return this.leased(record);
   }
 
-  /** A working task whose lease ran out belongs to an instance that stopped: it is failed now. */
+  /**
+   * A working task whose lease ran out belongs to an instance that stopped: it is failed now, unless
+   * it has retries left, when another instance gets one more lease to take it over.
+   */
   private async leased(record: TaskRecord): Promise<TaskRecord> {
-    if (isTerminal(record.status) || record.leaseExpiresAt > this.now()) return record;
+    const retrying = (record.attempt ?? 1) <= (record.retries ?? 0) ? this.leaseMs : 0;
+    if (isTerminal(record.status) || record.leaseExpiresAt + retrying > this.now()) return record;
     const message = callMessages.taskLeaseExpired(this.leaseMs);
     const failed = await this.store.update(record.taskId, {
       status: 'failed',
@@ -344,14 +397,14 @@ export class TaskService {
    * that does not fit is dropped and the task failed saying so, so what an owner keeps stays bounded.
    */
   private async settle(record: TaskRecord, update: TaskUpdate & { outcome: TaskOutcome }): Promise<void> {
-    const { owner, taskId } = record;
+    const { taskId } = record;
     const bytes = Buffer.byteLength(JSON.stringify(update.outcome));
-    const kept = await this.quota.keep(owner, taskId, bytes, this.limits, this.now());
+    const kept = await this.quota.keep(countedAs(record), taskId, bytes, this.limits, this.now());
     if (kept.kept || 'gone' in kept) {
       await this.store.update(taskId, update);
       return;
     }
-    const message = callMessages.taskResultOverLimit(bytes, this.limits.maxResultBytesPerOwner, kept.used);
+    const message = callMessages.taskResultOverLimit(bytes, kept.limit, this.limits[kept.limit], kept.used);
     await this.store.update(taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
   }
 
@@ -386,13 +439,24 @@ export class TaskService {
    * bounded by the ttl. The lease (and with it the task's running share) is renewed until it ends.
    * Guards and scopes are not asked again: the request that created the task asked them.
    */
-  private run(record: TaskRecord, tool: ToolDefinition, args: unknown, call: CallRequest, server: Server): void {
-    const { taskId, owner, extension = false } = record;
+  private run(
+    record: TaskRecord,
+    tool: ToolDefinition,
+    args: unknown,
+    origin: RequestSource,
+    /** The connection of the request that created the task; none for a task run again on another instance. */
+    server: Server | undefined,
+    ticket: string | undefined,
+  ): void {
+    const { taskId, extension = false } = record;
+    const owner = countedAs(record);
     const controller = new AbortController();
+    if (ticket) this.retries.running(ticket, controller);
+    const detached = extension || server === undefined;
     // 2026-07-28: the request that created the task has been answered and its server closed; the
     // extension's own notifications (subscriptions/listen) are not served, clients poll.
     const notify = (changed: TaskRecord) =>
-      extension
+      detached
         ? undefined
         : server.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
     const stopWatching = this.store.watch(taskId, (changed) => {
@@ -417,18 +481,17 @@ export class TaskService {
         await this.store.update(taskId, { status: 'working' });
       }
     };
-    const source = new TaskRunSource(call.ctx.source, server, controller.signal, taskId, extension ? undefined : asking);
+    const source = new TaskRunSource(origin, server, controller.signal, taskId, detached ? undefined : asking);
     const report = async (statusMessage: string) => {
       await this.store.update(taskId, { statusMessage }).catch(() => undefined);
     };
-    const questions = extension
-      ? new TaskQuestions(call.ctx.source, controller.signal, this.store, taskId, this.inputTimeoutMs)
-      : undefined;
-    const ctx = new TaskRequestContext(source, server, this.env.codec, report, questions);
+    const questions = extension ? new TaskQuestions(origin, controller.signal, this.store, taskId, this.inputTimeoutMs) : undefined;
+    const attempt = { attempt: record.attempt ?? 1, idempotencyKey: idempotencyKeyOf(taskId) };
+    const ctx = new TaskRequestContext(source, server, this.env.codec, report, !detached, attempt, questions);
     const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
     const settings: ExecutorSettings = {
       timeoutMs: record.ttlMs,
-      production: this.env.production,
+      exposeErrors: this.env.exposeErrors,
       errorFilter: this.env.errorFilter,
       reportError: this.env.reportError,
       stats: this.env.stats,
@@ -458,6 +521,7 @@ export class TaskService {
       .finally(async () => {
         clearInterval(renew);
         stopWatching();
+        if (ticket) await this.retries.ended(ticket).catch(() => undefined);
         await this.quota.stopped(owner, taskId).catch(() => undefined);
         await request.end();
       });
