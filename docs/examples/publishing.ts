@@ -5,10 +5,11 @@ import {
   diffContracts,
   formatContract,
   formatContractChanges,
+  formatServerCard,
   formatServerJson,
   type PublishManifest,
 } from '@armature/cli';
-import { createMcpApp, Field, McpServer, type McpServerOptions, Tool } from '@armature/core';
+import { createMcpApp, Field, type ListenHttpOptions, McpServer, type McpServerOptions, Tool } from '@armature/core';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { expectEqual } from './support/check.js';
 
@@ -16,6 +17,32 @@ import { expectEqual } from './support/check.js';
 // of release 1.2.0, its contract snapshot, and the check of the next release against it.
 
 export const outputs = {
+  serverCard: `{
+  "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+  "name": "io.github.acme/weather-mcp",
+  "version": "1.2.0",
+  "description": "Forecasts for any city, for the next two weeks",
+  "title": "Weather",
+  "websiteUrl": "https://github.com/acme/weather-mcp#readme",
+  "repository": {
+    "url": "https://github.com/acme/weather-mcp",
+    "source": "github"
+  },
+  "remotes": [
+    {
+      "type": "streamable-http",
+      "url": "https://mcp.acme.example/mcp",
+      "supportedProtocolVersions": [
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05",
+        "2024-10-07",
+        "2026-07-28"
+      ]
+    }
+  ]
+}`,
   serverJson: `{
   "$schema": "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
   "name": "io.github.acme/weather-mcp",
@@ -148,10 +175,39 @@ function catalogueOf(server: new () => unknown): Catalogue {
   };
 }
 
+/** The card the HTTP listener serves, equal to the one the CLI writes from the same fields. */
+async function servedCard(written: string, manifest: PublishManifest): Promise<void> {
+  const app = createMcpApp(WeatherServer);
+  // #region server-card
+  const options: ListenHttpOptions = {
+    serverCard: {
+      name: 'io.github.acme/weather-mcp', // package.json mcpName
+      description: 'Forecasts for any city, for the next two weeks', // package.json description
+      websiteUrl: 'https://github.com/acme/weather-mcp#readme',
+      repository: { url: 'https://github.com/acme/weather-mcp', source: 'github' },
+      url: 'https://mcp.acme.example/mcp', // where clients connect: the card's remotes entry
+    },
+  };
+  // #endregion
+  expectEqual(options.serverCard?.name, manifest.mcpName, 'the name is mcpName');
+  const listener = await app.listenHttp({ port: 0, ...options });
+  try {
+    const answer = await fetch(`${listener.url}/server-card`, { headers: { accept: 'application/mcp-server-card+json' } });
+    expectEqual(answer.headers.get('content-type'), 'application/mcp-server-card+json', 'the media type');
+    expectEqual(JSON.stringify(await answer.json()), JSON.stringify(JSON.parse(written)), 'the served card is the written one');
+  } finally {
+    await listener.close();
+    await app.close();
+  }
+}
+
 export async function main(): Promise<void> {
   const manifest = JSON.parse(readFileSync(new URL('./publishing/package.json', import.meta.url), 'utf8')) as PublishManifest;
   const release = catalogueOf(WeatherServer);
   expectEqual(formatServerJson(release, manifest).trimEnd(), outputs.serverJson, 'armature inspect --format server-json');
+  const card = formatServerCard(release, manifest, 'https://mcp.acme.example/mcp');
+  expectEqual(card.trimEnd(), outputs.serverCard, 'armature inspect --format server-card --url ...');
+  await servedCard(card, manifest);
   const snapshot = formatContract(contractOf(release));
   expectEqual(snapshot.trimEnd(), outputs.snapshot, 'armature inspect --snapshot mcp-contract.json');
   const changes = diffContracts(JSON.parse(snapshot), contractOf(catalogueOf(NextWeatherServer)));

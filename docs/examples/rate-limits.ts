@@ -9,6 +9,7 @@ import {
   Prompt,
   RATE_LIMITED,
   RateLimit,
+  SEP_3304_RATE_LIMITED,
   Tool,
 } from '@armature/core';
 import { redisState } from '@armature/redis';
@@ -56,6 +57,11 @@ export const outputs: Record<string, string> = {
     '',
     '{"jsonrpc":"2.0","error":{"code":-32029,"message":"Too Many Requests: this client sent more than 1 request in 60 s (rateLimit); retry in N s","data":{"retryAfterSeconds":N,"retryAfterMs":N}},"id":null}',
   ].join('\n'),
+  'sep-3304-limited': JSON.stringify({
+    code: -32023,
+    message: 'Rate limit reached: tool "search" allows 2 calls per 60 s per principal (@RateLimit on SearchServer.search). Retry in N s',
+    data: { retryAfterMs: 'N' },
+  }),
   startup: [
     'Armature cannot start the MCP server: 1 problem in the decorated classes.',
     '  1. BadLimits.search: @RateLimit has windowMs 1500; it must be a whole number of seconds in ms (1000 or more): the shared store counts whole seconds [ARM304]',
@@ -196,6 +202,33 @@ function withheldBody(listener: HttpListener): Promise<{ status: number; retryAf
   });
 }
 
+async function sep3304(): Promise<void> {
+  // #region sep-3304
+  const app = createMcpApp(SearchServer, {
+    rateLimitError: 'sep-3304', // -32023 with data.retryAfterMs, for tool calls too (draft SEP-3304)
+  });
+  // #endregion
+  const { client, close } = await connectInMemory(app);
+  try {
+    for (let i = 0; i < 2; i++) await client.callTool({ name: 'search', arguments: {} });
+    const error = (await client.callTool({ name: 'search', arguments: {} }).catch((e: unknown) => e)) as {
+      code: number;
+      message: string;
+      data: { retryAfterMs: number };
+    };
+    expectEqual(error.code, SEP_3304_RATE_LIMITED, 'a tool over its limit: JSON-RPC error -32023');
+    const seconds = secondsIn(error.message, 60);
+    if (!(error.data.retryAfterMs > (seconds - 1) * 1000 && error.data.retryAfterMs <= seconds * 1000))
+      throw new Error(`data.retryAfterMs ${error.data.retryAfterMs} does not match the ${seconds} s of the text`);
+    expectEqual(Object.keys(error.data).join(), 'retryAfterMs', 'data carries retryAfterMs only');
+    const shown = JSON.stringify({ code: error.code, message: withoutSeconds(error.message), data: { retryAfterMs: 'N' } });
+    expectEqual(shown, outputs['sep-3304-limited'], 'the SEP-3304 error');
+  } finally {
+    await close();
+    await app.close();
+  }
+}
+
 async function acrossInstances(): Promise<void> {
   const redis = await startRedis();
   try {
@@ -245,6 +278,7 @@ export async function main(): Promise<void> {
   await startupError();
   await toolAndPrompt();
   await endpointWide();
+  await sep3304();
   await failedAuthentications();
   await acrossInstances();
 }

@@ -12,6 +12,7 @@ export { formatCatalogue, INSPECT_FORMATS, type InspectFormat } from './inspect/
 export { type InspectOptions, type InspectResult, inspectProject } from './inspect/inspect.js';
 export { type Finding, lintCatalogue, RULES } from './inspect/lint-catalogue.js';
 export { type Catalogue, InspectError, loadCatalogue } from './inspect/load-catalogue.js';
+export { formatServerCard } from './inspect/server-card.js';
 export { formatServerJson, type PublishManifest, serverJsonOf } from './inspect/server-json.js';
 export { type CliIo, runCli, runCreate, UsageError } from './run-cli.js';
 export { type AppliedPlan, applyPlan, PlanConflictError, type PlannedFile } from './util/file-plan.js';

@@ -64,10 +64,13 @@ generate
 
 inspect
   entry                      module exporting createApp(), servers, or the classes (default src/app.ts)
-  --format text|json|markdown|server-json
+  --format text|json|markdown|server-json|server-card
                              server-json: the MCP registry's server.json, from package.json (mcpName, name,
                              version, description, repository, homepage) and @McpServer (title, icons),
                              checked against the registry's schema; e.g. armature inspect --format server-json > server.json
+                             server-card: the server card of SEP-2127 (draft), from the same fields; what
+                             listenHttp({ serverCard }) serves at <endpoint>/server-card
+  --url <url>                server-card: the endpoint's public URL, written as the card's remotes entry
   --strict                   exit 1 when the lint finds anything (for CI)
   --rules                    list the lint rules
   --snapshot <file>          write the tool contract (schemas, annotations, prompts, resources) as sorted JSON;
@@ -118,7 +121,7 @@ Options
 `;
 
 const INSPECT_USAGE =
-  'usage: armature inspect [entry] [--format text|json|markdown|server-json] [--strict] | [entry] --snapshot <file> | [entry] --check <file> [--if-present]';
+  'usage: armature inspect [entry] [--format text|json|markdown|server-json|server-card [--url <url>]] [--strict] | [entry] --snapshot <file> | [entry] --check <file> [--if-present]';
 
 /** What a run printed and how it ended; `main` turns it into the process's output and exit code. */
 export interface CliIo {
@@ -336,8 +339,10 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
             check: { type: 'string' },
             'if-present': { type: 'boolean' },
             ui: { type: 'boolean' },
+            url: { type: 'string' },
           },
         });
+        if (values.url !== undefined && values.format !== 'server-card') throw new UsageError(INSPECT_USAGE);
         if (values.ui) return serveConsole(positionals, [], io);
         if (values.rules) {
           out(
@@ -369,6 +374,7 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
         const result = await inspectProject({
           entry: positionals[0],
           format: oneOf<InspectFormat>(values.format, INSPECT_FORMATS, '--format'),
+          ...(values.url === undefined ? {} : { url: values.url }),
           cwd: io.cwd,
         });
         out(result.output);

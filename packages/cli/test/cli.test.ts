@@ -392,6 +392,14 @@ describe('armature', () => {
     expect(s.lines.join('\n')).toContain('usage: armature inspect');
   });
 
+  it('inspect takes --url with --format server-card only', async () => {
+    const s = session();
+    expect(await s.run('inspect', '--url', 'https://mcp.example.com/mcp')).toBe(1);
+    expect(s.lines.join('\n')).toContain(
+      'usage: armature inspect [entry] [--format text|json|markdown|server-json|server-card [--url <url>]]',
+    );
+  });
+
   it('lists the inspect rules', async () => {
     const s = session();
     expect(await s.run('inspect', '--rules')).toBe(0);
@@ -408,7 +416,13 @@ describe('--help', () => {
     const types = /types: ([\s\S]*?)\n {2}--output/.exec(help)?.[1] ?? '';
     for (const type of FIELD_TYPES) expect(types, type).toMatch(new RegExp(`(^|[\\s,(])${type.replace(/[[\]]/g, '\\$&')}[\\s,(]`));
     expect(types).toContain('DTO class');
-    for (const option of ['--format text|json|markdown|server-json', '--snapshot <file>', '--check <file>', '--if-present']) {
+    for (const option of [
+      '--format text|json|markdown|server-json|server-card',
+      '--url <url>',
+      '--snapshot <file>',
+      '--check <file>',
+      '--if-present',
+    ]) {
       expect(
         help.split('\n').some((line) => line.startsWith(`  ${option}`)),
         option,

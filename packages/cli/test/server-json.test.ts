@@ -1,23 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Catalogue } from '../src/inspect/load-catalogue.js';
 import { formatServerJson, serverJsonProblems, serverJsonSchema } from '../src/inspect/server-json.js';
-
-const catalogue = (server: Partial<Catalogue['server']> = {}): Catalogue => ({
-  server: { name: 'weather', version: '1.2.0', title: 'Weather', ...server },
-  tools: [],
-  resources: [],
-  resourceTemplates: [],
-  prompts: [],
-});
-
-const manifest = {
-  name: '@acme/weather-mcp',
-  version: '1.2.0',
-  description: 'Forecasts and alerts for any city',
-  mcpName: 'io.github.acme/weather-mcp',
-  homepage: 'https://acme.example/weather',
-  repository: { type: 'git', url: 'git+https://github.com/acme/weather-mcp.git', directory: 'servers/weather' },
-};
+import { catalogue, manifest } from './support/publish-fixtures.js';
 
 describe('armature inspect --format server-json', () => {
   it('writes the registry entry from package.json and @McpServer, valid against the vendored schema', () => {

@@ -124,6 +124,7 @@ export type {
 } from './state/app-state.js';
 export { MemoryRateLimitStore } from './state/memory-rate-limit-store.js';
 export { memoryState } from './state/memory-state.js';
+export { type RateLimitErrorShape, SEP_3304_RATE_LIMITED } from './state/rate-limit-error.js';
 export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './state/rate-limit-store.js';
 export type { HeldJob, TaskJob, TaskQueue } from './state/task-queue.js';
 export type { AdmissionLimit, KeepOutcome, ResultLimit, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
@@ -132,6 +133,7 @@ export type { TrustProxy } from './transports/client-address.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export type { HttpListenerOptions } from './transports/http-listener.js';
 export { DEFAULT_EVENT_STORE_LIMITS, InMemoryEventStore, type InMemoryEventStoreOptions } from './transports/in-memory-event-store.js';
+export { type ServerCardInfo, type ServerCardOptions, serverCardOf } from './transports/server-card.js';
 export type { StdioHandle, StdioOptions } from './transports/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
 export type { ValidationOutcome } from './validation/dto-validator.js';

@@ -3,9 +3,9 @@ import type { Catalogue } from './load-catalogue.js';
 
 type Json = Record<string, unknown>;
 
-/** `server-json` is written by server-json.ts: it needs package.json as well as the catalogue. */
-export type InspectFormat = 'text' | 'json' | 'markdown' | 'server-json';
-export const INSPECT_FORMATS: readonly InspectFormat[] = ['text', 'json', 'markdown', 'server-json'];
+/** `server-json` and `server-card` are written by server-json.ts and server-card.ts: they need package.json as well as the catalogue. */
+export type InspectFormat = 'text' | 'json' | 'markdown' | 'server-json' | 'server-card';
+export const INSPECT_FORMATS: readonly InspectFormat[] = ['text', 'json', 'markdown', 'server-json', 'server-card'];
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -188,7 +188,11 @@ export function formatMarkdown(catalogue: Catalogue, findings: readonly Finding[
   return `${out.join('\n')}\n`;
 }
 
-export function formatCatalogue(format: Exclude<InspectFormat, 'server-json'>, catalogue: Catalogue, findings: readonly Finding[]): string {
+export function formatCatalogue(
+  format: Exclude<InspectFormat, 'server-json' | 'server-card'>,
+  catalogue: Catalogue,
+  findings: readonly Finding[],
+): string {
   if (format === 'json') return formatJson(catalogue, findings);
   if (format === 'markdown') return formatMarkdown(catalogue, findings);
   return formatText(catalogue, findings);

@@ -14,6 +14,7 @@ export function optionProblems(options: {
   logger?: LoggerOption;
   hiddenTags?: unknown;
   telemetry?: unknown;
+  rateLimitError?: unknown;
 }): BuildProblem[] {
   const problems: BuildProblem[] = [];
   const state = options.state;
@@ -34,6 +35,9 @@ export function optionProblems(options: {
         `telemetry is ${JSON.stringify(telemetry) ?? String(telemetry)}`,
       ),
     );
+  const shape = options.rateLimitError;
+  if (shape !== undefined && shape !== 'armature' && shape !== 'sep-3304')
+    problems.push(problem(MESSAGES.rateLimitErrorInvalid, 'createMcpApp options (rateLimitError)', JSON.stringify(shape) ?? String(shape)));
   return problems;
 }
 

@@ -21,6 +21,7 @@ import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpo
 import { type HttpListenerOptions, listenNodeHttp } from '../transports/http-listener.js';
 import { exposureWarning } from '../transports/network-exposure.js';
 import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
+import { ServerCardRoute, serverCardOf } from '../transports/server-card.js';
 import { SessionRelay } from '../transports/session-relay.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
 import { AppCatalog } from './app-catalog.js';
@@ -239,8 +240,9 @@ export class McpApp {
       },
       this.relay,
       (call) => this.engine.modern?.serve(call),
-      { store: this.runtime.rateLimiting.store, events: this.runtime.events },
+      { store: this.runtime.rateLimiting.store, events: this.runtime.events, errorShape: this.runtime.rateLimiting.errorShape },
       new TaskNotifications(this.runtime.tasks),
+      options.serverCard ? new ServerCardRoute(serverCardOf(this.definition.info, options.serverCard)) : undefined,
     );
     const forget = this.lifecycle.addEndpoint(endpoint);
     const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);

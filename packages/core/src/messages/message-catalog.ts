@@ -43,6 +43,17 @@ function article(word: string): string {
  * the one place their text is written. Codes: ARM1xx app and handlers, ARM2xx DTO parameters,
  * ARM3xx guards and interceptors, ARM4xx dependency injection, ARM5xx errors at call time.
  */
+/** What each field of a server card must be (ARM187), as the SEP-2127 draft's schema says. */
+export const SERVER_CARD_RULES = {
+  name: 'a reverse-DNS name with one slash (3 to 200 characters), as package.json mcpName',
+  description: '1 to 100 characters',
+  version: 'an exact version such as 1.2.0, not a range',
+  title: '1 to 100 characters',
+  url: 'an http(s) URL',
+  endpoint: 'the endpoint as an http(s) URL',
+  repository: "{ url: an http(s) URL, source: e.g. 'github' }",
+} as const;
+
 export const MESSAGES = {
   noServerClass: define('ARM100', 'createMcpApp was given no server class', [] as const, () => ({
     message: 'no server class was given',
@@ -441,6 +452,27 @@ export const MESSAGES = {
       fix: `correct the default of ${dto}.${property} so that a client could send it as it is`,
     }),
   ),
+
+  rateLimitErrorInvalid: define(
+    'ARM186',
+    'the rateLimitError option is not a shape Armature knows',
+    ['"sep3304"'] as const,
+    (found: string) => ({
+      message: `rateLimitError is ${found}; it must be 'armature' (the default) or 'sep-3304'`,
+      fix: "createMcpApp(Server, { rateLimitError: 'sep-3304' }) for SEP-3304's -32023 with data.retryAfterMs, or leave it out for -32029",
+    }),
+  ),
+
+  serverCardInvalid: define(
+    'ARM187',
+    'a server card field (serverCard, @McpServer) is one the SEP-2127 draft refuses',
+    ['name', '"weather"', SERVER_CARD_RULES.name] as const,
+    (field: string, value: string, requirement: string) => ({
+      message: `the server card's ${field} is ${value}; it must be ${requirement}`,
+      fix: "listenHttp({ serverCard: { name: 'io.github.acme/weather', description: 'Forecasts for any city' } }), with name and description from package.json (mcpName, description)",
+    }),
+  ),
+
   noParamMetadata: define(
     'ARM200',
     'no decorator metadata was emitted for a handler method',

@@ -22,6 +22,7 @@ import { callMessages } from '../messages/call-messages.js';
 import { RequestTracing, type TelemetryOptions } from '../observability/request-tracing.js';
 import { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
+import type { RateLimitErrorShape } from '../state/rate-limit-error.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { isAllowed } from './access.js';
 import { UI_EXTENSION_CAPABILITY } from './apps/ui-extension.js';
@@ -88,6 +89,14 @@ export interface RuntimeOptions {
    * keys (`new MemoryRateLimitStore(maxKeys)` for another bound).
    */
   rateLimitStore?: RateLimitStore;
+  /**
+   * How a call refused by a rate limit is answered, on both revisions and both wires. `'armature'`
+   * (default): `RATE_LIMITED` (-32029) with `data.retryAfterSeconds` and `data.retryAfterMs`, and a
+   * tool call a tool error the model reads. `'sep-3304'`: the draft SEP-3304 shape, `-32023` with
+   * `data.retryAfterMs`, tool calls included; the HTTP 429 of `listenHttp({ rateLimit })` keeps
+   * its `Retry-After` header. See docs/rate-limits.md.
+   */
+  rateLimitError?: RateLimitErrorShape;
   /**
    * Tags whose tools, resources and prompts are hidden from everyone until shown to a session or a
    * principal (`app.tools.showFor(target, { tags })`), e.g. `['admin']`; see docs/visibility.md.
@@ -191,7 +200,7 @@ export class AppRuntime implements ServedApp {
     this.capabilities = capabilitiesOf(definition);
     this.kinds = callKindsOf(this);
     this.tasks = new TaskService(this, options.tasks);
-    this.rateLimiting = new RateLimiting(options.rateLimitStore ?? new MemoryRateLimitStore(), this.events);
+    this.rateLimiting = new RateLimiting(options.rateLimitStore ?? new MemoryRateLimitStore(), this.events, options.rateLimitError);
   }
 
   /** The OAuth scopes a JSON-RPC request needs (`@RequireScopes` of what it calls), for HTTP step-up. */

@@ -10,7 +10,7 @@ import { prepareArguments } from '../validation/prepare-arguments.js';
 import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { InputRequiredSignal, RoundTripChannel } from './client-requests.js';
-import { type RateLimiting, rateLimitedError } from './rate-limiting.js';
+import type { RateLimiting } from './rate-limiting.js';
 
 /** What differs between handler kinds: how they answer. Everything else is the executor's. */
 export interface CallKind<R, S = unknown> {
@@ -105,8 +105,9 @@ async function runCall<R, S>(
   if (plan.rateLimits.length > 0 && settings.rateLimiting) {
     const refusal = await settings.rateLimiting.check(plan, kind.label(plan), request);
     if (refusal) {
-      if (plan.kind === 'tool') return kind.fail(refusal.message);
-      throw rateLimitedError(refusal);
+      const error = settings.rateLimiting.errorOf(refusal, plan.kind === 'tool');
+      if (!error) return kind.fail(refusal.message);
+      throw error;
     }
   }
   const input = await (telemetry

@@ -1,10 +1,11 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallPlan } from '../builder/definitions.js';
 import type { RateLimitPlan } from '../builder/rate-limit-plans.js';
-import { callMessages, messageOf, retryAfterSeconds } from '../messages/call-messages.js';
+import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { RateLimitKey } from '../metadata/rate-limit-rule.js';
 import type { ServerEvents } from '../observability/server-events.js';
-import { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from '../state/rate-limit-store.js';
+import { type RateLimitErrorShape, rateLimitErrorOf } from '../state/rate-limit-error.js';
+import type { RateLimitStore, RateLimitVerdict } from '../state/rate-limit-store.js';
 import type { CallRequest } from './call-request.js';
 import { addressOf, callerOf } from './principal-key.js';
 
@@ -24,7 +25,18 @@ export class RateLimiting {
     /** Where the counts live: the endpoint-wide HTTP limit counts there too. */
     readonly store: RateLimitStore,
     private readonly events: ServerEvents,
+    /** How a refusal is told on the wire (the app's `rateLimitError` option). */
+    readonly errorShape: RateLimitErrorShape = 'armature',
   ) {}
+
+  /**
+   * The JSON-RPC error answering a refused call; undefined for a tool call answered with a tool
+   * error the model reads (the `'armature'` shape, or a store that could not count the call).
+   */
+  errorOf(refusal: RateLimitRefusal, tool: boolean): ProtocolError | undefined {
+    if (tool && (this.errorShape === 'armature' || refusal.retryAfterMs === undefined)) return undefined;
+    return rateLimitedError(refusal, this.errorShape);
+  }
 
   /** Undefined when every limit of `plan` lets the call through; else why not. */
   async check(plan: CallPlan, label: string, request: CallRequest): Promise<RateLimitRefusal | undefined> {
@@ -54,13 +66,11 @@ export class RateLimiting {
   }
 }
 
-/** A refusal as a JSON-RPC error (resources, prompts, completions): `data` says when to retry. */
-export function rateLimitedError(refusal: RateLimitRefusal): ProtocolError {
+/** A refusal as a JSON-RPC error in `shape` (resources, prompts, completions, tasks): `data` says when to retry. */
+export function rateLimitedError(refusal: RateLimitRefusal, shape: RateLimitErrorShape): ProtocolError {
   if (refusal.retryAfterMs === undefined) return new ProtocolError(ProtocolErrorCode.InternalError, refusal.message);
-  return new ProtocolError(RATE_LIMITED, refusal.message, {
-    retryAfterSeconds: retryAfterSeconds(refusal.retryAfterMs),
-    retryAfterMs: refusal.retryAfterMs,
-  });
+  const { code, data } = rateLimitErrorOf(shape, refusal.retryAfterMs);
+  return new ProtocolError(code, refusal.message, data);
 }
 
 /** The count a call adds to: the limit's own, and within it the caller's, session's or handler's as `by` says. */

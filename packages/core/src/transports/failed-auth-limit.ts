@@ -1,7 +1,8 @@
 import { retryAfterSeconds } from '../messages/call-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
-import { RATE_LIMITED, type RateLimitStore } from '../state/rate-limit-store.js';
+import { type RateLimitErrorShape, rateLimitErrorOf } from '../state/rate-limit-error.js';
+import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { checkHttpLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 
@@ -21,6 +22,7 @@ export class FailedAuthLimit {
     private readonly options: HttpRateLimitOptions,
     private readonly store: RateLimitStore,
     private readonly events?: ServerEvents,
+    private readonly errorShape: RateLimitErrorShape = 'armature',
   ) {
     checkHttpLimit(options, 'auth.failedAuthLimit');
   }
@@ -40,8 +42,8 @@ export class FailedAuthLimit {
       client: `ip:${address}`,
       retryAfterMs: verdict.retryAfterMs,
     });
-    const data = { retryAfterSeconds: seconds, retryAfterMs: verdict.retryAfterMs };
-    return jsonRpcErrorResponse(429, RATE_LIMITED, message, null, { 'retry-after': String(seconds) }, data);
+    const { code, data } = rateLimitErrorOf(this.errorShape, verdict.retryAfterMs);
+    return jsonRpcErrorResponse(429, code, message, null, { 'retry-after': String(seconds) }, data);
   }
 
   /** Counts one failed authentication of `address`. */

@@ -21,6 +21,7 @@ import { type Message, messagesOf, type ParsedBody } from './http-messages.js';
 import type { HttpRateLimit } from './http-rate-limit.js';
 import { jsonRpcErrorResponse, unsafeIdResponse } from './json-rpc-error-response.js';
 import { LARGE_INPUT, nextTurn } from './large-input.js';
+import type { ServerCardRoute } from './server-card.js';
 
 /** The endpoint's options admission reads (part of `HttpEndpointOptions`). */
 export interface AdmissionOptions {
@@ -88,6 +89,8 @@ export class HttpAdmission {
     private readonly rateLimit?: HttpRateLimit,
     private readonly events?: ServerEvents,
     private readonly failedAuth?: FailedAuthLimit,
+    /** The server card (`serverCard`), answered after the Host and Origin checks, without a token. */
+    private readonly card?: ServerCardRoute,
   ) {
     if (options.auth) this.auth = new BearerAuth(options.auth);
     this.messageLimits = { ...DEFAULT_MESSAGE_LIMITS, ...options.messageLimits };
@@ -121,6 +124,12 @@ export class HttpAdmission {
     }
     const metadata = this.auth?.serveMetadata(request);
     if (metadata) return { response: metadata };
+    if (this.card?.matches(request)) {
+      // Public discovery data: no token asked, but counted by the endpoint-wide limit as its address.
+      const address = clientAddress(request.headers, remoteAddress, this.trustProxy);
+      const limited = await this.rateLimit?.refusal(address ? { client: `ip:${address}`, address } : {});
+      return { response: limited ?? this.card.answer(request) };
+    }
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > this.maxBody) {
       this.refused('too-large', wireMessages.bodyTooLarge(this.maxBody));

@@ -7,6 +7,7 @@ import type { DirectModern, ModernCall } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
+import type { RateLimitErrorShape } from '../state/rate-limit-error.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { DEFAULT_FAILED_AUTH_LIMIT, FailedAuthLimit } from './failed-auth-limit.js';
 import { FetchExchange } from './fetch-exchange.js';
@@ -20,6 +21,7 @@ import { jsonRpcErrorBody } from './json-rpc-error-response.js';
 import { ListenCaps } from './listen-caps.js';
 import { ListenPolicy, type UriLimits } from './listen-policy.js';
 import { ModernRoutes } from './modern-routes.js';
+import type { ServerCardOptions, ServerCardRoute } from './server-card.js';
 import type { SessionRelay } from './session-relay.js';
 import { localSessions } from './session-sharing.js';
 import { SessionTable } from './session-table.js';
@@ -28,6 +30,14 @@ import { SharedSessions } from './shared-sessions.js';
 import { serveTaskListen, type TaskFeed, taskListenProblem } from './task-listen.js';
 
 export interface HttpEndpointOptions extends AdmissionOptions {
+  /**
+   * Serves the server card of the SEP-2127 draft at `GET <endpoint path>/server-card` (e.g.
+   * `/mcp/server-card`): name and description given here (package.json's `mcpName` and
+   * `description`), version, title and icons from `@McpServer`; never the tools, resources or
+   * prompts. Public, so served without a bearer token, after the Host and Origin checks and
+   * counted by `rateLimit`. Default: off. See docs/server-card.md.
+   */
+  serverCard?: ServerCardOptions;
   /**
    * Most `ctx.progress`/`ctx.log` notifications kept per SSE response while its client is not
    * reading (progress merged per token, log lines beyond dropped). Default 1,000. Applies to the
@@ -102,14 +112,16 @@ export class HttpEndpoint {
     uriLimits: UriLimits = { maxSubscriptionsPerSession: 1_000, maxUriLength: 8_192 },
     relay?: SessionRelay,
     readonly direct?: DirectModern,
-    counting?: { readonly store: RateLimitStore; readonly events: ServerEvents },
+    counting?: { readonly store: RateLimitStore; readonly events: ServerEvents; readonly errorShape?: RateLimitErrorShape },
     private readonly taskFeed?: TaskFeed,
+    card?: ServerCardRoute,
   ) {
     const store = counting?.store ?? new MemoryRateLimitStore();
-    const rateLimit = options.rateLimit ? new HttpRateLimit(options.rateLimit, store, counting?.events) : undefined;
+    const rateLimit = options.rateLimit ? new HttpRateLimit(options.rateLimit, store, counting?.events, counting?.errorShape) : undefined;
     const failedAuthLimit = options.auth?.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT;
-    const failedAuth = options.auth && failedAuthLimit ? new FailedAuthLimit(failedAuthLimit, store, counting?.events) : undefined;
-    this.admission = new HttpAdmission(options, requirements, rateLimit, counting?.events, failedAuth);
+    const failedAuth =
+      options.auth && failedAuthLimit ? new FailedAuthLimit(failedAuthLimit, store, counting?.events, counting?.errorShape) : undefined;
+    this.admission = new HttpAdmission(options, requirements, rateLimit, counting?.events, failedAuth, card);
     this.maxPendingNotifications = options.maxPendingNotifications;
     const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => key in DEFAULT_HTTP_LIMITS && value !== undefined));
     const limits = { ...DEFAULT_HTTP_LIMITS, ...given };

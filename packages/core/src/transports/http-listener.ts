@@ -2,6 +2,7 @@ import { createServer as createNodeServer, type IncomingMessage, type Server, ty
 import type { AddressInfo } from 'node:net';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../auth/bearer-auth.js';
 import { portBusyError } from '../messages/startup-error.js';
+import { SERVER_CARD_SUFFIX } from './server-card.js';
 
 export interface HttpListenerOptions {
   /** Most open TCP connections; further ones are closed as soon as they are accepted. Default 1,024. */
@@ -43,12 +44,13 @@ export interface AppHealth {
 
 /**
  * Listens on `host:port` with a node:http server that answers the health and readiness paths,
- * hands `path` (and, with auth, the protected-resource metadata path) to `handler`, and answers 404
+ * hands `path` (and, with auth, the protected-resource metadata path; with a server card,
+ * `path` + `/server-card`, exactly) to `handler`, and answers 404
  * elsewhere; with Node's timeouts and connection cap set against slow or greedy clients.
  */
 export async function listenNodeHttp(
   handler: (req: IncomingMessage, res: ServerResponse) => unknown,
-  options: HttpListenerOptions & { auth?: unknown },
+  options: HttpListenerOptions & { auth?: unknown; serverCard?: unknown },
   health: AppHealth,
 ): Promise<NodeHttpListener> {
   const host = options.host ?? '127.0.0.1';
@@ -72,7 +74,11 @@ export async function listenNodeHttp(
       });
       return;
     }
-    if (pathname !== path && !(options.auth && pathname.startsWith(PROTECTED_RESOURCE_METADATA_PATH))) {
+    const served =
+      pathname === path ||
+      (options.auth && pathname.startsWith(PROTECTED_RESOURCE_METADATA_PATH)) ||
+      (options.serverCard && pathname === `${path}${SERVER_CARD_SUFFIX}`);
+    if (!served) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Not found: the MCP endpoint is ${path}` }));
       return;
     }

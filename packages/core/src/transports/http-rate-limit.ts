@@ -4,7 +4,8 @@ import { MESSAGES, problem } from '../messages/message-catalog.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import { rateLimitFaults } from '../metadata/rate-limit-rule.js';
 import type { ServerEvents } from '../observability/server-events.js';
-import { RATE_LIMITED, type RateLimitStore } from '../state/rate-limit-store.js';
+import { type RateLimitErrorShape, rateLimitErrorOf } from '../state/rate-limit-error.js';
+import type { RateLimitStore } from '../state/rate-limit-store.js';
 import type { Caller } from './http-caller.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 
@@ -35,6 +36,7 @@ export class HttpRateLimit {
     private readonly options: HttpRateLimitOptions,
     private readonly store: RateLimitStore,
     private readonly events?: ServerEvents,
+    private readonly errorShape: RateLimitErrorShape = 'armature',
   ) {
     checkHttpLimit(options, 'rateLimit');
   }
@@ -48,16 +50,7 @@ export class HttpRateLimit {
     const seconds = retryAfterSeconds(verdict.retryAfterMs);
     const message = wireMessages.httpRateLimited(limit, windowMs, seconds);
     this.events?.emit({ event: 'refused', reason: 'rate-limit', message, client, retryAfterMs: verdict.retryAfterMs });
-    return jsonRpcErrorResponse(
-      429,
-      RATE_LIMITED,
-      message,
-      null,
-      { 'retry-after': String(seconds) },
-      {
-        retryAfterSeconds: seconds,
-        retryAfterMs: verdict.retryAfterMs,
-      },
-    );
+    const { code, data } = rateLimitErrorOf(this.errorShape, verdict.retryAfterMs);
+    return jsonRpcErrorResponse(429, code, message, null, { 'retry-after': String(seconds) }, data);
   }
 }

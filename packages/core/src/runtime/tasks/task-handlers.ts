@@ -116,7 +116,7 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
   const counted = async (tool: ToolDefinition, call: CallRequest) => {
     if (tool.plan.rateLimits.length === 0 || !app.rateLimiting) return;
     const refusal = await app.rateLimiting.check(tool.plan, `tool "${tool.name}"`, call);
-    if (refusal) throw rateLimitedError(refusal);
+    if (refusal) throw rateLimitedError(refusal, app.rateLimiting.errorShape);
   };
 
   return async (tool, params, call) => {
