@@ -24,6 +24,14 @@ export function findAppSource(entry: string, shown: string): string {
 }
 
 /**
+ * The module the console runs in place of the entry (written into the project, so that bare
+ * imports resolve as the project's own code does): it finds the app the entry exports, as
+ * `armature inspect` does, serves it over Streamable HTTP on a free port of 127.0.0.1 (both
+ * protocol revisions, sessions for 2025-11-25), and tells the console where (with what Armature
+ * knows of each handler), or why it could not start (an ArmatureBuildError's problems, with their
+ * codes and fixes). Under plain node it also writes the "up" line to the fd `readyEnv` names, as
+ * `armature dev`'s vite-node runner does.
+ */
 export function hostSource(entry: string, shown: string, readyEnv: string): string {
   return `import { closeSync, writeSync } from 'node:fs';
 import { explainStartupError } from '@armature/core';
