@@ -10,8 +10,20 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killSuiteRuns, runSuite, summarize } from './support/conformance.js';
 import { assertBuilt, type HttpServer, killStarted, startHttpServer } from './support/processes.js';
-import { expectClean, REVISIONS, setOf } from './support/requirements.js';
-import { TASKS_EXPECTED_FAILURES } from './tasks-expected-failures.js';
+import { expectClean, REVISIONS, setOf, TASKS_SCENARIOS } from './support/requirements.js';
+
+/**
+ * A gateway serves a remote's tools as plain calls (docs/proxy.md: MCP tasks of the remote are not
+ * relayed), so the tasks extension scenarios fail through it, but for two: tasks-status-notifications
+ * (skipped by the suite itself) and tasks-required-task-error (a client without the extension is
+ * refused the same way).
+ */
+const THROUGH_A_GATEWAY: ReadonlyMap<string, string> = new Map(
+  TASKS_SCENARIOS.filter((name) => name !== 'tasks-status-notifications' && name !== 'tasks-required-task-error').map((name) => [
+    name,
+    "a gateway does not relay the remote's tasks: its task tools are served as plain calls",
+  ]),
+);
 
 describe('over Streamable HTTP, the gateway variant (the server behind a proxy of itself)', () => {
   let server: HttpServer;
@@ -47,10 +59,10 @@ describe('over Streamable HTTP, the gateway variant (the server behind a proxy o
       console.log(
         summarize(`HTTP, proxied app, requirements ${revision}`, run, {
           notScored: setOf(revision).notScored,
-          baseline: TASKS_EXPECTED_FAILURES,
+          baseline: THROUGH_A_GATEWAY,
         }),
       );
-      expectClean(run, revision, { log: server.output().slice(-2000) });
+      expectClean(run, revision, { log: server.output().slice(-2000), baseline: THROUGH_A_GATEWAY });
     },
   );
 });
