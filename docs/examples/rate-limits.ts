@@ -136,8 +136,8 @@ async function endpointWide(): Promise<void> {
 
 async function failedAuthentications(): Promise<void> {
   const app = createMcpApp(SearchServer);
-  let verified = 0;
   // #region failed-auth
+  let verified = 0; // how many tokens the verifier was asked to check
   const options: ListenHttpOptions = {
     auth: {
       verifier: {
