@@ -205,7 +205,7 @@ export async function main(): Promise<void> {
   const manifest = JSON.parse(readFileSync(new URL('./publishing/package.json', import.meta.url), 'utf8')) as PublishManifest;
   const release = catalogueOf(WeatherServer);
   expectEqual(formatServerJson(release, manifest).trimEnd(), outputs.serverJson, 'armature inspect --format server-json');
-  const card = formatServerCard(release, manifest, 'https://mcp.acme.example/mcp');
+  const card = await formatServerCard(release, manifest, 'https://mcp.acme.example/mcp');
   expectEqual(card.trimEnd(), outputs.serverCard, 'armature inspect --format server-card --url ...');
   await servedCard(card, manifest);
   const snapshot = formatContract(contractOf(release));

@@ -4,8 +4,8 @@ import { formatServerCard } from '../src/inspect/server-card.js';
 import { catalogue, manifest } from './support/publish-fixtures.js';
 
 describe('armature inspect --format server-card', () => {
-  it('writes the SEP-2127 card from package.json and @McpServer: identity and where to connect, no tools', () => {
-    const card = JSON.parse(formatServerCard(catalogue(), manifest, 'https://mcp.acme.example/mcp'));
+  it('writes the SEP-2127 card from package.json and @McpServer: identity and where to connect, no tools', async () => {
+    const card = JSON.parse(await formatServerCard(catalogue(), manifest, 'https://mcp.acme.example/mcp'));
     expect(card).toEqual({
       $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
       name: 'io.github.acme/weather-mcp',
@@ -23,13 +23,13 @@ describe('armature inspect --format server-card', () => {
       ],
     });
     expect(JSON.stringify(card)).not.toContain('get_forecast');
-    expect(JSON.parse(formatServerCard(catalogue(), manifest)).remotes).toBeUndefined();
+    expect(JSON.parse(await formatServerCard(catalogue(), manifest)).remotes).toBeUndefined();
   });
 
   it('is the card listenHttp({ serverCard }) serves for the same fields (one builder)', async () => {
     @McpServer({ name: 'weather', version: '1.2.0', title: 'Weather' })
     class WeatherServer {}
-    const written = JSON.parse(formatServerCard(catalogue(), manifest, 'https://mcp.acme.example/mcp'));
+    const written = JSON.parse(await formatServerCard(catalogue(), manifest, 'https://mcp.acme.example/mcp'));
     const listener = await createMcpApp(WeatherServer).listenHttp({
       port: 0,
       serverCard: {
@@ -49,11 +49,11 @@ describe('armature inspect --format server-card', () => {
     }
   }, 30_000);
 
-  it('says what package.json lacks, as server-json does, and every field the draft refuses at once', () => {
-    expect(() => formatServerCard(catalogue(), { ...manifest, mcpName: undefined })).toThrow(/package\.json has no "mcpName"/);
+  it('says what package.json lacks, as server-json does, and every field the draft refuses at once', async () => {
+    await expect(formatServerCard(catalogue(), { ...manifest, mcpName: undefined })).rejects.toThrow(/package\.json has no "mcpName"/);
     let message = '';
     try {
-      formatServerCard(catalogue({ title: 'T'.repeat(101) }), { ...manifest, description: 'd'.repeat(101) }, 'file:///etc/passwd');
+      await formatServerCard(catalogue({ title: 'T'.repeat(101) }), { ...manifest, description: 'd'.repeat(101) }, 'file:///etc/passwd');
     } catch (error) {
       message = (error as Error).message;
     }

@@ -33,7 +33,7 @@ export async function inspectProject(options: InspectOptions = {}): Promise<Insp
     format === 'server-json'
       ? formatServerJson(catalogue, manifest)
       : format === 'server-card'
-        ? formatServerCard(catalogue, manifest, options.url)
+        ? await formatServerCard(catalogue, manifest, options.url)
         : formatCatalogue(format, catalogue, findings);
   return { catalogue, findings, output };
 }
