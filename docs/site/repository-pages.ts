@@ -44,9 +44,12 @@ export function siteLinkOf(layout: RepositoryLayout, fromRepositoryPath: string,
   return `/${REPOSITORY_PAGES}/${target}${target.endsWith('.md') ? '' : '.md'}${anchor}`;
 }
 
-/** Relative link targets of a Markdown text (the same syntax the guides use: `[text](target)`). */
+/** Images the guides show (`![alt](images/x.png)`): VitePress serves those itself, they get no page. */
+const IMAGE = /\.(png|jpe?g|gif|svg|webp)$/i;
+
+/** Relative link targets of a Markdown text (the same syntax the guides use: `[text](target)`), images left out. */
 function linksOf(markdown: string): string[] {
-  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1] as string);
+  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1] as string).filter((target) => !IMAGE.test(target));
 }
 
 function fenceFor(text: string): string {
