@@ -116,7 +116,9 @@ describe('a failed resource read', () => {
     await expect(connection.client.readResource({ uri: 'ui://counter/view.html' })).rejects.toThrow();
     await connection.close();
     await app.close();
-    expect(stderr.join('')).toMatch(/^\[armature\] resource "ui:\/\/counter\/view\.html" \(request \d+, error [0-9a-f]{8}\) failed: Error: ENOENT/m);
+    expect(stderr.join('')).toMatch(
+      /^\[armature\] resource "ui:\/\/counter\/view\.html" \(request \d+, error [0-9a-f]{8}\) failed: Error: ENOENT/m,
+    );
     expect(stderr.join('')).not.toContain('tool "');
   });
 });
