@@ -2,13 +2,6 @@ import { PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/se
 import type { Attributes } from '@opentelemetry/api';
 import { ATTR, EXECUTE_TOOL } from './mcp-semconv.js';
 
-/** What a request's low-cardinality attributes are read from (a `TracedRequest`'s parts). */
-export interface AttributeSource {
-  readonly method: string;
-  readonly envelope: Record<string, unknown> | undefined;
-  readonly http: unknown;
-}
-
 /** Past this many distinct sets (tool names come from callers), a set is built per request, not kept. */
 const MAX_KEPT = 1_000;
 
@@ -23,21 +16,27 @@ export class RequestAttributeSets {
   private readonly sets = new Map<string, Map<string, Map<string, [Attributes?, Attributes?]>>>();
   private kept = 0;
 
-  of(request: AttributeSource, server: Server | undefined, params: unknown): Attributes {
-    const method = request.method;
+  /** The set of a request: its method, its 2026-07-28 envelope, whether it came over HTTP, its connection and params. */
+  of(
+    method: string,
+    envelope: Record<string, unknown> | undefined,
+    http: unknown,
+    server: Server | undefined,
+    params: unknown,
+  ): Attributes {
     const name = method === 'tools/call' || method === 'prompts/get' ? (params as { name?: unknown } | undefined)?.name : undefined;
-    const version = request.envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
+    const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
     const named = typeof name === 'string' ? name : '';
     const versioned = typeof version === 'string' ? version : '';
-    const http = request.http ? 1 : 0;
+    const viaHttp = http ? 1 : 0;
     const byName = this.child(this.sets, method);
     const byVersion = byName && this.child(byName, named);
     const pair = byVersion && this.child(byVersion, versioned, (): [Attributes?, Attributes?] => [undefined, undefined]);
-    if (!pair) return attributesOf(method, named, versioned, http === 1);
-    let set = pair[http];
+    if (!pair) return attributesOf(method, named, versioned, viaHttp === 1);
+    let set = pair[viaHttp];
     if (!set) {
-      set = attributesOf(method, named, versioned, http === 1);
-      pair[http] = set;
+      set = attributesOf(method, named, versioned, viaHttp === 1);
+      pair[viaHttp] = set;
       this.kept++;
     }
     return set;

@@ -177,7 +177,7 @@ export class RequestTracing {
   ): Promise<R> {
     const started = performance.now();
     const source = request.ctx.source;
-    const attributes = this.attributeSets.of({ method: request.method, envelope: source.envelope, http: source.http }, server, params);
+    const attributes = this.attributeSets.of(request.method, source.envelope, source.http, server, params);
     let span: Span | undefined;
     let active: OtelContext | undefined;
     if (tracer) {
