@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Context, createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
+import type { TaskService } from '../src/runtime/tasks/task-service.js';
+import type { TaskRecord } from '../src/state/task-store.js';
 import { modernPost, modernRpc, WITH_TASKS } from './support/modern-rpc.js';
 
 // Task status notifications of the 2026-07-28 tasks extension (notifications/tasks, SEP-2663)
@@ -137,5 +139,54 @@ describe('notifications/tasks on a subscriptions/listen stream', () => {
       code: -32602,
       message: 'Invalid params: a listen stream may name at most 1000 tasks in taskIds (maxSubscriptionsPerSession)',
     });
+  });
+});
+
+describe('TaskNotifications.watch, with changes that share a millisecond', () => {
+  it('sends each change and ends when the task is terminal, though its time did not move', async () => {
+    const { TaskNotifications } = await import('../src/runtime/tasks/task-notifications.js');
+    const listeners: Array<(record: TaskRecord) => void> = [];
+    const at = Date.now();
+    const base = {
+      taskId: 't1',
+      owner: 'o',
+      tool: 'build',
+      extension: true,
+      createdAt: at,
+      ttlMs: 60_000,
+      pollIntervalMs: 50,
+      leaseExpiresAt: at + 60_000,
+    };
+    const store = {
+      watch: (_taskId: string, listener: (record: TaskRecord) => void) => {
+        listeners.push(listener);
+        return () => undefined;
+      },
+      get: async () => undefined,
+    };
+    const notifications = new TaskNotifications({ store } as unknown as TaskService);
+    const sent: string[] = [];
+    let ended = false;
+    notifications.watch(
+      [{ ...base, status: 'working', lastUpdatedAt: at } as TaskRecord],
+      (params) => sent.push(`${params.status}:${params.statusMessage ?? ''}`),
+      () => {
+        ended = true;
+      },
+    );
+    const notify = (record: Partial<TaskRecord>) => {
+      for (const listener of listeners) listener({ ...base, ...record } as TaskRecord);
+    };
+    notify({ status: 'working', statusMessage: '3/3: publishing', lastUpdatedAt: at + 1 });
+    notify({ status: 'working', statusMessage: '3/3: publishing', lastUpdatedAt: at + 1 }); // the same state again
+    notify({ status: 'working', statusMessage: '2/3: testing', lastUpdatedAt: at }); // an older state, read late
+    notify({
+      status: 'completed',
+      statusMessage: '3/3: publishing',
+      lastUpdatedAt: at + 1,
+      outcome: { kind: 'result', result: { content: [] } },
+    });
+    expect(sent).toEqual(['working:3/3: publishing', 'completed:3/3: publishing']);
+    expect(ended).toBe(true);
   });
 });

@@ -34,12 +34,19 @@ export class TaskNotifications {
    */
   watch(tasks: readonly TaskRecord[], send: (params: Record<string, unknown>) => void, ended: () => void): () => void {
     const open = new Set(tasks.map((task) => task.taskId));
-    const last = new Map<string, number>();
+    // What was last sent for each task: its time and its text. Two changes can share a millisecond
+    // (the last progress and the completion often do), so the time alone cannot tell them apart.
+    const last = new Map<string, { at: number; text: string }>();
     const seen = (record: TaskRecord) => {
-      // Each state once (a change notice and the first read may carry the same one).
-      if (!open.has(record.taskId) || last.get(record.taskId) === record.lastUpdatedAt) return;
-      last.set(record.taskId, record.lastUpdatedAt);
-      send(detailedTaskOf(record));
+      if (!open.has(record.taskId)) return;
+      const params = detailedTaskOf(record);
+      const text = JSON.stringify(params);
+      const before = last.get(record.taskId);
+      // Each state once (a change notice and the first read may carry the same one), and never an
+      // older state after a newer one (the first read may answer after a change notice).
+      if (before && (record.lastUpdatedAt < before.at || (record.lastUpdatedAt === before.at && text === before.text))) return;
+      last.set(record.taskId, { at: record.lastUpdatedAt, text });
+      send(params);
       if (!isTerminal(record.status)) return;
       open.delete(record.taskId);
       if (open.size === 0) ended();
