@@ -31,7 +31,12 @@ let skipped = 0;
 if (existsSync(report)) {
   const result = JSON.parse(readFileSync(report, 'utf8'));
   passed = result.numPassedTests ?? 0;
-  failed = (result.numFailedTests ?? 0) + (result.numFailedTestSuites ?? 0);
+  // A failing file counts once more only when none of its tests failed (it did not load, or a hook
+  // failed): a file whose test failed is that test's failure, not a second one.
+  const brokenFiles = (result.testResults ?? []).filter(
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+  ).length;
+  failed = (result.numFailedTests ?? 0) + brokenFiles;
   skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
 } else {
   failed = 1;
