@@ -129,6 +129,8 @@ export interface CliIo {
   cwd?: string;
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
+  /** The Node version `new`/`create` checks a template against. Default: this process's. */
+  nodeVersion?: string;
 }
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
@@ -195,6 +197,7 @@ export async function runCreate(argv: readonly string[], io: CliIo = {}): Promis
         force: values.force,
         dryRun: values['dry-run'],
         cwd: io.cwd,
+        nodeVersion: io.nodeVersion,
       },
       ui,
     );

@@ -3,16 +3,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import {
-  armature,
-  childEnv,
-  enginesOutside,
-  installedArmature,
-  packedInstall,
-  projectTests,
-  run,
-  tempDir,
-} from './support/packed-project.js';
+import { plainUi, runCli } from '../src/index.js';
+import { childEnv, enginesOutside, installedArmature, packedInstall, projectTests, run, tempDir } from './support/packed-project.js';
 
 /** Starts `node <entry>` in `root` on a free port; resolves with the Nest app's base URL once it listens. */
 function startNest(root: string, entry: string) {
@@ -63,8 +55,15 @@ describe('a project made by armature new --template nestjs, installed with pnpm'
   it('builds, passes its tests, inspects its tools, and grows with generate tool and generate app', async () => {
     const base = tempDir('armature-e2e-nest-');
     try {
-      const created = await armature(['new', NAME, '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install'], base);
-      expect(created.code, created.stdout + created.stderr).toBe(0);
+      // `new --template nestjs` refuses the Node 20 running this suite (Nest 12 needs 22.12): the
+      // project is written as on Node 22.12; installing and running it stays the user's commands.
+      const lines: string[] = [];
+      const created = await runCli(['new', NAME, '--template', 'nestjs', '--pm', 'pnpm', '--yes', '--no-install'], {
+        cwd: base,
+        ui: plainUi((line) => lines.push(line)),
+        nodeVersion: '22.12.0',
+      });
+      expect(created, lines.join('\n')).toBe(0);
       const root = join(base, NAME);
       await packedInstall(root, 'pnpm');
       // Every installed package supports every Node version the project declares (no EBADENGINE

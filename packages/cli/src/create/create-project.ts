@@ -6,7 +6,7 @@ import { formatWithBiome } from '../util/format.js';
 import { checkPackageName, suggestPackageName } from '../util/names.js';
 import { detectPackageManager, PACKAGE_MANAGERS, type PackageManager, runScript } from '../util/package-manager.js';
 import type { Ui } from '../util/ui.js';
-import { nestNodeWarning, nestProjectFiles } from './nest-project-files.js';
+import { nestNodeProblem, nestProjectFiles } from './nest-project-files.js';
 import { type ProjectOptions, projectFiles, projectNames, type Template, type Transport } from './project-files.js';
 import type { Runtime } from './runtime-commands.js';
 
@@ -28,6 +28,8 @@ export interface CreateProjectOptions {
   force?: boolean;
   dryRun?: boolean;
   cwd?: string;
+  /** The Node version the template is checked against (the nestjs template needs 22.12+). Default: this process's. */
+  nodeVersion?: string;
 }
 
 export interface CreatedProject {
@@ -83,6 +85,9 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
   const cwd = options.cwd ?? process.cwd();
   const ask = ui.interactive && !options.yes;
   ui.intro('create-armature: a new MCP server');
+  // Before any question: a template this Node cannot run is refused with nothing asked or written.
+  const nestNode = options.template === 'nestjs' ? nestNodeProblem(options.nodeVersion ?? process.versions.node) : undefined;
+  if (nestNode) throw new CreateError(nestNode);
 
   let name =
     options.name ??
@@ -108,8 +113,6 @@ export async function createProject(options: CreateProjectOptions, ui: Ui): Prom
     );
   }
   const runtime = options.runtime ?? 'node';
-  const nestNode = template === 'nestjs' ? nestNodeWarning(process.versions.node) : undefined;
-  if (nestNode) ui.warn(nestNode);
   if (template === 'nestjs' && runtime !== 'node') {
     throw new CreateError(
       `the nestjs template runs on Node (Nest's Express adapter is tested there only), so --runtime ${runtime} does not apply to it.\n` +

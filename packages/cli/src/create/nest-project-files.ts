@@ -48,15 +48,16 @@ function packageJson(options: ProjectOptions): string {
 export const NEST_NODE_RANGE = '^22.12.0 || >=24.0.0';
 
 /**
- * What create says before writing a nestjs project on a Node outside NEST_NODE_RANGE (Node 20 runs
- * the CLI): the project would install with EBADENGINE warnings and Nest would not start there.
+ * Why create refuses a nestjs project on a Node outside NEST_NODE_RANGE (Node 20 runs the CLI),
+ * before writing anything: the project would install with EBADENGINE warnings and Nest is not
+ * supported there. Undefined when `version` is in the range.
  */
-export function nestNodeWarning(version: string): string | undefined {
+export function nestNodeProblem(version: string): string | undefined {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if ((major === 22 && minor >= 12) || major >= 24) return undefined;
   return (
-    `the nestjs template needs Node 22.12 or later, not 23 (engines ${NEST_NODE_RANGE}): @nestjs/common 12 depends on file-type, which needs it; this is Node ${version}, where npm install warns EBADENGINE and the app runs unsupported.\n` +
-    'Fix: run the project with Node 22.12+ or 24 (e.g. nvm install 22), or use the default template, which runs on Node 20.19+'
+    `the nestjs template needs Node 22.12 or later, not 23 (engines ${NEST_NODE_RANGE}): @nestjs/common 12 depends on file-type 22, whose engines require Node 22; this is Node ${version}, where npm install warns EBADENGINE and Nest runs unsupported.\n` +
+    'Nothing was written. Fix: run create again with Node 22.12+ or 24 (e.g. nvm install 22 && nvm use 22), or leave --template out: the default template runs on Node 20.19+.'
   );
 }
 
