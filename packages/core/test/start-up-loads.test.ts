@@ -1,0 +1,40 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/start-up-loads.mjs', import.meta.url));
+
+interface Loaded {
+  phase: string;
+  answer: string;
+  packages: string[];
+}
+
+// Issue 35: what an app does not use is not loaded. A fresh process (the built package, as users
+// run it) starts an app, serves a call, and lists the CommonJS packages it has loaded; then calls
+// a rate-limited tool, which loads rate-limiter-flexible only then.
+it('loads rate-limiter-flexible at the first rate-limited call, not at start', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [FIXTURE], { timeout: 60_000 });
+  const [served, limited] = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Loaded);
+  expect(served).toEqual({
+    phase: 'served',
+    answer: '5',
+    // What an app with a DTO loads besides ES modules: the DTO libraries (class-validator with
+    // validator.js and libphonenumber-js), typedi, reflect-metadata, and the OpenTelemetry API.
+    packages: [
+      '@opentelemetry/api',
+      'class-transformer',
+      'class-validator',
+      'libphonenumber-js',
+      'reflect-metadata',
+      'typedi',
+      'validator',
+    ],
+  });
+  expect(limited?.answer).toBe('found');
+  expect(limited?.packages).toContain('rate-limiter-flexible');
+}, 90_000);
