@@ -37,7 +37,7 @@ const LINES: [string, ...[string, string][]][] = [
   ['telemetry on search', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.80x']],
   ['telemetry metrics add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.95x']],
   ['telemetry 1% add', ['\\d+\\.\\d\\dx of Armature telemetry off', '>= 0\\.95x']],
-  ['cold start 2', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
+  ['cold start 2', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.70x']],
   ['cold start 500', [RATIO, '<= 1\\.30x'], [BUNDLED + RATIO, '<= 0\\.80x']],
   ['tools/list 500', [RATIO, '<= 1\\.10x']],
   ['idle RSS', [PLUS, '<= \\+15 MB'], [BUNDLED + PLUS, '<= \\+10 MB']],

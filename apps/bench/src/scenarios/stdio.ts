@@ -176,10 +176,12 @@ function coldStart(settings: Settings, tools: 2 | 500): Scenario {
     id: `cold start ${tools}`,
     title: `cold start with ${tools} tools: spawn of a fresh process to the answer of its first tools/list (initialize first), ms`,
     unit: 'ms',
-    // Issue 21: as tsc compiled it (`node dist/main.js`) at most 1.3x the SDK; bundled by `armature build`, at most 0.8x.
+    // Issue 21: as tsc compiled it (`node dist/main.js`) at most 1.3x the SDK. Bundled by `armature
+    // build` and run by plain node, as a generated project's `npm start` runs it: issue 11 asked
+    // 0.8x; issue 31 asks 0.7x of the 2-tool start.
     targets: [
       { anchor: 'sdk', goal: { kind: 'ratio-at-most', value: 1.3 } },
-      { anchor: 'sdk', subject: 'bundled', goal: { kind: 'ratio-at-most', value: 0.8 } },
+      { anchor: 'sdk', subject: 'bundled', goal: { kind: 'ratio-at-most', value: tools === 2 ? 0.7 : 0.8 } },
     ],
     passes: settings.spawnPasses,
     async open() {
