@@ -1,14 +1,15 @@
 import { PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/server';
-import type { Attributes } from '@opentelemetry/api';
+import { type Attributes, SpanKind, type SpanOptions } from '@opentelemetry/api';
 import { ATTR, EXECUTE_TOOL } from './mcp-semconv.js';
 
 /** Past this many distinct sets (tool names come from callers), a set is built per request, not kept. */
 const MAX_KEPT = 1_000;
 
-/** A request's low-cardinality attributes, and the name of its span by the conventions: `{mcp.method.name} {target}`. */
+/** A request's low-cardinality attributes, and its SERVER span's name by the conventions (`{mcp.method.name} {target}`) and options. */
 export interface RequestAttributeSet {
   readonly attributes: Attributes;
   readonly spanName: string;
+  readonly spanOptions: SpanOptions;
 }
 
 /**
@@ -70,5 +71,10 @@ function setOf(method: string, name: string, version: string, http: boolean): Re
     attributes[ATTR.transport] = 'tcp';
     attributes[ATTR.protocolName] = 'http';
   } else attributes[ATTR.transport] = 'pipe';
-  return Object.freeze({ attributes: Object.freeze(attributes), spanName: name ? `${method} ${name}` : method });
+  Object.freeze(attributes);
+  return Object.freeze({
+    attributes,
+    spanName: name ? `${method} ${name}` : method,
+    spanOptions: Object.freeze({ kind: SpanKind.SERVER, attributes }),
+  });
 }

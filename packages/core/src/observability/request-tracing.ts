@@ -7,6 +7,7 @@ import {
   ProxyTracerProvider,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   type Tracer,
   type TracerProvider,
@@ -89,7 +90,7 @@ export interface TelemetryOptions {
 /** The span a handler call runs in, made once per plan. */
 interface HandlerSpan {
   readonly name: string;
-  readonly attributes: Attributes;
+  readonly options: SpanOptions;
 }
 
 function failureOfResult(result: unknown): Failure | undefined {
@@ -186,11 +187,8 @@ export class RequestTracing {
       if (tracer) {
         const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
         // The shared set is what a sampler may read; what is the request's own is added once it is recorded.
-        span = tracer.startSpan(
-          set.spanName,
-          { kind: SpanKind.SERVER, attributes: set.attributes, ...(parent.link ? { links: [{ context: parent.link }] } : {}) },
-          parent.context,
-        );
+        const options = parent.link ? { ...set.spanOptions, links: [{ context: parent.link }] } : set.spanOptions;
+        span = tracer.startSpan(set.spanName, options, parent.context);
         request.traced = span.isRecording();
         if (request.traced) recordRequest(span, request, params);
         // The request runs in its span's context either way, so that what it sends carries the
@@ -252,15 +250,15 @@ export class RequestTracing {
         attributes[ATTR.operation] = EXECUTE_TOOL;
       }
       const name = plan.kind === 'tool' ? `${EXECUTE_TOOL} ${plan.name}` : `${plan.kind} ${plan.name}`;
-      made = Object.freeze({ name, attributes: Object.freeze(attributes) });
+      made = Object.freeze({ name, options: Object.freeze({ kind: SpanKind.INTERNAL, attributes: Object.freeze(attributes) }) });
       this.handlerSpans.set(plan, made);
     }
-    return this.inSpan(made.name, SpanKind.INTERNAL, made.attributes, run, failureOfResult);
+    return this.inSpan(made.name, made.options, run, failureOfResult);
   }
 
   /** Asks a handler's OAuth scopes and guards in their `guard {name}` span (`detail: 'steps'`), which says whether they allowed the call. */
   guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
-    return this.inSpan(`guard ${name}`, SpanKind.INTERNAL, undefined, run, (allowed, span) => {
+    return this.inSpan(`guard ${name}`, { kind: SpanKind.INTERNAL }, run, (allowed, span) => {
       span.setAttribute(ATTR.allowed, allowed);
       return undefined;
     });
@@ -268,7 +266,7 @@ export class RequestTracing {
 
   /** Runs argument validation in its `validate {name}` span (`detail: 'steps'`); refused arguments end it as `invalid_arguments`. */
   validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): Promise<R> {
-    return this.inSpan(`validate ${name}`, SpanKind.INTERNAL, undefined, run, (outcome, span) => {
+    return this.inSpan(`validate ${name}`, { kind: SpanKind.INTERNAL }, run, (outcome, span) => {
       if (outcome.ok) return undefined;
       span.setAttribute(ATTR.issues, outcome.issues?.length ?? 0);
       return { type: INVALID_ARGUMENTS, message: `${outcome.issues?.length ?? 0} invalid argument(s)` };
@@ -278,15 +276,14 @@ export class RequestTracing {
   /** Runs `run` in a span of its own, a child of the active one, ended when it settles. */
   private inSpan<R>(
     name: string,
-    kind: SpanKind,
-    attributes: Attributes | undefined,
+    options: SpanOptions,
     run: () => R | Promise<R>,
     failed: (result: R, span: Span) => Failure | undefined,
   ): Promise<R> {
     const tracer = currentTracer();
     if (!tracer) return settled(run);
     const parent = context.active();
-    const span = tracer.startSpan(name, { kind, attributes }, parent);
+    const span = tracer.startSpan(name, options, parent);
     return settled(() => context.with(trace.setSpan(parent, span), run)).then(
       (result) => {
         endSpan(span, failed(result, span));
@@ -333,7 +330,7 @@ export class RequestTracing {
     if (!tracing && !instruments) return run();
     request.traced = tracing;
     const attributes = { [ATTR.taskId]: taskId, [ATTR.toolName]: tool, [ATTR.operation]: EXECUTE_TOOL };
-    const work = tracing ? () => this.inSpan(`task ${tool}`, SpanKind.INTERNAL, attributes, run, failureOfResult) : run;
+    const work = tracing ? () => this.inSpan(`task ${tool}`, { kind: SpanKind.INTERNAL, attributes }, run, failureOfResult) : run;
     instruments?.runningTasks.add(1);
     const finished = (status: string) => {
       instruments?.runningTasks.add(-1);
