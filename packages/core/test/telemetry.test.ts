@@ -1,7 +1,16 @@
 // OpenTelemetry through @opentelemetry/api: the official SDK (2.x, in memory) registered the way an
 // app registers it, the official MCP client in memory and over real HTTP on 127.0.0.1.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { context, metrics, propagation, type SpanContext, type Tracer, type TracerProvider, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  metrics,
+  propagation,
+  type SpanContext,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
@@ -328,7 +337,15 @@ describe('tracing (in memory, 2025-11-25)', () => {
   });
 
   it('starts no child span for a request its sampler leaves out, and hands the decision on to the client', async () => {
-    const otel = registerSdk(new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) }));
+    // The sampler reads the request's method and tool, to sample by them.
+    const parentBased = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) });
+    const asked: Array<[string, Attributes]> = [];
+    const otel = registerSdk({
+      shouldSample: (parent, traceId, name, kind, attributes, links) => {
+        asked.push([name, { ...attributes }]);
+        return parentBased.shouldSample(parent, traceId, name, kind, attributes, links);
+      },
+    });
     const client = await inMemory({ elicitation: { form: {} } }, STEPS);
     const seen: Array<Record<string, unknown> | undefined> = [];
     client.setRequestHandler('elicitation/create', async (request) => {
@@ -344,6 +361,10 @@ describe('tracing (in memory, 2025-11-25)', () => {
     expect(otel.started).toEqual(['tools/call secret', 'tools/call greet']);
     expect(otel.finished()).toEqual([]);
     expect(seen[0]?.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`));
+    expect(asked[0]).toEqual([
+      'tools/call secret',
+      expect.objectContaining({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'secret' }),
+    ]);
     // A sampled request of the same app gets its children.
     await client.callTool({ name: 'echo', arguments: { q: 'hi' }, _meta: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` } });
     expect(otel.started.slice(2)).toEqual(['tools/call echo', 'execute_tool echo', 'validate echo']);

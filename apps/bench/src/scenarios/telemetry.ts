@@ -5,8 +5,8 @@
 import { pipelined, StdioChild } from '../drivers/stdio-child.js';
 import type { Opened, Scenario } from '../harness.js';
 import { SIDE_TITLES } from '../harness.js';
-import type { OtelSetup } from '../servers/armature-stdio-otel.js';
 import { addText } from '../servers/bench-tools.js';
+import type { OtelSetup } from '../servers/otel-setup.js';
 import type { Settings } from '../settings.js';
 import { ADD_FIXED, addArgs, checkSame, ok, searchArgs } from './tool-calls.js';
 

@@ -1,19 +1,26 @@
 import { PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/server';
-import type { Attributes } from '@opentelemetry/api';
+import { type Attributes, SpanKind, type SpanOptions } from '@opentelemetry/api';
 import { ATTR, EXECUTE_TOOL } from './mcp-semconv.js';
 
 /** Past this many distinct sets (tool names come from callers), a set is built per request, not kept. */
 const MAX_KEPT = 1_000;
 
+/** A request's low-cardinality attributes, and its SERVER span's name by the conventions (`{mcp.method.name} {target}`) and options. */
+export interface RequestAttributeSet {
+  readonly attributes: Attributes;
+  readonly spanName: string;
+  readonly spanOptions: SpanOptions;
+}
+
 /**
  * The low-cardinality attributes of a request (method, tool or prompt name, protocol version,
- * transport), shared by its span and its metrics: one frozen object per distinct set, made the
- * first time it is seen and handed out again after, so that a request records its metrics
- * without building an attribute object (the metrics SDK keys its series by that object).
+ * transport), shared by its span and its metrics, with its span's name: one frozen set per
+ * distinct one, made the first time it is seen and handed out again after, so that a request
+ * names its span and records its metrics without building a string or an attribute object.
  */
 export class RequestAttributeSets {
   // method -> name ('' for none) -> protocol version ('' for none) -> [pipe, tcp]
-  private readonly sets = new Map<string, Map<string, Map<string, [Attributes?, Attributes?]>>>();
+  private readonly sets = new Map<string, Map<string, Map<string, [RequestAttributeSet?, RequestAttributeSet?]>>>();
   private kept = 0;
 
   /** The set of a request: its method, its 2026-07-28 envelope, whether it came over HTTP, its connection and params. */
@@ -23,7 +30,7 @@ export class RequestAttributeSets {
     http: unknown,
     server: Server | undefined,
     params: unknown,
-  ): Attributes {
+  ): RequestAttributeSet {
     const name = method === 'tools/call' || method === 'prompts/get' ? (params as { name?: unknown } | undefined)?.name : undefined;
     const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? server?.getNegotiatedProtocolVersion();
     const named = typeof name === 'string' ? name : '';
@@ -31,11 +38,11 @@ export class RequestAttributeSets {
     const viaHttp = http ? 1 : 0;
     const byName = this.child(this.sets, method);
     const byVersion = byName && this.child(byName, named);
-    const pair = byVersion && this.child(byVersion, versioned, (): [Attributes?, Attributes?] => [undefined, undefined]);
-    if (!pair) return attributesOf(method, named, versioned, viaHttp === 1);
+    const pair = byVersion && this.child(byVersion, versioned, (): [RequestAttributeSet?, RequestAttributeSet?] => [undefined, undefined]);
+    if (!pair) return setOf(method, named, versioned, viaHttp === 1);
     let set = pair[viaHttp];
     if (!set) {
-      set = attributesOf(method, named, versioned, viaHttp === 1);
+      set = setOf(method, named, versioned, viaHttp === 1);
       pair[viaHttp] = set;
       this.kept++;
     }
@@ -52,7 +59,7 @@ export class RequestAttributeSets {
   }
 }
 
-function attributesOf(method: string, name: string, version: string, http: boolean): Attributes {
+function setOf(method: string, name: string, version: string, http: boolean): RequestAttributeSet {
   const attributes: Attributes = { [ATTR.method]: method };
   if (name && method === 'tools/call') {
     attributes[ATTR.toolName] = name;
@@ -64,5 +71,10 @@ function attributesOf(method: string, name: string, version: string, http: boole
     attributes[ATTR.transport] = 'tcp';
     attributes[ATTR.protocolName] = 'http';
   } else attributes[ATTR.transport] = 'pipe';
-  return Object.freeze(attributes);
+  Object.freeze(attributes);
+  return Object.freeze({
+    attributes,
+    spanName: name ? `${method} ${name}` : method,
+    spanOptions: Object.freeze({ kind: SpanKind.SERVER, attributes }),
+  });
 }

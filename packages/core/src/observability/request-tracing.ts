@@ -7,6 +7,7 @@ import {
   ProxyTracerProvider,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   type Tracer,
   type TracerProvider,
@@ -89,7 +90,7 @@ export interface TelemetryOptions {
 /** The span a handler call runs in, made once per plan. */
 interface HandlerSpan {
   readonly name: string;
-  readonly attributes: Attributes;
+  readonly options: SpanOptions;
 }
 
 function failureOfResult(result: unknown): Failure | undefined {
@@ -114,10 +115,22 @@ function endSpan(span: Span, failure: Failure | undefined): void {
   span.end();
 }
 
-/** The request's span name by the conventions: `{mcp.method.name} {target}`, the target a tool or prompt name. */
-function spanName(attributes: Attributes): string {
-  const target = attributes[ATTR.toolName] ?? attributes[ATTR.promptName];
-  return target === undefined ? String(attributes[ATTR.method]) : `${attributes[ATTR.method]} ${target}`;
+/** What `run` returns, as a promise; what it throws, as a rejection. */
+function settled<R>(run: () => R | Promise<R>): Promise<R> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** A recorded request span's attributes of its own: its id, session and resource. */
+function recordRequest(span: Span, request: TracedRequest, params: unknown): void {
+  span.setAttribute(ATTR.requestId, String(request.ctx.requestId));
+  const sessionId = request.ctx.source.sessionId;
+  if (sessionId) span.setAttribute(ATTR.session, sessionId);
+  const uri = (params as { uri?: unknown } | undefined)?.uri;
+  if (typeof uri === 'string' && request.method.startsWith('resources/')) span.setAttribute(ATTR.resourceUri, uri);
 }
 
 /**
@@ -132,6 +145,7 @@ export class RequestTracing {
   private readonly metrics = new ServerMetrics();
   private readonly attributeSets = new RequestAttributeSets();
   private readonly handlerSpans = new WeakMap<TracedHandler, HandlerSpan>();
+  private lastMarked?: { readonly parent: OtelContext; readonly marked: OtelContext };
   /** Whether guards, validation and client requests get spans of their own (`detail: 'steps'`). */
   readonly steps: boolean;
 
@@ -164,57 +178,62 @@ export class RequestTracing {
     const tracer = currentTracer();
     const instruments = this.metrics.current();
     if (!tracer && !instruments) return run(request, params);
-    return this.traced(request, server, params, run, tracer, instruments);
-  }
-
-  private async traced<C extends TracedRequest, P, R>(
-    request: C,
-    server: Server | undefined,
-    params: P,
-    run: (request: C, params: P) => Promise<R>,
-    tracer: Tracer | undefined,
-    instruments: Instruments | undefined,
-  ): Promise<R> {
     const started = performance.now();
     const source = request.ctx.source;
-    const attributes = this.attributeSets.of(request.method, source.envelope, source.http, server, params);
-    let span: Span | undefined;
-    let active: OtelContext | undefined;
-    if (tracer) {
-      const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
-      const spanAttributes: Attributes = { ...attributes, [ATTR.requestId]: String(request.ctx.requestId) };
-      if (source.sessionId) spanAttributes[ATTR.session] = source.sessionId;
-      const uri = (params as { uri?: unknown } | undefined)?.uri;
-      if (typeof uri === 'string' && request.method.startsWith('resources/')) spanAttributes[ATTR.resourceUri] = uri;
-      span = tracer.startSpan(
-        spanName(attributes),
-        { kind: SpanKind.SERVER, attributes: spanAttributes, ...(parent.link ? { links: [{ context: parent.link }] } : {}) },
-        parent.context,
-      );
-      // The request runs in its span's context either way, so that what it sends carries the
-      // sampling decision on; a span the sampler left out gets no children.
-      active = trace.setSpan(parent.context, span).setValue(TRACING_KEY, this);
-      request.traced = span.isRecording();
-    }
+    const set = this.attributeSets.of(request.method, source.envelope, source.http, server, params);
     if (instruments) this.metrics.started(request.method);
-    let failure: Failure | undefined;
-    try {
-      const result = await (active ? context.with(active, run, undefined, request, params) : run(request, params));
-      failure = failureOfResult(result);
-      return result;
-    } catch (error) {
-      failure = failureOfError(error);
-      if (!(error instanceof ProtocolError) && span?.isRecording()) span.recordException(error instanceof Error ? error : messageOf(error));
-      throw error;
-    } finally {
-      if (span) endSpan(span, failure);
-      if (instruments) {
-        this.metrics.ended(request.method);
-        const measured = failure ? failedAttributes(attributes, failure) : attributes;
-        if (failure) instruments.errors.add(1, measured);
-        instruments.operationDuration.record((performance.now() - started) / 1000, measured);
+    let span: Span | undefined;
+    const answer = settled(() => {
+      if (tracer) {
+        const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
+        // The shared set is what a sampler may read; what is the request's own is added once it is recorded.
+        const options = parent.link ? { ...set.spanOptions, links: [{ context: parent.link }] } : set.spanOptions;
+        span = tracer.startSpan(set.spanName, options, parent.context);
+        request.traced = span.isRecording();
+        if (request.traced) recordRequest(span, request, params);
+        // The request runs in its span's context either way, so that what it sends carries the
+        // sampling decision on; a span the sampler left out gets no children.
+        return context.with(trace.setSpan(this.marked(parent.context), span), run, undefined, request, params);
       }
-    }
+      return run(request, params);
+    });
+    // One reaction, not an async function awaiting the run: each promise a request makes costs
+    // the context manager's hooks once tracing has entered a context.
+    return answer.then(
+      (result) => {
+        this.ended(request.method, set.attributes, started, span, instruments, failureOfResult(result));
+        return result;
+      },
+      (error: unknown) => {
+        if (!(error instanceof ProtocolError) && span?.isRecording())
+          span.recordException(error instanceof Error ? error : messageOf(error));
+        this.ended(request.method, set.attributes, started, span, instruments, failureOfError(error));
+        throw error;
+      },
+    );
+  }
+
+  /** `parent` marked as one of this app's requests: the last one made is kept, since most requests share their parent (the root context). */
+  private marked(parent: OtelContext): OtelContext {
+    if (this.lastMarked?.parent !== parent) this.lastMarked = { parent, marked: parent.setValue(TRACING_KEY, this) };
+    return this.lastMarked.marked;
+  }
+
+  /** A request `serve` ran was answered: ends its span, records its duration and outcome. */
+  private ended(
+    method: string,
+    attributes: Attributes,
+    started: number,
+    span: Span | undefined,
+    instruments: Instruments | undefined,
+    failure: Failure | undefined,
+  ): void {
+    if (span) endSpan(span, failure);
+    if (!instruments) return;
+    this.metrics.ended(method);
+    const measured = failure ? failedAttributes(attributes, failure) : attributes;
+    if (failure) instruments.errors.add(1, measured);
+    instruments.operationDuration.record((performance.now() - started) / 1000, measured);
   }
 
   /**
@@ -231,15 +250,15 @@ export class RequestTracing {
         attributes[ATTR.operation] = EXECUTE_TOOL;
       }
       const name = plan.kind === 'tool' ? `${EXECUTE_TOOL} ${plan.name}` : `${plan.kind} ${plan.name}`;
-      made = Object.freeze({ name, attributes: Object.freeze(attributes) });
+      made = Object.freeze({ name, options: Object.freeze({ kind: SpanKind.INTERNAL, attributes: Object.freeze(attributes) }) });
       this.handlerSpans.set(plan, made);
     }
-    return this.inSpan(made.name, SpanKind.INTERNAL, made.attributes, run, failureOfResult);
+    return this.inSpan(made.name, made.options, run, failureOfResult);
   }
 
   /** Asks a handler's OAuth scopes and guards in their `guard {name}` span (`detail: 'steps'`), which says whether they allowed the call. */
   guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
-    return this.inSpan(`guard ${name}`, SpanKind.INTERNAL, undefined, run, (allowed, span) => {
+    return this.inSpan(`guard ${name}`, { kind: SpanKind.INTERNAL }, run, (allowed, span) => {
       span.setAttribute(ATTR.allowed, allowed);
       return undefined;
     });
@@ -247,36 +266,35 @@ export class RequestTracing {
 
   /** Runs argument validation in its `validate {name}` span (`detail: 'steps'`); refused arguments end it as `invalid_arguments`. */
   validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): Promise<R> {
-    return this.inSpan(`validate ${name}`, SpanKind.INTERNAL, undefined, run, (outcome, span) => {
+    return this.inSpan(`validate ${name}`, { kind: SpanKind.INTERNAL }, run, (outcome, span) => {
       if (outcome.ok) return undefined;
       span.setAttribute(ATTR.issues, outcome.issues?.length ?? 0);
       return { type: INVALID_ARGUMENTS, message: `${outcome.issues?.length ?? 0} invalid argument(s)` };
     });
   }
 
-  private async inSpan<R>(
+  /** Runs `run` in a span of its own, a child of the active one, ended when it settles. */
+  private inSpan<R>(
     name: string,
-    kind: SpanKind,
-    attributes: Attributes | undefined,
+    options: SpanOptions,
     run: () => R | Promise<R>,
     failed: (result: R, span: Span) => Failure | undefined,
   ): Promise<R> {
     const tracer = currentTracer();
-    if (!tracer) return run();
+    if (!tracer) return settled(run);
     const parent = context.active();
-    const span = tracer.startSpan(name, { kind, attributes }, parent);
-    let failure: Failure | undefined;
-    try {
-      const result = await context.with(trace.setSpan(parent, span), run);
-      failure = failed(result, span);
-      return result;
-    } catch (error) {
-      failure = failureOfError(error);
-      if (!(error instanceof ProtocolError)) span.recordException(error instanceof Error ? error : messageOf(error));
-      throw error;
-    } finally {
-      endSpan(span, failure);
-    }
+    const span = tracer.startSpan(name, options, parent);
+    return settled(() => context.with(trace.setSpan(parent, span), run)).then(
+      (result) => {
+        endSpan(span, failed(result, span));
+        return result;
+      },
+      (error: unknown) => {
+        if (!(error instanceof ProtocolError)) span.recordException(error instanceof Error ? error : messageOf(error));
+        endSpan(span, failureOfError(error));
+        throw error;
+      },
+    );
   }
 
   /**
@@ -312,7 +330,7 @@ export class RequestTracing {
     if (!tracing && !instruments) return run();
     request.traced = tracing;
     const attributes = { [ATTR.taskId]: taskId, [ATTR.toolName]: tool, [ATTR.operation]: EXECUTE_TOOL };
-    const work = tracing ? () => this.inSpan(`task ${tool}`, SpanKind.INTERNAL, attributes, run, failureOfResult) : run;
+    const work = tracing ? () => this.inSpan(`task ${tool}`, { kind: SpanKind.INTERNAL, attributes }, run, failureOfResult) : run;
     instruments?.runningTasks.add(1);
     const finished = (status: string) => {
       instruments?.runningTasks.add(-1);
