@@ -224,6 +224,10 @@ export const MESSAGES = {
     message: `task.retries is ${found}; it must be a whole number from 0 (run once, the default) to 10`,
     fix: "@Tool({ description: '...', task: { support: 'required', retries: 1 } })",
   })),
+  taskStartInvalid: define('ARM151', "a tool's task start is not one of the allowed values", ['"later"'] as const, (found: string) => ({
+    message: `task.start is ${found}; it must be 'call' (the call is a task from the start, the default) or 'continueAsTask' (the handler decides, with ctx.continueAsTask())`,
+    fix: "@Tool({ description: '...', task: { support: 'required', start: 'continueAsTask' } })",
+  })),
   sharedStateWithoutRequestStateKey: define(
     'ARM121',
     'a shared state is used without a requestStateKey',

@@ -11,6 +11,7 @@ import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { InputRequiredSignal, RoundTripChannel } from './client-requests.js';
 import type { RateLimiting } from './rate-limiting.js';
+import { type TaskAdoption, TaskHandOver } from './task-hand-over.js';
 
 /** What differs between handler kinds: how they answer. Everything else is the executor's. */
 export interface CallKind<R, S = unknown> {
@@ -121,19 +122,14 @@ async function runCall<R, S>(
   if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.source.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;
   request.label = plan.name;
-  try {
-    const instance = plan.needsInstance ? await request.scopeOf().get(plan.serverClass) : undefined;
-    let value =
-      plan.interceptors.length === 0
-        ? plan.invoke(instance, input.value, ctx)
-        : intercepted(plan, executionOf(plan, request, input.value), request, async (args) => plan.invoke(instance, args, ctx));
-    // A method that returned a plain value has already finished: only a pending one needs the timer.
-    if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
+  // The method's value as the kind's answer; anything it threw as the kind's failure.
+  const answered = async (value: unknown): Promise<R> => {
     // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
     // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
     if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
     return await convert(settings, plan, kind, subject, value, request);
-  } catch (thrown) {
+  };
+  const failed = (thrown: unknown): R | Promise<R> => {
     if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel);
     const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, input.value)) : thrown;
     if (error instanceof ProtocolError) throw error;
@@ -143,7 +139,46 @@ async function runCall<R, S>(
     // the SDK sends no response for a cancelled request anyway. Nothing to report.
     if (ctx.aborted) return kind.fail(callMessages.cancelled());
     return kind.fail(reportUnexpected(settings, error, kind, plan, request));
+  };
+  try {
+    const instance = plan.needsInstance ? await request.scopeOf().get(plan.serverClass) : undefined;
+    let value =
+      plan.interceptors.length === 0
+        ? plan.invoke(instance, input.value, ctx)
+        : intercepted(plan, executionOf(plan, request, input.value), request, async (args) => plan.invoke(instance, args, ctx));
+    // A method that returned a plain value has already finished: only a pending one needs the timer.
+    if (isThenable(value)) {
+      const running = Promise.resolve(value);
+      const start = ctx.taskStart;
+      const abort = (reason: unknown) => ctx.abort(reason);
+      if (!(start instanceof TaskHandOver)) value = await withTimeout(running, settings.timeoutMs, abort);
+      else {
+        const outcome = await withTimeout(untilHandOver(running, start), settings.timeoutMs, abort);
+        if ('adoption' in outcome) {
+          // The call is answered with the task; the rest of the handler, under the task's ttl, settles it.
+          const { adoption } = outcome;
+          adoption.finish(withTimeout(running, adoption.timeoutMs, abort).then(answered, failed), request.handOver());
+          return adoption.answer as R;
+        }
+        value = outcome.value;
+      }
+    }
+    return await answered(value);
+  } catch (thrown) {
+    return failed(thrown);
   }
+}
+
+/**
+ * The handler's value, or the task it became when it called `ctx.continueAsTask()` first. A task
+ * refused (a limit) leaves the handler running as an ordinary call: it got the error.
+ */
+async function untilHandOver(running: Promise<unknown>, start: TaskHandOver): Promise<{ value: unknown } | { adoption: TaskAdoption }> {
+  const first = await Promise.race([running.then((value) => ({ value })), start.asked]);
+  if ('value' in first) return first;
+  // Asked: the call's answer is the task, even if the handler ends before the task is made.
+  const adoption = await first.taking;
+  return adoption ? { adoption } : { value: await running };
 }
 
 /** What interceptors and the error filter see; most calls have neither, so it is made only for them. */
