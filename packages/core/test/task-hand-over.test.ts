@@ -68,6 +68,12 @@ class HandOver {
     throw new McpError(-32603, 'broke in the background');
   }
 
+  @Tool({ description: 'Does not wait for the hand-over', task: { support: 'required', start: 'continueAsTask' } })
+  hasty(ctx: Context) {
+    void ctx.continueAsTask();
+    return 'returned at once';
+  }
+
   @Tool({ description: 'Not declared for it, calls it anyway', task: 'optional' })
   async misuses(ctx: Context) {
     await ctx.continueAsTask();
@@ -189,6 +195,14 @@ describe('ctx.continueAsTask() on 2026-07-28 with the tasks extension', () => {
     expect(created.body.result).toMatchObject({ resultType: 'task' });
     const failed = await statusIs(url, String(created.body.result?.taskId), 'failed', 'completed');
     expect(failed.body.result).toMatchObject({ status: 'failed', error: { code: -32603, message: 'broke in the background' } });
+  });
+
+  it('answers with the task a handler that asked for it without waiting, and settles it with what the handler returned', async () => {
+    const { url } = await listen();
+    const created = await call(url, 'hasty');
+    expect(created.body.result).toMatchObject({ resultType: 'task' });
+    const done = await statusIs(url, String(created.body.result?.taskId), 'completed', 'failed');
+    expect(done.body.result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'returned at once' }] } });
   });
 
   it('refuses the task at a limit with its -32600 error, and creates none', async () => {

@@ -146,23 +146,21 @@ async function runCall<R, S>(
       plan.interceptors.length === 0
         ? plan.invoke(instance, input.value, ctx)
         : intercepted(plan, executionOf(plan, request, input.value), request, async (args) => plan.invoke(instance, args, ctx));
-    // A method that returned a plain value has already finished: only a pending one needs the timer.
-    if (isThenable(value)) {
-      const running = Promise.resolve(value);
-      const start = ctx.taskStart;
-      const abort = (reason: unknown) => ctx.abort(reason);
-      if (!(start instanceof TaskHandOver)) value = await withTimeout(running, settings.timeoutMs, abort);
-      else {
-        const outcome = await withTimeout(untilHandOver(running, start), settings.timeoutMs, abort);
-        if ('adoption' in outcome) {
-          // The call is answered with the task; the rest of the handler, under the task's ttl, settles it.
-          const { adoption } = outcome;
-          adoption.finish(withTimeout(running, adoption.timeoutMs, abort).then(answered, failed), request.handOver());
-          return adoption.answer as R;
-        }
-        value = outcome.value;
+    const start = ctx.taskStart;
+    const abort = (reason: unknown) => ctx.abort(reason);
+    if (start instanceof TaskHandOver) {
+      const outcome = await withTimeout(untilHandOver(Promise.resolve(value), start), settings.timeoutMs, abort);
+      if ('adoption' in outcome) {
+        // The call is answered with the task; the rest of the handler, under the task's ttl, settles it.
+        const { adoption } = outcome;
+        const rest = withTimeout(Promise.resolve(value), adoption.timeoutMs, abort);
+        adoption.finish(rest.then(answered, failed), request.handOver());
+        return adoption.answer as R;
       }
+      value = outcome.value;
     }
+    // A method that returned a plain value has already finished: only a pending one needs the timer.
+    else if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, abort);
     return await answered(value);
   } catch (thrown) {
     return failed(thrown);
@@ -170,15 +168,23 @@ async function runCall<R, S>(
 }
 
 /**
- * The handler's value, or the task it became when it called `ctx.continueAsTask()` first. A task
- * refused (a limit) leaves the handler running as an ordinary call: it got the error.
+ * The handler's value, or the task it became when it called `ctx.continueAsTask()`: once called,
+ * the answer is the task even if the handler ended (or threw) before the task was made, so that no
+ * task is left without its handler. A task refused (a limit) leaves the handler an ordinary call:
+ * it got the error.
  */
 async function untilHandOver(running: Promise<unknown>, start: TaskHandOver): Promise<{ value: unknown } | { adoption: TaskAdoption }> {
-  const first = await Promise.race([running.then((value) => ({ value })), start.asked]);
-  if ('value' in first) return first;
-  // Asked: the call's answer is the task, even if the handler ends before the task is made.
-  const adoption = await first.taking;
-  return adoption ? { adoption } : { value: await running };
+  const settled = running.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  const first = await Promise.race([settled, start.asked]);
+  const taking = 'taking' in first ? first.taking : start.called;
+  const adoption = await taking;
+  if (adoption) return { adoption };
+  const done = 'taking' in first ? await settled : first;
+  if ('error' in done) throw done.error;
+  return done;
 }
 
 /** What interceptors and the error filter see; most calls have neither, so it is made only for them. */

@@ -38,6 +38,11 @@ export class TaskHandOver {
 
   constructor(private readonly adopt: () => Promise<TaskAdoption>) {}
 
+  /** The making of the task, once `ctx.continueAsTask()` was called (undefined when refused). */
+  get called(): Promise<TaskAdoption | undefined> | undefined {
+    return this.taking?.catch(() => undefined);
+  }
+
   /** Makes the call a task (once; a second call waits for the same task, or gets the same refusal). */
   take(): Promise<TaskAdoption> {
     if (!this.taking) {
