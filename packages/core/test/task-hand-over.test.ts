@@ -258,6 +258,25 @@ describe('ctx.continueAsTask() where the call cannot become a task', () => {
     expect(String(errors[0])).toContain("@Tool({ task: { support: 'optional' | 'required', start: 'continueAsTask' } })");
   });
 
+  it('refuses at start-up a tool that goes on as a task and has retries (ARM152): a run again could not ask again', () => {
+    @McpServer({ name: 'retried-start', version: '1.0.0' })
+    class RetriedStart {
+      @Tool({ description: 'Retried', task: { support: 'required', start: 'continueAsTask', retries: 1 } })
+      retried() {
+        return 'x';
+      }
+    }
+    let thrown: unknown;
+    try {
+      createMcpApp(RetriedStart);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ArmatureBuildError);
+    expect(String((thrown as Error).message)).toContain("RetriedStart.retried: task.start is 'continueAsTask' and task.retries is 1");
+    expect(String((thrown as Error).message)).toContain('[ARM152]');
+  });
+
   it('refuses at start-up a task start that is not one of its values (ARM151)', () => {
     @McpServer({ name: 'bad-start', version: '1.0.0' })
     class BadStart {

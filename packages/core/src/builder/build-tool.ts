@@ -56,6 +56,8 @@ function taskOptionsOf(
   }
   const start: unknown = spelled ? (task.start ?? 'call') : 'call';
   if (start !== 'call' && start !== 'continueAsTask') build.add(MESSAGES.taskStartInvalid, JSON.stringify(start) ?? String(start));
+  // A run again starts the handler from the top, away from the call whose rounds held the answers.
+  else if (start === 'continueAsTask' && typeof retries === 'number' && retries > 0) build.add(MESSAGES.taskStartWithRetries, retries);
   return { taskSupport: support, taskRetries: retries as number, taskStart: start === 'continueAsTask' ? start : 'call' };
 }
 
