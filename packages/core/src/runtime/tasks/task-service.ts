@@ -192,7 +192,11 @@ export class TaskService {
       fail: async (record, message) => {
         await this.store.update(record.taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
       },
-      runAgain: (record, tool, args, origin, ticket) => this.run(record, tool, args, origin, undefined, ticket),
+      runAgain: async (record, tool, args, origin, ticket) => {
+        // Its running share lapsed with the stopped instance's lease: the run here counts again.
+        await this.quota.resumed(countedAs(record), record.taskId, record.leaseExpiresAt);
+        this.run(record, tool, args, origin, undefined, ticket);
+      },
       reportError: (error, taskId) => this.env.reportError(error, { tool: 'tasks', requestId: taskId, label: 'task retries' }),
     });
   }
