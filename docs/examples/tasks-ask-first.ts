@@ -1,7 +1,7 @@
 import { Context, createMcpApp, Field, McpServer, Tool } from '@armature/core';
 import { IsString } from 'class-validator';
 import { expectEqual } from './support/check.js';
-import { type Answer, mcp } from './tasks-extension.js';
+import { type Answer, mcp, shown } from './tasks-extension.js';
 
 // A tool that asks first, in the tools/call rounds of 2026-07-28 (input_required), then goes on as
 // a task: ctx.continueAsTask(). Called through the tasks extension with a plain fetch (`mcp` of
@@ -42,16 +42,6 @@ export function buildQuarter(_name: string, _quarter: number): Promise<void> {
 }
 
 export const app = createMcpApp(ReportServer, { tasks: { pollIntervalMs: 50 } });
-
-/** The wire JSON with what changes from run to run replaced, as the guide shows it. */
-function shown(value: unknown): unknown {
-  return JSON.parse(
-    JSON.stringify(value)
-      .replace(/"taskId":"[0-9a-f-]{36}"/g, '"taskId":"<taskId>"')
-      .replace(/"requestState":"[^"]+"/g, '"requestState":"<signed state>"')
-      .replace(/"(createdAt|lastUpdatedAt)":"[^"]+"/g, '"$1":"<time>"'),
-  );
-}
 
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'reports', version: '1.0.0' } };
 

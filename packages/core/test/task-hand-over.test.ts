@@ -12,7 +12,9 @@ import {
   Tool,
 } from '../src/index.js';
 import { connectInMemory } from './support/clients.js';
-import { modernRpc, type RpcAnswer, WITH_TASKS } from './support/modern-rpc.js';
+import { gate } from './support/gate.js';
+import { modernRpc, WITH_TASKS } from './support/modern-rpc.js';
+import { until } from './support/until.js';
 
 // ctx.continueAsTask() (tools declared `task: { start: 'continueAsTask' }`): on 2026-07-28 the call
 // asks in its input_required rounds (SEP-2322), then is answered with a task (SEP-2663) and the
@@ -24,15 +26,6 @@ class Who {
   @IsOptional()
   @IsString()
   name?: string;
-}
-
-/** A promise the test resolves: lets a handler stop at a known point. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
 }
 
 let release = gate();
@@ -85,6 +78,17 @@ class HandOver {
   }
 }
 
+/** What createMcpApp threw for `server`: an ArmatureBuildError. */
+function startUpError(server: new () => object): Error {
+  try {
+    createMcpApp(server);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ArmatureBuildError);
+    return error as Error;
+  }
+  throw new Error('createMcpApp did not throw');
+}
+
 const open: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
@@ -106,15 +110,6 @@ const call = (url: string, name: string, extra: Record<string, unknown> = {}, ca
 const asIs = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } } as const;
 const getTask = (url: string, taskId: string) => modernRpc(url, 'tasks/get', { taskId }, WITH_TASKS);
 
-async function until(read: () => Promise<RpcAnswer>, done: (answer: RpcAnswer) => boolean, what: string): Promise<RpcAnswer> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const answer = await read();
-    if (done(answer)) return answer;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(answer.body)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const statusIs = (url: string, taskId: string, ...statuses: string[]) =>
   until(
     () => getTask(url, taskId),
@@ -266,15 +261,9 @@ describe('ctx.continueAsTask() where the call cannot become a task', () => {
         return 'x';
       }
     }
-    let thrown: unknown;
-    try {
-      createMcpApp(RetriedStart);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(ArmatureBuildError);
-    expect(String((thrown as Error).message)).toContain("RetriedStart.retried: task.start is 'continueAsTask' and task.retries is 1");
-    expect(String((thrown as Error).message)).toContain('[ARM152]');
+    const thrown = startUpError(RetriedStart);
+    expect(thrown.message).toContain("RetriedStart.retried: task.start is 'continueAsTask' and task.retries is 1");
+    expect(thrown.message).toContain('[ARM152]');
   });
 
   it('refuses at start-up a task start that is not one of its values (ARM151)', () => {
@@ -285,14 +274,8 @@ describe('ctx.continueAsTask() where the call cannot become a task', () => {
         return 'x';
       }
     }
-    let thrown: unknown;
-    try {
-      createMcpApp(BadStart);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(ArmatureBuildError);
-    expect(String((thrown as Error).message)).toContain('BadStart.bad: task.start is "later"');
-    expect(String((thrown as Error).message)).toContain('[ARM151]');
+    const thrown = startUpError(BadStart);
+    expect(thrown.message).toContain('BadStart.bad: task.start is "later"');
+    expect(thrown.message).toContain('[ARM151]');
   });
 });

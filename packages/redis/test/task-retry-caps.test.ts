@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { expect, it } from 'vitest';
 import { type Instance, stopInstance, useCluster } from './support/cluster.js';
+import { until } from './support/until.js';
 
 // A task run again on another instance (retries) counts against the running caps there: its first
 // run's share lapsed with the lease of the instance that died, and without counting it again the
@@ -11,16 +12,6 @@ import { type Instance, stopInstance, useCluster } from './support/cluster.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/retry-instance.mjs', import.meta.url));
 const cluster = useCluster(['a', 'b'], { fixture: FIXTURE, env: { TASK_LIMITS: JSON.stringify({ maxRunningTasksPerOwner: 1 }) } });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 it('counts a task run again on another instance against maxRunningTasksPerOwner', { timeout: 60_000 }, async () => {
   const client = new V1Client({ name: 'retry-caps', version: '1.0.0' });
