@@ -122,24 +122,6 @@ async function runCall<R, S>(
   if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.source.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;
   request.label = plan.name;
-  // The method's value as the kind's answer; anything it threw as the kind's failure.
-  const answered = async (value: unknown): Promise<R> => {
-    // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
-    // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
-    if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
-    return await convert(settings, plan, kind, subject, value, request);
-  };
-  const failed = (thrown: unknown): R | Promise<R> => {
-    if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel);
-    const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, input.value)) : thrown;
-    if (error instanceof ProtocolError) throw error;
-    if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
-    if (error instanceof ToolError) return kind.fail(error.message, error.details);
-    // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
-    // the SDK sends no response for a cancelled request anyway. Nothing to report.
-    if (ctx.aborted) return kind.fail(callMessages.cancelled());
-    return kind.fail(reportUnexpected(settings, error, kind, plan, request));
-  };
   try {
     const instance = plan.needsInstance ? await request.scopeOf().get(plan.serverClass) : undefined;
     let value =
@@ -147,24 +129,65 @@ async function runCall<R, S>(
         ? plan.invoke(instance, input.value, ctx)
         : intercepted(plan, executionOf(plan, request, input.value), request, async (args) => plan.invoke(instance, args, ctx));
     const start = ctx.taskStart;
-    const abort = (reason: unknown) => ctx.abort(reason);
     if (start instanceof TaskHandOver) {
+      const abort = (reason: unknown) => ctx.abort(reason);
       const outcome = await withTimeout(untilHandOver(Promise.resolve(value), start), settings.timeoutMs, abort);
       if ('adoption' in outcome) {
         // The call is answered with the task; the rest of the handler, under the task's ttl, settles it.
         const { adoption } = outcome;
-        const rest = withTimeout(Promise.resolve(value), adoption.timeoutMs, abort);
-        adoption.finish(rest.then(answered, failed), request.handOver());
+        const rest = withTimeout(Promise.resolve(value), adoption.timeoutMs, abort).then(
+          (later) => answered(settings, plan, kind, subject, request, later),
+          (thrown: unknown) => failed(settings, plan, kind, request, input.value, thrown),
+        );
+        adoption.finish(rest, request.handOver());
         return adoption.answer as R;
       }
       value = outcome.value;
     }
     // A method that returned a plain value has already finished: only a pending one needs the timer.
-    else if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, abort);
-    return await answered(value);
+    else if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
+    return await answered(settings, plan, kind, subject, request, value);
   } catch (thrown) {
-    return failed(thrown);
+    return failed(settings, plan, kind, request, input.value, thrown);
   }
+}
+
+/** The method's value as the kind's answer. */
+async function answered<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  subject: S,
+  request: CallRequest,
+  value: unknown,
+) {
+  const channel = request.ctx.roundTrip;
+  // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
+  // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
+  if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
+  return await convert(settings, plan, kind, subject, value, request);
+}
+
+/** What the method threw as the kind's answer (a ProtocolError is thrown on, a JSON-RPC error). */
+function failed<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  request: CallRequest,
+  args: unknown,
+  thrown: unknown,
+) {
+  const ctx = request.ctx;
+  const channel = ctx.roundTrip;
+  if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel);
+  const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, args)) : thrown;
+  if (error instanceof ProtocolError) throw error;
+  if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
+  if (error instanceof ToolError) return kind.fail(error.message, error.details);
+  // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
+  // the SDK sends no response for a cancelled request anyway. Nothing to report.
+  if (ctx.aborted) return kind.fail(callMessages.cancelled());
+  return kind.fail(reportUnexpected(settings, error, kind, plan, request));
 }
 
 /**
