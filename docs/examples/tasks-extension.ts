@@ -46,11 +46,12 @@ export async function mcp(url: string, method: string, params: Record<string, un
 }
 // #endregion
 
-/** The wire JSON with what changes from run to run replaced, as the guide shows it. */
-function shown(value: unknown): unknown {
+/** The wire JSON with what changes from run to run replaced, as the guides show it. */
+export function shown(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value)
       .replace(/"taskId":"[0-9a-f-]{36}"/g, '"taskId":"<taskId>"')
+      .replace(/"requestState":"[^"]+"/g, '"requestState":"<signed state>"')
       .replace(/"(createdAt|lastUpdatedAt)":"[^"]+"/g, '"$1":"<time>"'),
   );
 }

@@ -90,6 +90,18 @@ export class ConformanceTasks {
     return `Deleted ${input.filename}`;
   }
 
+  @Tool({
+    description: 'Asks for a name in the tools/call rounds, then goes on as a task that greets the name given',
+    task: { support: 'required', start: 'continueAsTask' },
+  })
+  async test_tool_with_task(ctx: Context) {
+    const answer = await ctx.elicit('What is your name (user_name)?', Confirmation);
+    const name = answer.action === 'accept' ? (answer.content.name ?? 'someone') : 'someone';
+    await ctx.continueAsTask();
+    await sleep(100, ctx.signal);
+    return `Hello, ${name}! (finished as a task)`;
+  }
+
   @Tool({ description: 'Asks two questions at once while it runs as a task', task: 'optional' })
   async multi_input(ctx: Context) {
     const [first, second] = await Promise.all([ctx.elicit('First answer?', Confirmation), ctx.elicit('Second answer?', Confirmation)]);

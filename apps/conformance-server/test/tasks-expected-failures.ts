@@ -6,9 +6,4 @@
  * failing_job, greet, confirm_delete, multi_input, protocol_error_job, test_tool_with_task) belong
  * in src/tasks.server.ts. `tasks-status-notifications` is not here: the suite skips it itself.
  */
-export const TASKS_EXPECTED_FAILURES: ReadonlyMap<string, string> = new Map([
-  [
-    'tasks-mrtr-composition',
-    'test_tool_with_task: a task-required tool that asks in the tools/call rounds (input_required) and becomes a task only on the final round needs a way for the handler to go on in the background mid-call; not built yet (docs/tasks.md, Not there yet)',
-  ],
-]);
+export const TASKS_EXPECTED_FAILURES: ReadonlyMap<string, string> = new Map();

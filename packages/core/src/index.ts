@@ -87,6 +87,7 @@ export type {
   ResourceOptions,
   ResourceTemplateOptions,
   TaggedOptions,
+  TaskStart,
   TaskSupportOption,
   ToolOptions,
   ToolTaskOptions,

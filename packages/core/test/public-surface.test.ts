@@ -73,7 +73,12 @@ describe('@armature/core public surface', () => {
   it('tells every handler its run: Context.attempt and Context.idempotencyKey (task retries)', () => {
     expectTypeOf<core.Context['attempt']>().toEqualTypeOf<number>();
     expectTypeOf<core.Context['idempotencyKey']>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<core.ToolTaskOptions>().toEqualTypeOf<{ support: core.TaskSupportOption; retries?: number }>();
+    expectTypeOf<core.ToolTaskOptions>().toEqualTypeOf<{ support: core.TaskSupportOption; retries?: number; start?: core.TaskStart }>();
+  });
+
+  it('lets a tool call go on as a task: Context.continueAsTask() and task.start', () => {
+    expectTypeOf<core.Context['continueAsTask']>().toEqualTypeOf<() => Promise<void>>();
+    expectTypeOf<core.TaskStart>().toEqualTypeOf<'call' | 'continueAsTask'>();
   });
 
   it("offers the app's event hub as McpApp.onEvent (the only way in: runtime.events stays internal)", () => {

@@ -16,17 +16,9 @@ import {
   Tool,
   UseGuards,
 } from '../src/index.js';
+import { gate } from './support/gate.js';
 import { modernRpc, WITH_TASKS } from './support/modern-rpc.js';
 import { until } from './support/until.js';
-
-/** A promise the test resolves: the `hold` tool runs until then (or until cancelled). */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
 
 let release = gate();
 /** The calls (`phase: 'call'`) the counting guard was asked about, by tool. */

@@ -24,6 +24,7 @@ import {
   ToolError,
 } from '../src/index.js';
 import { connectHttp, connectInMemory } from './support/clients.js';
+import { gate } from './support/gate.js';
 import { tokenAuth } from './support/token-auth.js';
 
 class CountInput {
@@ -31,15 +32,6 @@ class CountInput {
   @IsInt()
   @Min(1)
   n!: number;
-}
-
-/** A promise the test resolves: lets a handler stop at a known point. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
 }
 
 let steps = gate();

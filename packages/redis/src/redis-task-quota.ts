@@ -64,6 +64,14 @@ redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[1])
 return 1
 `;
 
+/** KEYS: runningOwner, runningAll. ARGV: taskId, leaseExpiresAt. A task run again: its running share counts again. */
+const RESUMED = `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+if redis.call('PEXPIRETIME', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1
+`;
+
 /**
  * ARGV: now, taskId, bytes, maxResultBytesPerOwner, maxResultBytes. Returns { 1 } kept,
  * { 0, used, limit } over, { 2 } gone.
@@ -130,6 +138,10 @@ export class RedisTaskQuota implements TaskQuota {
 
   async renew(owner: string, taskId: string, leaseExpiresAt: number): Promise<void> {
     await this.commands.ready.eval(RENEW, 2, this.runningKey(owner), this.runningAllKey, taskId, String(leaseExpiresAt));
+  }
+
+  async resumed(owner: string, taskId: string, leaseExpiresAt: number): Promise<void> {
+    await this.commands.ready.eval(RESUMED, 2, this.runningKey(owner), this.runningAllKey, taskId, String(leaseExpiresAt));
   }
 
   async stopped(owner: string, taskId: string): Promise<void> {

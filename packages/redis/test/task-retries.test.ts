@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { type Instance, stopInstance, useCluster } from './support/cluster.js';
+import { until } from './support/until.js';
 
 // Tasks that outlive their instance: three real processes on one Redis behind a round-robin
 // proxy; the instance running a task is SIGKILLed, and the client polls tasks/get through the others.
@@ -17,16 +18,6 @@ async function v1(): Promise<V1Client> {
   const client = new V1Client({ name: 'retries-v1', version: '1.0.0' });
   await client.connect(new V1Transport(cluster.proxy.url));
   return client;
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Starts the task tool `name`, waits for its first run to report, and SIGKILLs the instance running it. */

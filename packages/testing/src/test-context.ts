@@ -131,6 +131,13 @@ export class TestContext extends Context {
     return this.controller.signal;
   }
 
+  /** Whether the handler called `ctx.continueAsTask()` (a unit test runs it on, as one call). */
+  continuedAsTask = false;
+
+  async continueAsTask(): Promise<void> {
+    this.continuedAsTask = true;
+  }
+
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     if (this.controller.signal.aborted) return;
     const update: RecordedProgress = { progress };

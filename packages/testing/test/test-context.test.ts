@@ -21,6 +21,13 @@ describe('createTestContext', () => {
     expect(ctx.requestId).toBe(42);
   });
 
+  it('records ctx.continueAsTask() and lets the handler go on, as one call', async () => {
+    const ctx = createTestContext();
+    expect(ctx.continuedAsTask).toBe(false);
+    await ctx.continueAsTask();
+    expect(ctx.continuedAsTask).toBe(true);
+  });
+
   it('defaults: empty meta, a request id, every level recorded', async () => {
     const ctx = createTestContext();
     await ctx.log.debug('d');

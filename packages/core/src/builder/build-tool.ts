@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { MESSAGES } from '../messages/message-catalog.js';
-import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema, ToolOptions } from '../metadata/metadata-args.js';
+import type { ArgumentLimits, Constructor, HandlerMetadataArgs, JsonSchema, TaskStart, ToolOptions } from '../metadata/metadata-args.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import {
   CodeGenerationRefused,
@@ -37,20 +37,28 @@ function rawSchema(build: HandlerBuild<'tool'>, option: 'inputSchema' | 'outputS
 }
 
 /** A `@Tool` method as a frozen definition, or undefined after reporting its problems. */
-/** The tool's `task` option: how it may run as a task, and how many times its task may run again. */
-function taskOptionsOf(build: HandlerBuild<'tool'>, task: ToolOptions['task']): { taskSupport: TaskSupport; taskRetries: number } {
-  if (task === undefined) return { taskSupport: 'forbidden', taskRetries: 0 };
+/** The tool's `task` option: how it may run as a task, how many times its task may run again, and when it starts. */
+function taskOptionsOf(
+  build: HandlerBuild<'tool'>,
+  task: ToolOptions['task'],
+): { taskSupport: TaskSupport; taskRetries: number; taskStart: TaskStart } {
+  const none = { taskSupport: 'forbidden', taskRetries: 0, taskStart: 'call' } as const;
+  if (task === undefined) return none;
   const spelled = typeof task === 'object' && task !== null;
   const support: unknown = spelled ? task.support : task;
   if (support !== 'optional' && support !== 'required') {
     build.add(MESSAGES.taskOptionInvalid, JSON.stringify(task) ?? String(task));
-    return { taskSupport: 'forbidden', taskRetries: 0 };
+    return none;
   }
   const retries: unknown = spelled ? (task.retries ?? 0) : 0;
   if (!(Number.isSafeInteger(retries) && (retries as number) >= 0 && (retries as number) <= 10)) {
     build.add(MESSAGES.taskRetriesInvalid, JSON.stringify(retries) ?? String(retries));
   }
-  return { taskSupport: support, taskRetries: retries as number };
+  const start: unknown = spelled ? (task.start ?? 'call') : 'call';
+  if (start !== 'call' && start !== 'continueAsTask') build.add(MESSAGES.taskStartInvalid, JSON.stringify(start) ?? String(start));
+  // A run again starts the handler from the top, away from the call whose rounds held the answers.
+  else if (start === 'continueAsTask' && typeof retries === 'number' && retries > 0) build.add(MESSAGES.taskStartWithRetries, retries);
+  return { taskSupport: support, taskRetries: retries as number, taskStart: start === 'continueAsTask' ? start : 'call' };
 }
 
 export function buildTool(
@@ -65,7 +73,7 @@ export function buildTool(
   if (args.isStatic) build.add(MESSAGES.staticHandler, 'tool', args.methodName);
   build.checkName('tool', name);
   if (typeof options.description !== 'string' || options.description.trim() === '') build.add(MESSAGES.toolDescriptionMissing, name);
-  const { taskSupport, taskRetries } = taskOptionsOf(build, options.task);
+  const { taskSupport, taskRetries, taskStart } = taskOptionsOf(build, options.task);
   const method = (serverClass.prototype as Record<string, unknown>)[args.methodName];
   if (typeof method !== 'function' && !args.isStatic) build.add(MESSAGES.notAMethod, 'tool');
 
@@ -134,6 +142,7 @@ export function buildTool(
     limits,
     taskSupport,
     taskRetries,
+    ...(taskStart === 'continueAsTask' ? { taskStart } : {}),
     methodName: args.methodName,
     plan,
     ...(ui ? { ui } : {}),

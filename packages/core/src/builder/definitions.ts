@@ -2,7 +2,7 @@ import type { McpUiResourceMeta, McpUiToolVisibility } from '@modelcontextprotoc
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
 import type { Context } from '../context/context.js';
 import type { Guard, Interceptor } from '../context/execution-context.js';
-import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
+import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOptions, TaskStart } from '../metadata/metadata-args.js';
 import type { HeaderParam } from '../schema/header-params.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
@@ -75,6 +75,8 @@ export interface ToolDefinition {
   readonly taskSupport: TaskSupport;
   /** How many times its task may run again on another instance (`task: { retries }`); 0 without. */
   readonly taskRetries: number;
+  /** Present when a call becomes a task where the handler calls `ctx.continueAsTask()` (`task: { start }`), not before it runs. */
+  readonly taskStart?: Exclude<TaskStart, 'call'>;
   readonly methodName: string;
   readonly plan: CallPlan;
   /** The tool's MCP App (`@Tool({ ui })`), if it has one. */

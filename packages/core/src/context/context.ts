@@ -137,4 +137,27 @@ export abstract class Context {
 
   /** The client's roots (the folders or files it exposes to this server). */
   abstract roots(options?: ClientRequestOptions): Promise<Root[]>;
+
+  /**
+   * Turns the rest of this tool call into a task (`@Tool({ task: { support, start: 'continueAsTask' } })`):
+   * the `tools/call` is answered with the task, and the handler goes on in the background with the
+   * same DI scope, its signal aborted by `tasks/cancel`, its progress shown in the task's status,
+   * and its later questions (`ctx.elicit`, ...) asked through the task's `inputRequests`. What the
+   * handler returns becomes the task's result. The questions asked before, in the call's
+   * `input_required` rounds, keep their answers: the handler runs on from where it called this.
+   *
+   * Only a 2026-07-28 request that declares the tasks extension is answered with a task here; for
+   * any other request this resolves at once and the handler goes on as it was (an ordinary call,
+   * or a task from the start). A task limit reached is thrown as its -32600 error. In a handler of
+   * a tool not declared with `start: 'continueAsTask'`, this throws. See docs/tasks.md.
+   *
+   * @example
+   * ```ts
+   * const who = await ctx.elicit('Whose report?', ReportOwner); // in the call's rounds
+   * if (who.action !== 'accept') return 'No report.';
+   * await ctx.continueAsTask(); // the call is answered with a task from here
+   * return buildReport(who.content.name, ctx.signal);
+   * ```
+   */
+  abstract continueAsTask(): Promise<void>;
 }

@@ -130,6 +130,9 @@ export const callMessages = {
   taskQuestionTimedOut(timeoutMs: number): string {
     return `The client did not answer this task's question (inputRequests) within ${timeoutMs} ms (tasks.inputTimeoutMs); the task is failed. Answer with tasks/update while the task is input_required, or call the tool again`;
   },
+  continueAsTaskUndeclared(): string {
+    return "ctx.continueAsTask() was called by a handler that cannot become a task: declare its tool with @Tool({ task: { support: 'optional' | 'required', start: 'continueAsTask' } })";
+  },
   taskCannotAsk(): string {
     return 'This task is being run again on another instance (retries), away from the 2025-11-25 session that created it: it cannot ask the client for input (ctx.elicit, ctx.sample, ctx.roots). Ask before the work a retry repeats, or over 2026-07-28, where a task asks through its inputRequests';
   },

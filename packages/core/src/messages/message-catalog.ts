@@ -224,6 +224,19 @@ export const MESSAGES = {
     message: `task.retries is ${found}; it must be a whole number from 0 (run once, the default) to 10`,
     fix: "@Tool({ description: '...', task: { support: 'required', retries: 1 } })",
   })),
+  taskStartInvalid: define('ARM151', "a tool's task start is not one of the allowed values", ['"later"'] as const, (found: string) => ({
+    message: `task.start is ${found}; it must be 'call' (the call is a task from the start, the default) or 'continueAsTask' (the handler decides, with ctx.continueAsTask())`,
+    fix: "@Tool({ description: '...', task: { support: 'required', start: 'continueAsTask' } })",
+  })),
+  taskStartWithRetries: define(
+    'ARM152',
+    'a tool that goes on as a task at ctx.continueAsTask() also has task retries',
+    [2] as const,
+    (retries: number) => ({
+      message: `task.start is 'continueAsTask' and task.retries is ${retries}: a run again on another instance starts the handler from the top, where the answers of the call's input_required rounds are gone and it cannot ask for them again`,
+      fix: "drop retries (task: { support: 'required', start: 'continueAsTask' }), or use start: 'call' and let the task ask inside its run",
+    }),
+  ),
   sharedStateWithoutRequestStateKey: define(
     'ARM121',
     'a shared state is used without a requestStateKey',

@@ -104,7 +104,19 @@ export interface ToolTaskOptions {
    * whose instance stops is failed once its lease lapses).
    */
   retries?: number;
+  /**
+   * When the call becomes a task. `'call'` (the default): as soon as it is called as one, before
+   * the handler runs. `'continueAsTask'`: the handler first runs as an ordinary call (on 2026-07-28
+   * it asks its questions in the call's `input_required` rounds) and the call becomes a task where
+   * the handler calls `await ctx.continueAsTask()`; the rest runs in the background. Only a
+   * 2026-07-28 request declaring the tasks extension can be answered with a task mid-way; every
+   * other request is served as with `'call'`. See docs/tasks.md.
+   */
+  start?: TaskStart;
 }
+
+/** `@Tool({ task: { start } })`: when a call of the tool becomes a task. */
+export type TaskStart = 'call' | 'continueAsTask';
 
 /** What users pass to `@Field(...)` on a DTO property. */
 export interface FieldOptions {

@@ -78,8 +78,23 @@ export class CallRequest {
     return this.scope;
   }
 
-  /** Disposes the scope, if one was opened; a failing dispose is reported, never sent to the caller. */
-  async end(): Promise<void> {
+  /**
+   * The request is answered but its handler goes on as a task (`ctx.continueAsTask()`): `end()`
+   * no longer disposes the scope; the returned function does, once the task settles.
+   */
+  handOver(): () => Promise<void> {
+    this.handedOver = true;
+    return () => this.dispose();
+  }
+  private handedOver = false;
+
+  /** Disposes the scope, if one was opened (unless the request was handed over to a task). */
+  end(): Promise<void> {
+    return this.handedOver ? Promise.resolve() : this.dispose();
+  }
+
+  /** A failing dispose is reported, never sent to the caller. */
+  private async dispose(): Promise<void> {
     const scope = this.scope;
     if (!scope) return;
     try {

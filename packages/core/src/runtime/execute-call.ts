@@ -11,6 +11,7 @@ import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { InputRequiredSignal, RoundTripChannel } from './client-requests.js';
 import type { RateLimiting } from './rate-limiting.js';
+import { type TaskAdoption, TaskHandOver } from './task-hand-over.js';
 
 /** What differs between handler kinds: how they answer. Everything else is the executor's. */
 export interface CallKind<R, S = unknown> {
@@ -127,23 +128,86 @@ async function runCall<R, S>(
       plan.interceptors.length === 0
         ? plan.invoke(instance, input.value, ctx)
         : intercepted(plan, executionOf(plan, request, input.value), request, async (args) => plan.invoke(instance, args, ctx));
+    const start = ctx.taskStart;
+    if (start instanceof TaskHandOver) {
+      const abort = (reason: unknown) => ctx.abort(reason);
+      const outcome = await withTimeout(untilHandOver(Promise.resolve(value), start), settings.timeoutMs, abort);
+      if ('adoption' in outcome) {
+        // The call is answered with the task; the rest of the handler, under the task's ttl, settles it.
+        const { adoption } = outcome;
+        const rest = withTimeout(Promise.resolve(value), adoption.timeoutMs, abort).then(
+          (later) => answered(settings, plan, kind, subject, request, later),
+          (thrown: unknown) => failed(settings, plan, kind, request, input.value, thrown),
+        );
+        adoption.finish(rest, request.handOver());
+        return adoption.answer as R;
+      }
+      value = outcome.value;
+    }
     // A method that returned a plain value has already finished: only a pending one needs the timer.
-    if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
-    // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
-    // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
-    if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
-    return await convert(settings, plan, kind, subject, value, request);
+    else if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
+    return await answered(settings, plan, kind, subject, request, value);
   } catch (thrown) {
-    if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel);
-    const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, input.value)) : thrown;
-    if (error instanceof ProtocolError) throw error;
-    if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
-    if (error instanceof ToolError) return kind.fail(error.message, error.details);
-    // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
-    // the SDK sends no response for a cancelled request anyway. Nothing to report.
-    if (ctx.aborted) return kind.fail(callMessages.cancelled());
-    return kind.fail(reportUnexpected(settings, error, kind, plan, request));
+    return failed(settings, plan, kind, request, input.value, thrown);
   }
+}
+
+/** The method's value as the kind's answer. */
+async function answered<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  subject: S,
+  request: CallRequest,
+  value: unknown,
+) {
+  const channel = request.ctx.roundTrip;
+  // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
+  // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
+  if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
+  return await convert(settings, plan, kind, subject, value, request);
+}
+
+/** What the method threw as the kind's answer (a ProtocolError is thrown on, a JSON-RPC error). */
+function failed<R, S>(
+  settings: ExecutorSettings,
+  plan: CallPlan,
+  kind: CallKind<R, S>,
+  request: CallRequest,
+  args: unknown,
+  thrown: unknown,
+) {
+  const ctx = request.ctx;
+  const channel = ctx.roundTrip;
+  if (thrown instanceof InputRequiredSignal && channel) return answerInputRequired(plan, kind, channel);
+  const error = settings.errorFilter ? filterError(settings.errorFilter, thrown, executionOf(plan, request, args)) : thrown;
+  if (error instanceof ProtocolError) throw error;
+  if (error instanceof CallTimeoutError) return kind.fail(callMessages.timedOut(capitalized(kind.label(plan)), error.timeoutMs));
+  if (error instanceof ToolError) return kind.fail(error.message, error.details);
+  // The client cancelled: the handler stopping with an AbortError is the expected outcome, and
+  // the SDK sends no response for a cancelled request anyway. Nothing to report.
+  if (ctx.aborted) return kind.fail(callMessages.cancelled());
+  return kind.fail(reportUnexpected(settings, error, kind, plan, request));
+}
+
+/**
+ * The handler's value, or the task it became when it called `ctx.continueAsTask()`: once called,
+ * the answer is the task even if the handler ended (or threw) before the task was made, so that no
+ * task is left without its handler. A task refused (a limit) leaves the handler an ordinary call:
+ * it got the error.
+ */
+async function untilHandOver(running: Promise<unknown>, start: TaskHandOver): Promise<{ value: unknown } | { adoption: TaskAdoption }> {
+  const settled = running.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  const first = await Promise.race([settled, start.asked]);
+  const taking = 'taking' in first ? first.taking : start.called;
+  const adoption = await taking;
+  if (adoption) return { adoption };
+  const done = 'taking' in first ? await settled : first;
+  if ('error' in done) throw done.error;
+  return done;
 }
 
 /** What interceptors and the error filter see; most calls have neither, so it is made only for them. */

@@ -25,6 +25,7 @@ import type { Constructor } from '../metadata/metadata-args.js';
 import { validateDto } from '../validation/validate-dto.js';
 import { type ClientChannel, elicitationFormOf, type RequestStateCodecOf, RoundTripChannel, SessionChannel } from './client-requests.js';
 import type { RequestSource } from './request-source.js';
+import { TaskHandOver } from './task-hand-over.js';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -32,12 +33,15 @@ class SourceLogger implements ContextLogger {
   constructor(
     private readonly source: RequestSource,
     private readonly valve: NotificationValve | undefined,
+    /** True once the request is answered and its handler goes on as a task: its lines have no stream. */
+    private readonly handedOver: () => boolean,
   ) {}
   private send(level: LogLevel, message: string, data: unknown): Promise<void> {
     return this.relay(level, data === undefined ? message : { message, data });
   }
   /** Sends `data` as the notification's data, as it is (what a proxied server logged, say). */
   relay(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.handedOver()) return Promise.resolve();
     // A closed connection must not turn a log line into a failed tool call.
     const notify = () => this.source.log(level, data, logger).catch(() => undefined);
     // A client that is not reading: the line waits its turn (or is dropped past the stream's cap).
@@ -94,6 +98,12 @@ export class RequestContext extends Context {
   private questionKeys?: Set<string>;
   /** The request's 2026-07-28 round (made only for requests of that revision), else undefined. */
   readonly roundTrip: RoundTripChannel | undefined;
+  /**
+   * Set by the tasks route for a tool declared `task: { start: 'continueAsTask' }`: how this call
+   * may become a task, or `'as-is'` when it cannot (it is a task already, or its request cannot be
+   * answered with one). Left unset, `ctx.continueAsTask()` is a programming error.
+   */
+  taskStart?: TaskHandOver | 'as-is';
 
   constructor(
     /** The request this Context serves. */
@@ -107,6 +117,8 @@ export class RequestContext extends Context {
 
   /** How this request reaches its client: the 2026-07-28 round, or the 2025-11-25 session. */
   get channel(): ClientChannel {
+    const adopted = this.adopted;
+    if (adopted) return adopted.questions;
     this.clientChannel ??= this.roundTrip ?? new SessionChannel(this.source, this.server);
     return this.clientChannel;
   }
@@ -115,7 +127,7 @@ export class RequestContext extends Context {
   }
 
   private get sourceLogger(): SourceLogger {
-    this.logger ??= new SourceLogger(this.source, this.notificationValve);
+    this.logger ??= new SourceLogger(this.source, this.notificationValve, () => this.adopted !== undefined);
     return this.logger;
   }
 
@@ -149,14 +161,36 @@ export class RequestContext extends Context {
   get signal(): AbortSignal {
     if (!this.combined) {
       this.own ??= new AbortController();
-      this.combined = AbortSignal.any([this.source.signal, this.own.signal]);
+      const start = this.taskStart;
+      this.combined =
+        start instanceof TaskHandOver
+          ? start.signalOf(this.own, this.source.signal)
+          : AbortSignal.any([this.source.signal, this.own.signal]);
     }
     return this.combined;
   }
 
   /** Whether the call was cancelled or stopped, without making the combined signal. */
   get aborted(): boolean {
-    return this.source.signal.aborted || this.own?.signal.aborted === true;
+    const adopted = this.adopted;
+    return (adopted ? adopted.signal.aborted : this.source.signal.aborted) || this.own?.signal.aborted === true;
+  }
+
+  /** The task this call became (`ctx.continueAsTask()`), if it did. */
+  private get adopted() {
+    const start = this.taskStart;
+    return start instanceof TaskHandOver ? start.adopted : undefined;
+  }
+
+  async continueAsTask(): Promise<void> {
+    const start = this.taskStart;
+    // A programming error (reported to onError), not something the client can fix.
+    if (start === undefined) throw new Error(callMessages.continueAsTaskUndeclared());
+    if (start === 'as-is') return;
+    // A question left unanswered this round (caught by the handler): the round ends asking it.
+    const unanswered = this.roundTrip?.pending[0];
+    if (unanswered) throw unanswered;
+    await start.take();
   }
 
   /** Aborts this call's signal from the server side (the handler timeout). */
@@ -249,6 +283,9 @@ export class RequestContext extends Context {
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {
+    const adopted = this.adopted;
+    // A task's progress shows in its status; the request it came from is answered.
+    if (adopted) return this.aborted ? Promise.resolve() : adopted.progress(progress, total, message);
     const progressToken = this.source.meta?.progressToken as ProgressToken | undefined;
     // No token: the client did not ask for progress. Aborted: the spec says to stop sending.
     if (progressToken === undefined || this.aborted) return Promise.resolve();

@@ -68,6 +68,12 @@ export interface TaskQuota {
   admit(share: TaskShare, limits: TaskLimits, now: number): Promise<AdmissionLimit | undefined>;
   /** Extends the task's running share to `leaseExpiresAt` (while its handler runs). */
   renew(owner: string, taskId: string, leaseExpiresAt: number): Promise<void>;
+  /**
+   * The task runs again on this instance after the one running it stopped (`retries`): counts its
+   * running share again until `leaseExpiresAt` (the share of the stopped run lapsed with its
+   * lease). No cap is checked: the task was admitted when it was created, only its run moved.
+   */
+  resumed(owner: string, taskId: string, leaseExpiresAt: number): Promise<void>;
   /** The handler ended: frees the task's running share (its open share stays until the ttl). */
   stopped(owner: string, taskId: string): Promise<void>;
   /** Counts `bytes` of result against the owner's cap, if they fit and the task still holds a share. */

@@ -48,6 +48,10 @@ export class InMemoryTaskQuota implements TaskQuota {
     if (entry) entry.leaseExpiresAt = leaseExpiresAt;
   }
 
+  async resumed(owner: string, taskId: string, leaseExpiresAt: number): Promise<void> {
+    this.running.set(taskId, { owner, leaseExpiresAt });
+  }
+
   async stopped(_owner: string, taskId: string): Promise<void> {
     this.running.delete(taskId);
   }

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, type Server, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
 import { callMessages } from '../../messages/call-messages.js';
+import type { TaskRecord } from '../../state/task-store.js';
 import { isAllowed } from '../access.js';
 import type { CallRequest } from '../call-request.js';
 import { principalOf } from '../principal-key.js';
 import { type RateLimiting, rateLimitedError } from '../rate-limiting.js';
+import { TaskHandOver } from '../task-hand-over.js';
 import { declaresTasks, detailedTaskOf, extensionOwner, tasksExtensionMissing } from './task-extension.js';
 import { type TaskService, wireOf } from './task-service.js';
 
@@ -119,6 +121,12 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     if (refusal) throw rateLimitedError(refusal, app.rateLimiting.errorShape);
   };
 
+  // A call that goes on as it is: `ctx.continueAsTask()` of a tool that may call it resolves at once.
+  const ordinary = (tool: ToolDefinition, call: CallRequest) => {
+    if (tool.taskStart) call.ctx.taskStart = 'as-is';
+    return undefined;
+  };
+
   return async (tool, params, call) => {
     const { fallback } = tasks;
     if (fallback?.serves(tool.name)) {
@@ -129,7 +137,15 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
       // request that declares the extension, and answers -32021 when it cannot do without one.
       if (tool.taskSupport === 'forbidden') return undefined;
       const declared = declaresTasks(call);
-      if (!declared && tool.taskSupport === 'optional') return undefined;
+      if (!declared && tool.taskSupport === 'optional') return ordinary(tool, call);
+      if (declared && tool.taskStart) {
+        // An ordinary call (its guards, limits and input_required rounds) until the handler calls
+        // ctx.continueAsTask(): then it is answered with the task, and the handler goes on as one.
+        const owner = extensionOwnerOf(call);
+        const answer = (record: TaskRecord) => ({ resultType: 'task', ...detailedTaskOf(record) });
+        call.ctx.taskStart = new TaskHandOver(() => tasks.adopt(tool, params?.arguments, call, owner, answer));
+        return undefined;
+      }
       if (await hidden(tool, call)) return tasks.denied(tool, call);
       if (!declared && !fallback) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
       await counted(tool, call);
@@ -140,7 +156,7 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     }
     const requested = params?.task as { ttl?: unknown } | undefined;
     const asked = requested !== undefined && requested !== null;
-    if (!asked && tool.taskSupport !== 'required') return undefined;
+    if (!asked && tool.taskSupport !== 'required') return ordinary(tool, call);
     if (await hidden(tool, call)) return tasks.denied(tool, call);
     // spec 2025-11-25 (tool-level negotiation): a required tool called without a task, or a task
     // asked of a tool without one, is -32601.

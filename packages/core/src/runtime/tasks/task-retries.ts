@@ -24,7 +24,7 @@ export interface RetryHost {
   readonly now: () => number;
   toolNamed(name: string): ToolDefinition | undefined;
   fail(record: TaskRecord, message: string): Promise<void>;
-  runAgain(record: TaskRecord, tool: ToolDefinition, args: unknown, origin: RequestSource, ticket: string): void;
+  runAgain(record: TaskRecord, tool: ToolDefinition, args: unknown, origin: RequestSource, ticket: string): Promise<void>;
   reportError(error: unknown, taskId: string): void;
 }
 
@@ -127,7 +127,7 @@ export class TaskRetries {
       });
       if (!resumed) return void (await this.queue?.done(ticket));
       const origin = new ClientlessSource(job.taskId, 'tools/call', undefined, job.principal, callMessages.taskRunAgainCannotAsk());
-      this.host.runAgain(resumed, tool, job.args, origin, ticket);
+      await this.host.runAgain(resumed, tool, job.args, origin, ticket);
     } catch (error) {
       this.host.reportError(error, job.taskId);
     }

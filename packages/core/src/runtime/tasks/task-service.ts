@@ -11,6 +11,7 @@ import { CallRequest, type RequestEnvironment } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
 import { callerOf } from '../principal-key.js';
 import type { RequestSource } from '../request-source.js';
+import type { TaskAdoption } from '../task-hand-over.js';
 import { type FallbackToolNames, FallbackTools } from './fallback-tools.js';
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
@@ -191,7 +192,11 @@ export class TaskService {
       fail: async (record, message) => {
         await this.store.update(record.taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
       },
-      runAgain: (record, tool, args, origin, ticket) => this.run(record, tool, args, origin, undefined, ticket),
+      runAgain: async (record, tool, args, origin, ticket) => {
+        // Its running share lapsed with the stopped instance's lease: the run here counts again.
+        await this.quota.resumed(countedAs(record), record.taskId, record.leaseExpiresAt);
+        this.run(record, tool, args, origin, undefined, ticket);
+      },
       reportError: (error, taskId) => this.env.reportError(error, { tool: 'tasks', requestId: taskId, label: 'task retries' }),
     });
   }
@@ -221,6 +226,48 @@ export class TaskService {
     server: Server,
     extension = false,
   ): Promise<TaskRecord> {
+    const { record, ticket } = await this.open(tool, args, requested, call, owner, extension);
+    this.run(record, tool, args, call.ctx.source, server, ticket);
+    return record;
+  }
+
+  /**
+   * `ctx.continueAsTask()` in a call of the 2026-07-28 tasks extension: the task is created as by
+   * `start` (refused the same way at a limit), but its handler is the one already running in the
+   * call, which goes on under the task's signal, asking through its `inputRequests`, its progress
+   * in its status. `answer` is what the `tools/call` is answered with.
+   */
+  async adopt(
+    tool: ToolDefinition,
+    args: unknown,
+    call: CallRequest,
+    owner: string,
+    answer: (record: TaskRecord) => unknown,
+  ): Promise<TaskAdoption> {
+    const { record, ticket } = await this.open(tool, args, {}, call, owner, true);
+    const run = this.supervise(record, undefined, ticket);
+    return {
+      answer: answer(record),
+      signal: run.signal,
+      questions: new TaskQuestions(call.ctx.source, run.signal, this.store, record.taskId, this.inputTimeoutMs),
+      timeoutMs: record.ttlMs,
+      progress: (progress, total, message) => run.report(callMessages.taskProgress(progress, total, message)),
+      finish: (outcome, end) => run.finish(tool, outcome as Promise<CallToolResult>, end),
+    };
+  }
+
+  /**
+   * The task as created, once the store holds it (so a `tasks/get` on any instance finds it), and
+   * the ticket of its retries; refused at a limit with a JSON-RPC error naming it.
+   */
+  private async open(
+    tool: ToolDefinition,
+    args: unknown,
+    requested: { ttl?: unknown },
+    call: CallRequest,
+    owner: string,
+    extension: boolean,
+  ): Promise<{ record: TaskRecord; ticket: string | undefined }> {
     const now = this.now();
     const asked = typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.defaultTtlMs;
     const retries = this.retries.retries(tool);
@@ -264,8 +311,7 @@ export class TaskService {
       await this.quota.release(share.owner, record.taskId);
       throw error;
     }
-    this.run(record, tool, args, call.ctx.source, server, ticket);
-    return record;
+    return { record, ticket };
   }
 
   /** `tasks/get`: the caller's task, failed first if its instance stopped renewing the lease. */
@@ -449,16 +495,51 @@ export class TaskService {
     ticket: string | undefined,
   ): void {
     const { taskId, extension = false } = record;
+    const detached = extension || server === undefined;
+    const run = this.supervise(record, detached ? undefined : server, ticket);
+    const asking: AskClient = async (ask) => {
+      await this.store.update(taskId, { status: 'input_required' });
+      try {
+        return await ask();
+      } finally {
+        await this.store.update(taskId, { status: 'working' });
+      }
+    };
+    const source = new TaskRunSource(origin, server, run.signal, taskId, detached ? undefined : asking);
+    const questions = extension ? new TaskQuestions(origin, run.signal, this.store, taskId, this.inputTimeoutMs) : undefined;
+    const attempt = { attempt: record.attempt ?? 1, idempotencyKey: idempotencyKeyOf(taskId) };
+    const ctx = new TaskRequestContext(source, server, this.env.codec, run.report, !detached, attempt, questions);
+    // Already a task: `ctx.continueAsTask()` of a tool that may call it goes on as it is.
+    if (tool.taskStart) ctx.taskStart = 'as-is';
+    const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
+    const settings: ExecutorSettings = {
+      timeoutMs: record.ttlMs,
+      exposeErrors: this.env.exposeErrors,
+      errorFilter: this.env.errorFilter,
+      reportError: this.env.reportError,
+      stats: this.env.stats,
+      telemetry: this.env.telemetry,
+    };
+    const checked = { ...tool.plan, guarded: false };
+    const execute = () => executeCall(settings, checked, this.env.kinds.tools, tool, request, args);
+    run.finish(tool, this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute(), () => request.end());
+  }
+
+  /**
+   * Watches over a task while its handler runs: renews its lease (and with it its running share),
+   * aborts its signal when it turns terminal (`tasks/cancel` on any instance), tells `server` of
+   * its changes (2025-11-25), and, once `finish` is given the handler's outcome, settles the task
+   * with it and frees what it held.
+   */
+  private supervise(record: TaskRecord, server: Server | undefined, ticket: string | undefined) {
+    const { taskId, extension = false } = record;
     const owner = countedAs(record);
     const controller = new AbortController();
     if (ticket) this.retries.running(ticket, controller);
-    const detached = extension || server === undefined;
     // 2026-07-28: the request that created the task has been answered and its server closed; the
     // extension's own notifications (subscriptions/listen) are not served, clients poll.
     const notify = (changed: TaskRecord) =>
-      detached
-        ? undefined
-        : server.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
+      server?.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
     const stopWatching = this.store.watch(taskId, (changed) => {
       void notify(changed);
       if (isTerminal(changed.status) && !controller.signal.aborted) controller.abort(changed.statusMessage);
@@ -472,58 +553,37 @@ export class TaskService {
       Math.max(Math.floor(this.leaseMs / 3), 1),
     );
     renew.unref();
-
-    const asking: AskClient = async (ask) => {
-      await this.store.update(taskId, { status: 'input_required' });
-      try {
-        return await ask();
-      } finally {
-        await this.store.update(taskId, { status: 'working' });
-      }
-    };
-    const source = new TaskRunSource(origin, server, controller.signal, taskId, detached ? undefined : asking);
     const report = async (statusMessage: string) => {
       await this.store.update(taskId, { statusMessage }).catch(() => undefined);
     };
-    const questions = extension ? new TaskQuestions(origin, controller.signal, this.store, taskId, this.inputTimeoutMs) : undefined;
-    const attempt = { attempt: record.attempt ?? 1, idempotencyKey: idempotencyKeyOf(taskId) };
-    const ctx = new TaskRequestContext(source, server, this.env.codec, report, !detached, attempt, questions);
-    const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
-    const settings: ExecutorSettings = {
-      timeoutMs: record.ttlMs,
-      exposeErrors: this.env.exposeErrors,
-      errorFilter: this.env.errorFilter,
-      reportError: this.env.reportError,
-      stats: this.env.stats,
-      telemetry: this.env.telemetry,
+    const finish = (tool: ToolDefinition, outcome: Promise<CallToolResult>, end: () => Promise<void>) => {
+      outcome
+        .then(
+          (result): TaskUpdate & { outcome: TaskOutcome } => ({
+            // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.
+            status: result.isError && !extension ? 'failed' : 'completed',
+            ...(result.isError ? { statusMessage: firstText(result) } : { statusMessage: undefined }),
+            outcome: { kind: 'result', result: result as Record<string, unknown> },
+          }),
+          (error: unknown): TaskUpdate & { outcome: TaskOutcome } => ({
+            status: 'failed',
+            statusMessage: messageOf(error),
+            outcome:
+              error instanceof ProtocolError
+                ? { kind: 'error', code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
+                : { kind: 'error', code: ProtocolErrorCode.InternalError, message: messageOf(error) },
+          }),
+        )
+        .then((update) => this.settle(record, update))
+        .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId, label: `tool "${tool.name}"` }))
+        .finally(async () => {
+          clearInterval(renew);
+          stopWatching();
+          if (ticket) await this.retries.ended(ticket).catch(() => undefined);
+          await this.quota.stopped(owner, taskId).catch(() => undefined);
+          await end();
+        });
     };
-    const checked = { ...tool.plan, guarded: false };
-    const execute = () => executeCall(settings, checked, this.env.kinds.tools, tool, request, args);
-    (this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute())
-      .then(
-        (result): TaskUpdate & { outcome: TaskOutcome } => ({
-          // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.
-          status: result.isError && !extension ? 'failed' : 'completed',
-          ...(result.isError ? { statusMessage: firstText(result) } : { statusMessage: undefined }),
-          outcome: { kind: 'result', result: result as Record<string, unknown> },
-        }),
-        (error: unknown): TaskUpdate & { outcome: TaskOutcome } => ({
-          status: 'failed',
-          statusMessage: messageOf(error),
-          outcome:
-            error instanceof ProtocolError
-              ? { kind: 'error', code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
-              : { kind: 'error', code: ProtocolErrorCode.InternalError, message: messageOf(error) },
-        }),
-      )
-      .then((update) => this.settle(record, update))
-      .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId, label: `tool "${tool.name}"` }))
-      .finally(async () => {
-        clearInterval(renew);
-        stopWatching();
-        if (ticket) await this.retries.ended(ticket).catch(() => undefined);
-        await this.quota.stopped(owner, taskId).catch(() => undefined);
-        await request.end();
-      });
+    return { signal: controller.signal, report, finish };
   }
 }
