@@ -76,6 +76,17 @@ export class Connection {
     return this.client;
   }
 
+  /**
+   * A Lua script run by its SHA (`EVALSHA`, loaded again by itself if Redis lost it): Redis neither
+   * receives nor hashes the script's text per call. Fails fast like `ready` while Redis is away.
+   */
+  script(name: string, numberOfKeys: number, lua: string): (...keysThenArgs: (string | number)[]) => Promise<unknown> {
+    this.client.defineCommand(name, { numberOfKeys, lua });
+    const run = (this.client as unknown as Record<string, (...keysThenArgs: (string | number)[]) => Promise<unknown>>)[name];
+    if (!run) throw new Error(`ioredis did not define the command ${name}`);
+    return (...keysThenArgs) => run.apply(this.ready, keysThenArgs);
+  }
+
   async close(): Promise<void> {
     if (this.client.status === 'end') return;
     try {

@@ -46,11 +46,15 @@ return entry
  * gets every later event of that stream once, in order.
  */
 export class RedisEventStore implements SharedEventStore {
+  private readonly store: ReturnType<Connection['script']>;
+
   constructor(
     private readonly connection: Connection,
     private readonly prefix: string,
     private readonly limits: RedisEventLimits,
-  ) {}
+  ) {
+    this.store = connection.script('armatureStoreEvent', 4, STORE);
+  }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     return this.append(streamId, message, '', () => '');
@@ -65,9 +69,7 @@ export class RedisEventStore implements SharedEventStore {
     const json = JSON.stringify(message);
     const session = streamId.slice(0, streamId.indexOf('/') + 1);
     const { maxEventsPerStream, maxBytesPerStream, ttlMs } = this.limits;
-    await this.connection.ready.eval(
-      STORE,
-      4,
+    await this.store(
       this.streamKey(streamId),
       `${this.prefix}evb:${streamId}`,
       this.idKey(eventId),

@@ -49,6 +49,20 @@ export class SessionEventStore implements EventStore {
     return this.shared.storeEvent(this.prefix + streamId, message);
   }
 
+  /**
+   * Opens a POST stream whose requests (`requestIds`) Armature answers itself: claimed for them when
+   * instances share sessions, and primed (SEP-1699) when `priming`, both in one round trip; the
+   * priming event's id. Its later events are stored with `storeEvent`.
+   */
+  async openStream(streamId: string, requestIds: (string | number)[], priming: boolean): Promise<string | undefined> {
+    if (this.claims) this.open.add(streamId);
+    const [, primingId] = await Promise.all([
+      this.claims?.claimFor(this.prefix + streamId, requestIds),
+      priming ? this.shared.storeEvent(this.prefix + streamId, {} as JSONRPCMessage) : undefined,
+    ]);
+    return primingId;
+  }
+
   /** The first event of a POST stream claims it; its response ends what this store remembers of it. */
   private async storeClaimed(streamId: string, message: JSONRPCMessage): Promise<string> {
     if (!this.open.has(streamId)) {
