@@ -52,6 +52,8 @@ export class RedisEventStore implements SharedEventStore {
     private readonly connection: Connection,
     private readonly prefix: string,
     private readonly limits: RedisEventLimits,
+    /** Waits for Redis to (re)connect, within a bound, before a relayed event (`storeAndPublish`). */
+    private readonly settled: () => Promise<void>,
   ) {
     this.store = connection.script('armatureStoreEvent', 4, STORE);
   }
@@ -60,7 +62,9 @@ export class RedisEventStore implements SharedEventStore {
     return this.append(streamId, message, '', () => '');
   }
 
-  storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
+  /** Waits for the connection within its bound: a relayed message is delayed by a reconnection, not lost. */
+  async storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
+    await this.settled();
     return this.append(streamId, message, channelOf(this.prefix, topic), notice);
   }
 

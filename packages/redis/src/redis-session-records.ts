@@ -57,6 +57,8 @@ export class RedisSessionRecords implements SessionRecords {
   constructor(
     private readonly connection: Connection,
     private readonly prefix: string,
+    /** How long the reads of a change notification (`all`, `subscribers`) wait for Redis to (re)connect. */
+    private readonly settleMs: number,
   ) {
     this.scripts = {
       open: connection.script('armatureOpenSession', 5, OPEN),
@@ -157,7 +159,7 @@ export class RedisSessionRecords implements SessionRecords {
 
   /** The members of index `set` whose session still exists; the others are removed from it. */
   private async live(set: string): Promise<string[]> {
-    const redis = this.connection.ready;
+    const redis = await this.connection.settled(this.settleMs);
     const ids = await redis.smembers(set);
     if (ids.length === 0) return [];
     const exists = await Promise.all(ids.map((id) => redis.exists(this.key(id))));

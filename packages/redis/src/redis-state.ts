@@ -20,7 +20,11 @@ export interface RedisStateOptions {
   maxBytesPerStream?: number;
   /** Events of a stream nobody wrote to for this long are dropped. Default 30 minutes. */
   eventTtlMs?: number;
-  /** How long start-up waits for Redis before `listenHttp` fails naming it. Default 5,000 ms. */
+  /**
+   * How long start-up waits for Redis before `listenHttp` fails naming it, and how long a change
+   * notification or a relay between instances waits for Redis to (re)connect before it is given
+   * up (requests are not made to wait: they are answered 503 at once). Default 5,000 ms.
+   */
   connectTimeoutMs?: number;
 }
 
@@ -57,8 +61,8 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
   return {
     name: 'redis',
     shared: true,
-    sessions: new RedisSessionRecords(commands, prefix),
-    events: new RedisEventStore(commands, prefix, limits),
+    sessions: new RedisSessionRecords(commands, prefix, timeout),
+    events: new RedisEventStore(commands, prefix, limits, () => bus.settled()),
     instances: new RedisInstanceLeases(commands, prefix),
     tasks: new RedisTaskStore(commands, subscriber, prefix, timeout),
     catalog: new RedisCatalogEdits(commands, prefix),
