@@ -10,6 +10,7 @@ import { clientAddressOf, rememberClientAddress } from '../context/client-addres
 import { isFronted } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
+import { onClosed } from '../seams/sdk-callbacks.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
@@ -254,7 +255,7 @@ export class SessionTable {
       // DELETE: the session ends everywhere.
       onsessionclosed: (closedId) => this.endSession(closedId, false, true),
     });
-    transport.onclose = () => this.endSession(sessionId);
+    onClosed(transport, () => this.endSession(sessionId));
     await server.connect(transport);
     this.sharing.connected(sessionId, transport);
     return { server, transport, events };
