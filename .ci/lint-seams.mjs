@@ -28,7 +28,7 @@ const RULES = [
 
 const PATCH = {
   what: "an assignment to a library object's callback",
-  pattern: /([\w$.\]\[)]+)\s*\.\s*(onmessage|onclose|connect|send)\s*=(?![=>])/g,
+  pattern: /([\w$.\][)]+)\s*\.\s*(onmessage|onclose|connect|send)\s*=(?![=>])/g,
 };
 
 /**
@@ -70,10 +70,13 @@ for (const file of files(src)) {
     seen.add(target);
     if (allowed.includes(target)) continue;
     const line = text.slice(0, match.index).split('\n').length;
-    problems.push(`${relative(root, file)}:${line}: ${PATCH.what} (${target}) is set outside packages/core/src/seams/: use seams/sdk-callbacks.ts`);
+    problems.push(
+      `${relative(root, file)}:${line}: ${PATCH.what} (${target}) is set outside packages/core/src/seams/: use seams/sdk-callbacks.ts`,
+    );
   }
   for (const target of allowed) {
-    if (!seen.has(target)) problems.push(`${relative(root, file)}: ${target} is no longer assigned: remove it from PATCH_ALLOWED in .ci/lint-seams.mjs`);
+    if (!seen.has(target))
+      problems.push(`${relative(root, file)}: ${target} is no longer assigned: remove it from PATCH_ALLOWED in .ci/lint-seams.mjs`);
   }
   for (const match of text.matchAll(HAND_MADE_CONTEXT.pattern)) {
     const line = text.slice(0, match.index).split('\n').length;
