@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import { request } from 'node:http';
 import { Context, createMcpApp, McpServer, Tool, ToolError } from '@armature/core';
 import { RedisServer } from '@armature/test-redis';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { IsInt } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisState } from '../src/index.js';
+import { openSession, post } from './support/raw-session.js';
 
 // The engine front of packages/core's engine-fronts test, on the Redis state: a 2025-11-25 session
 // on redisState is shared and resumable, and the engine answers its requests itself (priming event,
@@ -49,26 +49,6 @@ const CONVERSATION: readonly (readonly [string, Record<string, unknown>])[] = [
   ['tools/call', { name: 'nope', arguments: {} }],
 ];
 
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-function post(
-  url: string,
-  body: object,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { ...HEADERS, ...headers, 'content-length': Buffer.byteLength(text) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(text);
-  });
-}
-
 /** The SSE event ids of an answer, numbered in order of appearance (they are random per run). */
 function numberedEventIds(body: string): string {
   let n = 0;
@@ -99,18 +79,7 @@ async function converse(fastPath: boolean): Promise<{ answers: string[]; served:
   });
   const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500 });
   try {
-    const init = await post(
-      listener.url,
-      {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      },
-      {},
-    );
-    const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
-    await post(listener.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    const headers = await openSession(listener.url);
     await post(listener.url, { jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'info' } }, headers);
     const answers: string[] = [];
     for (const [i, [method, params]] of CONVERSATION.entries()) {

@@ -4,6 +4,7 @@ import { createMcpApp, McpServer, Tool } from '@armature/core';
 import { RedisServer } from '@armature/test-redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisState } from '../src/index.js';
+import { openSession } from './support/raw-session.js';
 
 // Shared-state work nobody waits on (a change notification for the sessions, its relay to the
 // stream the client holds) is delayed while Redis reconnects, within the connect timeout, not lost.
@@ -14,26 +15,6 @@ class Plain {
   ping() {
     return 'pong';
   }
-}
-
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-function post(
-  url: string,
-  body: object,
-  headers: Record<string, string> = {},
-): Promise<{ headers: Record<string, unknown>; body: string }> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { ...HEADERS, ...headers, 'content-length': Buffer.byteLength(text) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(text);
-  });
 }
 
 /** Resolves once `check` holds, polling every 50 ms for at most `ms`. */
@@ -62,14 +43,7 @@ describe('a change raised while Redis reconnects', () => {
     const said = vi.spyOn(process.stderr, 'write');
     let stream: ReturnType<typeof request> | undefined;
     try {
-      const init = await post(listener.url, {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      });
-      const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
-      await post(listener.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+      const headers = await openSession(listener.url);
       // The client's standalone GET stream, held by this instance.
       let heard = '';
       const opened = new Promise<void>((resolve, reject) => {
