@@ -48,7 +48,9 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
   const url = options.url ?? 'redis://127.0.0.1:6379';
   const prefix = options.keyPrefix ?? 'armature:';
   const timeout = options.connectTimeoutMs ?? 5_000;
-  const commands = new Connection(url, 'commands');
+  // Commands issued in the same tick (a call's record touch, stream claim and priming event; the
+  // calls of concurrent requests) leave in one write and are answered in one read.
+  const commands = new Connection(url, 'commands', { enableAutoPipelining: true });
   const subscriber = new Connection(url, 'subscriber');
   const limits: RedisEventLimits = {
     maxEventsPerStream: options.maxEventsPerStream ?? DEFAULT_EVENT_STORE_LIMITS.maxEvents,
