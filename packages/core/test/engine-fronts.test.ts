@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
-import { InMemoryTransport, type JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { InMemoryTransport, type JSONRPCMessage, Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
-import { createMcpApp, type McpApp, McpServer } from '../src/index.js';
-import { DirectPathTools } from './support/direct-path-tools.js';
+import { createMcpApp, type McpApp } from '../src/index.js';
+import { FrontServer } from './support/front-server.js';
 import { rawHttp } from './support/raw-http.js';
 
 // Every front of the request engine, held to the same rule: the same conversation gets the same
@@ -11,9 +11,6 @@ import { rawHttp } from './support/raw-http.js';
 // public request handling, and with the engine on, the engine answered every request of it. A run
 // whose engine is deliberately broken must fail the comparison, so the comparison is known to see
 // the engine's answers.
-
-@McpServer({ name: 'fronts', version: '1.0.0' })
-class FrontServer extends DirectPathTools {}
 
 /** The requests of the conversation: every kind of answer the conversion table makes, and refusals. */
 const CONVERSATION: readonly (readonly [string, Record<string, unknown>])[] = [
@@ -133,6 +130,32 @@ const httpSession: Front = {
   },
 };
 
+/** The SSE event ids of an answer, numbered in order of appearance (they are random per run). */
+function numberedEventIds(body: string): string {
+  let n = 0;
+  return body.replace(/^id: .+$/gm, () => `id: <${++n}>`);
+}
+
+/**
+ * A resumable 2025-11-25 session over node:http (an in-memory event store, a retry hint): each
+ * answer opens with its priming event, and every message carries its event id.
+ */
+const httpResumable: Front = {
+  name: 'HTTP resumable session on node:http (2025-11-25)',
+  async converse(app) {
+    const listener = await app.listenHttp({ port: 0, eventStore: true, retryIntervalMs: 1_500 });
+    try {
+      return await sessionOver(async (body, headers) => {
+        const answer = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
+        const sessionId = answer.headers['mcp-session-id'] as string;
+        return [answer.status, String(answer.headers['content-type']), numberedEventIds(answer.body), sessionId];
+      });
+    } finally {
+      await listener.close();
+    }
+  },
+};
+
 const httpFetch: Front = {
   name: 'HTTP session through fetch (2025-11-25)',
   async converse(app) {
@@ -214,6 +237,7 @@ const SERVED: Record<string, number> = {
   [inMemory.name]: CONVERSATION.length,
   [stdio.name]: CONVERSATION.length,
   [httpSession.name]: CONVERSATION.length,
+  [httpResumable.name]: CONVERSATION.length,
   [httpFetch.name]: CONVERSATION.length,
   [httpModern.name]: CONVERSATION.length - 1,
   [httpFetchModern.name]: CONVERSATION.length - 1,
@@ -233,40 +257,83 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('HTTP sessions on node:http', () => {
-  it("answer the engine's requests without the SDK's session transport, which sees only the handshake", async () => {
+describe.each([httpSession, httpResumable])('$name', (front) => {
+  it("answers the engine's requests without the SDK's session transport, which sees only the handshake", async () => {
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
-    await converse(httpSession, true);
+    await converse(front, true);
     const viaEngine = handled.mock.calls.length;
     handled.mockClear();
-    await converse(httpSession, false);
+    await converse(front, false);
     // initialize and notifications/initialized; with the engine off, every request of the conversation too.
     expect([viaEngine, handled.mock.calls.length]).toEqual([2, 2 + CONVERSATION.length]);
   });
 });
 
-describe.each([inMemory, stdio, httpSession, httpFetch, httpModern, httpFetchModern])('the request engine on $name', (front) => {
-  it('answers the conversation with the same bytes as the SDK path, and answered it itself', async () => {
-    const viaSdk = await converse(front, false);
-    const viaEngine = await converse(front, true);
-    expect(viaEngine.answers).toEqual(viaSdk.answers);
-    expect(viaSdk.served).toBe(0);
-    expect(viaEngine.served).toBe(SERVED[front.name]);
-    // The conversation holds what it claims: a result, a tool error and a JSON-RPC error.
-    const text = viaSdk.answers.join('\n');
-    expect(text).toContain('{"type":"text","text":"5"}');
-    expect(text).toContain('No stock left');
-    expect(text).toContain('Invalid tools/call result');
+describe('a resumable session answered by the engine', () => {
+  it('opens each answer with a priming event and numbers the answer, both from the event store', async () => {
+    const viaEngine = await converse(httpResumable, true);
+    expect(viaEngine.answers[2]).toMatch(
+      /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result"/,
+    );
   });
+});
 
-  it('is seen by that comparison: an engine that answers differently fails it', async () => {
-    const run = RequestEngine.prototype.run;
-    vi.spyOn(RequestEngine.prototype, 'run').mockImplementation(async function (this: RequestEngine, ...args) {
-      const answer = await run.apply(this, args);
-      return answer && 'result' in answer ? { ...answer, result: { ...(answer.result as object), tampered: true } } : answer;
+describe.each([inMemory, stdio, httpSession, httpResumable, httpFetch, httpModern, httpFetchModern])(
+  'the request engine on $name',
+  (front) => {
+    it('answers the conversation with the same bytes as the SDK path, and answered it itself', async () => {
+      const viaSdk = await converse(front, false);
+      const viaEngine = await converse(front, true);
+      expect(viaEngine.answers).toEqual(viaSdk.answers);
+      expect(viaSdk.served).toBe(0);
+      expect(viaEngine.served).toBe(SERVED[front.name]);
+      // The conversation holds what it claims: a result, a tool error and a JSON-RPC error.
+      const text = viaSdk.answers.join('\n');
+      expect(text).toContain('{"type":"text","text":"5"}');
+      expect(text).toContain('No stock left');
+      expect(text).toContain('Invalid tools/call result');
     });
+
+    it('is seen by that comparison: an engine that answers differently fails it', async () => {
+      const run = RequestEngine.prototype.run;
+      vi.spyOn(RequestEngine.prototype, 'run').mockImplementation(async function (this: RequestEngine, ...args) {
+        const answer = await run.apply(this, args);
+        return answer && 'result' in answer ? { ...answer, result: { ...(answer.result as object), tampered: true } } : answer;
+      });
+      const viaSdk = await converse(front, false);
+      const viaEngine = await converse(front, true);
+      expect(viaEngine.answers).not.toEqual(viaSdk.answers);
+    });
+  },
+);
+
+/** The era codec's accessor, which the seam's self-check reads on its probe server. */
+type CodecAccessor = { _wireCodec(this: Server): { era: string } };
+
+describe.each([inMemory, stdio, httpSession, httpResumable, httpFetch])('the seam self-check flipped, on $name', (front) => {
+  it('serves everything through the SDK, with the same bytes as with the engine off', async () => {
     const viaSdk = await converse(front, false);
-    const viaEngine = await converse(front, true);
-    expect(viaEngine.answers).not.toEqual(viaSdk.answers);
+    // Fresh modules: the self-check runs again (once per process otherwise), on a probe whose
+    // codec reports the wrong era, as an SDK whose internals changed would.
+    vi.resetModules();
+    const prototype = Server.prototype as unknown as CodecAccessor;
+    const original = prototype._wireCodec;
+    vi.spyOn(prototype, '_wireCodec').mockImplementation(function (this: Server) {
+      const codec = original.call(this);
+      const isProbe = (this as unknown as { _serverInfo?: { name?: string } })._serverInfo?.name === 'probe';
+      return isProbe ? Object.create(codec, { era: { value: 'flipped' } }) : codec;
+    });
+    const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const fresh = await import('../src/index.js');
+    const { FrontServer: FreshServer } = await import('./support/front-server.js');
+    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, fastPath: true });
+    try {
+      const answers = await front.converse(app);
+      expect(answers).toEqual(viaSdk.answers);
+      expect(app.stats.direct).toBe(0);
+      expect(said.mock.calls.join('')).toContain('reports era flipped');
+    } finally {
+      await app.close();
+    }
   });
 });

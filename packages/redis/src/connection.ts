@@ -76,6 +76,44 @@ export class Connection {
     return this.client;
   }
 
+  /**
+   * The client once it is connected: at once when it is, else as soon as it (re)connects within
+   * `boundMs`; after that (or once the connection was closed) the failure `ready` gives. For the
+   * work no request waits on (change notifications, relays between instances), which Redis
+   * (re)connecting should delay, not lose.
+   */
+  async settled(boundMs: number): Promise<Redis> {
+    const { client } = this;
+    if (client.status === 'ready' || client.status === 'end') return this.ready;
+    if (client.status === 'wait') void client.connect().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    let onReady: (() => void) | undefined;
+    await new Promise<void>((resolve) => {
+      onReady = resolve;
+      timer = setTimeout(resolve, boundMs);
+      client.once('ready', onReady);
+      client.once('end', onReady);
+    }).finally(() => {
+      clearTimeout(timer);
+      if (onReady) {
+        client.off('ready', onReady);
+        client.off('end', onReady);
+      }
+    });
+    return this.ready;
+  }
+
+  /**
+   * A Lua script run by its SHA (`EVALSHA`, loaded again by itself if Redis lost it): Redis neither
+   * receives nor hashes the script's text per call. Fails fast like `ready` while Redis is away.
+   */
+  script(name: string, numberOfKeys: number, lua: string): (...keysThenArgs: (string | number)[]) => Promise<unknown> {
+    this.client.defineCommand(name, { numberOfKeys, lua });
+    const run = (this.client as unknown as Record<string, (...keysThenArgs: (string | number)[]) => Promise<unknown>>)[name];
+    if (!run) throw new Error(`ioredis did not define the command ${name}`);
+    return (...keysThenArgs) => run.apply(this.ready, keysThenArgs);
+  }
+
   async close(): Promise<void> {
     if (this.client.status === 'end') return;
     try {

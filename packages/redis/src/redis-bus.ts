@@ -21,8 +21,18 @@ export class RedisBus implements StateBus {
     });
   }
 
+  /**
+   * Waits, within the open timeout, for both connections: a message is delayed by a
+   * reconnection, not lost, and this instance's own subscriber hears it too.
+   */
   async publish(topic: BusTopic, payload: string): Promise<void> {
+    await this.settled();
     await this.commands.ready.publish(this.channel(topic), payload);
+  }
+
+  /** Both connections (re)connected, or the failure naming Redis once the open timeout passed. */
+  async settled(): Promise<void> {
+    await Promise.all([this.commands.settled(this.openTimeoutMs), this.subscriber.settled(this.openTimeoutMs)]);
   }
 
   async subscribe(topic: BusTopic, handler: (payload: string) => void): Promise<() => Promise<void>> {

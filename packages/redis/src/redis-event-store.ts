@@ -46,17 +46,25 @@ return entry
  * gets every later event of that stream once, in order.
  */
 export class RedisEventStore implements SharedEventStore {
+  private readonly store: ReturnType<Connection['script']>;
+
   constructor(
     private readonly connection: Connection,
     private readonly prefix: string,
     private readonly limits: RedisEventLimits,
-  ) {}
+    /** Waits for Redis to (re)connect, within a bound, before a relayed event (`storeAndPublish`). */
+    private readonly settled: () => Promise<void>,
+  ) {
+    this.store = connection.script('armatureStoreEvent', 4, STORE);
+  }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     return this.append(streamId, message, '', () => '');
   }
 
-  storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
+  /** Waits for the connection within its bound: a relayed message is delayed by a reconnection, not lost. */
+  async storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
+    await this.settled();
     return this.append(streamId, message, channelOf(this.prefix, topic), notice);
   }
 
@@ -65,9 +73,7 @@ export class RedisEventStore implements SharedEventStore {
     const json = JSON.stringify(message);
     const session = streamId.slice(0, streamId.indexOf('/') + 1);
     const { maxEventsPerStream, maxBytesPerStream, ttlMs } = this.limits;
-    await this.connection.ready.eval(
-      STORE,
-      4,
+    await this.store(
       this.streamKey(streamId),
       `${this.prefix}evb:${streamId}`,
       this.idKey(eventId),

@@ -52,10 +52,20 @@ return redis.call('HGET', KEYS[1], 'logLevel') or ''
  * sessions. Index entries of lapsed sessions are dropped when next read.
  */
 export class RedisSessionRecords implements SessionRecords {
+  private readonly scripts: Record<'open' | 'update' | 'touch', ReturnType<Connection['script']>>;
+
   constructor(
     private readonly connection: Connection,
     private readonly prefix: string,
-  ) {}
+    /** How long the reads of a change notification (`all`, `subscribers`) wait for Redis to (re)connect. */
+    private readonly settleMs: number,
+  ) {
+    this.scripts = {
+      open: connection.script('armatureOpenSession', 5, OPEN),
+      update: connection.script('armatureUpdateSession', 1, UPDATE),
+      touch: connection.script('armatureTouchSession', 5, TOUCH),
+    };
+  }
 
   async get(id: string): Promise<SessionRecord | undefined> {
     const hash = await this.connection.ready.hgetall(this.key(id));
@@ -66,9 +76,7 @@ export class RedisSessionRecords implements SessionRecords {
 
   async open(id: string, record: SessionRecord, ttlMs: number, caps: SessionCaps): Promise<keyof SessionCaps | undefined> {
     const client = record.client ?? '';
-    const refused = await this.connection.ready.eval(
-      OPEN,
-      5,
+    const refused = await this.scripts.open(
       this.key(id),
       this.liveKey,
       this.clientKey(client),
@@ -111,21 +119,11 @@ export class RedisSessionRecords implements SessionRecords {
     const fields: string[] = [];
     if (patch.initialized !== undefined) fields.push('initialized', patch.initialized ? '1' : '0');
     if (patch.logLevel !== undefined) fields.push('logLevel', patch.logLevel);
-    if (fields.length > 0) await this.connection.ready.eval(UPDATE, 1, this.key(id), ...fields);
+    if (fields.length > 0) await this.scripts.update(this.key(id), ...fields);
   }
 
   async touch(id: string, ttlMs: number): Promise<Pick<SessionRecord, 'logLevel'> | undefined> {
-    const logLevel = await this.connection.ready.eval(
-      TOUCH,
-      5,
-      this.key(id),
-      this.subsKey(id),
-      this.liveKey,
-      this.clientKey(''),
-      id,
-      Date.now(),
-      ttlMs,
-    );
+    const logLevel = await this.scripts.touch(this.key(id), this.subsKey(id), this.liveKey, this.clientKey(''), id, Date.now(), ttlMs);
     if (typeof logLevel !== 'string') return undefined;
     return logLevel === '' ? {} : { logLevel };
   }
@@ -161,7 +159,7 @@ export class RedisSessionRecords implements SessionRecords {
 
   /** The members of index `set` whose session still exists; the others are removed from it. */
   private async live(set: string): Promise<string[]> {
-    const redis = this.connection.ready;
+    const redis = await this.connection.settled(this.settleMs);
     const ids = await redis.smembers(set);
     if (ids.length === 0) return [];
     const exists = await Promise.all(ids.map((id) => redis.exists(this.key(id))));

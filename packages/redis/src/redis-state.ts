@@ -20,7 +20,11 @@ export interface RedisStateOptions {
   maxBytesPerStream?: number;
   /** Events of a stream nobody wrote to for this long are dropped. Default 30 minutes. */
   eventTtlMs?: number;
-  /** How long start-up waits for Redis before `listenHttp` fails naming it. Default 5,000 ms. */
+  /**
+   * How long start-up waits for Redis before `listenHttp` fails naming it, and how long a change
+   * notification or a relay between instances waits for Redis to (re)connect before it is given
+   * up (requests are not made to wait: they are answered 503 at once). Default 5,000 ms.
+   */
   connectTimeoutMs?: number;
 }
 
@@ -44,7 +48,9 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
   const url = options.url ?? 'redis://127.0.0.1:6379';
   const prefix = options.keyPrefix ?? 'armature:';
   const timeout = options.connectTimeoutMs ?? 5_000;
-  const commands = new Connection(url, 'commands');
+  // Commands issued in the same tick (a call's record touch, stream claim and priming event; the
+  // calls of concurrent requests) leave in one write and are answered in one read.
+  const commands = new Connection(url, 'commands', { enableAutoPipelining: true });
   const subscriber = new Connection(url, 'subscriber');
   const limits: RedisEventLimits = {
     maxEventsPerStream: options.maxEventsPerStream ?? DEFAULT_EVENT_STORE_LIMITS.maxEvents,
@@ -57,8 +63,8 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
   return {
     name: 'redis',
     shared: true,
-    sessions: new RedisSessionRecords(commands, prefix),
-    events: new RedisEventStore(commands, prefix, limits),
+    sessions: new RedisSessionRecords(commands, prefix, timeout),
+    events: new RedisEventStore(commands, prefix, limits, () => bus.settled()),
     instances: new RedisInstanceLeases(commands, prefix),
     tasks: new RedisTaskStore(commands, subscriber, prefix, timeout),
     catalog: new RedisCatalogEdits(commands, prefix),

@@ -12,6 +12,7 @@ import { type LiveConnection, noteCaller } from '../runtime/change-notifier.js';
 import { withMiddleware } from '../runtime/middleware.js';
 import { type RequestSource, sourceOf } from '../runtime/request-source.js';
 import type { ServedApp } from '../runtime/served-app.js';
+import { afterConnect, onClosed } from '../seams/sdk-callbacks.js';
 import { sdkInternals } from '../seams/sdk-internals.js';
 import { type MethodHandler, registerMethodHandlers } from './method-handlers.js';
 import type { ModernFront } from './modern-front.js';
@@ -91,16 +92,11 @@ export function createSdkServer(
   // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the direct path in
   // front of the SDK once it is connected; 2026-07-28 requests always go through the SDK.
   if (directPath && wire) directPath.interpose(wire);
-  else if (directPath) {
-    const connect = mcp.connect.bind(mcp);
-    mcp.connect = async (transport) => {
-      await connect(transport);
-      directPath.interpose(transport);
-    };
-  }
+  else if (directPath) afterConnect(mcp, (transport) => directPath.interpose(transport));
 
   registerMethodHandlers(app, server, connection, on);
   if (purpose === 'connection') app.broadcaster.track(connection);
-  if (purpose !== 'request') app.telemetry.session(server);
+  const sessionEnded = purpose === 'request' ? undefined : app.telemetry.session(server);
+  if (sessionEnded) onClosed(server, sessionEnded, true);
   return mcp;
 }

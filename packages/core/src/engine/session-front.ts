@@ -11,6 +11,7 @@ import {
 import type { NotificationValve } from '../context/notification-valve.js';
 import { LEGACY_REVISION } from '../context/revisions.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
+import { frontMessages, onClosed } from '../seams/sdk-callbacks.js';
 import type { SdkInternals } from '../seams/sdk-internals.js';
 import { isPlainObject } from '../validation/plain-object.js';
 import { acceptsLegacy } from './accept-table.js';
@@ -98,24 +99,19 @@ export class SessionFront {
     this.engine.handle(method, handler);
   }
 
-  /** Puts the engine in front of the SDK on `transport`, after the SDK connected to it. */
+  /**
+   * Puts the engine in front of the SDK on `transport`, after the SDK connected to it (through the
+   * seam: when the SDK set no message handler there, the SDK serves that connection alone).
+   */
   interpose(transport: Transport): void {
+    if (!frontMessages(transport, (message, extra) => this.offer(transport, message, extra))) return;
     fronted.add(transport);
-    const toSdk = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      if (!this.offer(transport, message, extra)) toSdk?.(message, extra);
-    };
     // As the SDK does for its own requests: a closed connection aborts the calls still running.
-    const closed = transport.onclose;
-    transport.onclose = () => {
-      try {
-        closed?.();
-      } finally {
-        const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
-        for (const exchange of this.running.values()) exchange.gone(error);
-        this.running.clear();
-      }
-    };
+    onClosed(transport, () => {
+      const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+      for (const exchange of this.running.values()) exchange.gone(error);
+      this.running.clear();
+    });
   }
 
   /** Serves `message` and returns true, or returns false to hand it to the SDK. */

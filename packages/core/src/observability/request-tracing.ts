@@ -298,21 +298,20 @@ export class RequestTracing {
   }
 
   /**
-   * Tracks a 2025-11-25 session (a connection's SDK server) until it closes: the active sessions
-   * count and `mcp.server.session.duration`.
+   * Starts tracking a 2025-11-25 session (a connection's SDK server): the active sessions count,
+   * and `mcp.server.session.duration` by what the returned function (run when the server closes)
+   * records; undefined when metrics are off.
    */
-  session(server: Server): void {
-    if (!this.enabled) return;
+  session(server: Server): (() => void) | undefined {
+    if (!this.enabled) return undefined;
     const instruments = this.metrics.current();
-    if (!instruments) return;
+    if (!instruments) return undefined;
     const started = performance.now();
     instruments.activeSessions.add(1);
-    const previous = server.onclose;
-    server.onclose = () => {
+    return () => {
       instruments.activeSessions.add(-1);
       const version = server.getNegotiatedProtocolVersion();
       instruments.sessionDuration.record((performance.now() - started) / 1000, version ? { [ATTR.protocolVersion]: version } : {});
-      previous?.();
     };
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthInfo, McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { MODERN_REVISION } from '../context/revisions.js';
+import { onClosed } from '../seams/sdk-callbacks.js';
 import type { CatalogEdit, StateBus } from '../state/app-state.js';
 import type { CallRequest } from './call-request.js';
 import type { Caller } from './visibility.js';
@@ -103,12 +104,14 @@ export class ChangeBroadcaster {
   track(connection: LiveConnection): void {
     this.live.add(connection);
     const server = connection.mcp.server;
-    const previous = server.onclose;
-    server.onclose = () => {
-      this.live.delete(connection);
-      if (connection.sessionId !== undefined) this.sessionClosed(connection.sessionId);
-      previous?.();
-    };
+    onClosed(
+      server,
+      () => {
+        this.live.delete(connection);
+        if (connection.sessionId !== undefined) this.sessionClosed(connection.sessionId);
+      },
+      true,
+    );
   }
 
   /** Registers where 2026-07-28 change notifications go; returns the unregister function. */

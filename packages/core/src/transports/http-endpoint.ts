@@ -24,10 +24,17 @@ import { ModernRoutes } from './modern-routes.js';
 import type { ServerCardOptions, ServerCardRoute } from './server-card.js';
 import type { SessionRelay } from './session-relay.js';
 import { localSessions } from './session-sharing.js';
-import { SessionTable } from './session-table.js';
+import { type EngineRequest, type OpenedAnswer, SessionTable } from './session-table.js';
 import type { Session } from './session-transport.js';
 import { SharedSessions } from './shared-sessions.js';
 import { serveTaskListen, type TaskFeed, taskListenProblem } from './task-listen.js';
+
+/** A session request the engine took: its session (the id now in flight there), the request, its `MCP-Protocol-Version`. */
+export interface SessionCall {
+  readonly session: Session;
+  readonly message: Message;
+  readonly protocolVersion: string | null;
+}
 
 export interface HttpEndpointOptions extends AdmissionOptions {
   /**
@@ -216,19 +223,21 @@ export class HttpEndpoint {
    * transport (see `SessionTable.takeForEngine`), with its session (the id now in flight there);
    * undefined to route it as usual. Its headers pass the SDK transport's checks as they stand.
    */
-  sessionCallForEngine(
-    head: RequestHead,
-    caller: Caller,
-    body: ParsedBody | undefined,
-  ): { session: Session; message: Message } | undefined {
+  sessionCallForEngine(head: RequestHead, caller: Caller, body: ParsedBody | undefined): SessionCall | undefined {
     if (this.admission.closed || head.method !== 'POST' || !body) return undefined;
     const sessionId = head.headers.get('mcp-session-id');
     const accept = head.headers.get('accept');
     if (!sessionId || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
     const message = body.value;
     if (!isPlainRequest(message) || !acceptsLegacy(message.method, message.params)) return undefined;
-    const session = this.legacy.takeForEngine(sessionId, caller, message.id, head.headers.get('mcp-protocol-version'));
-    return session && { session, message };
+    const protocolVersion = head.headers.get('mcp-protocol-version');
+    const session = this.legacy.takeForEngine(sessionId, caller, message as EngineRequest, protocolVersion);
+    return session && { session, message, protocolVersion };
+  }
+
+  /** Opens the answer to a session call the engine took (see `SessionTable.openAnswer`). */
+  openSessionAnswer(call: SessionCall): Promise<OpenedAnswer | Response> {
+    return this.legacy.openAnswer(call.session, call.message as EngineRequest, call.protocolVersion);
   }
 
   /** Routes a checked request: 2025-11-25 traffic to the sessions, the rest to the SDK's 2026-07-28 handler. */

@@ -7,7 +7,7 @@ import type { FrontedMessageExtra } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
-import type { HttpEndpoint } from './http-endpoint.js';
+import type { HttpEndpoint, SessionCall } from './http-endpoint.js';
 import type { ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import { ModernExchange } from './modern-exchange.js';
@@ -87,12 +87,14 @@ async function serveAdmitted(
       if (serveDirect(endpoint, head, caller, checked.body, res, toRequest, notifications)) return;
       const sessionCall = endpoint.sessionCallForEngine(head, caller, checked.body);
       if (sessionCall) {
-        answerInSession(sessionCall, caller, res, toRequest, notifications);
-        return;
+        const refused = await answerInSession(endpoint, sessionCall, caller, res, toRequest, notifications);
+        if (!refused) return;
+        response = refused;
+      } else {
+        const request = toRequest();
+        bindNotificationValve(request, notifications);
+        response = await endpoint.route(request, caller, checked.body);
       }
-      const request = toRequest();
-      bindNotificationValve(request, notifications);
-      response = await endpoint.route(request, caller, checked.body);
     }
   } catch {
     response = jsonRpcErrorResponse(500, -32603, wireMessages.internal);
@@ -121,32 +123,46 @@ function serveDirect(
 /**
  * Hands a session request to its session's engine front, answering on `res` itself (the SDK's
  * transport sees only the answer, routed to `res` by the request's id): no web Request or Response
- * is made unless the handler reads `ctx.http.req`.
+ * is made unless the handler reads `ctx.http.req`. The refusal to write instead, when the session
+ * ended meanwhile or its store is away.
  */
-function answerInSession(
-  { session, message }: NonNullable<ReturnType<HttpEndpoint['sessionCallForEngine']>>,
+async function answerInSession(
+  endpoint: HttpEndpoint,
+  call: SessionCall,
   caller: Caller,
   res: ServerResponse,
   toRequest: () => Request,
   notifications: () => NotificationValve,
-): void {
+): Promise<Response | undefined> {
+  const opened = await endpoint.openSessionAnswer(call);
+  if (opened instanceof Response) return opened;
+  const { session, message } = call;
   const { transport } = session;
   const key = idKey(message.id);
-  const stream = new NodeSessionAnswer(res, transport.sessionId as string);
+  const { resumable } = opened;
+  const stream = new NodeSessionAnswer(res, transport.sessionId as string, resumable);
   transport.answerStreams.set(key, stream);
   // A client that went away before the answer (it cancelled, or dropped the connection): the
-  // stream is forgotten, as the SDK's transport forgets a cancelled response stream.
-  res.once('close', () => {
-    if (transport.answerStreams.get(key) === stream) transport.answerStreams.delete(key);
-  });
-  const extra: FrontedMessageExtra = {
+  // stream is forgotten, as the SDK's transport forgets a cancelled response stream, unless it is
+  // resumable: its messages are then still stored, for the client to resume.
+  if (!resumable) {
+    res.once('close', () => {
+      if (transport.answerStreams.get(key) === stream) transport.answerStreams.delete(key);
+    });
+  }
+  const extra: FrontedMessageExtra & { closeSSEStream?: () => void; closeStandaloneSSEStream?: () => void } = {
     authInfo: caller.principal,
     get request() {
       return toRequest();
     },
     notifications,
+    // As the SDK's transport offers them on a primed stream: the client resumes after either.
+    ...(resumable?.primingId !== undefined
+      ? { closeSSEStream: () => stream.detach(), closeStandaloneSSEStream: () => transport.closeStandaloneSSEStream() }
+      : {}),
   };
   transport.onmessage?.(message as JSONRPCMessage, extra);
+  return undefined;
 }
 
 function badRequest(message: string): Response {

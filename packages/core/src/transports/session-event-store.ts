@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { StreamClaims } from './stream-claims.js';
+import { LEASE_MS, type StreamClaims } from './stream-claims.js';
 
 /** The standalone (GET) stream's id inside a session, as the SDK names it. */
 export const GET_STREAM = '_GET_stream';
@@ -25,6 +25,11 @@ export class SessionEventStore implements EventStore {
   private muted = false;
   /** POST streams opened here and not answered yet (claimed when instances share sessions). */
   private readonly open = new Set<string>();
+  /**
+   * The streams of requests Armature answers itself here, until answered: what a resume of one
+   * waits on (`follow`), each told when an event of its stream is stored.
+   */
+  private readonly answering = new Map<string, Set<() => void>>();
 
   /**
    * @param shared must implement `getStreamIdForEventId` (the endpoint checks it at start-up).
@@ -45,8 +50,31 @@ export class SessionEventStore implements EventStore {
       return Promise.resolve(adopted);
     }
     if (this.muted) return Promise.resolve(randomUUID());
-    if (this.claims && streamId !== GET_STREAM) return this.storeClaimed(streamId, message);
-    return this.shared.storeEvent(this.prefix + streamId, message);
+    const stored =
+      this.claims && streamId !== GET_STREAM
+        ? this.storeClaimed(streamId, message)
+        : this.shared.storeEvent(this.prefix + streamId, message);
+    const waiting = this.answering.get(streamId);
+    if (!waiting) return stored;
+    return stored.finally(() => {
+      if (!('method' in message) && 'id' in message) this.answering.delete(streamId);
+      for (const stored of waiting) stored();
+    });
+  }
+
+  /**
+   * Opens a POST stream whose requests (`requestIds`) Armature answers itself: claimed for them when
+   * instances share sessions, and primed (SEP-1699) when `priming`, both in one round trip; the
+   * priming event's id. Its later events are stored with `storeEvent`.
+   */
+  async openStream(streamId: string, requestIds: (string | number)[], priming: boolean): Promise<string | undefined> {
+    if (this.claims) this.open.add(streamId);
+    this.answering.set(streamId, new Set());
+    const [, primingId] = await Promise.all([
+      this.claims?.claimFor(this.prefix + streamId, requestIds),
+      priming ? this.shared.storeEvent(this.prefix + streamId, {} as JSONRPCMessage) : undefined,
+    ]);
+    return primingId;
   }
 
   /** The first event of a POST stream claims it; its response ends what this store remembers of it. */
@@ -93,7 +121,10 @@ export class SessionEventStore implements EventStore {
     { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
   ): Promise<string> {
     // Checked again here, not only by the endpoint: the transport calls this directly.
-    if (!(await this.owns(lastEventId))) return '';
+    const resumed = await this.getStreamIdForEventId(lastEventId);
+    if (resumed === undefined) return '';
+    // Still answered here when the replay starts: followed until it is.
+    const answering = this.answering.has(resumed);
     const answered = new Set<string | number>();
     let last = lastEventId;
     const forward = (eventId: string, message: JSONRPCMessage) => {
@@ -104,12 +135,43 @@ export class SessionEventStore implements EventStore {
     const streamId = await this.shared.replayEventsAfter(lastEventId, { send: forward });
     if (!streamId.startsWith(this.prefix)) return '';
     const own = streamId.slice(this.prefix.length);
+    if (answering) await this.follow(own, () => this.shared.replayEventsAfter(last, { send: forward }));
     const owed = await this.claims?.owed(streamId, answered, async () => {
       await this.shared.replayEventsAfter(last, { send: forward });
     });
     // Stored as well, so a later resume replays them instead of owing them again.
     for (const message of owed ?? []) await send(await this.shared.storeEvent(streamId, message), message);
     return own;
+  }
+
+  /**
+   * A resumed stream whose request Armature still answers on this instance: `more` sends the events
+   * stored since, each time one is, until the answer is (the SDK's transport knows nothing of the
+   * stream, so it writes nothing more to the resumed one), or one lease period passed: the client
+   * then resumes again, as from a stream another instance answers.
+   */
+  private async follow(streamId: string, more: () => Promise<unknown>): Promise<void> {
+    const deadline = Date.now() + LEASE_MS;
+    for (let waiting = this.answering.get(streamId); waiting; waiting = this.answering.get(streamId)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        await more();
+        return;
+      }
+      const listeners = waiting;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        function done() {
+          clearTimeout(timer);
+          listeners.delete(done);
+          resolve();
+        }
+        listeners.add(done);
+      });
+      await more();
+    }
+    // The events stored since the last read (the answer among them; nothing when it was read already).
+    await more();
   }
 
   /** Forgets the session's events, when the shared store can (a custom store without `purge` keeps them until it evicts them). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   type EventStore,
   isInitializeRequest,
   type McpServer as SdkMcpServer,
@@ -9,15 +10,30 @@ import { clientAddressOf, rememberClientAddress } from '../context/client-addres
 import { isFronted } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
+import { onClosed } from '../seams/sdk-callbacks.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import type { ResumableAnswer } from './node-session-answer.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
 import { SessionCapReached, type SessionSharing } from './session-sharing.js';
 import { idKey, type Session, SessionTransport } from './session-transport.js';
 import type { SessionCopies } from './shared-sessions.js';
+import { primesStreams } from './sse-format.js';
+
+/** A plain request of a session that the engine may answer. */
+export interface EngineRequest {
+  readonly id: string | number;
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+}
+
+/** What the answer to a request taken for the engine needs: its events, in a resumable session. */
+export interface OpenedAnswer {
+  readonly resumable?: ResumableAnswer;
+}
 
 /**
  * The 2025-11-25 half of the HTTP endpoint: sessions kept here (the SDK keeps none), routed by
@@ -126,20 +142,57 @@ export class SessionTable {
    * checks it passes as they stand: a plain request of one of the engine's methods, in an
    * initialized session of this process whose requests the engine fronts, with the negotiated
    * revision or none in `MCP-Protocol-Version`, and an id not in flight), its id now in flight;
-   * undefined to serve it the usual way. Resumable sessions (an event store) always go the usual
-   * way: their events are stored and numbered by the SDK's transport.
+   * undefined to serve it the usual way. Local, shared and resumable sessions alike: `openAnswer`
+   * then does what sharing and the event store ask before the engine runs.
    */
-  takeForEngine(sessionId: string, caller: Caller, id: string | number, protocolVersion: string | null): Session | undefined {
+  takeForEngine(sessionId: string, caller: Caller, message: EngineRequest, protocolVersion: string | null): Session | undefined {
     const session = this.sessions.get(sessionId);
-    if (!session || session.owner !== caller.owner || session.events || this.sharing.shared) return undefined;
+    if (!session || session.owner !== caller.owner) return undefined;
     const { transport } = session;
     if (transport.sessionId !== sessionId || !isFronted(transport)) return undefined;
     if (protocolVersion !== null && protocolVersion !== session.server.server.getNegotiatedProtocolVersion()) return undefined;
-    const key = idKey(id);
+    const key = idKey(message.id);
     if (transport.inFlight.has(key)) return undefined;
     transport.inFlight.add(key);
     session.lastSeen = Date.now();
+    this.sharing.record(session, message);
     return session;
+  }
+
+  /**
+   * Opens the answer to a request `takeForEngine` took: a shared session's life is extended (and
+   * what the client changed through another instance taken) in the same round trip in which a
+   * resumable session's stream is claimed and primed. Its events, or the answer refusing the
+   * request (the session ended meanwhile, the store is away), its id then no longer in flight.
+   */
+  async openAnswer(session: Session, message: EngineRequest, protocolVersion: string | null): Promise<OpenedAnswer | Response> {
+    const { transport, events } = session;
+    const sessionId = transport.sessionId as string;
+    const streamId = randomUUID();
+    // As the SDK's transport: a priming event (and `ctx.http.closeSSE`) from 2025-11-25 on.
+    const priming = events !== undefined && primesStreams(protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION);
+    try {
+      const [live, primingId] = await Promise.all([
+        this.sharing.refresh(sessionId, session),
+        events && this.sharing.store(events.openStream(streamId, [message.id], priming)),
+      ]);
+      if (!live) {
+        transport.inFlight.delete(idKey(message.id));
+        return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
+      }
+      if (!events) return {};
+      const resumable: ResumableAnswer = {
+        store: (event) => events.storeEvent(streamId, event),
+        ...(primingId !== undefined ? { primingId } : {}),
+        ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
+      };
+      return { resumable };
+    } catch (error) {
+      transport.inFlight.delete(idKey(message.id));
+      const failure = this.sharing.failure(error, { value: message });
+      if (!failure) throw error;
+      return failure;
+    }
   }
 
   /** A new 2025-11-25 session, within the total and per-client caps. */
@@ -202,7 +255,7 @@ export class SessionTable {
       // DELETE: the session ends everywhere.
       onsessionclosed: (closedId) => this.endSession(closedId, false, true),
     });
-    transport.onclose = () => this.endSession(sessionId);
+    onClosed(transport, () => this.endSession(sessionId));
     await server.connect(transport);
     this.sharing.connected(sessionId, transport);
     return { server, transport, events };

@@ -13,8 +13,10 @@ type SendOptions = Parameters<WebStandardStreamableHTTPServerTransport['send']>[
  * without the SDK's transport): its notifications and requests, then its answer.
  */
 export interface AnswerStream {
-  write(message: JSONRPCMessage): void;
-  end(answer?: JSONRPCMessage): void;
+  /** Settles once the message is written (stored first, in a resumable session). */
+  write(message: JSONRPCMessage): Promise<void> | void;
+  /** Settles once the answer is written and the response ended. */
+  end(answer?: JSONRPCMessage): Promise<void> | void;
 }
 
 /**
@@ -51,10 +53,10 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
     const stream = related === undefined ? undefined : this.answerStreams.get(idKey(related));
     try {
       if (!stream) await super.send(sent, options);
-      else if (!isResponse) stream.write(sent);
+      else if (!isResponse) await stream.write(sent);
       else {
         this.answerStreams.delete(idKey(related));
-        stream.end(sent);
+        await stream.end(sent);
       }
     } finally {
       // Forgotten only once the response is on its stream, so a reused id cannot take the stream over first.

@@ -2,6 +2,8 @@
 // stream of the call's notifications and then its answer. Shared by the exchanges Armature answers
 // itself (2026-07-28 over node:http and fetch, 2025-11-25 session POSTs).
 
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+
 /** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
 export const KEEP_ALIVE_MS = 15_000;
 export const KEEP_ALIVE_COMMENT = ': keepalive\n\n';
@@ -25,7 +27,26 @@ export function answerStatus(answer: unknown): number {
   return (answer as { error?: { code?: unknown } }).error?.code === MISSING_CAPABILITY ? 400 : 200;
 }
 
-/** One message as an SSE event. */
-export function sseFrame(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+/** One message as an SSE event, with its event id when the stream is resumable. */
+export function sseFrame(message: unknown, eventId?: string): string {
+  return eventId === undefined
+    ? `event: message\ndata: ${JSON.stringify(message)}\n\n`
+    : `event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * Whether a resumable stream of a request in revision `protocolVersion` opens with a priming event
+ * (and its handler may close it, `ctx.http.closeSSE`): a supported revision from 2025-11-25 on, the
+ * SDK session transport's rule (`supportsEmptySSEData`).
+ */
+export function primesStreams(protocolVersion: string): boolean {
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion) && protocolVersion >= '2025-11-25';
+}
+
+/**
+ * The first event of a resumable stream (2025-11-25, SEP-1699): its id, the client's reconnection
+ * delay when one is set, and no data, as the SDK's session transport writes it.
+ */
+export function primingFrame(eventId: string, retryMs: number | undefined): string {
+  return retryMs === undefined ? `id: ${eventId}\ndata: \n\n` : `id: ${eventId}\nretry: ${retryMs}\ndata: \n\n`;
 }

@@ -38,7 +38,12 @@ export class StreamClaims {
   /** Claims `streamId` (a new stream) for the oldest announced POST. */
   async claim(streamId: string): Promise<void> {
     const requestIds = this.expected.shift();
-    if (requestIds) await this.store.claimStream(streamId, { owner: this.instance, requestIds });
+    if (requestIds) await this.claimFor(streamId, requestIds);
+  }
+
+  /** Claims `streamId` for `requestIds` (a POST whose requests Armature answers itself). */
+  async claimFor(streamId: string, requestIds: readonly (string | number)[]): Promise<void> {
+    await this.store.claimStream(streamId, { owner: this.instance, requestIds });
   }
 
   /**

@@ -1,0 +1,50 @@
+// The one module that sets the callbacks of the SDK's objects (`onmessage` and `onclose` of a
+// transport or server, `connect` of an McpServer): `.ci/lint-seams.mjs` fails on such an assignment
+// anywhere else. Each keeps what was set before (the SDK's own handler included) and runs it too;
+// the engine's front is put before the SDK's message handler only when the SDK has set one, and
+// otherwise the connection is left to the SDK, which then serves every message.
+import type { JSONRPCMessage, McpServer, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
+
+/** Something the SDK tells of its end through `onclose` (a transport, a Server, a Client). */
+interface Closable {
+  onclose?: (() => void) | undefined;
+}
+
+/** Runs `listener` when `target` closes, after what listened before (`first`: before it). */
+export function onClosed(target: Closable, listener: () => void, first = false): void {
+  const previous = target.onclose;
+  target.onclose = () => {
+    if (first) listener();
+    try {
+      previous?.();
+    } finally {
+      if (!first) listener();
+    }
+  };
+}
+
+/**
+ * Offers each message `transport` receives to `offer` first: what it declines (returns false for)
+ * goes on to the SDK's handler. False, and nothing changed, when the SDK has set no handler (not
+ * connected yet, or an SDK that receives another way): the SDK then keeps every message.
+ */
+export function frontMessages(
+  transport: Transport,
+  offer: (message: JSONRPCMessage, extra: MessageExtraInfo | undefined) => boolean,
+): boolean {
+  const toSdk = transport.onmessage;
+  if (typeof toSdk !== 'function') return false;
+  transport.onmessage = (message, extra) => {
+    if (!offer(message, extra)) toSdk(message, extra);
+  };
+  return true;
+}
+
+/** Runs `then` with each transport `mcp` connects to, once the SDK connected it. */
+export function afterConnect(mcp: McpServer, then: (transport: Transport) => void): void {
+  const connect = mcp.connect.bind(mcp);
+  mcp.connect = async (transport) => {
+    await connect(transport);
+    then(transport);
+  };
+}

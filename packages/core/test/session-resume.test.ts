@@ -1,0 +1,89 @@
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Context, createMcpApp, type McpApp, McpServer, Tool } from '../src/index.js';
+
+// A resumable 2025-11-25 session whose call the request engine answers itself: the client drops
+// the call's stream after its priming event and resumes with Last-Event-ID on the same instance;
+// it gets what was sent meanwhile and the answer, as from the SDK's session transport.
+
+@McpServer({ name: 'resume', version: '1.0.0' })
+class Slow {
+  @Tool({ description: 'logs, waits, answers' })
+  async slow(ctx: Context) {
+    await ctx.log.info('started');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    return 'finished';
+  }
+}
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** POSTs `body`; resolves with the headers and the whole body, or (`firstEvent`) the first event's id, dropping the stream. */
+function exchange(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: object,
+  firstEvent = false,
+): Promise<{ headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { ...HEADERS, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        const id = /^id: (.+)$/m.exec(text)?.[1];
+        if (firstEvent && id && text.includes('\n\n')) {
+          req.destroy();
+          resolve({ headers: res.headers, body: id });
+        }
+      });
+      res.on('end', () => resolve({ headers: res.headers, body: text }));
+      res.on('error', () => undefined);
+    });
+    req.on('error', (error) => (firstEvent ? undefined : reject(error)));
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+let app: McpApp | undefined;
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+describe('a resumable session call answered by the engine', () => {
+  it('is resumed with Last-Event-ID on the same instance, and the answer arrives there', async () => {
+    app = createMcpApp(Slow);
+    const listener = await app.listenHttp({ port: 0, eventStore: true });
+    const init = await exchange(
+      listener.url,
+      'POST',
+      {},
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
+    );
+    const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
+    await exchange(listener.url, 'POST', headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    await exchange(listener.url, 'POST', headers, { jsonrpc: '2.0', id: 'l', method: 'logging/setLevel', params: { level: 'info' } });
+    const directBefore = app.stats.direct;
+    const primed = await exchange(
+      listener.url,
+      'POST',
+      headers,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+      true,
+    );
+    const resumed = await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': primed.body });
+    expect(app.stats.direct - directBefore).toBe(1);
+    const events = resumed.body.split('\n\n').filter((event) => event.includes('data: {'));
+    expect(events.map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)))).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'started' } },
+      { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'finished' }] } },
+    ]);
+  });
+});

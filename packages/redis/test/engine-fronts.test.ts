@@ -1,0 +1,116 @@
+import 'reflect-metadata';
+import { Context, createMcpApp, McpServer, Tool, ToolError } from '@armature/core';
+import { RedisServer } from '@armature/test-redis';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { IsInt } from 'class-validator';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { redisState } from '../src/index.js';
+import { openSession, post } from './support/raw-session.js';
+
+// The engine front of packages/core's engine-fronts test, on the Redis state: a 2025-11-25 session
+// on redisState is shared and resumable, and the engine answers its requests itself (priming event,
+// event ids from the Redis event store, the session's record kept alive). The same conversation
+// gets the same bytes with the engine on as with every request through the SDK's session transport.
+
+class Pair {
+  @IsInt()
+  a!: number;
+
+  @IsInt()
+  b!: number;
+}
+
+@McpServer({ name: 'fronts', version: '1.0.0' })
+class FrontServer {
+  @Tool({ description: 'adds' })
+  add(input: Pair) {
+    return input.a + input.b;
+  }
+
+  @Tool({ description: 'an expected failure' })
+  refuse() {
+    throw new ToolError('No stock left', { sku: 'A1' });
+  }
+
+  @Tool({ description: 'logs, then answers' })
+  async chatty(ctx: Context) {
+    await ctx.log.info('working');
+    return 'done';
+  }
+}
+
+const CONVERSATION: readonly (readonly [string, Record<string, unknown>])[] = [
+  ['ping', {}],
+  ['tools/list', {}],
+  ['tools/call', { name: 'add', arguments: { a: 2, b: 3 } }],
+  ['tools/call', { name: 'add', arguments: { a: 'two', b: 3 } }],
+  ['tools/call', { name: 'refuse', arguments: {} }],
+  ['tools/call', { name: 'chatty', arguments: {} }],
+  ['tools/call', { name: 'nope', arguments: {} }],
+];
+
+/** The SSE event ids of an answer, numbered in order of appearance (they are random per run). */
+function numberedEventIds(body: string): string {
+  let n = 0;
+  return body.replace(/^id: .+$/gm, () => `id: <${++n}>`);
+}
+
+let redis: RedisServer;
+
+beforeAll(async () => {
+  redis = await RedisServer.start();
+});
+
+afterAll(async () => {
+  await redis?.dispose();
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** One session's conversation on a fresh app on the Redis state, each answer as `status content-type body`. */
+async function converse(fastPath: boolean): Promise<{ answers: string[]; served: number }> {
+  const app = createMcpApp(FrontServer, {
+    state: redisState({ url: redis.url, keyPrefix: `fronts-${fastPath}:` }),
+    requestStateKey: 'k'.repeat(32),
+    onError: () => undefined,
+    fastPath,
+  });
+  const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500 });
+  try {
+    const headers = await openSession(listener.url);
+    await post(listener.url, { jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'info' } }, headers);
+    const answers: string[] = [];
+    for (const [i, [method, params]] of CONVERSATION.entries()) {
+      const answer = await post(listener.url, { jsonrpc: '2.0', id: i + 1, method, params }, headers);
+      answers.push(`${answer.status} ${answer.headers['content-type']} ${numberedEventIds(answer.body)}`);
+    }
+    return { answers, served: app.stats.direct };
+  } finally {
+    await listener.close();
+    await app.close();
+  }
+}
+
+describe('a 2025-11-25 session on the Redis state, answered by the request engine', () => {
+  it('gets the same bytes as through the SDK session transport, which sees only the handshake', async () => {
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const viaSdk = await converse(false);
+    const sdkHandled = handled.mock.calls.length;
+    handled.mockClear();
+    const viaEngine = await converse(true);
+    expect(viaEngine.answers).toEqual(viaSdk.answers);
+    // initialize, notifications/initialized and logging/setLevel (not an engine method).
+    expect([handled.mock.calls.length, sdkHandled]).toEqual([3, 3 + CONVERSATION.length]);
+    expect([viaSdk.served, viaEngine.served]).toEqual([0, CONVERSATION.length]);
+    const text = viaEngine.answers.join('\n');
+    // Primed with the retry hint, numbered from the store, a log line before its answer.
+    expect(viaEngine.answers[0]).toMatch(
+      /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result"/,
+    );
+    expect(text).toContain('{"type":"text","text":"5"}');
+    expect(text).toContain('No stock left');
+    expect(text).toMatch(/"method":"notifications\/message","params":\{"level":"info","data":"working"\}\}\n\nevent: message\nid: <3>/);
+  });
+});

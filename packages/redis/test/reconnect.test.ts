@@ -1,0 +1,77 @@
+import 'reflect-metadata';
+import { request } from 'node:http';
+import { createMcpApp, McpServer, Tool } from '@armature/core';
+import { RedisServer } from '@armature/test-redis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { redisState } from '../src/index.js';
+import { openSession } from './support/raw-session.js';
+
+// Shared-state work nobody waits on (a change notification for the sessions, its relay to the
+// stream the client holds) is delayed while Redis reconnects, within the connect timeout, not lost.
+
+@McpServer({ name: 'plain', version: '1.0.0' })
+class Plain {
+  @Tool({ description: 'ping' })
+  ping() {
+    return 'pong';
+  }
+}
+
+/** Resolves once `check` holds, polling every 50 ms for at most `ms`. */
+async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let redis: RedisServer;
+
+beforeAll(async () => {
+  redis = await RedisServer.start();
+});
+
+afterAll(async () => {
+  await redis?.dispose();
+});
+
+describe('a change raised while Redis reconnects', () => {
+  it('waits for it and reaches the stream the client holds, instead of being lost', { timeout: 60_000 }, async () => {
+    const app = createMcpApp(Plain, { state: redisState({ url: redis.url, connectTimeoutMs: 20_000 }), requestStateKey: 'k'.repeat(32) });
+    const listener = await app.listenHttp({ port: 0 });
+    const said = vi.spyOn(process.stderr, 'write');
+    let stream: ReturnType<typeof request> | undefined;
+    try {
+      const headers = await openSession(listener.url);
+      // The client's standalone GET stream, held by this instance.
+      let heard = '';
+      const opened = new Promise<void>((resolve, reject) => {
+        stream = request(listener.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' } }, (res) => {
+          res.on('data', (chunk: Buffer) => {
+            heard += chunk.toString('utf8');
+          });
+          resolve();
+        });
+        stream.on('error', reject);
+        stream.end();
+      });
+      await opened;
+
+      await redis.stop();
+      const ready = () => fetch(new URL('/ready', listener.url)).then((answer) => answer.status);
+      await eventually(async () => (await ready()) === 503, 'the instance to see Redis gone');
+      const notified = app.notifyResourceListChanged();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await redis.start();
+      await notified;
+      await eventually(() => heard.includes('"method":"notifications/resources/list_changed"'), 'the notification on the GET stream');
+      expect(said.mock.calls.join('')).not.toContain('could not go through');
+    } finally {
+      said.mockRestore();
+      stream?.destroy();
+      await listener.close();
+      await app.close();
+    }
+  });
+});
