@@ -87,7 +87,8 @@ export class RemoteLink {
 
   /** The direct path of a tool call on `client`'s connection, when the remote speaks 2026-07-28 over HTTP. */
   directPath(client: Client): DirectCall | undefined {
-    return client === this.client ? this.direct : undefined;
+    // A remote restarted on another revision keeps the pool, not the path.
+    return client === this.client && client.getNegotiatedProtocolVersion() === MODERN_REVISION ? this.direct : undefined;
   }
 
   /** The connected client: the current one, the one being made, or one made now (a call does not wait out the retry delay). */
