@@ -14,7 +14,7 @@ import { createMcpApp, remoteServer } from '../src/index.js';
 import { clientSdk } from '../src/remote/client-sdk.js';
 import { DirectCall } from '../src/remote/direct-call.js';
 import { type ClientCodec, clientCodecOf } from '../src/seams/client-codec.js';
-import { connectHttp, connectInMemory } from './support/clients.js';
+import { connectHttp, readyInMemory } from './support/clients.js';
 
 type Json = Record<string, unknown>;
 type Script = (req: IncomingMessage, body: Json, res: ServerResponse) => void;
@@ -219,21 +219,16 @@ describe('the direct path and the official client, on the same remote', () => {
 });
 
 describe('a gateway in front of a 2026-07-28 HTTP remote', () => {
-  let app: ReturnType<typeof createMcpApp>;
   let client: Client;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    app = createMcpApp(remoteServer({ url: remote.url, timeoutMs: 4_000, headers: { authorization: 'Bearer gateway-key' } }), {
-      logger: false,
-    });
-    await app.ready();
-    ({ client, close } = await connectInMemory(app));
+    const headers = { authorization: 'Bearer gateway-key' };
+    ({ client, close } = await readyInMemory(
+      createMcpApp(remoteServer({ url: remote.url, timeoutMs: 4_000, headers }), { logger: false }),
+    ));
   }, 30_000);
-  afterAll(async () => {
-    await close?.();
-    await app?.close();
-  });
+  afterAll(() => close?.());
 
   /** The answer's text, `error: ` first when it is a tool error. */
   const text = (result: unknown) => {
