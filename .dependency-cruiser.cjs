@@ -15,7 +15,7 @@ const LAYERS = [
   ['state', ['messages']],
   ['runtime', ['builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   ['engine', ['runtime', 'builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
-  ['remote', ['runtime', 'builder', 'validation', 'observability', 'context', 'metadata', 'messages']],
+  ['remote', ['runtime', 'builder', 'validation', 'seams', 'observability', 'context', 'metadata', 'messages']],
   ['auth', ['messages']],
   ['transports', ['engine', 'auth', 'validation', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   [

@@ -85,7 +85,7 @@ export async function spawnHttpServer(
   entry: string,
   env: Record<string, string> = {},
   runtime: Runtime = 'node',
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   const [command, ...args] = runtimeArgv(runtime, new URL(`../servers/${entry}.js`, import.meta.url).pathname);
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -106,6 +106,7 @@ export async function spawnHttpServer(
   });
   return {
     url,
+    pid: child.pid as number,
     async close() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);

@@ -115,10 +115,7 @@ export class StdioChild {
    * other load on the machine sways far less than wall-clock throughput does.
    */
   cpuSeconds(): number {
-    // The fields after the command's name (which may hold spaces): utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return cpuSecondsOf(this.pid);
   }
 
   /** Closes stdin (a stdio server exits then); kills the child if it has not exited within 2 s. */
@@ -132,6 +129,14 @@ export class StdioChild {
 }
 
 /** Exactly `count` calls of `call`, `inFlight` at a time; returns completed calls per second. */
+/** CPU seconds (user and system) process `pid` has used, from /proc (Linux). */
+export function cpuSecondsOf(pid: number): number {
+  // The fields after the command's name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 export async function pipelined(count: number, inFlight: number, call: (i: number) => Promise<unknown>): Promise<number> {
   let issued = 0;
   const started = performance.now();

@@ -63,7 +63,8 @@ function httpSession(settings: Settings): Scenario {
 
 /**
  * What the proxy costs: the same Armature server called through an Armature gateway that mounts it
- * as a remote server (one more HTTP hop, through the official client), against called directly.
+ * as a remote server (one more HTTP hop: the gateway's direct path, one keep-alive POST per tool
+ * call), against called directly.
  */
 function httpProxy(settings: Settings): Scenario {
   const connections = settings.httpConnections;
@@ -73,7 +74,8 @@ function httpProxy(settings: Settings): Scenario {
       `HTTP 2026-07-28 stateless tools/call add: ${settings.httpCalls.toLocaleString('en-US')} calls per sample over ${connections} ` +
       'keep-alive connections; an Armature gateway (createMcpApp(remoteServer({ url }))) in front of the Armature server vs that server called directly',
     unit: 'calls/s',
-    targets: [{ anchor: 'direct', goal: { kind: 'report' } }],
+    // Issue 35: at least 0.35x of calling the remote directly (0.07x before the direct path).
+    targets: [{ anchor: 'direct', goal: { kind: 'ratio-at-least', value: 0.35 } }],
     open: () =>
       openHttpSides(
         settings,

@@ -4,6 +4,9 @@
 // Origin (DNS rebinding), method and path, body size, Content-Type, Accept, a JSON-RPC request,
 // the MCP-Protocol-Version header against the body's envelope, Mcp-Method and Mcp-Name against the
 // body; and it answers tools/call as they do (`resultType` and the envelope's `serverInfo` in the result).
+// Written as a careful engineer would for speed: the body kept as the one Buffer it nearly always is,
+// one JSON.parse, the checks by hand, the answer written as a string with its constant tail prebuilt,
+// Content-Length set, keep-alive connections (node:http's default).
 // 127.0.0.1, port 0: prints `listening <url>` on stdout, stops on SIGTERM.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +20,8 @@ const MAX_BODY = 4 * 1024 * 1024;
 const ALLOWED_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const tools = new RawTools(0);
-const resultMeta = { [SERVER_INFO_META]: SERVER_INFO };
+/** What closes every tools/call result: the same bytes for each call. */
+const RESULT_TAIL = `,"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META]: SERVER_INFO })}}`;
 
 function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -26,7 +30,15 @@ function send(res: ServerResponse, status: number, body: string): void {
 
 const failure = (id: unknown, code: number, message: string) =>
   JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } });
-const success = (id: unknown, result: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
+const success = (id: unknown, result: string) =>
+  `{"jsonrpc":"2.0","id":${typeof id === 'number' ? id : JSON.stringify(id)},"result":${result}}`;
+
+/** Whether a Content-Type is application/json (parameters allowed, any case). */
+function isJson(type: string | undefined): boolean {
+  if (type === undefined || type.length < 16) return false;
+  if (type.length > 16 && type.charCodeAt(16) !== 59 /* ; */) return false;
+  return type.startsWith('application/json') || type.slice(0, 16).toLowerCase() === 'application/json';
+}
 
 /** The host name of a Host header or an Origin, without the port. */
 function hostName(value: string): string {
@@ -49,7 +61,7 @@ function refusal(req: IncomingMessage): [number, number, string] | undefined {
   if (req.url !== '/mcp') return [404, -32000, 'Not found'];
   if (req.method !== 'POST') return [405, -32000, 'Method not allowed'];
   if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) return [413, -32000, `Payload Too Large: at most ${MAX_BODY} bytes`];
-  if (!/^application\/json(;|$)/i.test(req.headers['content-type'] ?? '')) return [415, -32000, 'Content-Type must be application/json'];
+  if (!isJson(req.headers['content-type'])) return [415, -32000, 'Content-Type must be application/json'];
   if (!(req.headers.accept ?? '').includes('application/json')) return [406, -32000, 'Accept must include application/json'];
   return undefined;
 }
@@ -79,8 +91,8 @@ function answer(req: IncomingMessage, message: unknown): [number, string] {
   if (method === 'tools/call') {
     if (req.headers['mcp-name'] !== name) return [400, failure(id, -32020, `the Mcp-Name header must name ${String(name)}`)];
     const outcome = tools.call(name, args);
-    if (!outcome) return [200, failure(id, -32602, `Unknown tool: ${String(name)}`)];
-    return [200, success(id, JSON.stringify({ ...outcome, resultType: 'complete', _meta: resultMeta }))];
+    if (outcome === undefined) return [200, failure(id, -32602, `Unknown tool: ${String(name)}`)];
+    return [200, success(id, `${outcome}${RESULT_TAIL}`)];
   }
   return [200, failure(id, -32601, 'Method not found')];
 }
@@ -93,17 +105,22 @@ const http = createServer((req, res) => {
     req.resume();
     return;
   }
-  const parts: Buffer[] = [];
+  // A small body comes in one chunk: it is kept as is, and only joined when there are more.
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
   let size = 0;
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= MAX_BODY) parts.push(chunk);
+    if (size > MAX_BODY) return;
+    if (first === undefined) first = chunk;
+    else if (more === undefined) more = [first, chunk];
+    else more.push(chunk);
   });
   req.on('end', () => {
     if (size > MAX_BODY) return send(res, 413, failure(null, -32000, `Payload Too Large: at most ${MAX_BODY} bytes`));
     let message: unknown;
     try {
-      message = JSON.parse(Buffer.concat(parts, size).toString('utf8'));
+      message = JSON.parse((more ? Buffer.concat(more, size) : (first ?? Buffer.alloc(0))).toString('utf8'));
     } catch {
       return send(res, 400, failure(null, -32700, 'Parse error'));
     }

@@ -87,8 +87,15 @@ const search: Handler = (args) => {
   return searchText(args as unknown as SearchArgs);
 };
 
-/** A tool's result content, or undefined for a tool that does not exist. */
-export type CallOutcome = { content: { type: 'text'; text: string }[]; isError?: true } | undefined;
+/**
+ * A tool call's result as JSON without its closing brace (`{"content":[...]` and `"isError":true`
+ * when refused), so that each loop appends what its revision adds; undefined for a tool that does
+ * not exist.
+ */
+export type CallOutcome = string | undefined;
+
+const resultOpen = (text: string, isError: boolean) =>
+  `{"content":[{"type":"text","text":${JSON.stringify(text)}}]${isError ? ',"isError":true' : ''}`;
 
 export class RawTools {
   private readonly handlers = new Map<string, Handler>();
@@ -121,12 +128,9 @@ export class RawTools {
   call(name: unknown, args: unknown): CallOutcome {
     const handler = typeof name === 'string' ? this.handlers.get(name) : undefined;
     if (!handler) return undefined;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      return { content: [{ type: 'text', text: 'arguments: an object' }], isError: true };
-    }
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      return resultOpen('arguments: an object', true);
     const outcome = handler((args ?? {}) as Json);
-    return typeof outcome === 'string'
-      ? { content: [{ type: 'text', text: outcome }] }
-      : { content: [{ type: 'text', text: outcome.error }], isError: true };
+    return typeof outcome === 'string' ? resultOpen(outcome, false) : resultOpen(outcome.error, true);
   }
 }

@@ -37,6 +37,23 @@ export const remoteMessages = {
   unsafeUrlAsked(part: string, problem: string): string {
     return `${part}: the remote server asked the client to open a URL, which was not passed on: ${problem}; only https: URLs (or http: to this machine) without a user name or password are`;
   },
+  /** Told to the caller: the remote's HTTP answer to a forwarded call could not be read (`problem` says why). */
+  badAnswer(part: string, remote: string, problem: string): string {
+    return `${part}: the remote server ${remote} gave an answer that is not one: ${problem}. The call may or may not have taken effect there`;
+  },
+  /** Told to the caller: the remote refused the request over HTTP (`detail` is the client's account of it). */
+  httpRefused(part: string, remote: string, status: number, detail: string): string {
+    return `${part}: the remote server ${remote} refused the call with HTTP ${status}: ${detail}`;
+  },
+  /** Why a remote's answer is not one (the `problem` of `badAnswer`). */
+  answerProblems: {
+    contentType: (type: string | undefined) =>
+      `its Content-Type is ${type === undefined ? 'missing' : JSON.stringify(type)}, where application/json or text/event-stream was expected`,
+    tooLarge: (maxBytes: number) => `it is larger than ${maxBytes} bytes, the most the gateway reads`,
+    notJson: () => 'its body is not JSON',
+    notResponse: () => 'it is not the JSON-RPC response to the request sent',
+    ended: () => 'its event stream ended before the response to the request',
+  },
   /** Told to the remote server: a request method the proxy does not relay. */
   notRelayed(method: string): string {
     return `${method} is not relayed to the client`;

@@ -18,6 +18,14 @@ export const seamMessages = {
       'or update @armature/core.\n'
     );
   },
+  /** One line on stderr, once per process. */
+  clientCodecOff(problem: string): string {
+    return (
+      `[armature] the direct path of tool calls to 2026-07-28 HTTP remote servers is off: ${problem}. Every call goes ` +
+      'through the official client (correct, slower). Fix: install the @modelcontextprotocol/client version @armature/core pins, ' +
+      'or update @armature/core.\n'
+    );
+  },
   classTransformerOff(problem: string): string {
     return (
       `[armature] class-transformer's records cannot be read (${problem}): nested DTO types are not taken from @Type, ` +

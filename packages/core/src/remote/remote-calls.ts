@@ -8,8 +8,9 @@ import { remoteMessages } from '../messages/remote-messages.js';
 import { clientRequest } from '../observability/request-tracing.js';
 import { InputRequiredSignal } from '../runtime/client-requests.js';
 import { loadedClientSdk } from './client-sdk.js';
+import { NotAnAnswerError } from './direct-answer.js';
 import { isConnectionLoss, type RemoteLink, RemoteUnavailableError } from './remote-link.js';
-import { askCaller, UnsafeUrlError } from './remote-relay.js';
+import { askCaller, relayLog, UnsafeUrlError } from './remote-relay.js';
 
 /** A 2026-07-28 remote answers a question with input_required at most this often in one call. */
 const MAX_ROUNDS = 10;
@@ -71,8 +72,18 @@ async function rounds(
   // The remote sends every log line of the call; the app's client gets those its own level lets through.
   const modern = client.getNegotiatedProtocolVersion() === MODERN_REVISION;
   let params: Params = modern || meta ? { ...first, _meta: { ...meta, ...(modern ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}) } } : first;
+  // A tool call to a 2026-07-28 HTTP remote: one POST of its own (undefined: the official client sends it after all).
+  const direct = method === 'tools/call' ? link.directPath(client) : undefined;
+  const directOptions = direct && {
+    signal,
+    timeoutMs: link.timeoutMs,
+    ...(headers ? { headers } : {}),
+    ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+    onlog: (log: Params) => relayLog(ctx, log),
+  };
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const result = (await client.request({ method, params } as never, options)) as Result;
+    const result = ((directOptions && (await direct?.call(params, directOptions))) ??
+      (await client.request({ method, params } as never, options))) as Result;
     if (result.resultType !== 'input_required') return result;
     // Asked together, under the remote's keys: the app's client gets the remote's round as it was.
     const asked = Object.entries((result.inputRequests ?? {}) as Record<string, { method: string; params?: Params }>);
@@ -90,11 +101,14 @@ function failure(error: unknown, link: RemoteLink, naming: PartNaming, ctx: Cont
   if (error instanceof RemoteUnavailableError) return new ToolError(error.message);
   // A 2026-07-28 remote asked through its answer, so there is no request of its to refuse: the call ends.
   if (error instanceof UnsafeUrlError) return new ToolError(remoteMessages.unsafeUrlAsked(naming.where, error.problem));
+  if (error instanceof NotAnAnswerError) return new ToolError(remoteMessages.badAnswer(naming.where, link.label, error.problem));
   const sdk = loadedClientSdk();
   // The remote's own JSON-RPC error, passed on as it is (the SDK client and server have each their class).
   if (sdk && error instanceof sdk.ProtocolError) return new ProtocolError(error.code, error.message, error.data);
   if (sdk && error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout)
     return new ToolError(remoteMessages.timedOut(naming.where, link.label, link.timeoutMs));
+  if (sdk && error instanceof sdk.SdkHttpError)
+    return new ToolError(remoteMessages.httpRefused(naming.where, link.label, error.status, error.message));
   if (isConnectionLoss(error)) return new ToolError(remoteMessages.lostDuringCall(naming.where, link.label));
   return error;
 }

@@ -5,7 +5,9 @@ import { MODERN_REVISION } from '../context/revisions.js';
 import { messageOf } from '../messages/call-messages.js';
 import { remoteMessages } from '../messages/remote-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
+import { clientCodecOf } from '../seams/client-codec.js';
 import { type ClientSdk, clientSdk, loadedClientSdk } from './client-sdk.js';
+import { DirectCall, DirectConnectionError } from './direct-call.js';
 import { withOrderedDelivery } from './ordered-delivery.js';
 import { RemoteRelay } from './remote-relay.js';
 
@@ -31,6 +33,8 @@ const FIRST_RETRY_MS = 250;
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_CALL_MS = 600_000;
 const DEFAULT_MAX_RECONNECT_MS = 30_000;
+/** What the app tells a remote it may ask (what the app's own clients may be asked is decided per call). */
+const CLIENT_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 
 /**
  * The app's connection to one remote server, through the official client: made when the app
@@ -44,6 +48,8 @@ export class RemoteLink {
   readonly timeoutMs: number;
   readonly maxCallMs: number;
   private client?: Client;
+  /** The direct path of the tool calls, made once the remote is found to speak 2026-07-28 over HTTP. */
+  private direct?: DirectCall;
   private connecting?: Promise<Client>;
   private retry?: NodeJS.Timeout;
   private failures = 0;
@@ -77,6 +83,12 @@ export class RemoteLink {
   /** The protocol revision spoken, once connected. */
   get revision(): string | undefined {
     return this.client?.getNegotiatedProtocolVersion();
+  }
+
+  /** The direct path of a tool call on `client`'s connection, when the remote speaks 2026-07-28 over HTTP. */
+  directPath(client: Client): DirectCall | undefined {
+    // A remote restarted on another revision keeps the pool, not the path.
+    return client === this.client && client.getNegotiatedProtocolVersion() === MODERN_REVISION ? this.direct : undefined;
   }
 
   /** The connected client: the current one, the one being made, or one made now (a call does not wait out the retry delay). */
@@ -138,6 +150,7 @@ export class RemoteLink {
     clearTimeout(this.retry);
     const client = this.client ?? (await this.connecting?.catch(() => undefined));
     this.client = undefined;
+    this.direct?.close();
     await client?.close().catch(() => undefined);
   }
 
@@ -161,6 +174,7 @@ export class RemoteLink {
     // A 2025-11-25 remote logs per connection: everything, and each call's client gets what its level lets through.
     if (client.getServerCapabilities()?.logging && client.getNegotiatedProtocolVersion() !== MODERN_REVISION)
       await client.setLoggingLevel('debug').catch(() => undefined);
+    if (!this.stdio && client.getNegotiatedProtocolVersion() === MODERN_REVISION) this.direct ??= await this.directCall(sdk, client);
     this.client = client;
     this.failures = 0;
     client.onclose = () => this.lost(client, 'the connection closed');
@@ -186,8 +200,7 @@ export class RemoteLink {
       onChanged: () => this.listener.changed(kind),
     });
     const client = new sdk.Client(this.clientInfo, {
-      // What the app's own clients may be asked is decided per call; the remote may ask for all of it.
-      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+      capabilities: CLIENT_CAPABILITIES,
       ...(protocolVersion === '2025-11-25' ? {} : { versionNegotiation: { mode: 'auto' as const } }),
       listChanged: { tools: changed('tools'), prompts: changed('prompts'), resources: changed('resources') },
     });
@@ -209,6 +222,26 @@ export class RemoteLink {
     }
     const http = this.part.remote.options as RemoteHttpTarget;
     return new sdk.StreamableHTTPClientTransport(new URL(http.url), http.headers ? { requestInit: { headers: { ...http.headers } } } : {});
+  }
+
+  /** The direct path, with the envelope the official client sends and its codec (none when that cannot be used). */
+  private async directCall(sdk: ClientSdk, client: Client): Promise<DirectCall | undefined> {
+    const http = this.part.remote.options as RemoteHttpTarget;
+    const codec = clientCodecOf(client);
+    return (
+      codec &&
+      DirectCall.open(
+        new URL(http.url),
+        http.headers,
+        {
+          [sdk.PROTOCOL_VERSION_META_KEY]: MODERN_REVISION,
+          [sdk.CLIENT_INFO_META_KEY]: this.clientInfo,
+          [sdk.CLIENT_CAPABILITIES_META_KEY]: CLIENT_CAPABILITIES,
+        },
+        sdk,
+        codec,
+      )
+    );
   }
 
   /** Asks the remote whether it is still there after an error on its connection. */
@@ -285,7 +318,7 @@ export function isConnectionLoss(error: unknown): boolean {
   const sdk = loadedClientSdk();
   if (sdk && error instanceof sdk.SdkError)
     return error.code === sdk.SdkErrorCode.ConnectionClosed || error.code === sdk.SdkErrorCode.SendFailed;
-  return error instanceof TypeError && error.message === 'fetch failed';
+  return error instanceof DirectConnectionError || (error instanceof TypeError && error.message === 'fetch failed');
 }
 
 /** The short reason of a failed connection, for logs and callers: the system error under the SDK's and fetch's, when there is one. */

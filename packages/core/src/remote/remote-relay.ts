@@ -127,10 +127,17 @@ export class RemoteRelay {
     }
     client.setNotificationHandler('notifications/message', (notification) => {
       const ctx = this.caller()?.ctx;
-      if (!ctx) return;
-      const { level, data, logger } = notification.params;
-      if (ctx instanceof RequestContext) void ctx.relayLog(level as LogLevel, data, logger);
-      else void ctx.log[level as LogLevel](typeof data === 'string' ? data : JSON.stringify(data));
+      if (ctx) relayLog(ctx, notification.params);
     });
   }
+}
+
+const LEVELS: ReadonlySet<unknown> = new Set<LogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+/** Hands a remote's log line (`notifications/message` params) to the client of the call it belongs to; a line of no known level is dropped. */
+export function relayLog(ctx: Context, params: { level?: unknown; data?: unknown; logger?: unknown }): void {
+  const { level, data, logger } = params;
+  if (!LEVELS.has(level)) return;
+  if (ctx instanceof RequestContext) void ctx.relayLog(level as LogLevel, data, typeof logger === 'string' ? logger : undefined);
+  else void ctx.log[level as LogLevel](typeof data === 'string' ? data : JSON.stringify(data));
 }

@@ -68,9 +68,14 @@ export function paramHeadersOf(params: readonly HeaderParam[], args: unknown): R
   for (const param of params) {
     const text = asHeaderText(valueAt(args, param.path));
     if (text === undefined) continue;
-    headers[`Mcp-Param-${param.header}`] = needsBase64(text) ? `${BASE64_PREFIX}${base64Of(text)}${BASE64_SUFFIX}` : text;
+    headers[`Mcp-Param-${param.header}`] = headerValueOf(text);
   }
   return headers;
+}
+
+/** `text` as an `Mcp-Param-*` or `Mcp-Name` header carries it: as is, or Base64-wrapped when it must be. */
+export function headerValueOf(text: string): string {
+  return needsBase64(text) ? `${BASE64_PREFIX}${base64Of(text)}${BASE64_SUFFIX}` : text;
 }
 
 /** A header that disagrees with the body, and why. */

@@ -24,6 +24,19 @@ export async function connectInMemory(app: McpApp, capabilities: Record<string, 
   };
 }
 
+/** `app` ready (its remote servers connected) with the official client connected in memory; `close` closes both. */
+export async function readyInMemory(app: McpApp): Promise<Connected> {
+  await app.ready();
+  const connected = await connectInMemory(app);
+  return {
+    client: connected.client,
+    async close() {
+      await connected.close();
+      await app.close();
+    },
+  };
+}
+
 /**
  * The official v2 client over Streamable HTTP to the app listening on 127.0.0.1 (a free port).
  * `modern` negotiates 2026-07-28; otherwise the client speaks 2025-11-25 with a session.
