@@ -1,17 +1,8 @@
 import { IsInt } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { ArmatureBuildError, createMcpApp, defineExtension, type Extension, McpServer, Tool } from '../src/index.js';
+import { createMcpApp, defineExtension, type Extension, McpServer, Tool } from '../src/index.js';
+import { buildError } from './support/build-error.js';
 import { connectInMemory } from './support/clients.js';
-
-function buildError(run: () => unknown): ArmatureBuildError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ArmatureBuildError) return error;
-    throw error;
-  }
-  throw new Error('expected an ArmatureBuildError');
-}
 
 @McpServer({ name: 'ext', version: '1.0.0' })
 class ExtServer {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ProtocolError, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ArmatureBuildError, createMcpApp, McpServer, SKILLS_EXTENSION, Skills, skills, Tool } from '../src/index.js';
+import { createMcpApp, McpServer, SKILLS_EXTENSION, Skills, skills, Tool } from '../src/index.js';
+import { buildError } from './support/build-error.js';
 import { connectHttp, connectInMemory } from './support/clients.js';
 
 @McpServer({ name: 'skills-test', version: '1.0.0' })
@@ -41,13 +42,9 @@ const anyResult: StandardSchemaV1<Record<string, unknown>> = {
 };
 
 function problemsOf(dirs: string[], limits?: { files?: number; bytes?: number }) {
-  try {
-    createMcpApp(SkillsTestServer, { extensions: [skills({ dirs, limits })] });
-  } catch (error) {
-    if (error instanceof ArmatureBuildError) return error.problems.map((p) => `${p.code} ${p.message}`);
-    throw error;
-  }
-  return [];
+  return buildError(() => createMcpApp(SkillsTestServer, { extensions: [skills({ dirs, limits })] })).problems.map(
+    (p) => `${p.code} ${p.message}`,
+  );
 }
 
 async function refusal(promise: Promise<unknown>) {
@@ -287,14 +284,7 @@ describe('skills declared with @Skills on a server class', () => {
         return 'pong';
       }
     }
-    const error = (() => {
-      try {
-        createMcpApp(BadSkills);
-      } catch (thrown) {
-        return thrown as ArmatureBuildError;
-      }
-      throw new Error('expected an ArmatureBuildError');
-    })();
+    const error = buildError(() => createMcpApp(BadSkills));
     expect(error.problems.map((p) => `${p.code} ${p.where}: ${p.message}`)).toEqual([
       `ARM168 extension ${SKILLS_EXTENSION}: @Skills on BadSkills names 42, which is not a folder`,
       `ARM168 extension ${SKILLS_EXTENSION}: skills() was given no folder (dirs is empty and no server class has @Skills)`,

@@ -232,20 +232,7 @@ function remotePart(
   // Guards and interceptors are told which class a call is for: a remote part's is named after it.
   const name = naming.prefix ? `Remote(${naming.prefix})` : 'Remote';
   const serverClass = { [name]: class {} }[name] as Constructor;
-  const guards = planning.appGuards;
-  return Object.freeze({
-    naming,
-    remote,
-    base: Object.freeze({
-      serverClass,
-      guards,
-      interceptors: planning.appInterceptors,
-      scopes: Object.freeze([]),
-      guarded: guards.length > 0,
-      rateLimits: planning.appRateLimits,
-      tags: planning.partTags,
-    }),
-  });
+  return Object.freeze({ naming, remote, base: planning.sharedBase(serverClass) });
 }
 
 /** The container's own start-up problems (returned, or thrown as an `ArmatureBuildError`). */

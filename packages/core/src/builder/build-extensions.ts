@@ -224,7 +224,7 @@ function methodOf(
 
 const RAW = Object.freeze({ kind: 'raw' as const });
 
-/** A plan under the app's guards, interceptors, rate limits and tags (as a remote part's). */
+/** A plan under the app's guards, interceptors, rate limits and tags (as a remote part's entries). */
 function planOf(
   planning: PlanContext,
   serverClass: Constructor,
@@ -234,23 +234,7 @@ function planOf(
   input: CallPlan['input'],
   invoke: CallPlan['invoke'],
 ): CallPlan {
-  const guards = planning.appGuards;
-  return Object.freeze({
-    kind,
-    name,
-    where,
-    serverClass,
-    methodName: name,
-    guards,
-    interceptors: planning.appInterceptors,
-    scopes: Object.freeze([]),
-    guarded: guards.length > 0,
-    rateLimits: planning.appRateLimits,
-    tags: planning.partTags,
-    input,
-    needsInstance: false,
-    invoke,
-  });
+  return Object.freeze({ ...planning.sharedBase(serverClass), kind, name, where, methodName: name, input, needsInstance: false, invoke });
 }
 
 /** The handler's result with the `_meta` keys the extension wrote (its other `_meta` keys kept). */

@@ -64,7 +64,7 @@ export const skillProblems = {
   }),
   decoratedInvalid: (className: string, found: string): Problem => ({
     message: `@Skills on ${className} names ${found}, which is not a folder`,
-    fix: "@Skills('./skills') or @Skills(new URL('./skills', import.meta.url))",
+    fix: "@Skills('./skills') (a path from the working directory) or @Skills(a file: URL of the folder)",
   }),
   optionsInvalid: (found: string): Problem => ({
     message: `skills() was given ${found}`,
