@@ -17,12 +17,15 @@ const LAYERS = [
   ['engine', ['runtime', 'builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   ['remote', ['runtime', 'builder', 'validation', 'seams', 'observability', 'context', 'metadata', 'messages']],
   ['auth', ['messages']],
+  // Armature's own extensions, on the public extension interface only (context/extension.ts).
+  ['extensions', ['context', 'metadata', 'messages']],
   ['transports', ['engine', 'auth', 'validation', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   [
     'app',
     [
       'transports',
       'remote',
+      'extensions',
       'engine',
       'auth',
       'runtime',

@@ -328,7 +328,7 @@ describe('armature generate in a project', () => {
       'error: no @McpServer class is called BillingServer. The servers are:\n  WeatherServer (src/weather/weather.server.ts)',
     );
     expect(await p.run('generate', 'widget', 'x')).toBe(1);
-    expect(p.lines.at(-1)).toBe('error: unknown kind "widget". Kinds: server, tool, resource, prompt, dto, app, openapi');
+    expect(p.lines.at(-1)).toBe('error: unknown kind "widget". Kinds: server, tool, resource, prompt, dto, app, openapi, skill');
     expect(await p.run('generate', 'openapi', 'petstore.yaml')).toBe(1);
     expect(p.lines.at(-1)).toBe(
       `error: no OpenAPI document at ${join(p.cwd, 'weather-mcp', 'petstore.yaml')}: give a file (JSON or YAML) or an http(s) URL`,
@@ -337,6 +337,42 @@ describe('armature generate in a project', () => {
     expect(p.lines.at(-1)).toMatch(/^error: "a:float": unknown type "float"/);
     expect(await p.run('generate', 'prompt', 'p', '--fields', 'n:int')).toBe(1);
     expect(p.lines.at(-1)).toBe('error: prompt arguments are strings in MCP: give each field the type string or enum');
+  });
+
+  it('generate skill writes skills/<name>/SKILL.md, puts @Skills on the server once, and a test; refuses a bad or taken name', async () => {
+    const p = await project();
+    const root = join(p.cwd, 'weather-mcp');
+    expect(await p.run('generate', 'skill', 'Storm Alerts', '--no-format')).toBe(0);
+    expect(p.lines.at(-2)).toBe(
+      [
+        'Generated skill "storm-alerts" served by WeatherServer:',
+        '  create    skills/storm-alerts/SKILL.md',
+        "  update    src/weather/weather.server.ts  (adds @Skills('skills') to WeatherServer)",
+        '  create    test/weather/storm-alerts.skill.test.ts',
+        '  update    Dockerfile  (copies skills/ into the runtime image)',
+      ].join('\n'),
+    );
+    expect(readFileSync(join(root, 'skills/storm-alerts/SKILL.md'), 'utf8')).toMatch(
+      /^---\nname: storm-alerts\ndescription: "Storm alerts\. TODO: /,
+    );
+    const server = readFileSync(join(root, 'src/weather/weather.server.ts'), 'utf8');
+    expect(server).toMatch(/@Skills\('skills'\)\n@McpServer\(/);
+    expect(server).toMatch(/import \{[^}]*\bSkills\b[^}]*\} from '@armature\/core'/);
+    expect(readFileSync(join(root, 'test/weather/storm-alerts.skill.test.ts'), 'utf8')).toContain(
+      "find((s) => s.uri === 'skill://storm-alerts/SKILL.md')",
+    );
+    expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toContain(
+      'COPY --from=build /app/dist/bundle ./dist/bundle\nCOPY --from=build /app/skills ./skills\n',
+    );
+    // A second skill leaves the decorator and the Dockerfile as they are.
+    expect(await p.run('generate', 'skill', 'flood-maps', '--no-format')).toBe(0);
+    expect(p.lines.at(-2)).not.toContain('weather.server.ts');
+    expect(p.lines.at(-2)).not.toContain('Dockerfile');
+    expect(readFileSync(join(root, 'src/weather/weather.server.ts'), 'utf8').match(/@Skills\(/g)).toHaveLength(1);
+    expect(await p.run('generate', 'skill', 'flood-maps')).toBe(1);
+    expect(p.lines.at(-1)).toBe('error: skills/flood-maps/SKILL.md already exists. Pick another name, or --force to write it again.');
+    expect(await p.run('generate', 'skill', '-')).toBe(1);
+    expect(p.lines.at(-1)).toMatch(/^error: "-" cannot name a skill/);
   });
 
   it('generate app writes the HTML module, the tool with its ui and the @AppResource, and its test; refuses it twice', async () => {

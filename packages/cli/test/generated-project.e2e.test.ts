@@ -142,6 +142,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       ['generate', 'resource', 'city', '--server', 'weather', '--uri', 'weather://cities/{city}'],
       ['generate', 'prompt', 'summarize', '--server', 'weather', '--fields', 'text:string:1..10000, tone?:enum:formal|casual'],
       ['generate', 'app', 'counter', '--server', 'weather'],
+      ['generate', 'skill', 'storm-alerts', '--server', 'weather'],
     ];
     for (const args of commands) {
       const result = await cli(args);
@@ -171,6 +172,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       'test/weather/city.resource.test.ts',
       'test/weather/summarize.prompt.test.ts',
       'test/weather/counter.app.test.ts',
+      'test/weather/storm-alerts.skill.test.ts',
     ]) {
       expect(byFile.get(file)?.length ?? 0, `${file} ran`).toBeGreaterThan(0);
       expect(new Set(byFile.get(file)), file).toEqual(new Set(['passed']));
@@ -272,6 +274,9 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       try {
         for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(image, file));
         cpSync(join(root, 'dist/bundle'), join(image, 'dist/bundle'), { recursive: true });
+        // generate skill added the skills folder to the runtime stage: the server reads it at start-up.
+        expect(dockerfile).toContain('COPY --from=build /app/skills ./skills');
+        cpSync(join(root, 'skills'), join(image, 'skills'), { recursive: true });
         const install = await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], image, STEP);
         expect(install.code, install.stdout + install.stderr).toBe(0);
         expect(existsSync(join(image, 'node_modules/vitest'))).toBe(false);
@@ -346,7 +351,11 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
     async () => {
       const result = await cli(['inspect', '--strict'], STEP);
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stdout).toContain('weather-mcp 0.1.0: 5 tools, 2 resources, 1 resource template, 1 prompt');
+      // The skill: its SKILL.md (its description still a TODO) and the skill:// files template.
+      expect(result.stdout).toContain('weather-mcp 0.1.0: 5 tools, 3 resources, 2 resource templates, 1 prompt');
+      expect(result.stdout).toContain(
+        '  missing-description  resource skill://storm-alerts/SKILL.md: the description is missing or still a TODO',
+      );
       expect(result.stdout).toContain('      city: string, 1..64 chars, required. City');
       // Nested DTOs are printed with their own fields.
       expect(result.stdout).toContain(

@@ -59,6 +59,17 @@ export type {
   Middleware,
   Provided,
 } from './context/execution-context.js';
+export {
+  defineExtension,
+  type Extension,
+  type ExtensionContext,
+  type ExtensionHost,
+  type ExtensionMeta,
+  type ExtensionMethod,
+  type ExtensionOptions,
+  type ExtensionResource,
+  type ExtensionResourceTemplate,
+} from './context/extension.js';
 export { Principal } from './context/principal.js';
 export { AppResource } from './decorators/app-resource.decorator.js';
 export { Field } from './decorators/field.decorator.js';
@@ -67,9 +78,11 @@ export { RateLimit, RequireScopes, UseGuards, UseInterceptors } from './decorato
 export { Complete, Prompt } from './decorators/prompt.decorator.js';
 export { RequestScoped } from './decorators/request-scoped.decorator.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
+export { Skills } from './decorators/skills.decorator.js';
 export { Tool } from './decorators/tool.decorator.js';
 export type { ContainerAdapter, RequestScope } from './di/container-adapter.js';
 export { TypediContainerAdapter } from './di/typedi-adapter.js';
+export { SKILLS_EXTENSION, type SkillsOptions, skills } from './extensions/skills/skills-extension.js';
 export { ArmatureBuildError, type BuildProblem, formatProblems } from './messages/build-error.js';
 export { type ErrorCodeInfo, errorCodes } from './messages/message-catalog.js';
 export { explainStartupError } from './messages/startup-error.js';

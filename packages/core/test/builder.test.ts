@@ -1,17 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsString, ValidateNested } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { ArmatureBuildError, Context, createMcpApp, Field, getMetadataStorage, McpServer, Tool } from '../src/index.js';
-
-function buildError(run: () => unknown): ArmatureBuildError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ArmatureBuildError) return error;
-    throw error;
-  }
-  throw new Error('expected an ArmatureBuildError');
-}
+import { Context, createMcpApp, Field, getMetadataStorage, McpServer, Tool } from '../src/index.js';
+import { buildError } from './support/build-error.js';
 
 class NameInput {
   @IsString()

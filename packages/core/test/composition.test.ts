@@ -3,7 +3,6 @@ import { IsString } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AppResource,
-  ArmatureBuildError,
   type Context,
   createMcpApp,
   type ExecutionContext,
@@ -17,6 +16,7 @@ import {
   Tool,
   UseGuards,
 } from '../src/index.js';
+import { buildError } from './support/build-error.js';
 import { type Connected, connectInMemory } from './support/clients.js';
 
 const asked: string[] = [];
@@ -201,16 +201,6 @@ describe('composition: a mounted MCP App', () => {
     expect((await connection.client.listTools()).tools.map((t) => [t.name, t._meta])).toEqual([['ops_show', undefined]]);
   });
 });
-
-function buildError(run: () => unknown): ArmatureBuildError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ArmatureBuildError) return error;
-    throw error;
-  }
-  throw new Error('expected an ArmatureBuildError');
-}
 
 class SchemeParams {
   @IsString()

@@ -14,6 +14,8 @@ export interface HttpAnswer {
 const INVALID_PARAMS = -32602;
 /** MCP "resource not found". */
 const RESOURCE_NOT_FOUND = -32002;
+/** JSON-RPC method not found: how a refused extension method is answered (as Armature answers it). */
+const METHOD_NOT_FOUND = -32601;
 
 /**
  * The MCP outcome of an HTTP answer (the table in docs/nestjs.md):
@@ -27,6 +29,7 @@ export function mcpOutcomeOf(answer: HttpAnswer, call: Pick<ExecutionContext, 'k
   const { status, body } = answer;
   if (status >= 500) return original;
   if (status === 401 || status === 403) {
+    if (call.kind === 'method') return new McpError(METHOD_NOT_FOUND, nestMessages.methodRefused(call.name));
     return call.kind === 'resource' || call.kind === 'resourceTemplate'
       ? new McpError(RESOURCE_NOT_FOUND, nestMessages.resourceRefused(call.name))
       : new McpError(INVALID_PARAMS, nestMessages.refused(call.kind, call.name));

@@ -2,8 +2,8 @@ import type { ExecutionContext as ArmatureExecution, Context } from '@armature/c
 
 /** The MCP call a guard, interceptor or filter is looking at: `request.mcp`. */
 export interface McpCall {
-  /** `tool`, `resource`, `resourceTemplate` or `prompt`. */
-  readonly kind: 'tool' | 'resource' | 'resourceTemplate' | 'prompt';
+  /** `tool`, `resource`, `resourceTemplate`, `prompt`, or `method` for an extension's method (`defineExtension`). */
+  readonly kind: 'tool' | 'resource' | 'resourceTemplate' | 'prompt' | 'method';
   /** The tool or prompt name, the resource URI, or the template name. */
   readonly name: string;
   /** `list` while filtering `tools/list` and friends, `call` for the call itself. */

@@ -36,6 +36,9 @@ export const nestMessages = {
 
   resourceRefused: (uri: string): string => `Resource ${uri} not found`,
 
+  /** An extension's method refused: answered as Armature's own guards answer it, as if it did not exist. */
+  methodRefused: (method: string): string => `Method not found: ${method}`,
+
   retryAfter: (message: string, seconds: number): string => `${message} (retry after ${seconds} s)`,
 
   httpStatus: (status: number): string => `The request failed with HTTP status ${status}`,

@@ -1,4 +1,5 @@
 export { buildDto, DtoValidationError, dtoIssues, expectDtoRejects } from './dto-helpers.js';
+export { listSkills, type SkillEntry, verifySkill } from './skills.js';
 export {
   createTestContext,
   type RecordedLog,

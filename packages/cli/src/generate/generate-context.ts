@@ -7,8 +7,8 @@ import type { Ui } from '../util/ui.js';
 import { type FieldSpec, parseFields } from './field-spec.js';
 
 /** The kinds `armature generate` knows. */
-export type GenerateKind = 'server' | 'tool' | 'resource' | 'prompt' | 'dto' | 'app' | 'openapi';
-export const GENERATE_KINDS: readonly GenerateKind[] = ['server', 'tool', 'resource', 'prompt', 'dto', 'app', 'openapi'];
+export type GenerateKind = 'server' | 'tool' | 'resource' | 'prompt' | 'dto' | 'app' | 'openapi' | 'skill';
+export const GENERATE_KINDS: readonly GenerateKind[] = ['server', 'tool', 'resource', 'prompt', 'dto', 'app', 'openapi', 'skill'];
 
 export interface GenerateOptions {
   /** The `@McpServer` class (or its base name) that receives a tool, resource or prompt; openapi: the name of the server it writes. */

@@ -9,6 +9,7 @@ import { planOpenApi } from './generate-openapi.js';
 import { planPrompt } from './generate-prompt.js';
 import { planResource } from './generate-resource.js';
 import { planServer } from './generate-server.js';
+import { planSkill } from './generate-skill.js';
 import { planTool } from './generate-tool.js';
 
 export interface GenerateResult {
@@ -56,6 +57,9 @@ export async function generate(kind: string, name: string, options: GenerateOpti
       break;
     case 'app':
       plan = await planApp(project, name, options, ui);
+      break;
+    case 'skill':
+      plan = await planSkill(project, name, options, ui);
       break;
   }
   const applied = applyPlan(project.root, plan.files, { force: options.force, dryRun: options.dryRun });

@@ -1,4 +1,5 @@
 import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
+import type { Extension } from '../context/extension.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
@@ -8,6 +9,7 @@ import { prototypeChain } from '../metadata/prototype-chain.js';
 import type { RateLimitRule } from '../metadata/rate-limit-rule.js';
 import { checkAppResources } from './build-app-ui.js';
 import { PlanContext } from './build-call-plan.js';
+import { buildExtensions } from './build-extensions.js';
 import { buildPrompt } from './build-prompt.js';
 import { buildResource, buildResourceTemplate } from './build-resources.js';
 import { buildTool } from './build-tool.js';
@@ -45,6 +47,11 @@ export interface BuildOptions {
    * and it decides which guard and interceptor classes are resolved per request.
    */
   container?: ContainerAdapter;
+  /**
+   * Extensions (`defineExtension`): their capabilities, methods, middleware and what their setup
+   * adds, served under the app's guards, interceptors and rate limits. See docs/extensions.md.
+   */
+  extensions?: readonly Extension[];
 }
 
 /**
@@ -180,6 +187,13 @@ export function buildAppDefinition(
     }
   }
 
+  // After the classes, so that an extension's setup reads (and adds to) what they serve.
+  const extensions = buildExtensions(
+    options.extensions,
+    planning,
+    { serverClasses: served, tools, resources, resourceTemplates, prompts },
+    problems,
+  );
   checkAppResources(tools.values(), resources, problems);
   problems.push(...containerProblems);
   if (problems.length > 0) throw new ArmatureBuildError(problems);
@@ -197,6 +211,7 @@ export function buildAppDefinition(
     resourceTemplates: Object.freeze([...resourceTemplates.values()]),
     prompts,
     remoteParts: Object.freeze(remoteParts),
+    extensions,
   });
 }
 
@@ -217,20 +232,7 @@ function remotePart(
   // Guards and interceptors are told which class a call is for: a remote part's is named after it.
   const name = naming.prefix ? `Remote(${naming.prefix})` : 'Remote';
   const serverClass = { [name]: class {} }[name] as Constructor;
-  const guards = planning.appGuards;
-  return Object.freeze({
-    naming,
-    remote,
-    base: Object.freeze({
-      serverClass,
-      guards,
-      interceptors: planning.appInterceptors,
-      scopes: Object.freeze([]),
-      guarded: guards.length > 0,
-      rateLimits: planning.appRateLimits,
-      tags: planning.partTags,
-    }),
-  });
+  return Object.freeze({ naming, remote, base: planning.sharedBase(serverClass) });
 }
 
 /** The container's own start-up problems (returned, or thrown as an `ArmatureBuildError`). */

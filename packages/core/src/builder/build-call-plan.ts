@@ -6,7 +6,7 @@ import { MESSAGES, problem } from '../messages/message-catalog.js';
 import type { Constructor, HandlerKind } from '../metadata/metadata-args.js';
 import type { MetadataStorage } from '../metadata/metadata-storage.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
-import type { CallPlan, ProviderPlan } from './definitions.js';
+import type { CallPlan, ProviderPlan, RemotePlanBase } from './definitions.js';
 import { type RateLimitPlan, rateLimitPlan } from './rate-limit-plans.js';
 
 type Method = (...args: unknown[]) => unknown;
@@ -32,6 +32,24 @@ export class PlanContext {
     this.appInterceptors = this.providersOf('interceptor', app.interceptors ?? [], 'createMcpApp');
     const rateLimits = Array.isArray(app.rateLimits) ? app.rateLimits : app.rateLimits === undefined ? [] : [app.rateLimits];
     this.appRateLimits = rateLimits.flatMap((rule, i) => rateLimitPlan(rule, 'createMcpApp', i, `rateLimits[${i}]`, problems) ?? []);
+  }
+
+  /**
+   * What every plan made here without a decorated method shares (a remote part's entries, an
+   * extension's methods and resources): the app's (and the part's) guards, interceptors, rate
+   * limits and tags, told `serverClass` as the class a call is for.
+   */
+  sharedBase(serverClass: Constructor): RemotePlanBase {
+    const guards = this.appGuards;
+    return Object.freeze({
+      serverClass,
+      guards,
+      interceptors: this.appInterceptors,
+      scopes: Object.freeze([]),
+      guarded: guards.length > 0,
+      rateLimits: this.appRateLimits,
+      tags: this.partTags,
+    });
   }
 
   /**
