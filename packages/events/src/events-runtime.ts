@@ -18,6 +18,7 @@ export const EVENTS_ERROR_CODES = {
   invalidParams: -32602,
   notFound: -32011,
   forbidden: -32012,
+  resourceExhausted: -32013,
   callbackEndpointError: -32015,
 } as const;
 
@@ -49,6 +50,14 @@ export interface EventsOptions {
   readonly sweepMs?: number;
   /** How long a rotated-out secret still signs deliveries next to the new one. Default 5 minutes. */
   readonly secretGraceMs?: number;
+  /** Most live webhook subscriptions one caller may hold. Default 100. */
+  readonly maxSubscriptionsPerCaller?: number;
+  /** How long `events/poll` can still read an emitted event. Default 10 minutes. */
+  readonly pollRetentionMs?: number;
+  /** Most events kept per event type for `events/poll`. Default 1,000. */
+  readonly pollMaxEvents?: number;
+  /** The `nextPollMs` told to polling clients. Default 5,000. */
+  readonly pollIntervalMs?: number;
 }
 
 const DEFAULTS = {
@@ -59,7 +68,14 @@ const DEFAULTS = {
   timeoutMs: 10_000,
   sweepMs: 5_000,
   secretGraceMs: 300_000,
+  maxSubscriptionsPerCaller: 100,
+  pollRetentionMs: 600_000,
+  pollMaxEvents: 1_000,
+  pollIntervalMs: 5_000,
 };
+
+/** Most events one `events/poll` answer carries. */
+const MAX_POLL_PAGE = 100;
 
 const ANONYMOUS = '\u0000anonymous';
 
@@ -92,7 +108,18 @@ export class EventsRuntime {
     for (const entry of allow)
       if (EgressPolicy.parseEntry(String(entry)) === undefined) add(B.badEgressAllow, B.badEgressAllow.message(String(entry)));
     const settings = { ...DEFAULTS, anonymousWebhooks: options?.anonymousWebhooks === true };
-    for (const key of ['defaultTtlMs', 'minTtlMs', 'maxTtlMs', 'timeoutMs', 'sweepMs', 'secretGraceMs'] as const) {
+    for (const key of [
+      'defaultTtlMs',
+      'minTtlMs',
+      'maxTtlMs',
+      'timeoutMs',
+      'sweepMs',
+      'secretGraceMs',
+      'maxSubscriptionsPerCaller',
+      'pollRetentionMs',
+      'pollMaxEvents',
+      'pollIntervalMs',
+    ] as const) {
       const value = options?.[key];
       if (value === undefined) continue;
       if (Number.isSafeInteger(value) && value > 0) settings[key] = value;
@@ -143,7 +170,48 @@ export class EventsRuntime {
 
   /** The `events/list` result. */
   list(): { events: Record<string, unknown>[] } {
-    return { events: this.catalog.list(['webhook']) };
+    return { events: this.catalog.list(['webhook', 'poll']) };
+  }
+
+  /**
+   * `events/poll`: the events emitted after `cursor` that match the arguments (null: none, and the
+   * cursor of now). A cursor this server no longer covers gives `truncated: true` and what is left.
+   */
+  async poll(params: unknown): Promise<Record<string, unknown>> {
+    if (params === null || typeof params !== 'object') throw invalid(M.badParams('params must be an object'));
+    const { name, arguments: given, cursor, maxEvents, maxAgeMs } = params as Record<string, unknown>;
+    if (typeof name !== 'string') throw invalid(M.badParams('name must be a string'));
+    const entry = this.catalog.entries.get(name);
+    if (!entry) throw new McpError(EVENTS_ERROR_CODES.notFound, M.unknownEvent(name, this.catalog.names), { kind: 'event' });
+    if (cursor !== undefined && cursor !== null && (typeof cursor !== 'string' || cursor.length > 64)) throw invalid(M.badCursor());
+    for (const [key, value] of [
+      ['maxEvents', maxEvents],
+      ['maxAgeMs', maxAgeMs],
+    ] as const) {
+      if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0))
+        throw invalid(M.badParams(`${key} must be a positive whole number`));
+    }
+    const args = await this.catalog.checkArguments(entry, given);
+    if (!args.ok) throw invalid(M.badArguments(name, args.issues));
+    const page = await this.store.readLog(
+      name,
+      (cursor as string | undefined) ?? null,
+      Math.min((maxEvents as number | undefined) ?? MAX_POLL_PAGE, MAX_POLL_PAGE),
+    );
+    if (!page) throw invalid(M.badCursor());
+    const floor = maxAgeMs === undefined ? undefined : Date.now() - (maxAgeMs as number);
+    const match = entry.declaration.match;
+    let truncated = page.truncated;
+    const events = [];
+    for (const body of page.bodies) {
+      const { cursor: _none, ...occurrence } = JSON.parse(body) as { timestamp: string; data: object; cursor: null };
+      if (floor !== undefined && Date.parse(occurrence.timestamp) < floor) {
+        truncated = true;
+        continue;
+      }
+      if (match === undefined || match(occurrence.data, args.value)) events.push(occurrence);
+    }
+    return { events, cursor: page.cursor, truncated, hasMore: page.hasMore, nextPollMs: this.settings.pollIntervalMs };
   }
 
   /** `events/subscribe`: creates or refreshes a webhook subscription (the draft's idempotent upsert). */
@@ -158,6 +226,12 @@ export class EventsRuntime {
     }
     const id = subscriptionId(who, url, entry.declaration.name, args);
     const now = Date.now();
+    const existing = await this.store.subscription(id, now);
+    const max = this.settings.maxSubscriptionsPerCaller;
+    // Checked before the challenge: a caller at its limit makes the server POST nowhere.
+    if (existing === undefined && (await this.store.countOf(who, now)) >= max) {
+      throw new McpError(EVENTS_ERROR_CODES.resourceExhausted, M.tooManySubscriptions(max), { limit: 'subscriptions', max });
+    }
     const verified = verificationKey(who, url);
     if (!(await this.store.isVerified(verified, now))) {
       const failure = await challengeReceiver({ url, secret, subscriptionId: id }, this.egress, this.settings.timeoutMs);
@@ -169,7 +243,6 @@ export class EventsRuntime {
     );
     const expiresAt = now + granted;
     await this.store.markVerified(verified, expiresAt);
-    const existing = await this.store.subscription(id, now);
     const rotated = existing !== undefined && existing.secrets[0] !== secret;
     const record: SubscriptionRecord = {
       id,
@@ -231,6 +304,7 @@ export class EventsRuntime {
     const bytes = Buffer.byteLength(body);
     if (bytes > MAX_EVENT_BYTES) throw new RangeError(M.tooLarge(name, bytes, MAX_EVENT_BYTES));
     const now = Date.now();
+    await this.store.appendToLog(name, body, now, { maxAgeMs: this.settings.pollRetentionMs, maxEvents: this.settings.pollMaxEvents });
     const match = entry.declaration.match;
     const subscriptions = (await this.store.subscriptionsTo(name, now)).filter((s) => match === undefined || match(payload, s.arguments));
     const deliveries: DeliveryRecord[] = subscriptions.map((s) => ({

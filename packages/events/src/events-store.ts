@@ -37,6 +37,8 @@ export interface EventsStore {
   saveSubscription(record: SubscriptionRecord): Promise<void>;
   subscription(id: string, now: number): Promise<SubscriptionRecord | undefined>;
   removeSubscription(id: string): Promise<boolean>;
+  /** How many unexpired subscriptions one principal holds. */
+  countOf(principal: string, now: number): Promise<number>;
   /** The unexpired subscriptions to one event. */
   subscriptionsTo(name: string, now: number): Promise<SubscriptionRecord[]>;
   /** Remembers that `key` (principal and URL) passed the verification challenge, until `until`. */
@@ -55,5 +57,28 @@ export interface EventsStore {
   retryAt(record: DeliveryRecord, dueAt: number): Promise<void>;
   /** The earliest due time of a pending delivery, if any. */
   nextDue(): Promise<number | undefined>;
+  /**
+   * Keeps an emitted event body in the event type's log for `events/poll` (the draft's emit-only
+   * ring buffer), dropping entries older than `maxAgeMs` or beyond the newest `maxEvents`.
+   */
+  appendToLog(name: string, body: string, now: number, limits: LogLimits): Promise<void>;
+  /**
+   * The bodies logged after `cursor` (null: none, start from now), at most `max`, the cursor after
+   * them, and whether entries after `cursor` were already dropped (a gap). Undefined when `cursor`
+   * is not one this store gave out.
+   */
+  readLog(name: string, cursor: string | null, max: number): Promise<LogPage | undefined>;
   close(): Promise<void>;
+}
+
+export interface LogLimits {
+  readonly maxAgeMs: number;
+  readonly maxEvents: number;
+}
+
+export interface LogPage {
+  readonly bodies: readonly string[];
+  readonly cursor: string;
+  readonly truncated: boolean;
+  readonly hasMore: boolean;
 }

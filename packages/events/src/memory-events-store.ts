@@ -1,4 +1,13 @@
-import type { DeliveryRecord, EventsStore, SubscriptionRecord } from './events-store.js';
+import { randomBytes } from 'node:crypto';
+import type { DeliveryRecord, EventsStore, LogLimits, LogPage, SubscriptionRecord } from './events-store.js';
+
+interface Log {
+  /** Sequence number of the last entry appended (0: none yet). */
+  last: number;
+  /** Sequence number of the last entry dropped (0: none). */
+  dropped: number;
+  entries: { seq: number; at: number; body: string }[];
+}
 
 /** Subscriptions and pending deliveries of one instance, in memory. */
 export class MemoryEventsStore implements EventsStore {
@@ -6,6 +15,9 @@ export class MemoryEventsStore implements EventsStore {
   private readonly subscriptions = new Map<string, SubscriptionRecord>();
   private readonly verified = new Map<string, number>();
   private readonly deliveries = new Map<string, { record: DeliveryRecord; dueAt: number }>();
+  private readonly logs = new Map<string, Log>();
+  // Cursors name the process that gave them out: after a restart they read as a gap, not as positions.
+  private readonly epoch = randomBytes(6).toString('hex');
 
   async saveSubscription(record: SubscriptionRecord): Promise<void> {
     this.subscriptions.set(record.id, record);
@@ -22,6 +34,12 @@ export class MemoryEventsStore implements EventsStore {
 
   async removeSubscription(id: string): Promise<boolean> {
     return this.subscriptions.delete(id);
+  }
+
+  async countOf(principal: string, now: number): Promise<number> {
+    let count = 0;
+    for (const record of this.subscriptions.values()) if (record.principal === principal && record.expiresAt > now) count++;
+    return count;
   }
 
   async subscriptionsTo(name: string, now: number): Promise<SubscriptionRecord[]> {
@@ -72,6 +90,40 @@ export class MemoryEventsStore implements EventsStore {
     let next: number | undefined;
     for (const { dueAt } of this.deliveries.values()) if (next === undefined || dueAt < next) next = dueAt;
     return next;
+  }
+
+  async appendToLog(name: string, body: string, now: number, limits: LogLimits): Promise<void> {
+    const log = this.logs.get(name) ?? { last: 0, dropped: 0, entries: [] };
+    this.logs.set(name, log);
+    log.last += 1;
+    log.entries.push({ seq: log.last, at: now, body });
+    while (log.entries.length > 0) {
+      const oldest = log.entries[0] as { seq: number; at: number };
+      if (log.entries.length <= limits.maxEvents && oldest.at > now - limits.maxAgeMs) break;
+      log.entries.shift();
+      log.dropped = oldest.seq;
+    }
+  }
+
+  async readLog(name: string, cursor: string | null, max: number): Promise<LogPage | undefined> {
+    const log = this.logs.get(name) ?? { last: 0, dropped: 0, entries: [] };
+    const at = (seq: number) => `${this.epoch}.${seq}`;
+    if (cursor === null) return { bodies: [], cursor: at(log.last), truncated: false, hasMore: false };
+    const match = /^([0-9a-f]{12})\.(\d{1,15})$/.exec(cursor);
+    if (!match) return undefined;
+    const seq = Number(match[2]);
+    // Another process's cursor, or one from the future: everything retained is new to the caller.
+    const foreign = match[1] !== this.epoch || seq > log.last;
+    const after = foreign ? log.dropped : seq;
+    const unread = log.entries.filter((entry) => entry.seq > after);
+    const page = unread.slice(0, max);
+    const end = page.length > 0 ? (page[page.length - 1] as { seq: number }).seq : Math.max(after, log.dropped);
+    return {
+      bodies: page.map((e) => e.body),
+      cursor: at(end),
+      truncated: foreign || after < log.dropped,
+      hasMore: unread.length > page.length,
+    };
   }
 
   async close(): Promise<void> {

@@ -62,6 +62,10 @@ export const EVENTS_MESSAGES = {
     'Webhook subscriptions need an authenticated caller (they are keyed on who subscribed). Connect with credentials; the server enables anonymous webhook subscriptions only with events({ anonymousWebhooks: true }).',
   noSubscription: (name: string, url: string) =>
     `No webhook subscription of this caller for event ${shown(name)} at ${shown(url)} with these arguments. It may have expired, or been made with other arguments.`,
+  tooManySubscriptions: (max: number) =>
+    `This caller already holds ${max} webhook subscriptions, the most this server allows. Unsubscribe from some (events/unsubscribe), or let them expire.`,
+  badCursor: () =>
+    'cursor is not one this server gave out. Poll with cursor: null to start from now, then pass back the cursor of each answer.',
   challengeFailed: (reason: string) =>
     `The webhook receiver did not pass the verification challenge (${reason}). It must answer the signed {"type":"verification","challenge":"..."} POST with a 2xx and the body {"challenge":"<the same value>"}.`,
   tooLarge: (name: string, bytes: number, limit: number) =>

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { DeliveryRecord, EventsStore, SubscriptionRecord } from './events-store.js';
+import type { DeliveryRecord, EventsStore, LogLimits, LogPage, SubscriptionRecord } from './events-store.js';
 
 export interface RedisEventsStoreOptions {
   /** The Redis server, e.g. `redis://127.0.0.1:6379`. Default `redis://127.0.0.1:6379`. */
@@ -14,6 +15,16 @@ const CLAIM = `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
 return ids`;
+
+// Appends to an event type's poll log, each entry naming the entry before it (so a reader can tell
+// a gap), trims the log by count and age, and remembers the newest id.
+const APPEND = `
+local previous = redis.call('GET', KEYS[2]) or '0-0'
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'body', ARGV[2], 'previous', previous)
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('SET', KEYS[2], id, 'PX', ARGV[4])
+return id`;
 
 /**
  * Subscriptions and pending deliveries on Redis, shared by every instance of the app: a subscription
@@ -41,7 +52,18 @@ export class RedisEventsStore implements EventsStore {
       .multi()
       .set(this.key('sub', record.id), JSON.stringify(record), 'PX', ttl)
       .zadd(this.key('subs', record.name), record.expiresAt, record.id)
+      .zadd(this.principalKey(record.principal), record.expiresAt, record.id)
       .exec();
+  }
+
+  private principalKey(principal: string): string {
+    return this.key('principal', createHash('sha256').update(principal).digest('hex').slice(0, 32));
+  }
+
+  async countOf(principal: string, now: number): Promise<number> {
+    const index = this.principalKey(principal);
+    await this.client.zremrangebyscore(index, '-inf', String(now));
+    return this.client.zcard(index);
   }
 
   async subscription(id: string, now: number): Promise<SubscriptionRecord | undefined> {
@@ -54,7 +76,13 @@ export class RedisEventsStore implements EventsStore {
     const raw = await this.client.get(this.key('sub', id));
     if (raw === null) return false;
     const record = JSON.parse(raw) as SubscriptionRecord;
-    const [[, removed] = []] = (await this.client.multi().del(this.key('sub', id)).zrem(this.key('subs', record.name), id).exec()) ?? [];
+    const [[, removed] = []] =
+      (await this.client
+        .multi()
+        .del(this.key('sub', id))
+        .zrem(this.key('subs', record.name), id)
+        .zrem(this.principalKey(record.principal), id)
+        .exec()) ?? [];
     return removed === 1;
   }
 
@@ -114,9 +142,45 @@ export class RedisEventsStore implements EventsStore {
     return score === undefined ? undefined : Number(score);
   }
 
+  async appendToLog(name: string, body: string, now: number, limits: LogLimits): Promise<void> {
+    await this.client.eval(
+      APPEND,
+      2,
+      this.key('log', name),
+      this.key('log-last', name),
+      String(limits.maxEvents),
+      body,
+      String(now - limits.maxAgeMs),
+      String(limits.maxAgeMs * 2),
+    );
+  }
+
+  async readLog(name: string, cursor: string | null, max: number): Promise<LogPage | undefined> {
+    const newest = (await this.client.get(this.key('log-last', name))) ?? undefined;
+    if (cursor === null) return { bodies: [], cursor: newest ?? '0-0', truncated: false, hasMore: false };
+    if (!/^\d{1,15}-\d{1,15}$/.test(cursor)) return undefined;
+    const entries = await this.client.xrange(this.key('log', name), `(${cursor}`, '+', 'COUNT', String(max + 1));
+    const page = entries.slice(0, max).map(([id, fields]) => ({ id, body: fields[1] as string, previous: fields[3] as string }));
+    const first = page[0];
+    // Each entry names the one before it: when that is newer than the cursor, entries between were dropped.
+    const truncated = first ? compareIds(first.previous, cursor) > 0 : newest !== undefined && compareIds(newest, cursor) > 0;
+    return {
+      bodies: page.map((entry) => entry.body),
+      cursor: page[page.length - 1]?.id ?? (truncated ? (newest as string) : cursor),
+      truncated,
+      hasMore: entries.length > max,
+    };
+  }
+
   async close(): Promise<void> {
     await this.client.quit().catch(() => this.client.disconnect());
   }
+}
+
+function compareIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am === bm ? as - bs : am - bm;
 }
 
 /**

@@ -93,6 +93,41 @@ describe('events on a shared Redis store', () => {
     expect(receiver.challenges).toHaveLength(1);
   }, 90_000);
 
+  it("counts a caller's subscriptions, and keeps a poll log that reports a gap once entries were dropped", async () => {
+    const store = new RedisEventsStore({ url: redis.url, keyPrefix: `log${Date.now()}:` });
+    try {
+      const now = Date.now();
+      const record = {
+        principal: 'alice',
+        url: 'https://x.example/h',
+        name: 'e',
+        arguments: {},
+        secrets: ['s'],
+        previousSecretUntil: 0,
+        expiresAt: now + 60_000,
+      };
+      await store.saveSubscription({ ...record, id: 's1' });
+      await store.saveSubscription({ ...record, id: 's2' });
+      await store.saveSubscription({ ...record, id: 's3', principal: 'bob' });
+      expect(await store.countOf('alice', now)).toBe(2);
+      await store.removeSubscription('s1');
+      expect(await store.countOf('alice', now)).toBe(1);
+
+      const limits = { maxAgeMs: 60_000, maxEvents: 2 };
+      const start = await store.readLog('e', null, 10);
+      await store.appendToLog('e', 'one', now, limits);
+      const first = await store.readLog('e', start?.cursor ?? null, 10);
+      expect(first).toMatchObject({ bodies: ['one'], truncated: false });
+      for (const body of ['two', 'three', 'four']) await store.appendToLog('e', body, now, limits);
+      const second = await store.readLog('e', first?.cursor ?? null, 1);
+      expect(second).toMatchObject({ bodies: ['three'], truncated: true, hasMore: true });
+      expect(await store.readLog('e', second?.cursor ?? null, 10)).toMatchObject({ bodies: ['four'], truncated: false, hasMore: false });
+      expect(await store.readLog('e', 'garbage', 10)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('leases a claimed delivery: nobody else takes it until the lease ends', async () => {
     const store = new RedisEventsStore({ url: redis.url, keyPrefix: `lease${Date.now()}:` });
     const other = new RedisEventsStore({ url: redis.url, keyPrefix: (store as unknown as { prefix: string }).prefix });

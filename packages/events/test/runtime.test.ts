@@ -104,7 +104,7 @@ describe('events runtime', () => {
     const [event] = runtime.list().events;
     expect(event).toMatchObject({
       name: 'incident.created',
-      delivery: ['webhook'],
+      delivery: ['webhook', 'poll'],
       inputSchema: { type: 'object', properties: { severity: { enum: ['P1', 'P2', 'P3'] } } },
       payloadSchema: { type: 'object', required: expect.arrayContaining(['incidentId', 'severity']) },
     });
@@ -197,6 +197,54 @@ describe('events runtime', () => {
   });
 });
 
+describe('poll mode', () => {
+  let runtime: EventsRuntime;
+  afterEach(async () => {
+    await runtime?.stop();
+  });
+  const poll = (cursor: string | null, extra: Record<string, unknown> = {}) =>
+    runtime.poll({ name: 'incident.created', arguments: {}, cursor, ...extra }) as Promise<{
+      events: { eventId: string; data: { incidentId: string } }[];
+      cursor: string;
+      truncated: boolean;
+      hasMore: boolean;
+      nextPollMs: number;
+    }>;
+  const emit = (incidentId: string, severity = 'P1') => runtime.emit('incident.created', { incidentId, severity });
+
+  it('starts from now, then returns what was emitted after the cursor, matched by the arguments, in pages', async () => {
+    runtime = new EventsRuntime(local({ pollIntervalMs: 1_234 }));
+    runtime.start();
+    await emit('before');
+    const start = await poll(null);
+    expect(start).toMatchObject({ events: [], truncated: false, hasMore: false, nextPollMs: 1_234 });
+    for (const id of ['a', 'b', 'c']) await emit(id, id === 'b' ? 'P2' : 'P1');
+    const page = await poll(start.cursor, { maxEvents: 2 });
+    expect(page.events.map((e) => e.data.incidentId)).toEqual(['a', 'b']);
+    expect(page.hasMore).toBe(true);
+    const rest = await poll(page.cursor, { maxEvents: 2 });
+    expect(rest.events.map((e) => e.data.incidentId)).toEqual(['c']);
+    expect(rest).toMatchObject({ hasMore: false, truncated: false });
+    expect((await poll(rest.cursor)).events).toEqual([]);
+    const filtered = await poll(start.cursor, { arguments: { severity: 'P2' } });
+    expect(filtered.events.map((e) => e.data.incidentId)).toEqual(['b']);
+  });
+
+  it('says truncated when the cursor fell out of the retained window, and refuses cursors it never gave out', async () => {
+    runtime = new EventsRuntime(local({ pollMaxEvents: 2 }));
+    runtime.start();
+    const start = await poll(null);
+    for (const id of ['a', 'b', 'c']) await emit(id);
+    const page = await poll(start.cursor);
+    expect(page.truncated).toBe(true);
+    expect(page.events.map((e) => e.data.incidentId)).toEqual(['b', 'c']);
+    for (const cursor of ['garbage', 'x'.repeat(100), 42]) {
+      expect((await rejection(runtime.poll({ name: 'incident.created', cursor }))).code).toBe(-32602);
+    }
+    expect((await rejection(runtime.poll({ name: 'nope', cursor: null }))).code).toBe(-32011);
+  });
+});
+
 describe('events runtime against hostile input', () => {
   let receiver: Receiver;
   let runtime: EventsRuntime;
@@ -284,6 +332,22 @@ describe('events runtime against hostile input', () => {
     });
     receiver = await Receiver.start();
     expect((await runtime.emit('incident.created', { incidentId: 'X', severity: 'P1' })).deliveries).toBe(0);
+  });
+
+  it('caps the subscriptions one caller holds, before any challenge is sent; refreshing one is not a new one', async () => {
+    runtime = new EventsRuntime(local({ maxSubscriptionsPerCaller: 2 }));
+    runtime.start();
+    const secret = newSecret();
+    const at = (severity: string) => ({ name: 'incident.created', arguments: { severity }, delivery: { url: receiver.url, secret } });
+    await runtime.subscribe('alice', at('P1'));
+    await runtime.subscribe('alice', at('P2'));
+    await runtime.subscribe('alice', at('P2'));
+    const challenges = receiver.challenges.length;
+    expect(await rejection(runtime.subscribe('alice', at('P3')))).toMatchObject({ code: -32013, data: { limit: 'subscriptions', max: 2 } });
+    expect(receiver.challenges).toHaveLength(challenges);
+    await expect(runtime.subscribe('bob', at('P3'))).resolves.toMatchObject({ id: expect.any(String) });
+    await runtime.unsubscribe('alice', at('P1'));
+    await expect(runtime.subscribe('alice', at('P3'))).resolves.toMatchObject({ id: expect.any(String) });
   });
 
   it('refuses to emit an invalid payload, an unknown event, or a body over 256 KiB', async () => {
