@@ -1,6 +1,7 @@
 import { ArmatureBuildError, McpError } from '@armature/core';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventsErrorCodes } from '../src/error-codes.js';
 import { type EventsOptions, EventsRuntime } from '../src/events-runtime.js';
 import { IncidentFilter, IncidentPayload } from './support/dtos.js';
 import { newSecret, Receiver } from './support/receiver.js';
@@ -45,6 +46,13 @@ describe('events({...}) options', () => {
         expect.objectContaining({ code: 'ARM170', where: 'events', fix: expect.stringContaining('experimental: true') }),
       ]);
     }
+  });
+
+  it('lists its codes, all in ARM170-ARM179, each once', () => {
+    const codes = eventsErrorCodes().map((entry) => entry.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const code of codes) expect(Number(code.slice(3))).toBeGreaterThanOrEqual(170);
+    for (const code of codes) expect(Number(code.slice(3))).toBeLessThanOrEqual(179);
   });
 
   it('lists every problem at once: names, descriptions, DTOs, egress entries, numbers', () => {
