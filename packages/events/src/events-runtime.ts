@@ -97,6 +97,7 @@ export class EventsRuntime {
   private readonly settings: typeof DEFAULTS & { anonymousWebhooks: boolean };
   private readonly scheduler: DeliveryScheduler;
   private running = false;
+  private stopped?: Promise<void>;
 
   constructor(options: EventsOptions) {
     const problems: BuildProblem[] = [];
@@ -156,16 +157,19 @@ export class EventsRuntime {
   }
 
   start(): void {
-    if (this.running) return;
+    if (this.running || this.stopped) return;
     this.running = true;
     this.scheduler.start();
   }
 
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    await this.scheduler.stop();
-    await this.store.close();
+  /** Stops delivering (attempts in flight finish) and closes the store, started or not. Once. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.running = false;
+      await this.scheduler.stop();
+      await this.store.close();
+    })();
+    return this.stopped;
   }
 
   /** The `events/list` result. */
