@@ -5,6 +5,7 @@ import { DeliveryScheduler } from './delivery-scheduler.js';
 import { EgressPolicy } from './egress.js';
 import { EventCatalog, type EventDeclaration } from './event-catalog.js';
 import type { DeliveryRecord, EventsStore, SubscriptionRecord } from './events-store.js';
+import { HostWindow } from './host-window.js';
 import { MemoryEventsStore } from './memory-events-store.js';
 import { EVENTS_BUILD_MESSAGES as B, EVENTS_MESSAGES as M } from './messages.js';
 import { signedHeaders } from './signature.js';
@@ -50,6 +51,8 @@ export interface EventsOptions {
   readonly sweepMs?: number;
   /** How long a rotated-out secret still signs deliveries next to the new one. Default 5 minutes. */
   readonly secretGraceMs?: number;
+  /** Most verification challenges POSTed to one host per minute. Default 10. */
+  readonly challengesPerHostPerMinute?: number;
   /** Most live webhook subscriptions one caller may hold. Default 100. */
   readonly maxSubscriptionsPerCaller?: number;
   /** How long `events/poll` can still read an emitted event. Default 10 minutes. */
@@ -60,18 +63,23 @@ export interface EventsOptions {
   readonly pollIntervalMs?: number;
 }
 
-const DEFAULTS = {
+const NUMBER_DEFAULTS = {
   defaultTtlMs: 3_600_000,
   minTtlMs: 60_000,
   maxTtlMs: 86_400_000,
-  retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
   timeoutMs: 10_000,
   sweepMs: 5_000,
   secretGraceMs: 300_000,
   maxSubscriptionsPerCaller: 100,
+  challengesPerHostPerMinute: 10,
   pollRetentionMs: 600_000,
   pollMaxEvents: 1_000,
   pollIntervalMs: 5_000,
+};
+
+const DEFAULTS = {
+  ...NUMBER_DEFAULTS,
+  retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as readonly number[],
 };
 
 /** Most events one `events/poll` answer carries. */
@@ -96,6 +104,7 @@ export class EventsRuntime {
   readonly egress: EgressPolicy;
   private readonly settings: typeof DEFAULTS & { anonymousWebhooks: boolean };
   private readonly scheduler: DeliveryScheduler;
+  private readonly challenges: HostWindow;
   private running = false;
   private stopped?: Promise<void>;
 
@@ -109,18 +118,7 @@ export class EventsRuntime {
     for (const entry of allow)
       if (EgressPolicy.parseEntry(String(entry)) === undefined) add(B.badEgressAllow, B.badEgressAllow.message(String(entry)));
     const settings = { ...DEFAULTS, anonymousWebhooks: options?.anonymousWebhooks === true };
-    for (const key of [
-      'defaultTtlMs',
-      'minTtlMs',
-      'maxTtlMs',
-      'timeoutMs',
-      'sweepMs',
-      'secretGraceMs',
-      'maxSubscriptionsPerCaller',
-      'pollRetentionMs',
-      'pollMaxEvents',
-      'pollIntervalMs',
-    ] as const) {
+    for (const key of Object.keys(NUMBER_DEFAULTS) as (keyof typeof NUMBER_DEFAULTS)[]) {
       const value = options?.[key];
       if (value === undefined) continue;
       if (Number.isSafeInteger(value) && value > 0) settings[key] = value;
@@ -141,6 +139,7 @@ export class EventsRuntime {
     if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot serve these events', 'in events({...})');
     this.settings = settings;
     this.egress = new EgressPolicy(allow);
+    this.challenges = new HostWindow(settings.challengesPerHostPerMinute, 60_000);
     this.store = options.store ?? new MemoryEventsStore();
     this.scheduler = new DeliveryScheduler(
       this.store,
@@ -238,6 +237,13 @@ export class EventsRuntime {
     }
     const verified = verificationKey(who, url);
     if (!(await this.store.isVerified(verified, now))) {
+      const host = new URL(url).host;
+      if (!this.challenges.take(host, now)) {
+        throw new McpError(EVENTS_ERROR_CODES.resourceExhausted, M.tooManyChallenges(host), {
+          limit: 'challenges',
+          max: this.settings.challengesPerHostPerMinute,
+        });
+      }
       const failure = await challengeReceiver({ url, secret, subscriptionId: id }, this.egress, this.settings.timeoutMs);
       if (failure) throw new McpError(EVENTS_ERROR_CODES.callbackEndpointError, M.challengeFailed(failure), { reason: failure });
     }

@@ -66,6 +66,8 @@ export const EVENTS_MESSAGES = {
     `This caller already holds ${max} webhook subscriptions, the most this server allows. Unsubscribe from some (events/unsubscribe), or let them expire.`,
   badCursor: () =>
     'cursor is not one this server gave out. Poll with cursor: null to start from now, then pass back the cursor of each answer.',
+  tooManyChallenges: (host: string) =>
+    `Too many new webhook receivers at ${shown(host)} in the last minute: their verification is paused. Try again in a minute.`,
   challengeFailed: (reason: string) =>
     `The webhook receiver did not pass the verification challenge (${reason}). It must answer the signed {"type":"verification","challenge":"..."} POST with a 2xx and the body {"challenge":"<the same value>"}.`,
   tooLarge: (name: string, bytes: number, limit: number) =>

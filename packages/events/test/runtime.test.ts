@@ -358,6 +358,18 @@ describe('events runtime against hostile input', () => {
     await expect(runtime.subscribe('alice', at('P3'))).resolves.toMatchObject({ id: expect.any(String) });
   });
 
+  it('limits the verification challenges POSTed to one host per minute, whatever the path', async () => {
+    runtime = new EventsRuntime(local({ challengesPerHostPerMinute: 2 }));
+    runtime.start();
+    const at = (path: string) => ({ name: 'incident.created', delivery: { url: `${receiver.url}/${path}`, secret: newSecret() } });
+    await runtime.subscribe('alice', at('a'));
+    await runtime.subscribe('alice', at('b'));
+    expect(await rejection(runtime.subscribe('alice', at('c')))).toMatchObject({ code: -32013, data: { limit: 'challenges', max: 2 } });
+    expect(receiver.challenges).toHaveLength(2);
+    // A URL already verified for this caller needs no new challenge.
+    await expect(runtime.subscribe('alice', at('a'))).resolves.toMatchObject({ id: expect.any(String) });
+  });
+
   it('refuses to emit an invalid payload, an unknown event, or a body over 256 KiB', async () => {
     runtime = new EventsRuntime(local());
     runtime.start();
