@@ -265,7 +265,9 @@ export class EventsRuntime {
       expiresAt,
     };
     await this.store.saveSubscription(record);
-    return { id, refreshBefore: new Date(expiresAt).toISOString(), cursor: null, truncated: false };
+    const status = existing === undefined ? undefined : await this.store.status(id);
+    const answer = { id, refreshBefore: new Date(expiresAt).toISOString(), cursor: null, truncated: false };
+    return status === undefined ? answer : { ...answer, deliveryStatus: { active: true, ...status } };
   }
 
   /** `events/unsubscribe`: removes the caller's subscription with this key. */
@@ -341,6 +343,7 @@ export class EventsRuntime {
       timeoutMs: this.settings.timeoutMs,
       maxResponseBytes: 4_096,
     });
+    await this.store.recordAttempt(subscription.id, Date.now(), outcome.ok ? undefined : outcome.category, subscription.expiresAt);
     return outcome.ok
       ? { outcome: 'delivered' as const }
       : { outcome: 'failed' as const, retryable: outcome.retryable, reason: `${outcome.category} (${outcome.detail})` };

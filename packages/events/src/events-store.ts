@@ -14,6 +14,16 @@ export interface SubscriptionRecord {
   readonly expiresAt: number;
 }
 
+/** How deliveries to a subscription have gone (the draft's `deliveryStatus`). */
+export interface DeliveryStatus {
+  /** ISO time of the last delivery a receiver accepted. */
+  readonly lastDeliveryAt: string | null;
+  /** The failure category of the last failed attempt since then, or null. */
+  readonly lastError: string | null;
+  /** ISO time of the first failed attempt since the last success. */
+  readonly failedSince?: string;
+}
+
 /** One event on its way to one subscription. */
 export interface DeliveryRecord {
   readonly id: string;
@@ -37,6 +47,10 @@ export interface EventsStore {
   saveSubscription(record: SubscriptionRecord): Promise<void>;
   subscription(id: string, now: number): Promise<SubscriptionRecord | undefined>;
   removeSubscription(id: string): Promise<boolean>;
+  /** The delivery status of a subscription, if anything was attempted. */
+  status(id: string): Promise<DeliveryStatus | undefined>;
+  /** Records one attempt's outcome (`error` undefined: delivered), kept until `expiresAt`. */
+  recordAttempt(id: string, at: number, error: string | undefined, expiresAt: number): Promise<void>;
   /** How many unexpired subscriptions one principal holds. */
   countOf(principal: string, now: number): Promise<number>;
   /** The unexpired subscriptions to one event. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DeliveryRecord, EventsStore, LogLimits, LogPage, SubscriptionRecord } from './events-store.js';
+import type { DeliveryRecord, DeliveryStatus, EventsStore, LogLimits, LogPage, SubscriptionRecord } from './events-store.js';
 
 interface Log {
   /** Sequence number of the last entry appended (0: none yet). */
@@ -16,6 +16,7 @@ export class MemoryEventsStore implements EventsStore {
   private readonly verified = new Map<string, number>();
   private readonly deliveries = new Map<string, { record: DeliveryRecord; dueAt: number }>();
   private readonly logs = new Map<string, Log>();
+  private readonly statuses = new Map<string, DeliveryStatus>();
   // Cursors name the process that gave them out: after a restart they read as a gap, not as positions.
   private readonly epoch = randomBytes(6).toString('hex');
 
@@ -33,7 +34,16 @@ export class MemoryEventsStore implements EventsStore {
   }
 
   async removeSubscription(id: string): Promise<boolean> {
+    this.statuses.delete(id);
     return this.subscriptions.delete(id);
+  }
+
+  async status(id: string): Promise<DeliveryStatus | undefined> {
+    return this.subscriptions.has(id) ? this.statuses.get(id) : undefined;
+  }
+
+  async recordAttempt(id: string, at: number, error: string | undefined): Promise<void> {
+    this.statuses.set(id, nextStatus(this.statuses.get(id), at, error));
   }
 
   async countOf(principal: string, now: number): Promise<number> {
@@ -45,8 +55,10 @@ export class MemoryEventsStore implements EventsStore {
   async subscriptionsTo(name: string, now: number): Promise<SubscriptionRecord[]> {
     const live: SubscriptionRecord[] = [];
     for (const [id, record] of this.subscriptions) {
-      if (record.expiresAt <= now) this.subscriptions.delete(id);
-      else if (record.name === name) live.push(record);
+      if (record.expiresAt <= now) {
+        this.subscriptions.delete(id);
+        this.statuses.delete(id);
+      } else if (record.name === name) live.push(record);
     }
     return live;
   }
@@ -129,4 +141,11 @@ export class MemoryEventsStore implements EventsStore {
   async close(): Promise<void> {
     this.deliveries.clear();
   }
+}
+
+/** The status after one attempt: a success clears the error, a failure keeps when failures began. */
+export function nextStatus(previous: DeliveryStatus | undefined, at: number, error: string | undefined): DeliveryStatus {
+  const when = new Date(at).toISOString();
+  if (error === undefined) return { lastDeliveryAt: when, lastError: null };
+  return { lastDeliveryAt: previous?.lastDeliveryAt ?? null, lastError: error, failedSince: previous?.failedSince ?? when };
 }

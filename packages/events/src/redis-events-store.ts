@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { DeliveryRecord, EventsStore, LogLimits, LogPage, SubscriptionRecord } from './events-store.js';
+import type { DeliveryRecord, DeliveryStatus, EventsStore, LogLimits, LogPage, SubscriptionRecord } from './events-store.js';
+import { nextStatus } from './memory-events-store.js';
 
 export interface RedisEventsStoreOptions {
   /** The Redis server, e.g. `redis://127.0.0.1:6379`. Default `redis://127.0.0.1:6379`. */
@@ -60,6 +61,17 @@ export class RedisEventsStore implements EventsStore {
     return this.key('principal', createHash('sha256').update(principal).digest('hex').slice(0, 32));
   }
 
+  async status(id: string): Promise<DeliveryStatus | undefined> {
+    const raw = await this.client.get(this.key('status', id));
+    return raw === null ? undefined : (JSON.parse(raw) as DeliveryStatus);
+  }
+
+  async recordAttempt(id: string, at: number, error: string | undefined, expiresAt: number): Promise<void> {
+    // Read and written without a lock: two instances recording at once keep one of the two outcomes.
+    const next = nextStatus(await this.status(id), at, error);
+    await this.client.set(this.key('status', id), JSON.stringify(next), 'PX', Math.max(1, expiresAt - Date.now()));
+  }
+
   async countOf(principal: string, now: number): Promise<number> {
     const index = this.principalKey(principal);
     await this.client.zremrangebyscore(index, '-inf', String(now));
@@ -80,6 +92,7 @@ export class RedisEventsStore implements EventsStore {
       (await this.client
         .multi()
         .del(this.key('sub', id))
+        .del(this.key('status', id))
         .zrem(this.key('subs', record.name), id)
         .zrem(this.principalKey(record.principal), id)
         .exec()) ?? [];

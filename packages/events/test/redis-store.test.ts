@@ -112,6 +112,10 @@ describe('events on a shared Redis store', () => {
       expect(await store.countOf('alice', now)).toBe(2);
       await store.removeSubscription('s1');
       expect(await store.countOf('alice', now)).toBe(1);
+      await store.recordAttempt('s2', now, 'http_5xx', now + 60_000);
+      expect(await store.status('s2')).toEqual({ lastDeliveryAt: null, lastError: 'http_5xx', failedSince: new Date(now).toISOString() });
+      await store.recordAttempt('s2', now + 1, undefined, now + 60_000);
+      expect(await store.status('s2')).toEqual({ lastDeliveryAt: new Date(now + 1).toISOString(), lastError: null });
 
       const limits = { maxAgeMs: 60_000, maxEvents: 2 };
       const start = await store.readLog('e', null, 10);

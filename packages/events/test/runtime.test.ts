@@ -143,6 +143,8 @@ describe('events runtime', () => {
     expect(new Set(receiver.deliveries.map((d) => d.headers['webhook-id']))).toHaveProperty('size', 1);
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(receiver.deliveries).toHaveLength(3);
+    const refreshed = await subscribe();
+    expect(refreshed.deliveryStatus).toEqual({ active: true, lastDeliveryAt: expect.any(String), lastError: null });
   });
 
   it('gives up after the last retry, and on a receiver that hangs moves on after the timeout', async () => {
@@ -154,6 +156,8 @@ describe('events runtime', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(receiver.deliveries).toHaveLength(2);
     expect(await runtime.store.nextDue()).toBeUndefined();
+    const refreshed = await subscribe();
+    expect(refreshed.deliveryStatus).toEqual({ active: true, lastDeliveryAt: null, lastError: 'timeout', failedSince: expect.any(String) });
   });
 
   it('sends each subscription only the events its arguments match', async () => {
@@ -166,6 +170,7 @@ describe('events runtime', () => {
   it('grants a TTL within its bounds; an expired subscription gets nothing, a renewed one keeps its id', async () => {
     start({ minTtlMs: 300, defaultTtlMs: 300, maxTtlMs: 1_000 });
     const first = await subscribe({}, { ttlMs: 10 });
+    expect(first).not.toHaveProperty('deliveryStatus');
     const granted = Date.parse(first.refreshBefore as string) - Date.now();
     expect(granted).toBeGreaterThan(100);
     expect(granted).toBeLessThanOrEqual(300);
