@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ArmatureBuildError, type BuildProblem, McpError } from '@armature/core';
-import { checkCallbackUrl } from './callback-url.js';
+import { checkCallbackTarget, parseCallbackUrl } from './callback-url.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
 import { EgressPolicy } from './egress.js';
 import { EventCatalog, type EventDeclaration } from './event-catalog.js';
@@ -219,7 +219,7 @@ export class EventsRuntime {
 
   /** `events/subscribe`: creates or refreshes a webhook subscription (the draft's idempotent upsert). */
   async subscribe(principal: string | undefined, params: unknown): Promise<Record<string, unknown>> {
-    const { entry, args, url, who } = await this.resolve(principal, params);
+    const { entry, args, url, who } = await this.resolve(principal, params, true);
     const delivery = (params as { delivery: { secret?: unknown } }).delivery;
     if (!isWebhookSecret(delivery.secret)) throw invalid(M.badSecret());
     const secret = delivery.secret;
@@ -272,14 +272,14 @@ export class EventsRuntime {
 
   /** `events/unsubscribe`: removes the caller's subscription with this key. */
   async unsubscribe(principal: string | undefined, params: unknown): Promise<Record<string, never>> {
-    const { entry, args, url, who } = await this.resolve(principal, params);
+    const { entry, args, url, who } = await this.resolve(principal, params, false);
     const removed = await this.store.removeSubscription(subscriptionId(who, url, entry.declaration.name, args));
     if (!removed) throw new McpError(EVENTS_ERROR_CODES.notFound, M.noSubscription(entry.declaration.name, url), { kind: 'subscription' });
     return {};
   }
 
   /** The checks subscribe and unsubscribe share: the event, its arguments, the callback URL, the caller. */
-  private async resolve(principal: string | undefined, params: unknown) {
+  private async resolve(principal: string | undefined, params: unknown, forSubscribe: boolean) {
     if (params === null || typeof params !== 'object') throw invalid(M.badParams('params must be an object'));
     const { name, arguments: given, delivery } = params as { name?: unknown; arguments?: unknown; delivery?: unknown };
     if (typeof name !== 'string') throw invalid(M.badParams('name must be a string'));
@@ -295,7 +295,10 @@ export class EventsRuntime {
       });
     }
     if (principal === undefined && !this.settings.anonymousWebhooks) throw new McpError(EVENTS_ERROR_CODES.forbidden, M.noPrincipal());
-    const checked = await checkCallbackUrl(rawUrl, this.egress);
+    const parsed = parseCallbackUrl(rawUrl);
+    if (!parsed.ok) throw invalid(parsed.message);
+    // Unsubscribing sends nothing: it needs the key, not a reachable target.
+    const checked = forSubscribe ? await checkCallbackTarget(parsed.url, this.egress) : parsed;
     if (!checked.ok) throw invalid(checked.message);
     const args = await this.catalog.checkArguments(entry, given);
     if (!args.ok) throw invalid(M.badArguments(name, args.issues));
