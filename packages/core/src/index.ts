@@ -59,6 +59,17 @@ export type {
   Middleware,
   Provided,
 } from './context/execution-context.js';
+export {
+  defineExtension,
+  type Extension,
+  type ExtensionContext,
+  type ExtensionHost,
+  type ExtensionMeta,
+  type ExtensionMethod,
+  type ExtensionOptions,
+  type ExtensionResource,
+  type ExtensionResourceTemplate,
+} from './context/extension.js';
 export { Principal } from './context/principal.js';
 export { AppResource } from './decorators/app-resource.decorator.js';
 export { Field } from './decorators/field.decorator.js';

@@ -47,6 +47,7 @@ describe('@armature/core public surface', () => {
         'audio',
         'buildAppDefinition',
         'createMcpApp',
+        'defineExtension',
         'dtoToJsonSchema',
         'embeddedResource',
         'errorCodes',

@@ -1,4 +1,5 @@
 import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
+import type { Extension } from '../context/extension.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
@@ -8,6 +9,7 @@ import { prototypeChain } from '../metadata/prototype-chain.js';
 import type { RateLimitRule } from '../metadata/rate-limit-rule.js';
 import { checkAppResources } from './build-app-ui.js';
 import { PlanContext } from './build-call-plan.js';
+import { buildExtensions } from './build-extensions.js';
 import { buildPrompt } from './build-prompt.js';
 import { buildResource, buildResourceTemplate } from './build-resources.js';
 import { buildTool } from './build-tool.js';
@@ -45,6 +47,11 @@ export interface BuildOptions {
    * and it decides which guard and interceptor classes are resolved per request.
    */
   container?: ContainerAdapter;
+  /**
+   * Extensions (`defineExtension`): their capabilities, methods, middleware and what their setup
+   * adds, served under the app's guards, interceptors and rate limits. See docs/extensions.md.
+   */
+  extensions?: readonly Extension[];
 }
 
 /**
@@ -180,6 +187,8 @@ export function buildAppDefinition(
     }
   }
 
+  // After the classes, so that an extension's setup reads (and adds to) what they serve.
+  const extensions = buildExtensions(options.extensions, planning, { tools, resources, resourceTemplates, prompts }, problems);
   checkAppResources(tools.values(), resources, problems);
   problems.push(...containerProblems);
   if (problems.length > 0) throw new ArmatureBuildError(problems);
@@ -197,6 +206,7 @@ export function buildAppDefinition(
     resourceTemplates: Object.freeze([...resourceTemplates.values()]),
     prompts,
     remoteParts: Object.freeze(remoteParts),
+    extensions,
   });
 }
 

@@ -1,7 +1,8 @@
 import type { McpUiResourceMeta, McpUiToolVisibility } from '@modelcontextprotocol/ext-apps';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
 import type { Context } from '../context/context.js';
-import type { Guard, Interceptor } from '../context/execution-context.js';
+import type { Guard, Interceptor, Middleware } from '../context/execution-context.js';
+import type { ExtensionHost } from '../context/extension.js';
 import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOptions } from '../metadata/metadata-args.js';
 import type { HeaderParam } from '../schema/header-params.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
@@ -23,7 +24,8 @@ export type ProviderPlan<T> =
  * checked, which interceptors wrap it, and how the method is invoked. The executor reads only this.
  */
 export interface CallPlan {
-  readonly kind: HandlerKind;
+  /** The handler's kind; `method` for an extension's custom method. */
+  readonly kind: HandlerKind | 'method';
   /** The tool or prompt name, the resource URI, or the template name. */
   readonly name: string;
   /** `Class.method`, for messages. */
@@ -176,4 +178,26 @@ export interface AppDefinition {
   readonly prompts: ReadonlyMap<string, PromptDefinition>;
   /** Remote servers mounted in the app, whose entries join the catalogs when they connect. */
   readonly remoteParts: readonly RemotePartDefinition[];
+  /** The extensions (`createMcpApp(Server, { extensions })`), in the order given. */
+  readonly extensions: readonly ExtensionDefinition[];
+}
+
+/** An extension's custom method: its plan (under the app's guards and limits) and how it is gated. */
+export interface ExtensionMethodDefinition {
+  readonly name: string;
+  /** Refused with -32021 unless the client declared the extension. */
+  readonly requiresClientExtension: boolean;
+  readonly plan: CallPlan;
+}
+
+/** An extension, checked at start-up (`defineExtension`). */
+export interface ExtensionDefinition {
+  readonly id: string;
+  /** `extension <id>`, for messages. */
+  readonly where: string;
+  /** What `capabilities.extensions[id]` advertises. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly methods: ReadonlyMap<string, ExtensionMethodDefinition>;
+  readonly onRequest?: Middleware;
+  readonly setup?: (host: ExtensionHost) => void;
 }

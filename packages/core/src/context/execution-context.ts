@@ -4,8 +4,8 @@ import type { Context } from './context.js';
 
 /** What a guard, interceptor or error filter learns about the call it is looking at. */
 export interface ExecutionContext {
-  /** `tool`, `resource`, `resourceTemplate` or `prompt`. */
-  readonly kind: 'tool' | 'resource' | 'resourceTemplate' | 'prompt';
+  /** `tool`, `resource`, `resourceTemplate`, `prompt`, or `method` for an extension's custom method (`defineExtension`). */
+  readonly kind: 'tool' | 'resource' | 'resourceTemplate' | 'prompt' | 'method';
   /** The tool or prompt name, the resource URI, or the template name. */
   readonly name: string;
   /** `list` while filtering `tools/list` and friends (no arguments yet), `call` for the call itself. */

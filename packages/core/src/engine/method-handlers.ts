@@ -8,6 +8,7 @@ import type { CallRequest } from '../runtime/call-request.js';
 import { type Catalog, paginate } from '../runtime/catalog.js';
 import type { LiveConnection } from '../runtime/change-notifier.js';
 import { executeCall } from '../runtime/execute-call.js';
+import { callExtensionMethod } from '../runtime/extensions/extension-methods.js';
 import { matchTemplate, planOfUri, type ServedApp, watchUri } from '../runtime/served-app.js';
 import { serveTasks } from '../runtime/tasks/task-handlers.js';
 
@@ -30,9 +31,25 @@ function uriOf(app: ServedApp, params: Params): string {
 }
 
 /**
+ * The params of an extension's method as the SDK hands them on: any object (or none), checked by
+ * the method's own params DTO. The SDK serves a method it has no schema for only to a handler
+ * registered with one.
+ */
+const extensionParams: StandardSchemaV1<Params, Params> = {
+  '~standard': {
+    version: 1,
+    vendor: 'armature',
+    validate: (value) =>
+      value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value))
+        ? { value: value as Params }
+        : { issues: [{ message: 'params must be an object' }] },
+  },
+};
+
+/**
  * The handlers of every method Armature answers, registered through `on` for one connection (its
- * SDK `server` and `connection` record): tools, resources, prompts, completion and tasks, each the
- * same whichever path (the SDK's or the engine's) serves the request.
+ * SDK `server` and `connection` record): tools, resources, prompts, completion, tasks and the
+ * extensions' methods, each the same whichever path (the SDK's or the engine's) serves the request.
  */
 export function registerMethodHandlers(app: ServedApp, server: Server, connection: LiveConnection, on: RegisterMethod): void {
   const { tools, prompts } = app.kinds;
@@ -114,6 +131,11 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
   }
   if (app.capabilities.completions) {
     on('completion/complete', async (params, call) => complete(app, params, call));
+  }
+  for (const extension of app.definition.extensions) {
+    for (const method of extension.methods.values()) {
+      on(method.name, (params, call) => callExtensionMethod(app, extension, method, params, call), extensionParams);
+    }
   }
 }
 

@@ -59,6 +59,14 @@ export const callMessages = {
     return 'the request was cancelled';
   },
   /** The text a caller gets for an unexpected failure (unless the app sets `exposeErrors`). */
+  /** An extension method (or a skill method) called by a client that did not declare the extension. */
+  extensionNotDeclared(method: string, id: string): string {
+    return `${method} needs the ${id} extension: declare it in the client's capabilities (capabilities.extensions["${id}"] = {})`;
+  },
+  /** An extension method's handler returned something a JSON-RPC result cannot be. */
+  methodResultNotObject(method: string, found: string): string {
+    return `the handler of ${method} returned ${found}; a method's result must be an object (or undefined for {})`;
+  },
   masked(label: string, requestId: unknown, errorId: string): string {
     const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);
     return `${label} failed unexpectedly; the error was logged on the server (request ${id}, error ${errorId})`;

@@ -434,6 +434,80 @@ export const MESSAGES = {
     }),
   ),
 
+  extensionNotDefined: define(
+    'ARM160',
+    'an entry of extensions was not made by defineExtension',
+    ['a string ("echo")'] as const,
+    (found: string) => ({
+      message: `extensions lists ${found}, which is not an extension`,
+      fix: "export const echo = defineExtension({ id: 'com.example/echo', methods: { ... } }); createMcpApp(Server, { extensions: [echo] })",
+    }),
+  ),
+  extensionIdInvalid: define(
+    'ARM161',
+    "an extension's id is not a reverse-DNS name with one slash",
+    ['"echo"'] as const,
+    (found: string) => ({
+      message: `the extension id ${found} is not a reverse-DNS prefix and a name joined by one slash`,
+      fix: "defineExtension({ id: 'com.example/echo', ... }): a domain you control, reversed, then a slash and the extension's name",
+    }),
+  ),
+  extensionIdTaken: define(
+    'ARM162',
+    'two extensions have the same id, or one takes an id Armature serves itself',
+    ['com.example/echo', 'the extension listed before it'] as const,
+    (id: string, other: string) => ({
+      message: `the extension id ${id} is already taken by ${other}`,
+      fix: 'give each extension its own id, and list an extension once',
+    }),
+  ),
+  extensionMethodNameInvalid: define(
+    'ARM163',
+    "an extension method's name is not a JSON-RPC request method name",
+    ['echo say'] as const,
+    (name: string) => ({
+      message: `the method name "${name}" is not a request method name: it must be 1-128 characters of letters, digits, _ . - and /, with at least one /, and not start with notifications/`,
+      fix: "methods: { 'echo/say': { handle: (params, ctx) => ({ ... }) } }",
+    }),
+  ),
+  extensionMethodTaken: define(
+    'ARM164',
+    "an extension method is named like a built-in method or another extension's",
+    ['tools/list', 'MCP itself'] as const,
+    (name: string, owner: string) => ({
+      message: `the method "${name}" is already served by ${owner}`,
+      fix: "name the method after the extension (e.g. 'echo/say' for com.example/echo), so that no other method has its name",
+    }),
+  ),
+  extensionMemberInvalid: define(
+    'ARM165',
+    'a member of an extension has the wrong type (handle, params, onRequest, setup)',
+    ["methods['echo/say'].handle", 'a function', 'undefined'] as const,
+    (member: string, expected: string, found: string) => ({
+      message: `${member} is ${found}; it must be ${expected}`,
+      fix: "defineExtension({ id: 'com.example/echo', methods: { 'echo/say': { params: SayParams, handle: (params, ctx) => ({ said: params.text }) } } })",
+    }),
+  ),
+  extensionSettingsInvalid: define(
+    'ARM166',
+    "an extension's settings are not a plain JSON object",
+    ['an array'] as const,
+    (found: string) => ({
+      message: `settings is ${found}; it is advertised as capabilities.extensions[id], which must be a JSON object`,
+      fix: "defineExtension({ id: 'com.example/echo', settings: { version: 1 } }), or leave settings out to advertise {}",
+    }),
+  ),
+  extensionSetupFailed: define('ARM167', "an extension's setup threw", ['ENOENT: no such file'] as const, (reason: string) => ({
+    message: `setup threw: ${reason}`,
+    fix: 'report what is wrong with host.problem(message, fix) instead of throwing, or fix the cause the message names',
+  })),
+  extensionProblem: define(
+    'ARM168',
+    'an extension reported a start-up problem',
+    ['the folder ./skills does not exist', "skills({ dirs: ['./skills'] }) with a folder that exists"] as const,
+    (message: string, fix: string) => ({ message, fix }),
+  ),
+
   nestedDefaultNotObjects: define(
     'ARM211',
     "a nested DTO property's default is not an object (a list of objects for an array)",

@@ -124,9 +124,16 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
     // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
     ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-    // Extensions (SEP-1724): the 2026-07-28 tasks extension, and MCP Apps when a tool has an app.
-    ...(hasTasks || hasApps
-      ? { extensions: { ...(hasTasks ? TASKS_EXTENSION_CAPABILITY.extensions : {}), ...(hasApps ? UI_EXTENSION_CAPABILITY : {}) } }
+    // Extensions (SEP-1724): the 2026-07-28 tasks extension, MCP Apps when a tool has an app, and
+    // the app's own (`defineExtension`), each with its settings.
+    ...(hasTasks || hasApps || definition.extensions.length > 0
+      ? {
+          extensions: {
+            ...(hasTasks ? TASKS_EXTENSION_CAPABILITY.extensions : {}),
+            ...(hasApps ? UI_EXTENSION_CAPABILITY : {}),
+            ...Object.fromEntries(definition.extensions.map((extension) => [extension.id, extension.settings])),
+          },
+        }
       : {}),
   };
 }
@@ -179,7 +186,8 @@ export class AppRuntime implements ServedApp {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.exposeErrors = options.exposeErrors ?? process.env[EXPOSE_ERRORS_ENV] === '1';
     this.errorFilter = options.errorFilter;
-    this.middleware = Object.freeze([...(options.middleware ?? [])]);
+    // The app's middleware outermost, then each extension's `onRequest` in the order listed.
+    this.middleware = Object.freeze([...(options.middleware ?? []), ...definition.extensions.flatMap((e) => e.onRequest ?? [])]);
     this.maxUriLength = options.maxUriLength ?? 8_192;
     this.visibility = new CatalogVisibility(options.hiddenTags);
     this.broadcaster = new ChangeBroadcaster((sessionId) => this.visibility.forgetSession(sessionId));

@@ -19,11 +19,13 @@ import {
   type LogLevel,
 } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
+import { EXTENSION_VIEW, type ExtensionContext } from '../context/extension.js';
 import { type NotificationValve, notificationValveOf } from '../context/notification-valve.js';
 import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { validateDto } from '../validation/validate-dto.js';
 import { type ClientChannel, elicitationFormOf, type RequestStateCodecOf, RoundTripChannel, SessionChannel } from './client-requests.js';
+import { ExtensionView } from './extensions/extension-view.js';
 import type { RequestSource } from './request-source.js';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -167,6 +169,21 @@ export class RequestContext extends Context {
 
   override get clientCapabilities(): ClientCapabilities | undefined {
     return this.channel.capabilities();
+  }
+
+  /** Extension `id`'s view of this request (`defineExtension` handlers get it). */
+  [EXTENSION_VIEW](id: string): ExtensionContext {
+    return new ExtensionView(this, id, (method, params) => this.notify(method, params));
+  }
+
+  /**
+   * Sends a notification of the request's own (an extension's), through its stream's backpressure
+   * like log lines; a closed connection does not fail the call.
+   */
+  private notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    const send = () => this.source.notify({ method, ...(params ? { params } : {}) }).catch(() => undefined);
+    const valve = this.notificationValve;
+    return valve ? valve.send(send, undefined, this.source.id) : send();
   }
 
   get principal(): AuthInfo | undefined {

@@ -34,7 +34,8 @@ interface Rule {
   readonly tags: ReadonlySet<string>;
 }
 
-const CATALOG_OF: Record<HandlerKind, CatalogName> = {
+/** The catalog a plan's handler is listed in (an extension's method is in none: only tags select it). */
+const CATALOG_OF: Record<HandlerKind, CatalogName> & { method?: CatalogName } = {
   tool: 'tools',
   resource: 'resources',
   resourceTemplate: 'resourceTemplates',

@@ -1,0 +1,116 @@
+import { fileURLToPath } from 'node:url';
+import type { HttpListener } from '@armature/core';
+import { Client, ProtocolError, type StandardSchemaV1, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CALLS_PER_WINDOW, createEchoApp } from '../src/app.js';
+import { ECHO, ECHO_TRACE } from '../src/echo-extension.js';
+
+// The third-party extension of src/echo-extension.ts (public interface only), negotiated on both
+// revisions and served over stdio (the built server as a child process) and HTTP (127.0.0.1), to
+// the official client, under the app's guards and rate limits.
+
+const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
+type Result = Record<string, unknown>;
+const anyResult: StandardSchemaV1<Result, Result> = {
+  '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value: value as Result }) },
+};
+
+const open: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of open.splice(0).reverse()) await close();
+});
+
+type Wire = 'stdio' | 'http';
+type Revision = '2025-11-25' | '2026-07-28';
+
+async function connect(wire: Wire, revision: Revision, declares: boolean) {
+  let transport: Transport;
+  if (wire === 'stdio') {
+    transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' });
+  } else {
+    const app = createEchoApp();
+    const listener: HttpListener = await app.listenHttp({ port: 0 });
+    open.push(() => app.close());
+    transport = new StreamableHTTPClientTransport(new URL(listener.url));
+  }
+  const client = new Client(
+    { name: 'echo-client', version: '1.0.0' },
+    {
+      capabilities: declares ? { extensions: { [ECHO]: { echoes: 2 } } } : {},
+      ...(revision === '2026-07-28' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    },
+  );
+  const heard: unknown[] = [];
+  client.fallbackNotificationHandler = async (notification) => {
+    if (notification.method === 'notifications/echo/heard') heard.push(notification.params);
+  };
+  await client.connect(transport);
+  open.push(() => client.close());
+  expect(client.getNegotiatedProtocolVersion()).toBe(revision);
+  const call = (method: string, params: Record<string, unknown> = {}) => client.request({ method, params }, anyResult);
+  return { client, call, heard };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ProtocolError) return { code: error.code, message: error.message, data: error.data };
+    throw error;
+  }
+  throw new Error('expected a JSON-RPC error');
+}
+
+const cases: [Wire, Revision][] = [
+  ['stdio', '2025-11-25'],
+  ['stdio', '2026-07-28'],
+  ['http', '2025-11-25'],
+  ['http', '2026-07-28'],
+];
+
+describe.each(cases)('a third-party extension over %s, %s', (wire, revision) => {
+  it('is advertised with its settings, and its method answers a client that declared it', async () => {
+    const { client, call, heard } = await connect(wire, revision, true);
+    expect(client.getServerCapabilities()?.extensions?.[ECHO]).toEqual({ version: 1 });
+    const result = await call('echo/say', { text: 'hello', _meta: { [ECHO_TRACE]: 'abc' } });
+    expect(result.said).toBe('hello');
+    // What the client declared for the extension, as the handler read it.
+    expect(result.client).toEqual({ echoes: 2 });
+    // The handler's own _meta key is kept beside the one the extension wrote.
+    expect(result._meta).toMatchObject({ 'com.example/kept': true, [ECHO_TRACE]: 'traced:abc' });
+    expect(heard).toEqual([{ text: 'hello' }]);
+    // Its middleware answers one request itself.
+    expect((await call('echo/say', { text: 'short-circuit' })).said).toBe('from middleware');
+    // The resource its setup added.
+    expect((await client.readResource({ uri: 'echo://about' })).contents).toEqual([
+      { uri: 'echo://about', mimeType: 'text/plain', text: `echo ${ECHO}` },
+    ]);
+  });
+
+  it('refuses a client that did not declare it (-32021), and bad params (-32602 naming the field)', async () => {
+    const { call } = await connect(wire, revision, false);
+    const missing = await refusal(call('echo/say', { text: 'hello' }));
+    expect(missing.code).toBe(-32021);
+    expect(missing.data).toEqual({ requiredCapabilities: { extensions: { [ECHO]: {} } } });
+    const declared = await connect(wire, revision, true);
+    const invalid = await refusal(declared.call('echo/say', { text: 42, extra: true }));
+    expect(invalid.code).toBe(-32602);
+    expect(invalid.message).toContain('text');
+    expect(invalid.message).toContain('extra');
+  });
+
+  it("runs under the app's guards, rate limits and error masking", async () => {
+    const { call } = await connect(wire, revision, true);
+    // The app's guard refuses: the method answers as if it did not exist.
+    expect((await refusal(call('echo/say', { text: 'x', _meta: { 'com.example/refuse': true } }))).code).toBe(-32601);
+    // An unexpected error is masked (its message stays on the server).
+    const failed = await refusal(call('echo/fail'));
+    expect(failed.code).toBe(-32603);
+    expect(failed.message).not.toContain('secret');
+    // The app's rate limit counts the method's calls (echo/fail above was one of its own count).
+    for (let i = 0; i < CALLS_PER_WINDOW; i++) await call('echo/say', { text: `call ${i}` });
+    const limited = await refusal(call('echo/say', { text: 'one too many' }));
+    expect(limited.code).toBe(-32029);
+  });
+});

@@ -1,0 +1,95 @@
+import { createMcpApp, defineExtension, type Extension, McpServer, Tool } from '@armature/core';
+import { Client, type ProtocolError, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { IsString, MaxLength } from 'class-validator';
+import { expectEqual } from './support/check.js';
+
+export const seen: string[] = [];
+
+// #region define
+export class SayParams {
+  @IsString()
+  @MaxLength(200)
+  text!: string;
+}
+
+export const echo: Extension = defineExtension({
+  id: 'com.example/echo',
+  settings: { version: 1 }, // advertised at capabilities.extensions['com.example/echo']
+  methods: {
+    'echo/say': {
+      params: SayParams, // validated like a tool's arguments: -32602 naming each bad field
+      requiresClientExtension: true, // -32021 unless the client declared com.example/echo
+      handle: async (params: SayParams, ctx) => {
+        await ctx.notify('notifications/echo/heard', { text: params.text });
+        ctx.meta.set('com.example/echo-at', ctx.meta.get('com.example/echo-at') ?? 'now');
+        return { said: params.text, loud: ctx.client()?.loud === true };
+      },
+    },
+  },
+  // Around every request the app handles, after the app's own middleware.
+  onRequest: async (request, next) => {
+    seen.push(request.method);
+    return next();
+  },
+  setup: (host) => {
+    host.resource({ uri: 'echo://about', name: 'about', mimeType: 'text/plain', read: () => 'The echo extension' });
+  },
+});
+// #endregion
+
+@McpServer({ name: 'echo-app', version: '1.0.0' })
+export class EchoAppServer {
+  @Tool({ description: 'Answers pong' })
+  ping() {
+    return 'pong';
+  }
+}
+
+// #region serve
+export const app = createMcpApp(EchoAppServer, { extensions: [echo], rateLimits: [{ limit: 100, windowMs: 60_000 }] });
+// #endregion
+
+const anyResult: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
+};
+
+async function connect(capabilities: Record<string, unknown>) {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const server = app.createServer();
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'docs-check', version: '1.0.0' }, { capabilities });
+  await client.connect(clientTransport);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+export async function main(): Promise<void> {
+  // #region client
+  const { client, close } = await connect({ extensions: { 'com.example/echo': { loud: true } } });
+  const said = await client.request({ method: 'echo/say', params: { text: 'hello' } }, anyResult);
+  // #endregion
+  try {
+    expectEqual(client.getServerCapabilities()?.extensions, { 'com.example/echo': { version: 1 } }, 'advertised');
+    expectEqual(said, { said: 'hello', loud: true, _meta: { 'com.example/echo-at': 'now' } }, 'echo/say');
+    const bad = await client.request({ method: 'echo/say', params: { text: 7 } }, anyResult).catch((e: ProtocolError) => e);
+    expectEqual((bad as ProtocolError).code, -32602, 'invalid params');
+    expectEqual(seen.includes('echo/say'), true, 'onRequest saw the method');
+    const about = await client.readResource({ uri: 'echo://about' });
+    expectEqual(about.contents, [{ uri: 'echo://about', mimeType: 'text/plain', text: 'The echo extension' }], 'resource');
+  } finally {
+    await close();
+  }
+  const plain = await connect({});
+  try {
+    const refused = await plain.client.request({ method: 'echo/say', params: { text: 'hi' } }, anyResult).catch((e: ProtocolError) => e);
+    expectEqual((refused as ProtocolError).code, -32021, 'a client without the extension');
+  } finally {
+    await plain.close();
+  }
+}

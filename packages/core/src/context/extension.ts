@@ -1,0 +1,159 @@
+// Type-only imports: extensions are defined at module load, before any SDK code is needed.
+import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
+import type { Constructor } from '../metadata/metadata-args.js';
+import type { Context, ContextLogger } from './context.js';
+import type { Middleware } from './execution-context.js';
+
+// The public extension interface, after the five points of SEP-3371 (draft): an extension declares
+// its id and settings (registration, capability negotiation), custom JSON-RPC methods, middleware
+// around every request, and reads and writes `_meta`. Armature's own extensions use nothing more.
+
+/**
+ * The request `_meta` as an extension sees it: its own keys read and written by name. What an
+ * extension writes goes into the `_meta` of the result its method answers with, beside what the
+ * handler returned there (keys it does not set are kept as they are).
+ */
+export interface ExtensionMeta {
+  /** The request's `_meta[key]` (undefined when absent). */
+  get<T = unknown>(key: string): T | undefined;
+  /** Sets `_meta[key]` of the result. */
+  set(key: string, value: unknown): void;
+}
+
+/**
+ * What an extension's method handler is handed: who asks, what the client declared for this (or
+ * another) extension, the request's `_meta`, its signal and log, and a way to notify the client.
+ */
+export interface ExtensionContext {
+  /** The extension this call is for. */
+  readonly extensionId: string;
+  /**
+   * The settings the client declared for extension `id` (default: this one) in its capabilities'
+   * `extensions` (at `initialize` on 2025-11-25, per request on 2026-07-28); undefined when it
+   * declared none.
+   */
+  client(id?: string): Readonly<Record<string, unknown>> | undefined;
+  readonly meta: ExtensionMeta;
+  /** The authenticated caller (a verified bearer token over HTTP), or undefined. */
+  readonly principal: AuthInfo | undefined;
+  readonly signal: AbortSignal;
+  readonly log: ContextLogger;
+  readonly requestId: RequestId;
+  /**
+   * Sends a notification to the client while the request runs (on 2026-07-28 HTTP, on the
+   * request's own stream, the only place the wire allows one). Resolves once handed to the wire.
+   */
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** The full handler Context (elicitation, sampling, roots, progress). */
+  readonly context: Context;
+}
+
+/**
+ * How the runtime's Context makes an extension's view of itself (`ctx[EXTENSION_VIEW](id)`): the
+ * builder plans extension calls with it, below the runtime that implements it. Not public.
+ */
+export const EXTENSION_VIEW: unique symbol = Symbol('armature.extensionView');
+
+/** A Context that makes extension views (the runtime's does). */
+export interface ExtensionViews {
+  [EXTENSION_VIEW](id: string): ExtensionContext;
+}
+
+/** One custom JSON-RPC request method of an extension. */
+export interface ExtensionMethod<P = Record<string, unknown>> {
+  /** A DTO class the params are validated into, as a tool's arguments are (`-32602` naming each bad field). */
+  readonly params?: Constructor<P>;
+  /**
+   * Refuse the call with `-32021` (and the extension in `data.requiredCapabilities`) unless the
+   * client declared the extension in its capabilities. Default false.
+   */
+  readonly requiresClientExtension?: boolean;
+  /** Answers the call: the returned object is the JSON-RPC result. */
+  handle(params: P, ctx: ExtensionContext): unknown;
+}
+
+/** A resource an extension serves, added at start-up (`host.resource`). */
+export interface ExtensionResource {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  /** Size in bytes, when known. */
+  readonly size?: number;
+  readonly _meta?: Record<string, unknown>;
+  /** The contents: what a `@Resource` method may return (a string, bytes, contents). */
+  read(ctx: ExtensionContext): unknown;
+}
+
+/** A resource template an extension serves, added at start-up (`host.resourceTemplate`). */
+export interface ExtensionResourceTemplate {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  /** The contents at `uri`; throw `McpError` (e.g. -32602) when nothing is there. */
+  read(uri: string, variables: Readonly<Record<string, string>>, ctx: ExtensionContext): unknown;
+}
+
+/** What an extension's `setup` may do at start-up. */
+export interface ExtensionHost {
+  /** The extension being set up. */
+  readonly extensionId: string;
+  /** Serves a resource (checked with the app's: a URI served twice is a start-up error). */
+  resource(resource: ExtensionResource): void;
+  /** Serves a resource template. */
+  resourceTemplate(template: ExtensionResourceTemplate): void;
+  /** What the app serves, as built from its classes (and the extensions set up before this one). */
+  readonly catalog: {
+    readonly tools: readonly string[];
+    readonly resources: readonly string[];
+    readonly resourceTemplates: readonly string[];
+    readonly prompts: readonly string[];
+  };
+  /** Reports a start-up problem, listed with the app's others in one `ArmatureBuildError`. */
+  problem(message: string, fix: string): void;
+}
+
+/** What `defineExtension` takes. */
+export interface ExtensionOptions {
+  /** A reverse-DNS id with one slash, e.g. `com.example/echo` (SEP-2133 extension identifiers). */
+  readonly id: string;
+  /**
+   * What the server advertises at `capabilities.extensions[id]` (`initialize` on 2025-11-25,
+   * `server/discover` on 2026-07-28). Default `{}`.
+   */
+  readonly settings?: Record<string, unknown>;
+  /** Custom request methods, served on every wire and revision like the built-in ones. */
+  // biome-ignore lint/suspicious/noExplicitAny: each method names its own params type.
+  readonly methods?: Readonly<Record<string, ExtensionMethod<any>>>;
+  /** Runs around every request the app handles, after the app's own `middleware`. */
+  readonly onRequest?: Middleware;
+  /** Runs once at start-up, after the app's classes are built. */
+  setup?(host: ExtensionHost): void;
+}
+
+/** An extension, made by `defineExtension` and given to `createMcpApp(Server, { extensions })`. */
+export interface Extension extends ExtensionOptions {
+  readonly kind: 'armature.extension';
+}
+
+/**
+ * Declares an extension. Nothing is checked or run here: `createMcpApp` checks it with the rest of
+ * the app (a bad id, a method named like another, a bad params DTO), and reports every problem at
+ * once.
+ *
+ * @example
+ * ```ts
+ * export const echo = defineExtension({
+ *   id: 'com.example/echo',
+ *   settings: { version: 1 },
+ *   methods: { 'echo/say': { params: SayParams, handle: (params, ctx) => ({ said: params.text }) } },
+ * });
+ * createMcpApp(Server, { extensions: [echo] });
+ * ```
+ */
+export function defineExtension(options: ExtensionOptions): Extension {
+  return Object.freeze({ ...options, kind: 'armature.extension' as const });
+}

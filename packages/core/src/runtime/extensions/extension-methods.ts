@@ -1,0 +1,67 @@
+import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ExtensionDefinition, ExtensionMethodDefinition } from '../../builder/definitions.js';
+import { callMessages } from '../../messages/call-messages.js';
+import { isPlainObject } from '../../validation/plain-object.js';
+import type { CallRequest } from '../call-request.js';
+import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+
+type Params = Record<string, unknown> | undefined;
+type Result = Record<string, unknown>;
+
+function internalError(message: string): never {
+  throw new ProtocolError(ProtocolErrorCode.InternalError, message);
+}
+
+/**
+ * Extension methods answer every failure as a JSON-RPC error, as the built-in methods do: invalid
+ * params -32602 naming each field, a refused caller as if the method did not exist (-32601),
+ * anything unexpected -32603 with the masked message.
+ */
+export const methodKind: CallKind<Result, ExtensionMethodDefinition> = {
+  label: (plan) => `method "${plan.name}"`,
+  reportAs: (plan) => plan.where,
+  denied: async (plan) => {
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${plan.name}`);
+  },
+  invalidArguments: (plan, issues) => {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.invalidArguments(`method "${plan.name}"`, issues));
+  },
+  fail: internalError,
+  convert: (method, value) => {
+    if (value === undefined) return {};
+    if (isPlainObject(value)) return value as Result;
+    throw new Error(
+      callMessages.methodResultNotObject(method.name, value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value),
+    );
+  },
+};
+
+/** Whether the request's client declared extension `id` (at `initialize` on 2025-11-25, per request on 2026-07-28). */
+export function declaresExtension(call: CallRequest, id: string): boolean {
+  return isPlainObject(call.ctx.clientCapabilities?.extensions?.[id]);
+}
+
+/** The -32021 error of a method that needs the client to declare its extension. */
+export function extensionNotDeclared(extension: ExtensionDefinition, method: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [extension.id]: {} } } },
+    callMessages.extensionNotDeclared(method, extension.id),
+  );
+}
+
+/**
+ * Runs one extension method through the one executor (guards, rate limits, params, interceptors,
+ * timeout, error masking, its span), after checking the client declared the extension when the
+ * method asks for it. `_meta` is the request's, not a param: the handler reads it from its context.
+ */
+export function callExtensionMethod(
+  settings: ExecutorSettings,
+  extension: ExtensionDefinition,
+  method: ExtensionMethodDefinition,
+  params: Params,
+  call: CallRequest,
+): Promise<Result> {
+  if (method.requiresClientExtension && !declaresExtension(call, extension.id)) throw extensionNotDeclared(extension, method.name);
+  const { _meta: _ignored, ...args } = params ?? {};
+  return executeCall(settings, method.plan, methodKind, method, call, args);
+}
