@@ -35,10 +35,10 @@ export const EVENTS_BUILD_MESSAGES = {
   },
   badNumberOption: {
     code: 'ARM174',
-    title: 'a time or size option of events() is not a positive whole number, or the TTLs are out of order',
+    title: 'a time, count or size option of events() is not a positive whole number, or the TTLs are out of order',
     message: (option: string, value: unknown) => `${option} is ${JSON.stringify(value)}`,
     fix: (option: string) =>
-      `give ${option} a positive whole number of milliseconds (minTtlMs <= defaultTtlMs <= maxTtlMs), or leave it out for the default`,
+      `give ${option} a positive whole number (milliseconds for a time; minTtlMs <= defaultTtlMs <= maxTtlMs), or leave it out for the default`,
   },
 } as const;
 
