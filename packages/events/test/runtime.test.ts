@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventsErrorCodes } from '../src/error-codes.js';
 import { type EventsOptions, EventsRuntime } from '../src/events-runtime.js';
+import { MemoryEventsStore } from '../src/memory-events-store.js';
 import { IncidentFilter, IncidentPayload } from './support/dtos.js';
 import { newSecret, Receiver } from './support/receiver.js';
 
@@ -46,6 +47,19 @@ describe('events({...}) options', () => {
         expect.objectContaining({ code: 'ARM170', where: 'events', fix: expect.stringContaining('experimental: true') }),
       ]);
     }
+  });
+
+  it('closes its store on stop even when it was never started (a Redis connection would keep the process alive)', async () => {
+    const store = new MemoryEventsStore();
+    let closed = 0;
+    store.close = async () => {
+      closed++;
+    };
+    const never = new EventsRuntime({ ...local(), store });
+    await never.stop();
+    await never.stop();
+    expect(closed).toBe(1);
+    await expect(never.emit('incident.created', { incidentId: 'a', severity: 'P1' })).rejects.toThrow(/not running/);
   });
 
   it('lists its codes, all in ARM170-ARM179, each once', () => {
