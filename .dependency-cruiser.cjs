@@ -17,6 +17,8 @@ const LAYERS = [
   ['engine', ['runtime', 'builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   ['remote', ['runtime', 'builder', 'validation', 'observability', 'context', 'metadata', 'messages']],
   ['auth', ['messages']],
+  // Armature's own extensions, on the public extension interface only (context/extension.ts).
+  ['extensions', ['context', 'metadata', 'messages']],
   ['transports', ['engine', 'auth', 'validation', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   [
     'app',

@@ -1,4 +1,5 @@
-import { type CreateMcpAppOptions, createMcpApp, type McpApp } from '@armature/core';
+import { fileURLToPath } from 'node:url';
+import { type CreateMcpAppOptions, createMcpApp, type McpApp, skills } from '@armature/core';
 import { ClientFeatureTools } from './client-features.server.js';
 import { COMPOSED } from './composed.server.js';
 import { DiagnosticTools, listChangeTools } from './diagnostics.server.js';
@@ -35,6 +36,9 @@ export const SERVER_CLASSES = [
   ConformanceTasks,
 ];
 
+/** The skills the server serves (SEP-2640): the folder next to src/ and dist/. */
+export const SKILLS_DIR = fileURLToPath(new URL('../skills', import.meta.url));
+
 const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource', prompt: 'test_dynamic_prompt' };
 
 /**
@@ -45,9 +49,10 @@ const DYNAMIC = { tool: 'test_dynamic_tool', resource: 'test://dynamic-resource'
 export function createConformanceApp(options: ConformanceAppOptions = {}): ConformanceApp {
   // The list-change hooks edit the app that serves them.
   const classes = [...SERVER_CLASSES, listChangeTools(() => app, DYNAMIC)];
+  const extensions = [skills({ dirs: [SKILLS_DIR] })];
   const app: McpApp = options.composed
-    ? createMcpApp([...classes, ...COMPOSED.parts], { ...options.scaleOut, hiddenTags: COMPOSED.hiddenTags })
-    : createMcpApp(classes, options.scaleOut);
+    ? createMcpApp([...classes, ...COMPOSED.parts], { ...options.scaleOut, hiddenTags: COMPOSED.hiddenTags, extensions })
+    : createMcpApp(classes, { ...options.scaleOut, extensions });
   const timers: NodeJS.Timeout[] = [];
 
   app.tools.disable(DYNAMIC.tool);

@@ -81,6 +81,7 @@ export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
 export { Tool } from './decorators/tool.decorator.js';
 export type { ContainerAdapter, RequestScope } from './di/container-adapter.js';
 export { TypediContainerAdapter } from './di/typedi-adapter.js';
+export { SKILLS_EXTENSION, type SkillsOptions, skills } from './extensions/skills/skills-extension.js';
 export { ArmatureBuildError, type BuildProblem, formatProblems } from './messages/build-error.js';
 export { type ErrorCodeInfo, errorCodes } from './messages/message-catalog.js';
 export { explainStartupError } from './messages/startup-error.js';
