@@ -52,17 +52,16 @@ export class IncidentServer {
 export const app = createMcpApp(IncidentServer, { extensions: [incidents.extension] });
 // #endregion
 
+// #region redis
 /** What every instance runs when several share one Redis. */
 export function sharedIncidents(redisUrl: string) {
-  // #region redis
-  const incidents = events({
+  return events({
     experimental: true,
     events: [incidentCreated],
     store: redisEventsStore({ url: redisUrl }), // the Redis of redisState, e.g. process.env.REDIS_URL
   });
-  // #endregion
-  return incidents;
 }
+// #endregion
 
 // #region receiver
 /** A webhook receiver: answers the verification challenge, then verifies every delivery. */
@@ -88,9 +87,29 @@ function receiver(secret: string, received: unknown[]) {
 }
 // #endregion
 
+// #region subscribe
 const anyResult: StandardSchemaV1<Record<string, unknown>> = {
   '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
 };
+
+/** Lists what the server offers, then subscribes a webhook to P1 incident.created. */
+export async function subscribe(connected: Client, hookUrl: string, secret: string) {
+  const listed = await connected.request({ method: 'events/list', params: {} }, anyResult);
+  const subscription = await connected.request(
+    {
+      method: 'events/subscribe',
+      params: {
+        name: 'incident.created',
+        arguments: { severity: 'P1' },
+        delivery: { mode: 'webhook', url: hookUrl, secret }, // the subscriber makes the secret
+        ttlMs: 3_600_000, // suggested; refreshBefore is what the server granted
+      },
+    },
+    anyResult,
+  );
+  return { offered: listed.events, subscription };
+}
+// #endregion
 
 function codeTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
@@ -141,21 +160,7 @@ export async function main(): Promise<void> {
   const client = new Client({ name: 'docs-check', version: '1.0.0' });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
-    // #region subscribe
-    const { events: offered } = await client.request({ method: 'events/list', params: {} }, anyResult);
-    const subscription = await client.request(
-      {
-        method: 'events/subscribe',
-        params: {
-          name: 'incident.created',
-          arguments: { severity: 'P1' },
-          delivery: { mode: 'webhook', url: hookUrl, secret }, // the client makes the secret
-          ttlMs: 3_600_000, // suggested; refreshBefore is what the server granted
-        },
-      },
-      anyResult,
-    );
-    // #endregion
+    const { offered, subscription } = await subscribe(client, hookUrl, secret);
     expectEqual(
       (offered as { name: string; delivery: string[] }[]).map((e) => [e.name, e.delivery]),
       [['incident.created', ['webhook', 'poll']]],
