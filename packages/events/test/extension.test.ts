@@ -1,5 +1,5 @@
 import { createMcpApp, type HttpListener, McpServer, type TokenVerifier, Tool } from '@armature/core';
-import { Client, ProtocolError, type StandardSchemaV1, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, type StandardSchemaV1, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVENTS_EXTENSION_ID, type Events, events } from '../src/events-extension.js';
 import { IncidentFilter, IncidentPayload } from './support/dtos.js';
@@ -62,16 +62,6 @@ async function connect(listener: HttpListener, revision: '2025-11-25' | '2026-07
   return { client, call: (method: string, params: Result = {}) => client.request({ method, params }, anyResult) };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ProtocolError) return { code: error.code, message: error.message, data: error.data };
-    throw error;
-  }
-  throw new Error('expected a JSON-RPC error');
-}
-
 describe.each(['2025-11-25', '2026-07-28'] as const)('events as an extension on %s', (revision) => {
   let receiver: Receiver;
   beforeEach(async () => {
@@ -117,24 +107,21 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events as an extension on 
     expect(receiver.deliveries[0]?.headers['x-mcp-subscription-id']).toBe(subscribed.id);
 
     // Bob's key differs from Alice's: he cannot remove her subscription.
-    expect((await refusal(bob.call('events/unsubscribe', key))).code).toBe(-32011);
+    await expect(bob.call('events/unsubscribe', key)).rejects.toMatchObject({ code: -32011 });
     // An empty result (2026-07-28 adds the protocol's own _meta).
     const { _meta, ...unsubscribed } = await alice.call('events/unsubscribe', key);
     expect(unsubscribed).toEqual({});
-    expect((await refusal(alice.call('events/unsubscribe', key))).code).toBe(-32011);
+    await expect(alice.call('events/unsubscribe', key)).rejects.toMatchObject({ code: -32011 });
   });
 
   it('answers bad input with the draft codes and keeps serving', async () => {
     const listener = await serve(false);
     const anonymous = await connect(listener, revision);
     const secret = newSecret();
-    expect(
-      (await refusal(anonymous.call('events/subscribe', { name: 'incident.created', delivery: { url: receiver.url, secret } }))).code,
-    ).toBe(-32012);
-    expect((await refusal(anonymous.call('events/subscribe', { name: 'nope', delivery: { url: receiver.url, secret } }))).code).toBe(
-      -32011,
-    );
-    expect((await refusal(anonymous.call('events/poll', { name: 'incident.created', cursor: 'forged' }))).code).toBe(-32602);
+    const delivery = { url: receiver.url, secret };
+    await expect(anonymous.call('events/subscribe', { name: 'incident.created', delivery })).rejects.toMatchObject({ code: -32012 });
+    await expect(anonymous.call('events/subscribe', { name: 'nope', delivery })).rejects.toMatchObject({ code: -32011 });
+    await expect(anonymous.call('events/poll', { name: 'incident.created', cursor: 'forged' })).rejects.toMatchObject({ code: -32602 });
     const start = await anonymous.call('events/poll', { name: 'incident.created', cursor: null });
     await anonymous.client.callTool({ name: 'open', arguments: { incidentId: 'INC-2', severity: 'P2' } });
     const polled = await anonymous.call('events/poll', { name: 'incident.created', cursor: start.cursor });
