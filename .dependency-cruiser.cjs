@@ -25,6 +25,7 @@ const LAYERS = [
     [
       'transports',
       'remote',
+      'extensions',
       'engine',
       'auth',
       'runtime',

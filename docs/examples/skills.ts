@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createMcpApp, McpServer, SKILLS_EXTENSION, skills, Tool } from '@armature/core';
+import { createMcpApp, McpServer, SKILLS_EXTENSION, Skills, skills, Tool } from '@armature/core';
 import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { connectInMemory, expectEqual } from './support/check.js';
 
@@ -20,6 +20,18 @@ const app = createMcpApp(ReleaseServer, {
 });
 // #endregion
 
+// #region decorator
+@Skills(new URL('./skills', import.meta.url)) // or a path, resolved from the working directory
+@McpServer({ name: 'docs-skills-decorated', version: '1.0.0' })
+export class ReleaseSkillsServer {
+  @Tool({ description: 'The version being released' })
+  version() {
+    return '2.4.0';
+  }
+}
+// createMcpApp(ReleaseSkillsServer) serves its skills: no extension to list in the options.
+// #endregion
+
 const anyResult: StandardSchemaV1<Record<string, unknown>> = {
   '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
 };
@@ -37,8 +49,8 @@ export const outputs: Record<string, string> = {
         resources: [
           {
             uri: 'skill://release-notes/SKILL.md',
-            digest: 'sha256:eec83e2a3a705fc810e671eb28aea2c115ba135b5c86833565f441d77eebd91d',
-            size: 201,
+            digest: 'sha256:4385166e8af8b70b86c83a18c37895425a96125f8f859a4a7accd3931b44aabd',
+            size: 202,
           },
           {
             uri: 'skill://release-notes/templates/NOTES.md',
@@ -58,7 +70,7 @@ export const outputs: Record<string, string> = {
           uri: 'skill://release-notes/SKILL.md',
           name: 'SKILL.md',
           mimeType: 'text/markdown',
-          size: 201,
+          size: 202,
         },
         {
           uri: 'skill://release-notes/templates',
@@ -93,5 +105,12 @@ export async function main(): Promise<void> {
     expectEqual((outside as { code: number }).code, -32602, 'a URI outside the skills is not found');
   } finally {
     await close();
+  }
+  const decorated = await connectInMemory(createMcpApp(ReleaseSkillsServer));
+  try {
+    const { skills: listed } = await decorated.client.request({ method: 'skills/list', params: {} }, anyResult);
+    expectEqual(JSON.stringify(listed, null, 2), outputs.list, 'the same skills, declared with @Skills');
+  } finally {
+    await decorated.close();
   }
 }

@@ -78,6 +78,7 @@ export { RateLimit, RequireScopes, UseGuards, UseInterceptors } from './decorato
 export { Complete, Prompt } from './decorators/prompt.decorator.js';
 export { RequestScoped } from './decorators/request-scoped.decorator.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
+export { Skills } from './decorators/skills.decorator.js';
 export { Tool } from './decorators/tool.decorator.js';
 export type { ContainerAdapter, RequestScope } from './di/container-adapter.js';
 export { TypediContainerAdapter } from './di/typedi-adapter.js';

@@ -40,6 +40,7 @@ describe('@armature/core public surface', () => {
         'ResourceTemplate',
         'SEP_3304_RATE_LIMITED',
         'SKILLS_EXTENSION',
+        'Skills',
         'Tool',
         'ToolError',
         'TypediContainerAdapter',

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ProtocolError, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ArmatureBuildError, createMcpApp, McpServer, SKILLS_EXTENSION, skills, Tool } from '../src/index.js';
+import { ArmatureBuildError, createMcpApp, McpServer, SKILLS_EXTENSION, Skills, skills, Tool } from '../src/index.js';
 import { connectHttp, connectInMemory } from './support/clients.js';
 
 @McpServer({ name: 'skills-test', version: '1.0.0' })
@@ -241,6 +242,62 @@ describe('skills: hostile folders are refused at start-up', () => {
   it('reports a folder that does not exist or holds no skill, and bad options', () => {
     expect(problemsOf(['/nonexistent/skills'])).toEqual(['ARM168 the skills folder /nonexistent/skills cannot be read (ENOENT)']);
     expect(problemsOf([folder({ 'x.txt': 'x' })])[0]).toMatch(/holds no SKILL\.md, and no folder in it does$/);
-    expect(problemsOf([])).toEqual(['ARM168 skills() was given dirs []; it must be a non-empty list of folders']);
+    expect(problemsOf([])).toEqual(['ARM168 skills() was given no folder (dirs is empty and no server class has @Skills)']);
+  });
+});
+
+describe('skills declared with @Skills on a server class', () => {
+  const fm = (name: string) => `---\nname: ${name}\ndescription: d\n---\n`;
+
+  it('serves the folders of @Skills (path or file: URL) without the extension in the options, and with it', async () => {
+    const byPath = folder({ 'one/SKILL.md': fm('one') });
+    const byUrl = folder({ 'two/SKILL.md': fm('two') });
+    const given = folder({ 'three/SKILL.md': fm('three') });
+    @Skills(byPath, pathToFileURL(byUrl))
+    @McpServer({ name: 'decorated', version: '1.0.0' })
+    class Decorated {
+      @Tool({ description: 'd' })
+      ping() {
+        return 'pong';
+      }
+    }
+    const listed = async (app: ReturnType<typeof createMcpApp>) => {
+      const { client, close } = await connectInMemory(app);
+      try {
+        const { skills: entries } = await client.request({ method: 'skills/list', params: {} }, anyResult);
+        return (entries as { uri: string }[]).map((entry) => entry.uri);
+      } finally {
+        await close();
+      }
+    };
+    expect(await listed(createMcpApp(Decorated))).toEqual(['skill://one/SKILL.md', 'skill://two/SKILL.md']);
+    expect(await listed(createMcpApp(Decorated, { extensions: [skills({ dirs: [given] })] }))).toEqual([
+      'skill://one/SKILL.md',
+      'skill://three/SKILL.md',
+      'skill://two/SKILL.md',
+    ]);
+  });
+
+  it('reports a @Skills folder that is not a path, naming the class', () => {
+    @Skills(42 as unknown as string)
+    @McpServer({ name: 'bad', version: '1.0.0' })
+    class BadSkills {
+      @Tool({ description: 'd' })
+      ping() {
+        return 'pong';
+      }
+    }
+    const error = (() => {
+      try {
+        createMcpApp(BadSkills);
+      } catch (thrown) {
+        return thrown as ArmatureBuildError;
+      }
+      throw new Error('expected an ArmatureBuildError');
+    })();
+    expect(error.problems.map((p) => `${p.code} ${p.where}: ${p.message}`)).toEqual([
+      `ARM168 extension ${SKILLS_EXTENSION}: @Skills on BadSkills names 42, which is not a folder`,
+      `ARM168 extension ${SKILLS_EXTENSION}: skills() was given no folder (dirs is empty and no server class has @Skills)`,
+    ]);
   });
 });

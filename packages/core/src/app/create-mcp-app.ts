@@ -6,6 +6,7 @@ import { type AppPart, classesOf } from '../builder/mounted-part.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
+import { withDecoratedSkills } from '../extensions/skills/skills-extension.js';
 import { pointAtCaller } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
@@ -103,7 +104,12 @@ export class McpApp {
     const container = options.container ?? new TypediContainerAdapter();
     this.state = options.state ?? memoryState();
     // One report at start-up: the builder asks the container for its problems too.
-    this.definition = withOptionProblems(() => buildAppDefinition(parts, { ...options, container }), optionProblems(options));
+    // A class with `@Skills` brings the skills extension when the options do not list it.
+    const extensions = withDecoratedSkills(
+      classesOf(parts).map((entry) => entry.serverClass),
+      options.extensions,
+    );
+    this.definition = withOptionProblems(() => buildAppDefinition(parts, { ...options, container, extensions }), optionProblems(options));
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
     this.runtime = new AppRuntime(this.definition, container, options.onError, {

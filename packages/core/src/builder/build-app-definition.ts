@@ -188,7 +188,12 @@ export function buildAppDefinition(
   }
 
   // After the classes, so that an extension's setup reads (and adds to) what they serve.
-  const extensions = buildExtensions(options.extensions, planning, { tools, resources, resourceTemplates, prompts }, problems);
+  const extensions = buildExtensions(
+    options.extensions,
+    planning,
+    { serverClasses: served, tools, resources, resourceTemplates, prompts },
+    problems,
+  );
   checkAppResources(tools.values(), resources, problems);
   problems.push(...containerProblems);
   if (problems.length > 0) throw new ArmatureBuildError(problems);

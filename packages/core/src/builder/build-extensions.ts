@@ -69,6 +69,7 @@ const BUILT_IN_METHODS = new Set([
 
 /** What the app's classes built, which extensions add to and read. */
 export interface ExtensionCatalog {
+  readonly serverClasses: readonly Constructor[];
   readonly tools: ReadonlyMap<string, unknown>;
   readonly resources: Map<string, ResourceDefinition>;
   readonly resourceTemplates: Map<string, ResourceTemplateDefinition>;
@@ -339,6 +340,7 @@ function runSetup(extension: ExtensionDefinition, planning: PlanContext, catalog
     },
     get catalog() {
       return {
+        serverClasses: catalog.serverClasses,
         tools: [...catalog.tools.keys()],
         resources: [...catalog.resources.keys()],
         resourceTemplates: [...catalog.resourceTemplates.keys()],

@@ -107,6 +107,8 @@ export interface ExtensionHost {
   resourceTemplate(template: ExtensionResourceTemplate): void;
   /** What the app serves, as built from its classes (and the extensions set up before this one). */
   readonly catalog: {
+    /** The app's server classes (their decorators' records can be read from `getMetadataStorage()`). */
+    readonly serverClasses: readonly Constructor[];
     readonly tools: readonly string[];
     readonly resources: readonly string[];
     readonly resourceTemplates: readonly string[];

@@ -62,6 +62,10 @@ export const skillProblems = {
     message: `two skills are named ${name}: ${first} and ${second}`,
     fix: 'give each skill its own name (its skill:// URI is made from it)',
   }),
+  decoratedInvalid: (className: string, found: string): Problem => ({
+    message: `@Skills on ${className} names ${found}, which is not a folder`,
+    fix: "@Skills('./skills') or @Skills(new URL('./skills', import.meta.url))",
+  }),
   optionsInvalid: (found: string): Problem => ({
     message: `skills() was given ${found}`,
     fix: "skills({ dirs: ['./skills'], cache: { ttlMs: 60_000, scope: 'public' } })",

@@ -20,6 +20,8 @@ export class MetadataStorage {
   private fields = new Map<Constructor, Map<string, FieldMetadataArgs>>();
   private requestScoped = new Set<Constructor>();
   private pipeline: PipelineMetadataArgs[] = [];
+  /** Skill folders a server class declares (`@Skills`), as written (checked when served). */
+  private skillFolders = new Map<Constructor, unknown[]>();
 
   collectServer(args: ServerMetadataArgs): void {
     this.servers.set(args.target, Object.freeze(args));
@@ -82,6 +84,15 @@ export class MetadataStorage {
     const methodLevel = this.pipeline.filter((p) => p.methodName === methodName && chain.includes(p.target));
     for (const args of groupReversed(methodLevel)) add(args);
     return { ...out, scopes: [...new Set(out.scopes)] };
+  }
+
+  collectSkills(target: Constructor, folders: readonly unknown[]): void {
+    this.skillFolders.set(target, [...(this.skillFolders.get(target) ?? []), ...folders]);
+  }
+
+  /** The skill folders `@Skills` recorded on `target` (not its base classes), as written. */
+  skillsOf(target: Constructor): readonly unknown[] {
+    return this.skillFolders.get(target) ?? [];
   }
 
   collectRequestScoped(target: Constructor): void {

@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { McpError } from '../../context/errors.js';
 import { defineExtension, type Extension, type ExtensionHost } from '../../context/extension.js';
 import { skillErrors, skillProblems } from '../../messages/skill-messages.js';
+import type { Constructor } from '../../metadata/metadata-args.js';
+import { getMetadataStorage } from '../../metadata/metadata-storage.js';
 import { DEFAULT_SKILL_LIMITS, type LoadedSkill, loadSkill, type SkillLimits, skillFoldersIn } from './skill-folders.js';
 
 // The skills extension (SEP-2640, final): skills/list, skills/get, the skill files as skill://
@@ -17,9 +20,10 @@ const PAGE_SIZE = 100;
 export interface SkillsOptions {
   /**
    * Folders to serve skills from: a skill folder (holding a SKILL.md), or a folder of skill
-   * folders. Relative paths are resolved from the working directory.
+   * folders. Relative paths are resolved from the working directory. The folders of the app's
+   * `@Skills` classes are served too.
    */
-  dirs: readonly string[];
+  dirs?: readonly string[];
   /**
    * How long clients may keep skills/list, skills/get and directory answers (`ttlMs`) and whether
    * a shared cache may (`scope: 'public'`) or only the client's own (`'private'`). Default
@@ -62,6 +66,22 @@ function page<T>(items: readonly T[], cursor: unknown): { items: T[]; nextCursor
   return { items: items.slice(start, end), ...(end < items.length ? { nextCursor: String(end) } : {}) };
 }
 
+/** The folders the app's classes declare with `@Skills`, as paths; a bad one is reported. */
+function decoratedFolders(classes: readonly Constructor[], host: ExtensionHost): string[] {
+  const folders: string[] = [];
+  for (const serverClass of classes) {
+    for (const folder of getMetadataStorage().skillsOf(serverClass)) {
+      if (typeof folder === 'string' && folder !== '') folders.push(folder);
+      else if (folder instanceof URL && folder.protocol === 'file:') folders.push(fileURLToPath(folder));
+      else {
+        const { message, fix } = skillProblems.decoratedInvalid(serverClass.name, String(folder));
+        host.problem(message, fix);
+      }
+    }
+  }
+  return folders;
+}
+
 function checkedOptions(options: SkillsOptions, host: ExtensionHost): SkillsOptions | undefined {
   const { dirs, cache, limits } = (options ?? {}) as Partial<SkillsOptions>;
   const bad = (found: string) => {
@@ -69,8 +89,8 @@ function checkedOptions(options: SkillsOptions, host: ExtensionHost): SkillsOpti
     host.problem(message, fix);
     return undefined;
   };
-  if (!Array.isArray(dirs) || dirs.length === 0 || !dirs.every((dir) => typeof dir === 'string' && dir !== ''))
-    return bad(`dirs ${JSON.stringify(dirs) ?? String(dirs)}; it must be a non-empty list of folders`);
+  if (dirs !== undefined && (!Array.isArray(dirs) || !dirs.every((dir) => typeof dir === 'string' && dir !== '')))
+    return bad(`dirs ${JSON.stringify(dirs) ?? String(dirs)}; it must be a list of folders`);
   if (cache?.ttlMs !== undefined && !(Number.isSafeInteger(cache.ttlMs) && cache.ttlMs >= 0))
     return bad(`cache.ttlMs ${String(cache.ttlMs)}; it must be a whole number of milliseconds, 0 or more`);
   if (cache?.scope !== undefined && cache.scope !== 'public' && cache.scope !== 'private')
@@ -94,7 +114,7 @@ function checkedOptions(options: SkillsOptions, host: ExtensionHost): SkillsOpti
  * createMcpApp(Server, { extensions: [skills({ dirs: ['./skills'] })] });
  * ```
  */
-export function skills(options: SkillsOptions): Extension {
+export function skills(options: SkillsOptions = {}): Extension {
   const catalog = new SkillCatalog();
   const ttlMs = options?.cache?.ttlMs ?? 0;
   const cacheScope = options?.cache?.scope ?? 'private';
@@ -134,8 +154,10 @@ export function skills(options: SkillsOptions): Extension {
       if (!checked) return;
       const limits = { ...DEFAULT_SKILL_LIMITS, ...checked.limits };
       const report = ({ message, fix }: { message: string; fix: string }) => host.problem(message, fix);
+      const dirs = [...(checked.dirs ?? []), ...decoratedFolders(host.catalog.serverClasses, host)];
+      if (dirs.length === 0) report(skillProblems.optionsInvalid('no folder (dirs is empty and no server class has @Skills)'));
       const seen = new Map<string, string>();
-      for (const dir of checked.dirs) {
+      for (const dir of dirs) {
         for (const folder of skillFoldersIn(dir, report)) {
           const skill = loadSkill(folder, limits, report);
           if (!skill) continue;
@@ -174,4 +196,18 @@ export function skills(options: SkillsOptions): Extension {
       });
     },
   });
+}
+
+/**
+ * The extensions an app serves: `given`, plus the skills extension when a server class declares
+ * `@Skills` and `given` has none (one given serves the decorated folders too).
+ */
+export function withDecoratedSkills(
+  classes: readonly Constructor[],
+  given: readonly Extension[] | undefined,
+): readonly Extension[] | undefined {
+  if (!classes.some((serverClass) => getMetadataStorage().skillsOf(serverClass).length > 0)) return given;
+  if (given !== undefined && !Array.isArray(given)) return given;
+  if (given?.some((extension) => extension?.id === SKILLS_EXTENSION)) return given;
+  return [...(given ?? []), skills()];
 }
