@@ -1,0 +1,59 @@
+import { defineExtension, type Extension, type ExtensionContext } from '@armature/core';
+import { type EmitResult, type EventsOptions, EventsRuntime } from './events-runtime.js';
+
+/** The extension id events are advertised under, at `capabilities.extensions`. */
+export const EVENTS_EXTENSION_ID = 'io.modelcontextprotocol/events';
+
+/** What `events({...})` gives: the extension to serve, and the app's way to emit. */
+export interface Events {
+  /** Give it to `createMcpApp(Server, { extensions: [events.extension] })`. */
+  readonly extension: Extension;
+  /**
+   * Emits an event: the payload is validated against the event's DTO, kept for `events/poll`, and
+   * queued for every matching webhook subscription. Call it from anywhere, a tool handler included.
+   */
+  emit<P extends object>(name: string, payload: P): Promise<EmitResult>;
+  /** Stops delivering (attempts in flight finish) and closes the store. Call it when the app shuts down. */
+  close(): Promise<void>;
+}
+
+/** The caller as subscriptions are keyed on: client id and subject, as sessions are bound. */
+function principalOf(ctx: ExtensionContext): string | undefined {
+  const principal = ctx.principal;
+  if (!principal) return undefined;
+  const sub = principal.extra?.sub;
+  return `${principal.clientId}\u0000${typeof sub === 'string' ? sub : ''}`;
+}
+
+/**
+ * Events (the SEP-3415 draft), as an extension: `events/list`, `events/subscribe`,
+ * `events/unsubscribe` and `events/poll`, webhook delivery signed per Standard Webhooks with retries,
+ * subscriptions that expire unless renewed, and egress refused to non-public addresses. Experimental:
+ * `experimental: true` is required, and the method names may change with the draft.
+ *
+ * @example
+ * ```ts
+ * const incidents = events({ experimental: true, events: [{ name: 'incident.created', description: '...', payload: Incident }] });
+ * const app = createMcpApp(Server, { extensions: [incidents.extension] });
+ * await incidents.emit('incident.created', { id: 'INC-1', severity: 'P1' });
+ * ```
+ */
+export function events(options: EventsOptions): Events {
+  const runtime = new EventsRuntime(options);
+  const extension = defineExtension({
+    id: EVENTS_EXTENSION_ID,
+    settings: { experimental: true, delivery: ['webhook', 'poll'] },
+    methods: {
+      'events/list': { handle: () => runtime.list() },
+      'events/subscribe': { handle: (params: unknown, ctx: ExtensionContext) => runtime.subscribe(principalOf(ctx), params) },
+      'events/unsubscribe': { handle: (params: unknown, ctx: ExtensionContext) => runtime.unsubscribe(principalOf(ctx), params) },
+      'events/poll': { handle: (params: unknown) => runtime.poll(params) },
+    },
+    setup: () => runtime.start(),
+  });
+  return {
+    extension,
+    emit: (name, payload) => runtime.emit(name, payload),
+    close: () => runtime.stop(),
+  };
+}
