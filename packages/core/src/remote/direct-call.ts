@@ -41,7 +41,7 @@ export class DirectConnectionError extends Error {
  */
 export class DirectCall {
   private readonly agent: Agent;
-  private readonly post: typeof request;
+  private readonly openRequest: typeof request;
   private readonly headers: Record<string, string>;
   private nextId = 1;
 
@@ -72,7 +72,7 @@ export class DirectCall {
     http: { Agent: typeof Agent; request: typeof request },
   ) {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
-    this.post = http.request;
+    this.openRequest = http.request;
     // The remote's headers first, then those of the protocol, as the official client sets them.
     const own = Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
     const accept = new Set([
@@ -151,7 +151,7 @@ export class DirectCall {
         },
         log: options.onlog,
       });
-      req = this.post(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
+      req = this.openRequest(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
         answered = true;
         this.answer(res, reader).then(
           (result) => finish(undefined, result),
