@@ -50,10 +50,6 @@ export class EchoAppServer {
 export const app = createMcpApp(EchoAppServer, { extensions: [echo], rateLimits: [{ limit: 100, windowMs: 60_000 }] });
 // #endregion
 
-const anyResult: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
-};
-
 async function connect(capabilities: Record<string, unknown>) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const server = app.createServer();
@@ -71,9 +67,24 @@ async function connect(capabilities: Record<string, unknown>) {
 
 export async function main(): Promise<void> {
   // #region client
-  const { client, close } = await connect({ extensions: { 'com.example/echo': { loud: true } } });
+  // Any object as the answer's schema: client.request() checks each answer against the schema it is given.
+  const anyResult: StandardSchemaV1<Record<string, unknown>> = {
+    '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
+  };
+  const client = new Client(
+    { name: 'my-client', version: '1.0.0' },
+    { capabilities: { extensions: { 'com.example/echo': { loud: true } } } },
+  );
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair(); // or any transport to the app
+  const server = app.createServer();
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
   const said = await client.request({ method: 'echo/say', params: { text: 'hello' } }, anyResult);
   // #endregion
+  const close = async () => {
+    await client.close();
+    await server.close();
+  };
   try {
     expectEqual(client.getServerCapabilities()?.extensions, { 'com.example/echo': { version: 1 } }, 'advertised');
     expectEqual(said, { said: 'hello', loud: true, _meta: { 'com.example/echo-at': 'now' } }, 'echo/say');

@@ -3,8 +3,6 @@ import { createMcpApp, McpServer, SKILLS_EXTENSION, Skills, skills, Tool } from 
 import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { connectInMemory, expectEqual } from './support/check.js';
 
-const SKILLS_DIR = fileURLToPath(new URL('./skills', import.meta.url));
-
 @McpServer({ name: 'docs-skills', version: '1.0.0' })
 export class ReleaseServer {
   @Tool({ description: 'The version being released' })
@@ -16,7 +14,7 @@ export class ReleaseServer {
 // #region serve
 // ./skills holds one folder per skill, each with its SKILL.md (and any other files).
 const app = createMcpApp(ReleaseServer, {
-  extensions: [skills({ dirs: [SKILLS_DIR], cache: { ttlMs: 60_000, scope: 'public' } })],
+  extensions: [skills({ dirs: [fileURLToPath(new URL('./skills', import.meta.url))], cache: { ttlMs: 60_000, scope: 'public' } })],
 });
 // #endregion
 
@@ -31,10 +29,6 @@ export class ReleaseSkillsServer {
 }
 // createMcpApp(ReleaseSkillsServer) serves its skills: no extension to list in the options.
 // #endregion
-
-const anyResult: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
-};
 
 /** What the guide shows, checked by main(). */
 export const outputs: Record<string, string> = {
@@ -91,6 +85,10 @@ export async function main(): Promise<void> {
   try {
     expectEqual(client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION], { directoryRead: true }, 'capability');
     // #region client
+    // Any object as the answer's schema: client.request() checks each answer against the schema it is given.
+    const anyResult: StandardSchemaV1<Record<string, unknown>> = {
+      '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
+    };
     const { skills: listed } = await client.request({ method: 'skills/list', params: {} }, anyResult);
     const [entry] = listed as { uri: string; resources: { uri: string; digest: string; size: number }[] }[];
     const skillMd = await client.readResource({ uri: entry?.uri ?? '' });
@@ -103,14 +101,14 @@ export async function main(): Promise<void> {
     expectEqual((skillMd.contents[0] as { mimeType?: string }).mimeType, 'text/markdown', 'SKILL.md as markdown');
     const outside = await client.readResource({ uri: 'skill://release-notes/../../package.json' }).catch((e: { code: number }) => e);
     expectEqual((outside as { code: number }).code, -32602, 'a URI outside the skills is not found');
+    const decorated = await connectInMemory(createMcpApp(ReleaseSkillsServer));
+    try {
+      const { skills: again } = await decorated.client.request({ method: 'skills/list', params: {} }, anyResult);
+      expectEqual(JSON.stringify(again, null, 2), outputs.list, 'the same skills, declared with @Skills');
+    } finally {
+      await decorated.close();
+    }
   } finally {
     await close();
-  }
-  const decorated = await connectInMemory(createMcpApp(ReleaseSkillsServer));
-  try {
-    const { skills: listed } = await decorated.client.request({ method: 'skills/list', params: {} }, anyResult);
-    expectEqual(JSON.stringify(listed, null, 2), outputs.list, 'the same skills, declared with @Skills');
-  } finally {
-    await decorated.close();
   }
 }
