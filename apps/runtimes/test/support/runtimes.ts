@@ -36,11 +36,20 @@ export function runtimes(): Runtime[] {
   const deno = binary(join(packageDir('deno'), 'deno'), 'deno');
   return [
     { name: 'bun', binary: bun, run: (entry, ...args) => [bun, entry, ...args] },
-    // Environment access for the app's dependencies (debug reads every variable); the network for HTTP only.
+    // Environment access for the app's dependencies (debug reads every variable); reading files for
+    // the skills the conformance server serves (read once at start-up); the network for HTTP only.
     {
       name: 'deno',
       binary: deno,
-      run: (entry, ...args) => [deno, 'run', '--allow-env', ...(args.includes('--stdio') ? [] : ['--allow-net=127.0.0.1']), entry, ...args],
+      run: (entry, ...args) => [
+        deno,
+        'run',
+        '--allow-env',
+        '--allow-read',
+        ...(args.includes('--stdio') ? [] : ['--allow-net=127.0.0.1']),
+        entry,
+        ...args,
+      ],
     },
   ];
 }
