@@ -38,8 +38,6 @@ const PATCH = {
 const PATCH_ALLOWED = new Map([
   // Armature's own queue entry (`{ send, settle, done }`), not a library object.
   ['packages/core/src/context/notification-valve.ts', ['replaced.send']],
-  // The remote link's SDK Client: its callbacks are set and cleared there (issue 34, item 3: to move into seams/).
-  ['packages/core/src/remote/remote-link.ts', ['client.onclose']],
 ]);
 
 const HAND_MADE_CONTEXT = { what: 'a hand-made SDK request context', pattern: /as\s+(?:unknown\s+as\s+)?(ServerContext)\b(?!\[)/g };

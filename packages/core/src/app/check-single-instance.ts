@@ -1,5 +1,5 @@
-import { getMetadataStorage, IsOptional } from 'class-validator';
 import type { Constructor } from '../metadata/metadata-args.js';
+import { decoratedByAnotherCopy } from '../seams/class-validator.js';
 
 const FIX =
   'Load typedi, class-transformer and class-validator once, the way Node resolves them: run the sources with ' +
@@ -7,27 +7,6 @@ const FIX =
   "`ssr: { resolve: { mainFields: ['main'] } }` so your files do not get the ESM builds those packages list under " +
   '`module` while @armature/core gets their CommonJS builds; with two installed copies run `npm dedupe` and depend on ' +
   'one version of each (they are peer dependencies of @armature/core)';
-
-interface ValidationStore {
-  validationMetadatas: Map<unknown, object[]>;
-  getTargetValidationMetadatas(target: Function, schema: string, always: boolean, strictGroups: boolean): object[];
-}
-
-const store = (): ValidationStore => getMetadataStorage() as unknown as ValidationStore;
-
-let ownMetadata: object | undefined;
-
-/** The prototype of the metadata records made by the class-validator copy core imports. */
-function ownMetadataPrototype(): object {
-  if (!ownMetadata) {
-    // IsOptional adds one record and no constraint class; the probe is removed at once.
-    class Probe {}
-    IsOptional()(Probe.prototype, 'probe');
-    ownMetadata = Object.getPrototypeOf(store().validationMetadatas.get(Probe)?.[0]) as object;
-    store().validationMetadatas.delete(Probe);
-  }
-  return ownMetadata;
-}
 
 /** The classes the servers' methods take, read from their decorator metadata. */
 function parameterClasses(serverClasses: readonly Constructor[]): Set<Function> {
@@ -52,12 +31,7 @@ function parameterClasses(serverClasses: readonly Constructor[]): Set<Function> 
  * false alarm.
  */
 export function checkSingleInstance(serverClasses: readonly Constructor[]): void {
-  const own = ownMetadataPrototype();
-  const foreign = [...parameterClasses(serverClasses)].filter((dto) =>
-    store()
-      .getTargetValidationMetadatas(dto, '', true, false)
-      .some((metadata) => Object.getPrototypeOf(metadata) !== own),
-  );
+  const foreign = [...parameterClasses(serverClasses)].filter(decoratedByAnotherCopy);
   if (foreign.length > 0) throw new SplitDependencyError(foreign.map((dto) => dto.name));
 }
 

@@ -39,6 +39,12 @@ export const seamMessages = {
       'themselves (slower). Fix: install the class-validator version @armature/core pins, or update @armature/core.\n'
     );
   },
+  singleCopyCheckOff(problem: string): string {
+    return (
+      `[armature] the check for a second copy of class-validator is off (${problem}): a split install or loader is not ` +
+      'named at start-up. Fix: install the class-validator version @armature/core pins, or update @armature/core.\n'
+    );
+  },
   typediOff(problem: string): string {
     return (
       `[armature] typedi's @Inject records cannot be read (${problem}): parameters of server and @RequestScoped classes ` +

@@ -6,9 +6,9 @@ import { messageOf } from '../messages/call-messages.js';
 import { remoteMessages } from '../messages/remote-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { clientCodecOf } from '../seams/client-codec.js';
+import { onClosed, withOrderedDelivery } from '../seams/sdk-callbacks.js';
 import { type ClientSdk, clientSdk, loadedClientSdk } from './client-sdk.js';
 import { DirectCall, DirectConnectionError } from './direct-call.js';
-import { withOrderedDelivery } from './ordered-delivery.js';
 import { RemoteRelay } from './remote-relay.js';
 
 /** Thrown when the remote server cannot be reached now; its message is what the caller reads. */
@@ -177,7 +177,7 @@ export class RemoteLink {
     if (!this.stdio && client.getNegotiatedProtocolVersion() === MODERN_REVISION) this.direct ??= await this.directCall(sdk, client);
     this.client = client;
     this.failures = 0;
-    client.onclose = () => this.lost(client, 'the connection closed');
+    onClosed(client, () => this.lost(client, 'the connection closed'));
     // Over HTTP a broken standalone stream is the only sign of a restarted remote between calls.
     client.onerror = () => this.check(client);
     this.events.emit({
@@ -263,7 +263,7 @@ export class RemoteLink {
     if (this.client !== client) return;
     this.client = undefined;
     this.lastReason = reason;
-    client.onclose = undefined;
+    // A later close of this client finds it no longer current, and does nothing.
     client.onerror = undefined;
     if (!this.inUse.has(client)) void client.close().catch(() => undefined);
     this.scheduleRetry();

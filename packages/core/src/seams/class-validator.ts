@@ -82,3 +82,41 @@ export function isOptionalCondition(condition: unknown): boolean {
   const source = internals()?.optionalSource;
   return typeof condition === 'function' && source !== undefined && Function.prototype.toString.call(condition) === source;
 }
+
+interface ValidationStore {
+  validationMetadatas?: unknown;
+  getTargetValidationMetadatas(target: Function, schema: string, always: boolean, strictGroups: boolean): object[];
+}
+
+let ownRecords: object | null | undefined;
+
+/**
+ * The prototype of the validation records the class-validator copy core imports makes, read from
+ * a probe (`@IsOptional` adds one record, removed at once from its metadata map); null when that
+ * map is not there as expected, and the single-copy check is then off.
+ */
+function ownRecordPrototype(): object | null {
+  if (ownRecords === undefined) {
+    const store = getMetadataStorage() as unknown as ValidationStore;
+    const records = store.validationMetadatas;
+    ownRecords = null;
+    if (records instanceof Map) {
+      class Probe {}
+      IsOptional()(Probe.prototype, 'probe');
+      const record = (records.get(Probe) as object[] | undefined)?.[0];
+      records.delete(Probe);
+      if (record) ownRecords = Object.getPrototypeOf(record) as object;
+    }
+    if (ownRecords === null) process.stderr.write(seamMessages.singleCopyCheckOff('its metadata map, validationMetadatas, is not there'));
+  }
+  return ownRecords;
+}
+
+/** True when `dto` was decorated by another copy of class-validator than the one core imports. */
+export function decoratedByAnotherCopy(dto: Function): boolean {
+  const own = ownRecordPrototype();
+  if (!own) return false;
+  return (getMetadataStorage() as unknown as ValidationStore)
+    .getTargetValidationMetadatas(dto, '', true, false)
+    .some((record) => Object.getPrototypeOf(record) !== own);
+}

@@ -2,6 +2,7 @@ import type { McpServer as SdkMcpServer, Transport } from '@modelcontextprotocol
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { bindNotificationValve } from '../context/notification-valve.js';
 import type { ServerEvents } from '../observability/server-events.js';
+import { guardStdout } from '../seams/node-stdout.js';
 import type { MessageLimits } from '../validation/json-prescan.js';
 import { LineTransport } from './line-transport.js';
 
@@ -29,37 +30,6 @@ export interface StdioOptions {
 
 export interface StdioHandle {
   close(): Promise<void>;
-}
-
-let stdoutGuarded: ((line: string) => boolean) | undefined;
-
-/**
- * Keeps stdout for protocol messages only: `console.log/info/debug` and direct
- * `process.stdout.write` calls from handlers or libraries go to stderr instead. Returns the real
- * stdout writer for the transport.
- */
-function guardStdout(): (line: string) => boolean {
-  if (stdoutGuarded) return stdoutGuarded;
-  const stdout = process.stdout;
-  const realWrite = stdout.write.bind(stdout) as (chunk: string) => boolean;
-  const toStderr = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  stdout.write = toStderr;
-  const log = (...args: unknown[]) => {
-    process.stderr.write(`${args.map((a) => (typeof a === 'string' ? a : inspectValue(a))).join(' ')}\n`);
-  };
-  console.log = log;
-  console.info = log;
-  console.debug = log;
-  stdoutGuarded = realWrite;
-  return realWrite;
-}
-
-function inspectValue(value: unknown): string {
-  try {
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /**
