@@ -20,7 +20,8 @@ export const DEFAULT_MAX_PENDING_NOTIFICATIONS = 1_000;
 export const NOTIFICATIONS_PER_TURN = 32;
 
 interface Pending {
-  send: () => Promise<void>;
+  /** Writes the notification (the latest one, for a progress replaced while it waited). */
+  write: () => Promise<void>;
   /** Resolves `done`: when the notification is written, dropped or the stream closes. */
   readonly settle: () => void;
   /** What every sender of this entry (a progress replaced many times included) waits on. */
@@ -86,7 +87,7 @@ export class NotificationValve {
     if (replaced) {
       // The latest progress goes to the back of the line, after what was sent before it; its
       // senders share one promise, so a flood that does not await keeps one entry, not thousands.
-      replaced.send = send;
+      replaced.write = send;
       this.waiting.delete(key);
       this.waiting.set(key, replaced);
       return replaced.done;
@@ -95,7 +96,7 @@ export class NotificationValve {
     const done = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    this.waiting.set(key, { send, settle, done, requestId: progress?.requestId ?? requestId, progress: progress !== undefined });
+    this.waiting.set(key, { write: send, settle, done, requestId: progress?.requestId ?? requestId, progress: progress !== undefined });
     this.scheduleFlush();
     return done;
   }
@@ -152,7 +153,7 @@ export class NotificationValve {
     for (const [key, pending] of this.waiting) {
       if (this.full()) break;
       this.waiting.delete(key);
-      this.sendNow(pending.send).then(pending.settle, pending.settle);
+      this.sendNow(pending.write).then(pending.settle, pending.settle);
     }
     if (this.waiting.size > 0) this.scheduleFlush();
   };
