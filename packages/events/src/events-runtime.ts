@@ -20,6 +20,7 @@ export const EVENTS_ERROR_CODES = {
   notFound: -32011,
   forbidden: -32012,
   resourceExhausted: -32013,
+  unsupported: -32014,
   callbackEndpointError: -32015,
 } as const;
 
@@ -289,7 +290,7 @@ export class EventsRuntime {
       throw invalid(M.badParams('delivery must be an object with url (and secret to subscribe)'));
     const { mode, url: rawUrl } = delivery as { mode?: unknown; url?: unknown };
     if (mode !== undefined && mode !== 'webhook') {
-      throw new McpError(-32014, M.badParams(`delivery.mode ${JSON.stringify(mode)} is not served; this server delivers by webhook`), {
+      throw new McpError(EVENTS_ERROR_CODES.unsupported, M.badParams(`delivery.mode ${JSON.stringify(mode)} is not served; this server delivers by webhook`), {
         feature: 'deliveryMode',
         value: mode,
       });
