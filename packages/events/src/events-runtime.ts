@@ -290,10 +290,14 @@ export class EventsRuntime {
       throw invalid(M.badParams('delivery must be an object with url (and secret to subscribe)'));
     const { mode, url: rawUrl } = delivery as { mode?: unknown; url?: unknown };
     if (mode !== undefined && mode !== 'webhook') {
-      throw new McpError(EVENTS_ERROR_CODES.unsupported, M.badParams(`delivery.mode ${JSON.stringify(mode)} is not served; this server delivers by webhook`), {
-        feature: 'deliveryMode',
-        value: mode,
-      });
+      throw new McpError(
+        EVENTS_ERROR_CODES.unsupported,
+        M.badParams(`delivery.mode ${JSON.stringify(mode)} is not served; this server delivers by webhook`),
+        {
+          feature: 'deliveryMode',
+          value: mode,
+        },
+      );
     }
     if (principal === undefined && !this.settings.anonymousWebhooks) throw new McpError(EVENTS_ERROR_CODES.forbidden, M.noPrincipal());
     const parsed = parseCallbackUrl(rawUrl);
