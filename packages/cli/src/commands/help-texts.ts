@@ -4,6 +4,16 @@ import { GENERATE_KINDS } from '../generate/generate-context.js';
 /** This package's version, as `armature --version` prints it. */
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+/** The options of `armature new` and `create-armature`, as both helps list them. */
+const NEW_OPTIONS = `  --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
+  --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
+  --runtime <runtime>        what runs the server: node (default); bun or deno, running src/ as it is;
+                             workers, a Cloudflare Worker (Streamable HTTP, 2026-07-28 only)
+  --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
+  --no-install               write the files only
+  --dir <path>               folder to create (default: the name without its scope)
+  -y, --yes                  take the defaults, ask nothing`;
+
 /** `armature help`. */
 export const HELP = `armature ${VERSION}: scaffold, grow, inspect and run Armature MCP servers
 
@@ -17,14 +27,7 @@ Usage
   armature build [entry] [options]          bundle the compiled server into one file that starts faster
 
 new
-  --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
-  --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
-  --runtime <runtime>        what runs the server: node (default); bun or deno, running src/ as it is;
-                             workers, a Cloudflare Worker (Streamable HTTP, 2026-07-28 only)
-  --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
-  --no-install               write the files only
-  --dir <path>               folder to create (default: the name without its scope)
-  -y, --yes                  take the defaults, ask nothing
+${NEW_OPTIONS}
 
 generate
   --server <name>            the @McpServer class for a tool, resource or prompt (or a DTO's folder);
@@ -87,14 +90,7 @@ Usage
   create-armature <name> [options]           (also: armature new <name> [options])
 
 Options
-  --template default|nestjs  nestjs: a Nest app, REST and MCP on Nest's HTTP port (default: default)
-  --transport stdio|http     how clients connect (default stdio; the nestjs template is http)
-  --runtime <runtime>        what runs the server: node (default); bun or deno, running src/ as it is;
-                             workers, a Cloudflare Worker (Streamable HTTP, 2026-07-28 only)
-  --pm npm|pnpm|yarn|bun     package manager (default: the one running this)
-  --no-install               write the files only
-  --dir <path>               folder to create (default: the name without its scope)
-  -y, --yes                  take the defaults, ask nothing
+${NEW_OPTIONS}
   --dry-run                  print the plan, write nothing
   --force                    overwrite existing files (otherwise nothing is overwritten)
   -h, --help                 this help
