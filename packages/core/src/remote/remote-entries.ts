@@ -81,7 +81,6 @@ class RemoteEntryMaker {
   }
 
   tool(tool: Tool): void {
-    const { naming } = this;
     const name = this.served(tool.name);
     if (!name) return;
     const { execution: _runsAsTask, ...rest } = tool as Tool & { execution?: unknown };
@@ -101,8 +100,7 @@ class RemoteEntryMaker {
       name,
       Object.freeze({
         name,
-        where: `${naming.where}.${tool.name}`,
-        serverClass: this.part.base.serverClass,
+        ...this.origin('tool', name, tool.name, invoke),
         descriptor,
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
@@ -112,8 +110,6 @@ class RemoteEntryMaker {
         // The remote's tasks are its own business: the app's client gets the call's result.
         taskSupport: 'forbidden',
         taskRetries: 0,
-        methodName: tool.name,
-        plan: this.plan('tool', name, tool.name, invoke),
         // The remote's header parameters are checked here too (an invalid declaration: not checked, as a client would skip the tool).
         ...(headerParams ? { headerParams } : {}),
       } satisfies ToolDefinition),
@@ -132,16 +128,13 @@ class RemoteEntryMaker {
       name,
       Object.freeze({
         name,
-        where: `${this.naming.where}.${prompt.name}`,
-        serverClass: this.part.base.serverClass,
+        ...this.origin('prompt', name, prompt.name, invoke),
         descriptor: deepFreeze({ ...prompt, name }),
         completions: this.completions(
           'prompt',
           (prompt.arguments ?? []).map((argument) => argument.name),
           ref,
         ),
-        methodName: prompt.name,
-        plan: this.plan('prompt', name, prompt.name, invoke),
       }),
     );
   }
@@ -159,11 +152,8 @@ class RemoteEntryMaker {
       uri,
       Object.freeze({
         uri,
-        where: `${this.naming.where}.${resource.uri}`,
-        serverClass: this.part.base.serverClass,
+        ...this.origin('resource', uri, resource.uri, invoke),
         descriptor: deepFreeze({ ...resource, uri }),
-        methodName: resource.uri,
-        plan: this.plan('resource', uri, resource.uri, invoke),
         ...(watch ? { watch: () => watch(resource.uri) } : {}),
       }),
     );
@@ -181,13 +171,10 @@ class RemoteEntryMaker {
       name,
       Object.freeze({
         name,
-        where: `${this.naming.where}.${template.name}`,
-        serverClass: this.part.base.serverClass,
+        ...this.origin('resourceTemplate', name, template.name, invoke),
         descriptor: deepFreeze({ ...template, name, uriTemplate }),
         template: served,
         completions: this.completions('resourceTemplate', remote.variableNames, ref),
-        methodName: template.name,
-        plan: this.plan('resourceTemplate', name, template.name, invoke),
         ...(watch
           ? {
               watch: (uri: string) => {
@@ -216,6 +203,16 @@ class RemoteEntryMaker {
     const parsed = uriTemplates(template.uriTemplate, uriTemplate);
     if (typeof parsed === 'string') return this.skip(template.uriTemplate, `its URI template cannot be used (${parsed})`);
     return { name, uriTemplate, ...parsed };
+  }
+
+  /** What every entry holds of the remote's `remoteName`: where it comes from, and its plan. */
+  private origin(kind: HandlerKind, name: string, remoteName: string, invoke: CallPlan['invoke']) {
+    return {
+      where: `${this.naming.where}.${remoteName}`,
+      serverClass: this.part.base.serverClass,
+      methodName: remoteName,
+      plan: this.plan(kind, name, remoteName, invoke),
+    };
   }
 
   /** The plan of a remote entry: the part's shared plan, forwarding with `invoke`. */
