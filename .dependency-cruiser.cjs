@@ -4,6 +4,7 @@
 const LAYERS = [
   ['messages', []],
   ['metadata', ['messages']],
+  ['auth', ['messages']],
   ['context', ['metadata', 'messages']],
   ['observability', ['context', 'messages']],
   ['seams', ['context', 'metadata', 'messages']],
@@ -13,10 +14,9 @@ const LAYERS = [
   ['validation', ['schema', 'seams', 'context', 'metadata', 'messages']],
   ['builder', ['validation', 'schema', 'di', 'seams', 'context', 'metadata', 'messages']],
   ['state', ['messages']],
-  ['runtime', ['builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
+  ['runtime', ['builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'auth', 'messages']],
   ['engine', ['runtime', 'builder', 'validation', 'schema', 'di', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],
   ['remote', ['runtime', 'builder', 'validation', 'seams', 'observability', 'context', 'metadata', 'messages']],
-  ['auth', ['messages']],
   // Armature's own extensions, on the public extension interface only (context/extension.ts).
   ['extensions', ['context', 'metadata', 'messages']],
   ['transports', ['engine', 'auth', 'validation', 'state', 'seams', 'observability', 'context', 'metadata', 'messages']],

@@ -1,4 +1,7 @@
 export { type BuildOptions, type BuildResult, buildApp } from './build/bundle-app.js';
+export { UsageError } from './commands/arguments.js';
+export type { CliIo } from './commands/cli-io.js';
+export { runCreate } from './commands/new-command.js';
 export { type CreatedProject, CreateError, type CreateProjectOptions, createProject } from './create/create-project.js';
 export { nestProjectFiles } from './create/nest-project-files.js';
 export { type ProjectOptions, projectFiles, TEMPLATES, type Template, type Transport } from './create/project-files.js';
@@ -14,7 +17,7 @@ export { type Finding, lintCatalogue, RULES } from './inspect/lint-catalogue.js'
 export { type Catalogue, InspectError, loadCatalogue } from './inspect/load-catalogue.js';
 export { formatServerCard } from './inspect/server-card.js';
 export { formatServerJson, type PublishManifest, serverJsonOf } from './inspect/server-json.js';
-export { type CliIo, runCli, runCreate, UsageError } from './run-cli.js';
+export { runCli } from './run-cli.js';
 export { type AppliedPlan, applyPlan, PlanConflictError, type PlannedFile } from './util/file-plan.js';
 export { detectPackageManager, PACKAGE_MANAGERS, type PackageManager } from './util/package-manager.js';
 export { plainUi, type Ui } from './util/ui.js';

@@ -170,14 +170,7 @@ export class TestContext extends Context {
     request: string | CreateMessageRequestParams,
     options: { maxTokens?: number; systemPrompt?: string } = {},
   ): Promise<CreateMessageResult> {
-    const params: CreateMessageRequestParams =
-      typeof request === 'string'
-        ? {
-            messages: [{ role: 'user', content: { type: 'text', text: request } }],
-            maxTokens: options.maxTokens ?? 1000,
-            ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-          }
-        : request;
+    const params = this.samplingParams(request, options);
     this.samplingRequests.push(params);
     if (!this.options.sample) {
       throw new Error(

@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { hasScopes } from './scopes.js';
 import { InvalidTokenError, subjectOf, type TokenVerifier } from './token-verifier.js';
 
 /** OAuth 2.1 resource-server settings of an HTTP endpoint (MCP authorization, RFC 9728, RFC 6750). */
@@ -144,8 +145,7 @@ export class BearerAuth {
         }),
       };
     }
-    const missing = required.filter((scope) => !principal.scopes.includes(scope));
-    if (missing.length > 0) return { response: this.insufficientScope(required) };
+    if (!hasScopes(principal, required)) return { response: this.insufficientScope(required) };
     return { principal };
   }
 

@@ -160,4 +160,20 @@ export abstract class Context {
    * ```
    */
   abstract continueAsTask(): Promise<void>;
+
+  /**
+   * The sampling request `ctx.sample` sends: a string becomes one user message (`maxTokens`
+   * default 1000), full params go as they are. For subclasses (Armature's own, a test context).
+   */
+  protected samplingParams(
+    request: string | CreateMessageRequestParams,
+    options: { maxTokens?: number; systemPrompt?: string },
+  ): CreateMessageRequestParams {
+    if (typeof request !== 'string') return request;
+    return {
+      messages: [{ role: 'user', content: { type: 'text', text: request } }],
+      maxTokens: options.maxTokens ?? 1000,
+      ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+    };
+  }
 }

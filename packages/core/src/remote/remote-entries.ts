@@ -15,6 +15,7 @@ import { DEFAULT_ARGUMENT_LIMITS } from '../validation/argument-limits.js';
 import { headerParamsOf, paramHeadersOf } from '../validation/param-headers.js';
 import { forward } from './remote-calls.js';
 import type { RemoteLink } from './remote-link.js';
+import { type Result, servedContents, servedToolMeta, servedToolResult, type UriOf } from './served-results.js';
 import { templateProblem } from './template-shape.js';
 
 /** A remote server's catalogue as listed by it. */
@@ -36,9 +37,7 @@ export interface RemoteEntries {
   readonly skipped: { readonly name: string; readonly reason: string }[];
 }
 
-type Result = Record<string, unknown>;
 const RAW = Object.freeze({ kind: 'raw' as const });
-const RESERVED_META = 'io.modelcontextprotocol/';
 
 /**
  * Definitions for what a remote server lists, served under its part's prefix: each plan has the
@@ -51,51 +50,57 @@ export function remoteEntries(
   lists: RemoteLists,
   watch: ((remoteUri: string) => void) | undefined,
 ): RemoteEntries {
-  const { naming } = part;
-  const entries: RemoteEntries = { tools: new Map(), prompts: new Map(), resources: new Map(), resourceTemplates: new Map(), skipped: [] };
-  const plan = (kind: HandlerKind, name: string, remoteName: string, invoke: CallPlan['invoke']): CallPlan =>
-    Object.freeze({
-      ...part.base,
-      kind,
-      name,
-      where: `${naming.where}.${remoteName}`,
-      methodName: remoteName,
-      input: RAW,
-      needsInstance: false,
-      invoke,
-    });
-  const call = (ctx: Context, method: Parameters<typeof forward>[3], params: Result, headers?: Record<string, string>) =>
-    forward(link, naming, ctx, method, params, headers);
-  /** The served name of a tool or prompt, or undefined (reported) when the prefixed name is not a valid one. */
-  const served = (name: string) => {
-    const key = naming.name(name);
-    if (NAME_PATTERN.test(key)) return key;
-    entries.skipped.push({ name, reason: `"${key}" is not a valid name (1-128 letters, digits, _ . -)` });
-    return undefined;
-  };
+  const maker = new RemoteEntryMaker(part, link, lists.completions, watch);
+  for (const tool of lists.tools) maker.tool(tool);
+  for (const prompt of lists.prompts) maker.prompt(prompt);
+  for (const resource of lists.resources) maker.resource(resource);
+  for (const template of lists.resourceTemplates) maker.resourceTemplate(template);
+  return maker.entries;
+}
 
-  for (const tool of lists.tools) {
-    const name = served(tool.name);
-    if (!name) continue;
+/** Makes the definitions of one listing of a remote part, and notes what it leaves out and why. */
+class RemoteEntryMaker {
+  readonly entries: RemoteEntries = {
+    tools: new Map(),
+    prompts: new Map(),
+    resources: new Map(),
+    resourceTemplates: new Map(),
+    skipped: [],
+  };
+  private readonly naming: RemotePartDefinition['naming'];
+  private readonly uriOf: UriOf;
+
+  constructor(
+    private readonly part: RemotePartDefinition,
+    private readonly link: RemoteLink,
+    private readonly completes: boolean,
+    private readonly watch: ((remoteUri: string) => void) | undefined,
+  ) {
+    this.naming = part.naming;
+    this.uriOf = part.naming.uri.bind(part.naming);
+  }
+
+  tool(tool: Tool): void {
+    const name = this.served(tool.name);
+    if (!name) return;
     const { execution: _runsAsTask, ...rest } = tool as Tool & { execution?: unknown };
-    const descriptor = deepFreeze({ ...rest, name, ...(tool._meta ? { _meta: servedToolMeta(tool._meta, naming.uri.bind(naming)) } : {}) });
+    const descriptor = deepFreeze({ ...rest, name, ...(tool._meta ? { _meta: servedToolMeta(tool._meta, this.uriOf) } : {}) });
     const { headerParams } = remoteHeaderParams(tool.inputSchema as JsonSchema);
     const invoke: CallPlan['invoke'] = async (_instance, args, ctx) =>
       servedToolResult(
-        await call(
+        await this.call(
           ctx,
           'tools/call',
           { name: tool.name, ...(args !== undefined ? { arguments: args } : {}) },
           headerParams && paramHeadersOf(headerParams, args),
         ),
-        naming.uri.bind(naming),
+        this.uriOf,
       );
-    entries.tools.set(
+    this.entries.tools.set(
       name,
       Object.freeze({
         name,
-        where: `${naming.where}.${tool.name}`,
-        serverClass: part.base.serverClass,
+        ...this.origin('tool', name, tool.name, invoke),
         descriptor,
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
@@ -105,115 +110,75 @@ export function remoteEntries(
         // The remote's tasks are its own business: the app's client gets the call's result.
         taskSupport: 'forbidden',
         taskRetries: 0,
-        methodName: tool.name,
-        plan: plan('tool', name, tool.name, invoke),
         // The remote's header parameters are checked here too (an invalid declaration: not checked, as a client would skip the tool).
         ...(headerParams ? { headerParams } : {}),
       } satisfies ToolDefinition),
     );
   }
 
-  for (const prompt of lists.prompts) {
-    const name = served(prompt.name);
-    if (!name) continue;
+  prompt(prompt: Prompt): void {
+    const name = this.served(prompt.name);
+    if (!name) return;
     const invoke: CallPlan['invoke'] = async (_instance, args, ctx) => {
-      const result = await call(ctx, 'prompts/get', { name: prompt.name, arguments: args ?? {} });
+      const result = await this.call(ctx, 'prompts/get', { name: prompt.name, arguments: args ?? {} });
       return { ...(typeof result.description === 'string' ? { description: result.description } : {}), messages: result.messages };
     };
-    const completions = new Map<string, CompletionDefinition>();
-    if (lists.completions) {
-      for (const argument of prompt.arguments ?? []) {
-        completions.set(argument.name, completion(plan, call, 'prompt', argument.name, { type: 'ref/prompt', name: prompt.name }));
-      }
-    }
-    entries.prompts.set(
+    const ref = { type: 'ref/prompt', name: prompt.name };
+    this.entries.prompts.set(
       name,
       Object.freeze({
         name,
-        where: `${naming.where}.${prompt.name}`,
-        serverClass: part.base.serverClass,
+        ...this.origin('prompt', name, prompt.name, invoke),
         descriptor: deepFreeze({ ...prompt, name }),
-        completions,
-        methodName: prompt.name,
-        plan: plan('prompt', name, prompt.name, invoke),
+        completions: this.completions(
+          'prompt',
+          (prompt.arguments ?? []).map((argument) => argument.name),
+          ref,
+        ),
       }),
     );
   }
 
-  for (const resource of lists.resources) {
-    const uri = naming.uri(resource.uri);
+  resource(resource: Resource): void {
+    const { watch } = this;
+    const uri = this.naming.uri(resource.uri);
     if (!uri) {
-      entries.skipped.push({ name: resource.uri, reason: 'its URI has no scheme to put the prefix after' });
-      continue;
+      this.skip(resource.uri, 'its URI has no scheme to put the prefix after');
+      return;
     }
     const invoke: CallPlan['invoke'] = async (_instance, _input, ctx) =>
-      servedContents(await call(ctx, 'resources/read', { uri: resource.uri }), naming.uri.bind(naming));
-    entries.resources.set(
+      servedContents(await this.call(ctx, 'resources/read', { uri: resource.uri }), this.uriOf);
+    this.entries.resources.set(
       uri,
       Object.freeze({
         uri,
-        where: `${naming.where}.${resource.uri}`,
-        serverClass: part.base.serverClass,
+        ...this.origin('resource', uri, resource.uri, invoke),
         descriptor: deepFreeze({ ...resource, uri }),
-        methodName: resource.uri,
-        plan: plan('resource', uri, resource.uri, invoke),
         ...(watch ? { watch: () => watch(resource.uri) } : {}),
       }),
     );
   }
 
-  for (const template of lists.resourceTemplates) {
-    // MCP puts no rule on a template's name: any name is served, under the prefix.
-    const name = naming.name(template.name);
-    const uriTemplate = naming.uri(template.uriTemplate);
-    if (!uriTemplate) {
-      entries.skipped.push({ name: template.uriTemplate, reason: 'its URI template has no literal scheme' });
-      continue;
-    }
-    if (entries.resourceTemplates.has(name)) {
-      entries.skipped.push({ name: template.name, reason: 'the remote lists another template of that name' });
-      continue;
-    }
-    const problem = templateProblem(template.uriTemplate);
-    if (problem) {
-      entries.skipped.push({ name: template.uriTemplate, reason: `its URI template is not served: ${problem}` });
-      continue;
-    }
-    const parsed = uriTemplates(template.uriTemplate, uriTemplate);
-    if (typeof parsed === 'string') {
-      entries.skipped.push({ name: template.uriTemplate, reason: `its URI template cannot be used (${parsed})` });
-      continue;
-    }
-    const { remote, served: servedTemplate } = parsed;
+  resourceTemplate(template: ResourceTemplateType): void {
+    const { watch } = this;
+    const usable = this.usableTemplate(template);
+    if (!usable) return;
+    const { name, uriTemplate, remote, served } = usable;
     const invoke: CallPlan['invoke'] = async (_instance, variables, ctx) =>
-      servedContents(
-        await call(ctx, 'resources/read', { uri: remote.expand(variables as Record<string, string>) }),
-        naming.uri.bind(naming),
-      );
-    const completions = new Map<string, CompletionDefinition>();
-    if (lists.completions) {
-      for (const variable of remote.variableNames) {
-        completions.set(
-          variable,
-          completion(plan, call, 'resourceTemplate', variable, { type: 'ref/resource', uri: template.uriTemplate }),
-        );
-      }
-    }
-    entries.resourceTemplates.set(
+      servedContents(await this.call(ctx, 'resources/read', { uri: remote.expand(variables as Record<string, string>) }), this.uriOf);
+    const ref = { type: 'ref/resource', uri: template.uriTemplate };
+    this.entries.resourceTemplates.set(
       name,
       Object.freeze({
         name,
-        where: `${naming.where}.${template.name}`,
-        serverClass: part.base.serverClass,
+        ...this.origin('resourceTemplate', name, template.name, invoke),
         descriptor: deepFreeze({ ...template, name, uriTemplate }),
-        template: servedTemplate,
-        completions,
-        methodName: template.name,
-        plan: plan('resourceTemplate', name, template.name, invoke),
+        template: served,
+        completions: this.completions('resourceTemplate', remote.variableNames, ref),
         ...(watch
           ? {
               watch: (uri: string) => {
-                const variables = servedTemplate.match(uri);
+                const variables = served.match(uri);
                 if (variables) watch(remote.expand(variables as Record<string, string>));
               },
             }
@@ -221,7 +186,83 @@ export function remoteEntries(
       }),
     );
   }
-  return entries;
+
+  /**
+   * A template's served name and URI template with both parsed, or undefined (reported) when it
+   * cannot be served. MCP puts no rule on a template's name: any name is served, under the prefix.
+   */
+  private usableTemplate(
+    template: ResourceTemplateType,
+  ): { name: string; uriTemplate: string; remote: UriTemplate; served: UriTemplate } | undefined {
+    const name = this.naming.name(template.name);
+    const uriTemplate = this.naming.uri(template.uriTemplate);
+    if (!uriTemplate) return this.skip(template.uriTemplate, 'its URI template has no literal scheme');
+    if (this.entries.resourceTemplates.has(name)) return this.skip(template.name, 'the remote lists another template of that name');
+    const problem = templateProblem(template.uriTemplate);
+    if (problem) return this.skip(template.uriTemplate, `its URI template is not served: ${problem}`);
+    const parsed = uriTemplates(template.uriTemplate, uriTemplate);
+    if (typeof parsed === 'string') return this.skip(template.uriTemplate, `its URI template cannot be used (${parsed})`);
+    return { name, uriTemplate, ...parsed };
+  }
+
+  /** What every entry holds of the remote's `remoteName`: where it comes from, and its plan. */
+  private origin(kind: HandlerKind, name: string, remoteName: string, invoke: CallPlan['invoke']) {
+    return {
+      where: `${this.naming.where}.${remoteName}`,
+      serverClass: this.part.base.serverClass,
+      methodName: remoteName,
+      plan: this.plan(kind, name, remoteName, invoke),
+    };
+  }
+
+  /** The plan of a remote entry: the part's shared plan, forwarding with `invoke`. */
+  private plan(kind: HandlerKind, name: string, remoteName: string, invoke: CallPlan['invoke']): CallPlan {
+    return Object.freeze({
+      ...this.part.base,
+      kind,
+      name,
+      where: `${this.naming.where}.${remoteName}`,
+      methodName: remoteName,
+      input: RAW,
+      needsInstance: false,
+      invoke,
+    });
+  }
+
+  private call(ctx: Context, method: Parameters<typeof forward>[3], params: Result, headers?: Record<string, string>): Promise<Result> {
+    return forward(this.link, this.naming, ctx, method, params, headers);
+  }
+
+  /** The served name of a tool or prompt, or undefined (reported) when the prefixed name is not a valid one. */
+  private served(name: string): string | undefined {
+    const key = this.naming.name(name);
+    if (NAME_PATTERN.test(key)) return key;
+    return this.skip(name, `"${key}" is not a valid name (1-128 letters, digits, _ . -)`);
+  }
+
+  /** Notes what is left out and why; undefined, for the caller to return. */
+  private skip(name: string, reason: string): undefined {
+    this.entries.skipped.push({ name, reason });
+    return undefined;
+  }
+
+  /** The completions of a prompt's arguments or a template's variables, when the remote completes. */
+  private completions(kind: 'prompt' | 'resourceTemplate', names: readonly string[], ref: Result): Map<string, CompletionDefinition> {
+    const completions = new Map<string, CompletionDefinition>();
+    if (this.completes) for (const argument of names) completions.set(argument, this.completion(kind, argument, ref));
+    return completions;
+  }
+
+  /** A completion of one argument, asked of the remote (its prompt's or template's access is asked first). */
+  private completion(kind: 'prompt' | 'resourceTemplate', argument: string, ref: Result): CompletionDefinition {
+    const invoke: CallPlan['invoke'] = async (_instance, input, ctx) => {
+      const { value, context } = input as { value: string; context: { arguments: Record<string, string> } };
+      const result = await this.call(ctx, 'completion/complete', { ref, argument: { name: argument, value }, context });
+      return (result.completion as { values?: unknown } | undefined)?.values ?? [];
+    };
+    // Asked after the prompt's or template's own guards: none of its own, no tags.
+    return Object.freeze({ ...this.plan(kind, argument, argument, invoke), guards: [], interceptors: [], guarded: false, tags: [] });
+  }
 }
 
 /** The remote's URI template and the one it is served as, or why they cannot be used. */
@@ -231,68 +272,6 @@ function uriTemplates(remote: string, served: string): { remote: UriTemplate; se
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-}
-
-/** A completion of one argument, asked of the remote (its prompt's or template's access is asked first). */
-function completion(
-  plan: (kind: HandlerKind, name: string, remoteName: string, invoke: CallPlan['invoke']) => CallPlan,
-  call: (ctx: Context, method: 'completion/complete', params: Result) => Promise<Result>,
-  kind: 'prompt' | 'resourceTemplate',
-  argument: string,
-  ref: Result,
-): CompletionDefinition {
-  const invoke: CallPlan['invoke'] = async (_instance, input, ctx) => {
-    const { value, context } = input as { value: string; context: { arguments: Record<string, string> } };
-    const result = await call(ctx, 'completion/complete', { ref, argument: { name: argument, value }, context });
-    return (result.completion as { values?: unknown } | undefined)?.values ?? [];
-  };
-  // Asked after the prompt's or template's own guards: none of its own, no tags.
-  return Object.freeze({ ...plan(kind, argument, argument, invoke), guards: [], interceptors: [], guarded: false, tags: [] });
-}
-
-/** A remote tool's `_meta` with its MCP App's `ui://` URI moved under the prefix (the resource moves too). */
-function servedToolMeta(meta: Result, uriOf: (uri: string) => string | undefined): Result {
-  const ui = meta.ui as Result | undefined;
-  const moved = (uri: unknown) => (typeof uri === 'string' ? (uriOf(uri) ?? uri) : uri);
-  return {
-    ...meta,
-    ...(ui && 'resourceUri' in ui ? { ui: { ...ui, resourceUri: moved(ui.resourceUri) } } : {}),
-    ...('ui/resourceUri' in meta ? { 'ui/resourceUri': moved(meta['ui/resourceUri']) } : {}),
-  };
-}
-
-/** A remote tool's result as the app sends it: resource URIs moved under the prefix, reserved `_meta` keys left to the app. */
-function servedToolResult(result: Result, uriOf: (uri: string) => string | undefined): Result {
-  const content = Array.isArray(result.content) ? (result.content as Result[]).map((block) => servedBlock(block, uriOf)) : [];
-  const meta = ownMeta(result._meta);
-  return {
-    content,
-    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
-    ...(result.isError === true ? { isError: true } : {}),
-    ...(meta ? { _meta: meta } : {}),
-  };
-}
-
-/** A remote read's contents, each URI moved under the prefix. */
-function servedContents(result: Result, uriOf: (uri: string) => string | undefined): Result {
-  const contents = Array.isArray(result.contents) ? (result.contents as Result[]) : [];
-  return { contents: contents.map((item) => (typeof item.uri === 'string' ? { ...item, uri: uriOf(item.uri) ?? item.uri } : item)) };
-}
-
-/** `_meta` of a remote's answer without the keys the protocol reserves (the app writes its own). */
-function ownMeta(meta: unknown): Result | undefined {
-  if (typeof meta !== 'object' || meta === null) return undefined;
-  const kept = Object.entries(meta).filter(([key]) => !key.startsWith(RESERVED_META));
-  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
-}
-
-/** A content block with the URI of a remote resource it names moved under the part's prefix. */
-function servedBlock(block: Result, uriOf: (uri: string) => string | undefined): Result {
-  if (block.type === 'resource_link' && typeof block.uri === 'string') return { ...block, uri: uriOf(block.uri) ?? block.uri };
-  const resource = block.resource as Result | undefined;
-  if (block.type === 'resource' && typeof resource?.uri === 'string')
-    return { ...block, resource: { ...resource, uri: uriOf(resource.uri) ?? resource.uri } };
-  return block;
 }
 
 /** A remote tool's header parameters, to check as for the app's own; none when its declaration is invalid (clients skip such a tool). */

@@ -1,15 +1,8 @@
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import { hasScopes } from '../auth/scopes.js';
 import type { CallPlan, ProviderPlan } from '../builder/definitions.js';
 import type { ExecutionContext } from '../context/execution-context.js';
 import type { CallRequest } from './call-request.js';
 import type { Catalog } from './catalog.js';
-
-/** True when the principal holds every scope in `required` (the one OAuth scope check). */
-export function hasScopes(principal: AuthInfo | undefined, required: readonly string[]): boolean {
-  if (required.length === 0) return true;
-  if (!principal) return false;
-  return required.every((scope) => principal.scopes.includes(scope));
-}
 
 /** A guard or interceptor for this request: from its DI scope, or the instance made at start-up. */
 export function provide<T>(plan: ProviderPlan<T>, request: CallRequest): T | Promise<T> {

@@ -3,6 +3,7 @@ import type { AuthInfo, McpServer as SdkMcpServer } from '@modelcontextprotocol/
 import { MODERN_REVISION } from '../context/revisions.js';
 import { onClosed } from '../seams/sdk-callbacks.js';
 import type { CatalogEdit, StateBus } from '../state/app-state.js';
+import { readBusMessage } from '../state/bus-message.js';
 import type { CallRequest } from './call-request.js';
 import type { Caller } from './visibility.js';
 
@@ -182,12 +183,8 @@ export class ChangeBroadcaster {
   }
 
   private received(payload: string): void {
-    let change: Change;
-    try {
-      change = JSON.parse(payload) as Change;
-    } catch {
-      return;
-    }
+    const change = readBusMessage<Change>(payload);
+    if (change === undefined) return;
     if (change.from === this.instance) return;
     if (change.edit) this.shared?.edit(change.edit);
     this.apply(change);

@@ -283,14 +283,7 @@ export class RequestContext extends Context {
     options: { maxTokens?: number; systemPrompt?: string } & ClientRequestOptions = {},
   ): Promise<CreateMessageResult> {
     this.require('sampling', this.channel.capabilities()?.sampling !== undefined, { sampling: {} });
-    const params: CreateMessageRequestParams =
-      typeof request === 'string'
-        ? {
-            messages: [{ role: 'user', content: { type: 'text', text: request } }],
-            maxTokens: options.maxTokens ?? 1000,
-            ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-          }
-        : request;
+    const params = this.samplingParams(request, options);
     return this.channel.sample(params, this.keyOf(options));
   }
 

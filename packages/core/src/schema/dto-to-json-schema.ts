@@ -1,26 +1,14 @@
-import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'class-validator';
+import { ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
 import { MESSAGES, type MessageDefinition } from '../messages/message-catalog.js';
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
 import { getMetadataStorage } from '../metadata/metadata-storage.js';
 import { findDeclaredType } from '../seams/class-transformer.js';
+import { BUILTIN_TYPES, type PropertySchema, propertyKeywords, typeOfValues } from './constraint-keywords.js';
+import { DATE_PATTERN } from './date-patterns.js';
+import { suggestedValidator, validationMetadataOf } from './dto-reading.js';
 import { HEADER_PARAM_KEYWORD } from './header-params.js';
-
-// RFC 3339 calendar dates, month lengths and leap years included (what ajv-formats' `date` checks).
-const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
-const LEAP_DAY = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29';
-const CALENDAR_DATE = `(?:\\d{4}-${MONTH_DAY}|${LEAP_DAY})`;
-
-/**
- * The date-times both ajv-formats' `date-time` and JavaScript's `Date` accept: RFC 3339 with a
- * time zone, minus the forms `Date` refuses (leap second 60, a `+hh` offset without minutes).
- * The shape check tests a `format: date-time` value against it; it is never advertised (about 330
- * characters the model would read as tokens, where the format name says the same).
- */
-export const DATE_TIME_PATTERN = `^${CALENDAR_DATE}[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$`;
-
-/** `YYYY-MM-DD`: with `@IsISO8601({ strict: true })` a property advertises `format: date`. */
-export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+import { advertisedDefault, nestedDefault, readDefaults } from './property-defaults.js';
 
 /** A problem found while describing a DTO; the builder prefixes it with `Class.method`. */
 export interface SchemaProblem {
@@ -31,156 +19,6 @@ export interface SchemaProblem {
 
 function schemaProblem<A extends readonly unknown[]>(definition: MessageDefinition<A>, ...args: NoInfer<A>): SchemaProblem {
   return { code: definition.code, ...definition.render(...args) };
-}
-
-type PropertySchema = Record<string, unknown>;
-type ConstraintHandler = (schema: PropertySchema, constraints: readonly unknown[]) => void;
-
-const setType =
-  (type: string): ConstraintHandler =>
-  (schema) => {
-    schema.type = type;
-  };
-const setFormat =
-  (format: string): ConstraintHandler =>
-  (schema) => {
-    schema.type ??= 'string';
-    schema.format = format;
-  };
-
-/**
- * How each class-validator constraint shows in JSON Schema. Constraints not listed here still
- * validate; they just add nothing to the advertised schema.
- */
-const CONSTRAINTS: Record<string, ConstraintHandler> = {
-  isString: setType('string'),
-  isNumber: setType('number'),
-  isInt: setType('integer'),
-  isBoolean: setType('boolean'),
-  isArray: setType('array'),
-  isObject: setType('object'),
-  isEnum: (schema, [entity, values]) => {
-    schema.enum = Array.isArray(values) ? [...values] : enumValues(entity);
-  },
-  isIn: (schema, [values]) => {
-    schema.enum = [...(values as unknown[])];
-  },
-  equals: (schema, [value]) => {
-    schema.const = value;
-  },
-  min: (schema, [value]) => {
-    schema.minimum = value;
-  },
-  max: (schema, [value]) => {
-    schema.maximum = value;
-  },
-  isPositive: (schema) => {
-    schema.exclusiveMinimum = 0;
-  },
-  isNegative: (schema) => {
-    schema.exclusiveMaximum = 0;
-  },
-  minLength: (schema, [value]) => {
-    schema.minLength = value;
-  },
-  maxLength: (schema, [value]) => {
-    schema.maxLength = value;
-  },
-  isLength: (schema, [min, max]) => {
-    schema.minLength = min;
-    if (typeof max === 'number') schema.maxLength = max;
-  },
-  matches: (schema, [pattern]) => {
-    schema.type ??= 'string';
-    schema.pattern = pattern instanceof RegExp ? pattern.source : String(pattern);
-  },
-  isNotEmpty: (schema) => {
-    if (schema.type === 'string' || schema.type === undefined) schema.minLength = Math.max(1, Number(schema.minLength ?? 0));
-  },
-  // Only formats whose every accepted value the advertised format accepts too (a differential
-  // test checks each against Ajv + ajv-formats). class-validator's isEmail (UTF-8 local parts),
-  // isURL (no scheme needed) and isISO8601/isDateString (date-only, week dates) accept more than
-  // `email`, `uri` and `date-time`, so they advertise a plain string.
-  isUuid: setFormat('uuid'),
-  isDate: (schema) => {
-    // A Date travels as a string; `@Type(() => Date)` converts it. The format is checked with the
-    // shape (against DATE_TIME_PATTERN), before the conversion, because `new Date()` also takes
-    // "Dec 24 2026" and 2026-02-30.
-    schema.type = 'string';
-    schema.format = 'date-time';
-  },
-  isAlpha: (schema) => {
-    schema.type ??= 'string';
-    schema.pattern ??= '^[A-Za-z]+$';
-  },
-  isAlphanumeric: (schema) => {
-    schema.type ??= 'string';
-    schema.pattern ??= '^[A-Za-z0-9]+$';
-  },
-  arrayMinSize: (schema, [value]) => {
-    schema.minItems = value;
-  },
-  arrayMaxSize: (schema, [value]) => {
-    schema.maxItems = value;
-  },
-  arrayNotEmpty: (schema) => {
-    schema.minItems = Math.max(1, Number(schema.minItems ?? 0));
-  },
-  arrayUnique: (schema) => {
-    schema.uniqueItems = true;
-  },
-};
-
-function enumValues(entity: unknown): unknown[] {
-  if (!entity || typeof entity !== 'object') return [];
-  // Numeric TS enums carry reverse mappings (`{ A: 0, '0': 'A' }`): keep the forward values only.
-  const record = entity as Record<string, unknown>;
-  return Object.keys(record)
-    .filter((key) => !(typeof record[record[key] as string] === 'number' && Number.isNaN(Number(key)) === false))
-    .map((key) => record[key]);
-}
-
-function typeOfValues(values: unknown[]): string | undefined {
-  if (values.length === 0) return undefined;
-  if (values.every((v) => typeof v === 'string')) return 'string';
-  if (values.every((v) => Number.isInteger(v))) return 'integer';
-  if (values.every((v) => typeof v === 'number')) return 'number';
-  if (values.every((v) => typeof v === 'boolean')) return 'boolean';
-  return undefined;
-}
-
-const BUILTIN_TYPES = new Map<unknown, string>([
-  [String, 'string'],
-  [Number, 'number'],
-  [Boolean, 'boolean'],
-  [Array, 'array'],
-  [Object, 'object'],
-]);
-
-function isJsonValue(value: unknown, depth = 0): boolean {
-  if (depth > 16) return false;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every((v) => isJsonValue(v, depth + 1));
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.values(value as object).every((v) => isJsonValue(v, depth + 1));
-  }
-  return false;
-}
-
-/** Validation metadata of a DTO (and its ancestors), grouped by property, in declaration order. */
-export function validationMetadataOf(dto: Constructor): Map<string, ValidationMetadata[]> {
-  const metas = getValidationStorage().getTargetValidationMetadatas(dto, '', true, false);
-  const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const meta of metas) {
-    let list = byProperty.get(meta.propertyName);
-    if (!list) {
-      list = [];
-      byProperty.set(meta.propertyName, list);
-    }
-    list.push(meta);
-  }
-  return byProperty;
 }
 
 /**
@@ -259,7 +97,7 @@ export class DtoSchemaWriter {
       if (field?.header !== undefined) schema[HEADER_PARAM_KEYWORD] = field.header;
       const fallback = defaults.get(name);
       if (fallback !== undefined) {
-        const advertised = nested ? this.nestedDefault(dto, name, fallback, schema) : isJsonValue(fallback) ? fallback : undefined;
+        const advertised = nested ? this.nestedDefault(dto, name, fallback, schema) : advertisedDefault(fallback);
         if (advertised !== undefined) schema.default = advertised;
       }
       properties[name] = schema;
@@ -273,21 +111,15 @@ export class DtoSchemaWriter {
   }
 
   /**
-   * The default of a nested DTO property as a client would send it (its JSON encoding, the same
-   * whether written as plain objects or as instances), or undefined after reporting a default that
-   * is not an object (a list of objects for an array). The call path fills an omitted property with
-   * it before conversion, so the method gets instances of the nested class either way.
+   * The default of a nested DTO property as a client would send it, or undefined after reporting
+   * a default that is not an object (a list of objects for an array). The call path fills an
+   * omitted property with it before conversion, so the method gets instances of the nested class
+   * either way.
    */
   private nestedDefault(dto: Constructor, name: string, value: unknown, schema: PropertySchema): unknown {
     const each = schema.type === 'array';
-    let json: unknown;
-    try {
-      json = JSON.parse(JSON.stringify(value) ?? 'null');
-    } catch {
-      json = undefined;
-    }
-    const fits = each ? Array.isArray(json) && json.every(isPlainObject) : isPlainObject(json);
-    if (fits) return json;
+    const json = nestedDefault(value, each);
+    if (json !== undefined) return json;
     const target = findDeclaredType(dto, name) as Constructor;
     this.problems.push(schemaProblem(MESSAGES.nestedDefaultNotObjects, dto.name, name, target.name, each));
     return undefined;
@@ -298,26 +130,7 @@ export class DtoSchemaWriter {
     name: string,
     metas: ValidationMetadata[],
   ): { schema: PropertySchema; optional: boolean; nested: boolean } {
-    const schema: PropertySchema = {};
-    const items: PropertySchema = {};
-    let optional = false;
-    let nested = false;
-    let eachSeen = false;
-
-    for (const meta of metas) {
-      if (meta.type === ValidationTypes.CONDITIONAL_VALIDATION && meta.name === 'isOptional') optional = true;
-      else if (meta.type === ValidationTypes.NESTED_VALIDATION) {
-        nested = true;
-        eachSeen ||= meta.each === true;
-      } else if (meta.type === ValidationTypes.CUSTOM_VALIDATION && meta.name) {
-        const handler = CONSTRAINTS[meta.name];
-        if (!handler) continue;
-        if (meta.each) {
-          eachSeen = true;
-          handler(items, meta.constraints ?? []);
-        } else handler(schema, meta.constraints ?? []);
-      }
-    }
+    const { schema, items, optional, nested, each: eachSeen } = propertyKeywords(metas);
 
     const designType = Reflect.getMetadata?.('design:type', dto.prototype, name);
     const declared = findDeclaredType(dto, name);
@@ -364,75 +177,9 @@ export class DtoSchemaWriter {
   }
 }
 
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-/**
- * The validator a property without one needs, named after what it holds: its initial value,
- * then its `@Type(() => X)`, then its TypeScript type (design:type).
- */
-function suggestedValidator(dto: Constructor, name: string, initial: unknown): string {
-  if (typeof initial === 'boolean') return '@IsBoolean()';
-  if (typeof initial === 'number') return Number.isInteger(initial) ? '@IsInt()' : '@IsNumber()';
-  if (typeof initial === 'string') return '@IsString()';
-  if (initial instanceof Date) return '@IsDate()';
-  const declared = findDeclaredType(dto, name);
-  const designType = Reflect.getMetadata?.('design:type', dto.prototype, name);
-  if (declared === Date || designType === Date) return '@IsDate()';
-  if (typeof declared === 'function' && !BUILTIN_TYPES.has(declared)) {
-    return designType === Array || Array.isArray(initial) ? '@ValidateNested({ each: true })' : '@ValidateNested()';
-  }
-  if (Array.isArray(initial) || designType === Array) return '@IsArray()';
-  if (designType === Boolean) return '@IsBoolean()';
-  if (designType === Number) return '@IsNumber()';
-  return '@IsString()';
-}
-
-/** Property initialisers of `dto`, read once by constructing it without arguments. */
-function readDefaults(dto: Constructor): Map<string, unknown> {
-  const defaults = new Map<string, unknown>();
-  try {
-    const instance = new (dto as new () => Record<string, unknown>)();
-    for (const key of Object.keys(instance)) defaults.set(key, instance[key]);
-  } catch {
-    // A DTO whose constructor needs arguments simply advertises no defaults.
-  }
-  return defaults;
-}
-
 /** The JSON Schema of one DTO class, with any problems found on the way. */
 export function dtoToJsonSchema(dto: Constructor): { schema: JsonSchema; problems: SchemaProblem[] } {
   const writer = new DtoSchemaWriter();
   const schema = writer.write(dto);
   return { schema, problems: writer.problems };
-}
-
-// Keywords that describe the shape of a value (what the structural check enforces). Value
-// constraints (bounds, lengths, patterns, formats, enums) are left to class-validator, whose
-// messages the caller gets.
-const STRUCTURAL_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', '$ref', '$defs']);
-
-/**
- * The shape-only part of a DTO schema: types, nesting, required and unknown properties. Checked
- * with Ajv before class-transformer runs, it makes validation agree with the advertised schema
- * where class-validator alone is looser (an array where an object is declared, `null` for an
- * optional string, item types of primitive arrays).
- */
-export function structuralSchema(schema: JsonSchema): JsonSchema {
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    // A Date's string form is part of its shape: it is checked before `new Date()` sees it. Only
-    // @IsDate writes `date-time` (see CONSTRAINTS), so the format always means a Date here.
-    if (key === 'format' && value === 'date-time') out.format = value;
-    if (!STRUCTURAL_KEYS.has(key)) continue;
-    if (key === 'properties' || key === '$defs') {
-      out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, structuralSchema(v)]));
-    } else if (key === 'items' && typeof value === 'object' && value !== null) {
-      out[key] = structuralSchema(value as JsonSchema);
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
 }

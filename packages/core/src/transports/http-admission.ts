@@ -8,6 +8,7 @@ import {
   validateHostHeader,
 } from '@modelcontextprotocol/server';
 import { type AuthOptions, BearerAuth, ownerOf, type RequestHead } from '../auth/bearer-auth.js';
+import { hasScopes } from '../auth/scopes.js';
 import { MODERN_REVISION } from '../context/revisions.js';
 import { logMessages } from '../messages/log-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
@@ -247,7 +248,7 @@ export class HttpAdmission {
     for (const { method, params } of messagesOf(body)) {
       if (typeof method !== 'string') continue;
       const needed = this.requirements.scopes(method, params);
-      if (needed.some((scope) => !principal.scopes.includes(scope))) return needed;
+      if (!hasScopes(principal, needed)) return needed;
     }
     return undefined;
   }

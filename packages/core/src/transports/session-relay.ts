@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { SharedState } from '../state/app-state.js';
+import { readBusMessage } from '../state/bus-message.js';
 import { GET_STREAM } from './session-event-store.js';
 import { LEASE_MS } from './stream-claims.js';
 
@@ -89,12 +90,8 @@ export class SessionRelay {
   }
 
   private received(payload: string): void {
-    let relayed: Relayed;
-    try {
-      relayed = JSON.parse(payload) as Relayed;
-    } catch {
-      return;
-    }
+    const relayed = readBusMessage<Relayed>(payload);
+    if (relayed === undefined) return;
     for (const target of this.targets) {
       // Every instance writes stored events (the one holding the stream is the only one that can);
       // client messages and endings were already handled where they arrived.

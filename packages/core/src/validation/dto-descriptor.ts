@@ -1,7 +1,8 @@
 import { getMetadataStorage as getValidationStorage, ValidationTypes } from 'class-validator';
 import { MESSAGES } from '../messages/message-catalog.js';
 import type { Constructor, JsonSchema } from '../metadata/metadata-args.js';
-import { DtoSchemaWriter, type SchemaProblem, structuralSchema } from '../schema/dto-to-json-schema.js';
+import { DtoSchemaWriter, type SchemaProblem } from '../schema/dto-to-json-schema.js';
+import { structuralSchema } from '../schema/structural-schema.js';
 import { findDeclaredType } from '../seams/class-transformer.js';
 import { type CompiledDto, compileDto } from './compile-dto.js';
 import { CodeGenerationRefused, type JsonValidator } from './json-schema-validator.js';

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { DATE_TIME_MESSAGE, type ValidationIssue } from '../messages/validation-issue.js';
 import type { JsonSchema } from '../metadata/metadata-args.js';
-import { DATE_TIME_PATTERN } from '../schema/dto-to-json-schema.js';
+import { DATE_TIME_PATTERN } from '../schema/date-patterns.js';
 import { codeGenerationAllowed } from './code-generation.js';
 import type { ValidationOutcome } from './dto-validator.js';
 

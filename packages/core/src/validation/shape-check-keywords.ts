@@ -1,6 +1,6 @@
 import type { ValidationIssue } from '../messages/validation-issue.js';
 import { DATE_TIME_MESSAGE } from '../messages/validation-issue.js';
-import { DATE_TIME_PATTERN } from '../schema/dto-to-json-schema.js';
+import { DATE_TIME_PATTERN } from '../schema/date-patterns.js';
 
 /**
  * What the shape check covers, shared by its two forms (shape-check.ts generates code; where code

@@ -37,7 +37,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Constructor, validateDto } from '../../src/index.js';
-import { structuralSchema } from '../../src/schema/dto-to-json-schema.js';
+import { structuralSchema } from '../../src/schema/structural-schema.js';
 import { DEFAULT_ARGUMENT_LIMITS } from '../../src/validation/argument-limits.js';
 import { FALLBACK } from '../../src/validation/compiled-dto-runtime.js';
 import { describeDto } from '../../src/validation/dto-descriptor.js';

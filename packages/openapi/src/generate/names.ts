@@ -1,11 +1,12 @@
-/** The words of a name written in any case: `listPets`, `list-pets`, `X-Request-Id` -> `list`, `pets`... */
+import { split } from 'change-case';
+
+/**
+ * The words of a name written in any case: `listPets`, `list-pets`, `X-Request-Id` -> `list`,
+ * `pets`... Case boundaries are change-case's; only ASCII letters and digits make words (what
+ * identifiers of generated code take), anything else separates them.
+ */
 function words(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter((word) => word !== '')
-    .map((word) => word.toLowerCase());
+  return split(name.replace(/[^A-Za-z0-9]+/g, ' ')).map((word) => word.toLowerCase());
 }
 
 export const kebabCase = (name: string): string => words(name).join('-');
