@@ -1,1 +1,1 @@
-export { type RedisStateOptions, redisState } from './redis-state.js';
+export { type RedisClusterNode, type RedisStateOptions, redisState } from './redis-state.js';
