@@ -28,7 +28,7 @@ async function instance(redisUrl: string): Promise<HttpListener> {
 // #endregion
 
 /** A client whose requests alternate between two instances, as behind a round-robin load balancer. */
-function roundRobinClient(urls: string[]) {
+export function roundRobinClient(urls: string[]) {
   let next = 0;
   const fetchRoundRobin = (_url: string | URL | Request, init?: RequestInit) => {
     const url = urls[next++ % urls.length] as string;
