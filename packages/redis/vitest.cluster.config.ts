@@ -13,6 +13,7 @@ export default defineConfig({
       'test/owners.test.ts',
       'test/tasks.test.ts',
       'test/task-retries.test.ts',
+      'test/reconnect.test.ts',
       'test/cluster-*.test.ts',
     ],
     env: { ARMATURE_TEST_REDIS: 'cluster' },

@@ -39,18 +39,24 @@ interface Node {
  * A real Redis Cluster of three masters (no replicas): three `redis-server --cluster-enabled yes`
  * (the same Debian binary as `RedisServer`) on free 127.0.0.1 ports, their cluster bus on free
  * ports too (`--cluster-port`, Redis 7.0), joined and given the 16,384 slots by
- * `redis-cli --cluster create`. Data in memory only; `dispose` stops every node and removes its files.
+ * `redis-cli --cluster create`. As `RedisServer`, by default with an append-only file (fsync on every
+ * write), so that `stop` then `start` brings the same cluster and data back (an outage, not a wipe);
+ * `{ durable: false }` keeps the data in memory only. `dispose` stops every node and removes its files.
  */
 export class RedisCluster {
   private readonly dir = mkdtempSync(join(tmpdir(), 'armature-redis-cluster-'));
 
-  private constructor(private readonly nodes: Node[]) {}
+  private constructor(
+    private readonly nodes: Node[],
+    private readonly durable: boolean,
+  ) {}
 
-  static async start(masters = 3): Promise<RedisCluster> {
+  static async start(options: { masters?: number; durable?: boolean } = {}): Promise<RedisCluster> {
+    const masters = options.masters ?? 3;
     const nodes: Node[] = [];
     // One at a time: freePort releases the port, so two calls at once could get the same one.
     for (let i = 0; i < masters; i++) nodes.push({ port: await freePort(), busPort: await freePort() });
-    const cluster = new RedisCluster(nodes);
+    const cluster = new RedisCluster(nodes, options.durable ?? true);
     try {
       await Promise.all(nodes.map((node) => cluster.startNode(node)));
       await redisCli(['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes']);
@@ -90,8 +96,18 @@ export class RedisCluster {
       '5000',
       '--save',
       '',
-      '--appendonly',
-      'no',
+      ...(this.durable
+        ? [
+            '--appendonly',
+            'yes',
+            '--appendfsync',
+            'always',
+            '--appendfilename',
+            `appendonly-${node.port}.aof`,
+            '--appenddirname',
+            `aof-${node.port}`,
+          ]
+        : ['--appendonly', 'no']),
     ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     node.process = child;
@@ -121,7 +137,8 @@ export class RedisCluster {
     }
   }
 
-  async dispose(): Promise<void> {
+  /** Stops every node (SIGTERM): the whole cluster is away, as in an outage. */
+  async stop(): Promise<void> {
     await Promise.all(
       this.nodes.map(async (node) => {
         const child = node.process;
@@ -132,6 +149,16 @@ export class RedisCluster {
         await exited;
       }),
     );
+  }
+
+  /** Starts the stopped nodes again from their files (the same slots, and the data if durable), once the cluster is ok. */
+  async restart(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => this.startNode(node)));
+    await this.untilOk();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

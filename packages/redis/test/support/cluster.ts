@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RedisCluster, RedisServer, RoundRobinProxy, type Instance as Upstream } from '@armature/test-redis';
+import { type RedisServer, RoundRobinProxy, type Instance as Upstream } from '@armature/test-redis';
 import { afterAll, beforeAll } from 'vitest';
+import { type RedisEnv, startTestRedis, type TestRedis } from './topology.js';
 
 /** The multi-instance test app; the tasks test starts its own (`fixtures/task-instance.mjs`). */
 export const SHOP_FIXTURE = fileURLToPath(new URL('../fixtures/instance.mjs', import.meta.url));
@@ -10,15 +11,6 @@ export const SHOP_FIXTURE = fileURLToPath(new URL('../fixtures/instance.mjs', im
 export interface Instance extends Upstream {
   readonly process: ChildProcess;
 }
-
-/**
- * Which Redis the multi-instance tests share: one redis-server, or (`ARMATURE_TEST_REDIS=cluster`,
- * the `cluster` project of vitest.config.ts) a three-master Redis Cluster.
- */
-export const ON_CLUSTER = process.env.ARMATURE_TEST_REDIS === 'cluster';
-
-/** What an instance is told of the Redis: `REDIS_URL`, or `REDIS_CLUSTER` (see fixtures/redis-env.mjs). */
-export type RedisEnv = { REDIS_URL: string } | { REDIS_CLUSTER: string };
 
 export async function startInstance(
   name: string,
@@ -72,33 +64,25 @@ export interface Cluster {
  * name (sharing it) and the round-robin proxy before the file's tests, and stops them all after.
  */
 export function useCluster(names: readonly string[], options: { env?: Record<string, string>; fixture?: string } = {}): Cluster {
-  let server: RedisServer | undefined;
-  let redisCluster: RedisCluster | undefined;
+  let redis: TestRedis | undefined;
   const cluster = {
     get redis(): RedisServer {
-      if (!server) throw new Error('this test stops or reads one redis-server: leave it out of the cluster project');
-      return server;
+      if (!redis?.server) throw new Error('this test stops or reads one redis-server: leave it out of the cluster project');
+      return redis.server;
     },
     instances: [] as Instance[],
     proxy: undefined as unknown as RoundRobinProxy & { url: URL },
   };
   beforeAll(async () => {
-    let redis: RedisEnv;
-    if (ON_CLUSTER) {
-      redisCluster = await RedisCluster.start();
-      redis = { REDIS_CLUSTER: redisCluster.spec };
-    } else {
-      server = await RedisServer.start();
-      redis = { REDIS_URL: server.url };
-    }
-    cluster.instances = await Promise.all(names.map((name) => startInstance(name, redis, options.env, options.fixture)));
+    redis = await startTestRedis();
+    const env = redis.env;
+    cluster.instances = await Promise.all(names.map((name) => startInstance(name, env, options.env, options.fixture)));
     cluster.proxy = await RoundRobinProxy.start(cluster.instances);
   });
   afterAll(async () => {
     await cluster.proxy?.close();
     await Promise.all(cluster.instances.map((instance) => stopInstance(instance)));
-    await server?.dispose();
-    await redisCluster?.dispose();
+    await redis?.dispose();
   });
   return cluster;
 }
