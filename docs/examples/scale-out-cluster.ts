@@ -1,7 +1,7 @@
 import { ArmatureBuildError, createMcpApp, type HttpListener } from '@armature/core';
 import { redisState } from '@armature/redis';
 import { RedisCluster } from '@armature/test-redis';
-import { NotesServer, roundRobinClient } from './scale-out.js';
+import { NotesServer, renameTwice, roundRobinClient } from './scale-out.js';
 import { expectEqual } from './support/check.js';
 
 // #region cluster
@@ -48,13 +48,7 @@ export async function main(): Promise<void> {
   const [a, b] = [await instance([first]), await instance([second])] as [HttpListener, HttpListener];
   const { client, transport } = roundRobinClient([a.url, b.url]);
   try {
-    await client.connect(transport);
-    const progress: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const result = await client.callTool({ name: 'rename', arguments: {} }, { onprogress: (p) => progress.push(String(p.message)) });
-      expectEqual((result.content as { text: string }[])[0]?.text, 'Renamed to Field notes', 'the answer reached the instance that asked');
-    }
-    expectEqual(progress, ['asking', 'renamed', 'asking', 'renamed'], 'progress from both instances');
+    await renameTwice(client, transport);
   } finally {
     await client.close().catch(() => undefined);
     await Promise.all([a.close(), b.close()]);

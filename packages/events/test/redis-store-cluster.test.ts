@@ -1,6 +1,7 @@
 import { RedisCluster } from '@armature/test-redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisEventsStore } from '../src/redis-events-store.js';
+import { aliceSubscription } from './support/subscription.js';
 
 // Every MULTI, MGET and script of the Redis store on a real three-master Redis Cluster: keys in two
 // slots would fail with CROSSSLOT.
@@ -19,15 +20,7 @@ it('keeps subscriptions, deliveries and the poll log on a Redis Cluster', async 
   const store = new RedisEventsStore({ cluster: cluster.addresses.slice(0, 1) });
   try {
     const now = Date.now();
-    const record = {
-      principal: 'alice',
-      url: 'https://x.example/h',
-      name: 'e',
-      arguments: {},
-      secrets: ['s'],
-      previousSecretUntil: 0,
-      expiresAt: now + 60_000,
-    };
+    const record = aliceSubscription(now);
     await store.saveSubscription({ ...record, id: 's1' });
     await store.saveSubscription({ ...record, id: 's2' });
     expect(await store.countOf('alice', now)).toBe(2);

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './redis-server.js';
+import { freePort, spawnRedisServer, stopRedisServer } from './redis-server.js';
 
 /** Runs `redis-cli` with `args`, resolving with its output, or rejecting with it (bounded by `timeoutMs`). */
 function redisCli(args: string[], timeoutMs = 30_000): Promise<string> {
@@ -109,21 +109,7 @@ export class RedisCluster {
           ]
         : ['--appendonly', 'no']),
     ];
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    node.process = child;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('redis-server (cluster node) did not start within 10 s')), 10_000);
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        reject(new Error(`redis-server could not be started (${error.message}); run .ci/install-redis.sh`));
-      });
-      child.stdout?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('Ready to accept connections')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    node.process = await spawnRedisServer(args);
   }
 
   /** Waits (20 s at most) until every node says the cluster is ok (all slots served, gossip settled). */
@@ -140,13 +126,10 @@ export class RedisCluster {
   /** Stops every node (SIGTERM): the whole cluster is away, as in an outage. */
   async stop(): Promise<void> {
     await Promise.all(
-      this.nodes.map(async (node) => {
+      this.nodes.map((node) => {
         const child = node.process;
         node.process = undefined;
-        if (!child || child.exitCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
+        return stopRedisServer(child);
       }),
     );
   }
