@@ -45,7 +45,8 @@ export interface RedisStateOptions {
  * the one running its request, change notifications, and tasks (any instance answers for a task
  * another runs; a cancel reaches the handler wherever it runs), and rate-limit counts (a limit holds
  * in total, not per instance). Requests fail fast with 503 naming Redis
- * while it is away; the connections come back by themselves.
+ * while it is away; the connections come back by themselves. On one Redis (`url`) or a Redis
+ * Cluster (`cluster`: the keys each atomic step touches share a hash tag, see redis-keys.ts).
  *
  * @example
  * ```ts
@@ -53,6 +54,8 @@ export interface RedisStateOptions {
  *   state: redisState({ url: process.env.REDIS_URL }),
  *   requestStateKey: process.env.MCP_REQUEST_STATE_KEY,
  * });
+ * // On a Redis Cluster: some of its nodes.
+ * redisState({ cluster: [{ host: 'redis-1', port: 6379 }, { host: 'redis-2', port: 6379 }] });
  * ```
  */
 export function redisState(options: RedisStateOptions = {}): SharedState {
