@@ -33,7 +33,7 @@ export interface RedisStateOptions {
   eventTtlMs?: number;
   /**
    * How long start-up waits for Redis before `listenHttp` fails naming it, and how long a change
-   * notification or a relay between instances waits for Redis to (re)connect before it is given
+   * notification, a relay between instances or a catalogue edit waits for Redis to (re)connect before it is given
    * up (requests are not made to wait: they are answered 503 at once). Default 5,000 ms.
    */
   connectTimeoutMs?: number;
@@ -82,7 +82,7 @@ export function redisState(options: RedisStateOptions = {}): SharedState {
     events: new RedisEventStore(commands, keys.events, keys.channels, limits, () => bus.settled()),
     instances: new RedisInstanceLeases(commands, keys.plain),
     tasks: new RedisTaskStore(commands, subscriber, keys.tasks, keys.channels, timeout),
-    catalog: new RedisCatalogEdits(commands, keys.plain),
+    catalog: new RedisCatalogEdits(commands, keys.plain, timeout),
     listens: new RedisStreamLeases(commands, keys.plain),
     rateLimits: new RedisRateLimitStore(commands, keys.plain),
     bus: {

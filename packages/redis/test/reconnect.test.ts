@@ -76,3 +76,31 @@ describe('a change raised while Redis reconnects', () => {
     }
   });
 });
+
+describe('a catalogue edit made while Redis reconnects', () => {
+  it('is kept in Redis once it is back, for the instances that start later', { timeout: 60_000 }, async () => {
+    const app = createMcpApp(Plain, { state: redisState({ ...redis.target, connectTimeoutMs: 20_000 }), requestStateKey: 'k'.repeat(32) });
+    const listener = await app.listenHttp({ port: 0 });
+    let later: ReturnType<typeof redisState> | undefined;
+    try {
+      await redis.stop();
+      const ready = () => fetch(new URL('/ready', listener.url)).then((answer) => answer.status);
+      await eventually(async () => (await ready()) === 503, 'the instance to see Redis gone');
+      app.tools.disable('ping');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await redis.start();
+      // An instance that starts now reads the edits kept in Redis.
+      const started = redisState({ ...redis.target, connectTimeoutMs: 20_000 });
+      later = started;
+      await started.bus.subscribe('changes', () => undefined);
+      await eventually(
+        async () => (await started.catalog?.all())?.some((edit) => edit.key === 'ping' && edit.op === 'disable') === true,
+        'the edit in Redis',
+      );
+    } finally {
+      await later?.close();
+      await listener.close();
+      await app.close();
+    }
+  });
+});
