@@ -6,5 +6,13 @@ import { defineConfig } from 'vitest/config';
 // level stays the agreed set.
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
-  test: { projects: ['packages/*/vitest.config.ts', 'apps/*/vitest.config.ts', 'docs/vitest.config.ts'] },
+  test: {
+    projects: [
+      'packages/*/vitest.config.ts',
+      // @armature/redis's scale-out tests again, on a three-master Redis Cluster.
+      'packages/redis/vitest.cluster.config.ts',
+      'apps/*/vitest.config.ts',
+      'docs/vitest.config.ts',
+    ],
+  },
 });

@@ -28,7 +28,7 @@ async function instance(redisUrl: string): Promise<HttpListener> {
 // #endregion
 
 /** A client whose requests alternate between two instances, as behind a round-robin load balancer. */
-function roundRobinClient(urls: string[]) {
+export function roundRobinClient(urls: string[]) {
   let next = 0;
   const fetchRoundRobin = (_url: string | URL | Request, init?: RequestInit) => {
     const url = urls[next++ % urls.length] as string;
@@ -39,6 +39,20 @@ function roundRobinClient(urls: string[]) {
   return { client, transport: new StreamableHTTPClientTransport(new URL(urls[0] as string), { fetch: fetchRoundRobin }) };
 }
 
+/**
+ * Connects (initialize reaches one instance, every later request alternates: the session is served
+ * by both) and renames twice: each elicitation answer and progress crosses instances.
+ */
+export async function renameTwice(client: Client, transport: StreamableHTTPClientTransport): Promise<void> {
+  await client.connect(transport);
+  const progress: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const result = await client.callTool({ name: 'rename', arguments: {} }, { onprogress: (p) => progress.push(String(p.message)) });
+    expectEqual((result.content as { text: string }[])[0]?.text, 'Renamed to Field notes', 'the answer reached the instance that asked');
+  }
+  expectEqual(progress, ['asking', 'renamed', 'asking', 'renamed'], 'progress from both instances');
+}
+
 export const outputs: Record<string, string> = {};
 
 export async function main(): Promise<void> {
@@ -46,14 +60,7 @@ export async function main(): Promise<void> {
   const [a, b] = [await instance(redis.url), await instance(redis.url)] as [HttpListener, HttpListener];
   const { client, transport } = roundRobinClient([a.url, b.url]);
   try {
-    // initialize reaches one instance, every later request alternates: the session is served by both.
-    await client.connect(transport);
-    const progress: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const result = await client.callTool({ name: 'rename', arguments: {} }, { onprogress: (p) => progress.push(String(p.message)) });
-      expectEqual((result.content as { text: string }[])[0]?.text, 'Renamed to Field notes', 'the answer reached the instance that asked');
-    }
-    expectEqual(progress, ['asking', 'renamed', 'asking', 'renamed'], 'progress from both instances');
+    await renameTwice(client, transport);
 
     await redis.stop();
     const refused = await client.callTool({ name: 'rename', arguments: {} }).then(

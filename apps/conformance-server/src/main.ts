@@ -14,6 +14,7 @@ Environment (HTTP):
   ARMATURE_REDIS_URL          keep sessions, resumable events and change notifications on this Redis
                               (e.g. redis://127.0.0.1:6379), so that several instances behind one load
                               balancer serve one endpoint; needs MCP_REQUEST_STATE_KEY
+  ARMATURE_REDIS_CLUSTER      the same on a Redis Cluster: some of its nodes as host:port,host:port
   MCP_REQUEST_STATE_KEY       the requestStateKey, the same on every instance
   CONFORMANCE_COMPOSED=1      serve the composed variant: the inventory plus a part mounted under
                               "extra" with its own guard and interceptor (src/composed.server.ts)
@@ -30,10 +31,14 @@ function parsePort(value: string | undefined): number {
   return port;
 }
 
-/** The Redis state when ARMATURE_REDIS_URL is set (a missing key is the app's own start-up error). */
+/** Whether the server runs on a Redis (ARMATURE_REDIS_URL) or a Redis Cluster (ARMATURE_REDIS_CLUSTER). */
+const SCALED_OUT = process.env.ARMATURE_REDIS_URL !== undefined || process.env.ARMATURE_REDIS_CLUSTER !== undefined;
+
+/** The Redis state when scaled out (a missing key is the app's own start-up error). */
 function scaleOutFromEnv(env: NodeJS.ProcessEnv): ConformanceAppOptions['scaleOut'] {
-  if (env.ARMATURE_REDIS_URL === undefined) return undefined;
-  return { state: redisState({ url: env.ARMATURE_REDIS_URL }), requestStateKey: env.MCP_REQUEST_STATE_KEY };
+  if (!SCALED_OUT) return undefined;
+  const cluster = env.ARMATURE_REDIS_CLUSTER?.split(',').map((node) => `redis://${node}`);
+  return { state: redisState(cluster ? { cluster } : { url: env.ARMATURE_REDIS_URL }), requestStateKey: env.MCP_REQUEST_STATE_KEY };
 }
 
 /**
@@ -66,7 +71,7 @@ async function main(args: readonly string[]): Promise<void> {
   }
 
   // The Redis state keeps the events itself; alone, the server keeps them in memory.
-  const eventStore = process.env.ARMATURE_REDIS_URL === undefined;
+  const eventStore = !SCALED_OUT;
   const { url } = await server.app.listenHttp({ port: parsePort(process.env.PORT), eventStore, retryIntervalMs: RETRY_INTERVAL_MS });
   // Tests read the URL from this first line (PORT=0 picks the port at random).
   process.stdout.write(`armature-conformance-server: MCP endpoint at ${url}\n`);

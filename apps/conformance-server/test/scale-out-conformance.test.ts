@@ -1,11 +1,12 @@
 /**
  * The official MCP conformance suite against THREE instances of the built server (`dist/main.js`
  * with ARMATURE_REDIS_URL: sessions, resumable events and change notifications on a real
- * redis-server) behind a strictly alternating round-robin proxy, over Streamable HTTP: every
- * scenario's initialize lands on one instance and its later requests on the others. For every spec
- * version the suite targets, all scenarios (active and pending): 0 failures, 0 warnings.
+ * redis-server; then with ARMATURE_REDIS_CLUSTER on a real three-master Redis Cluster) behind a
+ * strictly alternating round-robin proxy, over Streamable HTTP: every scenario's initialize lands on
+ * one instance and its later requests on the others. For every spec version the suite targets, all
+ * scenarios (active and pending): 0 failures, 0 warnings.
  */
-import { RedisServer, RoundRobinProxy } from '@armature/test-redis';
+import { RedisCluster, RedisServer, RoundRobinProxy } from '@armature/test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killSuiteRuns, runSuite, summarize } from './support/conformance.js';
 import { assertBuilt, type HttpServer, killStarted, startHttpServer } from './support/processes.js';
@@ -14,15 +15,38 @@ import { TASKS_EXPECTED_FAILURES } from './tasks-expected-failures.js';
 
 const NAMES = ['a', 'b', 'c'];
 
-describe('over Streamable HTTP, three instances on Redis behind a round-robin proxy', () => {
-  let redis: RedisServer;
+/** The shared Redis of a run, and what tells the instances where it is. */
+interface SharedRedis {
+  readonly env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+const TOPOLOGIES: [string, () => Promise<SharedRedis>][] = [
+  [
+    'Redis',
+    async () => {
+      const server = await RedisServer.start();
+      return { env: { ARMATURE_REDIS_URL: server.url }, dispose: () => server.dispose() };
+    },
+  ],
+  [
+    'a three-master Redis Cluster',
+    async () => {
+      const cluster = await RedisCluster.start({ durable: false });
+      return { env: { ARMATURE_REDIS_CLUSTER: cluster.spec }, dispose: () => cluster.dispose() };
+    },
+  ],
+];
+
+describe.each(TOPOLOGIES)('over Streamable HTTP, three instances on %s behind a round-robin proxy', (topology, start) => {
+  let redis: SharedRedis;
   let servers: HttpServer[] = [];
   let proxy: RoundRobinProxy & { url: URL };
 
   beforeAll(async () => {
     assertBuilt();
-    redis = await RedisServer.start();
-    const env = { ARMATURE_REDIS_URL: redis.url, MCP_REQUEST_STATE_KEY: 'a shared key for the scale-out conformance run only' };
+    redis = await start();
+    const env = { ...redis.env, MCP_REQUEST_STATE_KEY: 'a shared key for the scale-out conformance run only' };
     servers = await Promise.all(NAMES.map(() => startHttpServer(45_000, env)));
     proxy = await RoundRobinProxy.start(servers.map((server, i) => ({ name: NAMES[i] as string, url: new URL(server.url) })));
   });
@@ -41,7 +65,7 @@ describe('over Streamable HTTP, three instances on Redis behind a round-robin pr
       const before = proxy.routed.length;
       const run = await runSuite({ url: proxy.url.href, requirements: revision, timeoutMs: 180_000 });
       console.log(
-        summarize(`HTTP, 3 instances on Redis, requirements ${revision}`, run, {
+        summarize(`HTTP, 3 instances on ${topology}, requirements ${revision}`, run, {
           notScored: setOf(revision).notScored,
           baseline: TASKS_EXPECTED_FAILURES,
         }),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { DeliveryRecord, DeliveryStatus, EventsStore, LogLimits, LogPage, SubscriptionRecord } from './events-store.js';
 import { nextStatus } from './memory-events-store.js';
 
@@ -8,6 +8,8 @@ export interface RedisEventsStoreOptions {
   url?: string;
   /** Prefix of every key, so several apps share one Redis. Default `armature:events:`. */
   keyPrefix?: string;
+  /** A Redis Cluster instead of `url`: some of its nodes (ioredis finds the others), as `redisState({ cluster })`. */
+  cluster?: readonly { host: string; port: number }[];
 }
 
 // Takes the due deliveries and pushes their due time to the end of the lease in one step, so two
@@ -34,17 +36,21 @@ return id`;
  */
 export class RedisEventsStore implements EventsStore {
   readonly shared = true;
-  private readonly client: Redis;
+  private readonly client: Redis | Cluster;
   private readonly prefix: string;
 
   constructor(options: RedisEventsStoreOptions = {}) {
-    this.client = new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1, connectionName: 'armature-events' });
+    const redisOptions = { maxRetriesPerRequest: 1, connectionName: 'armature-events' };
+    this.client = options.cluster
+      ? new Cluster([...options.cluster], { redisOptions })
+      : new Redis(options.url ?? 'redis://127.0.0.1:6379', redisOptions);
     this.client.on('error', () => undefined);
     this.prefix = options.keyPrefix ?? 'armature:events:';
   }
 
+  // Every key under one hash tag: on a Redis Cluster they share a slot, as the MULTIs and MGETs need.
   private key(...parts: string[]): string {
-    return this.prefix + parts.join(':');
+    return `{${this.prefix}}${parts.join(':')}`;
   }
 
   async saveSubscription(record: SubscriptionRecord): Promise<void> {

@@ -5,6 +5,7 @@ import { RedisServer } from '@armature/test-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisEventsStore } from '../src/redis-events-store.js';
 import { newSecret, Receiver } from './support/receiver.js';
+import { aliceSubscription } from './support/subscription.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/instance.mjs', import.meta.url));
 
@@ -97,15 +98,7 @@ describe('events on a shared Redis store', () => {
     const store = new RedisEventsStore({ url: redis.url, keyPrefix: `log${Date.now()}:` });
     try {
       const now = Date.now();
-      const record = {
-        principal: 'alice',
-        url: 'https://x.example/h',
-        name: 'e',
-        arguments: {},
-        secrets: ['s'],
-        previousSecretUntil: 0,
-        expiresAt: now + 60_000,
-      };
+      const record = aliceSubscription(now);
       await store.saveSubscription({ ...record, id: 's1' });
       await store.saveSubscription({ ...record, id: 's2' });
       await store.saveSubscription({ ...record, id: 's3', principal: 'bob' });

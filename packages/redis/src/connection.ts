@@ -1,50 +1,86 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+
+/** Where the connections go: one Redis (a URL), or a Redis Cluster (some of its nodes; ioredis finds the rest). */
+export type RedisTarget =
+  | { readonly url: string }
+  | {
+      readonly nodes: readonly { readonly host: string; readonly port: number }[];
+      /** What every node connection uses (user, password, TLS). */
+      readonly nodeOptions: Pick<RedisOptions, 'username' | 'password' | 'tls'>;
+    };
+
+/** The target for messages: a URL without its password, or the cluster's nodes as given. */
+function shown(target: RedisTarget): string {
+  if ('nodes' in target) return `redis cluster at ${target.nodes.map((node) => `${node.host}:${node.port}`).join(',')}`;
+  try {
+    const url = new URL(target.url);
+    if (url.password) url.password = '***';
+    return `redis at ${url.toString()}`;
+  } catch {
+    return 'redis at the configured URL';
+  }
+}
+
+/** One ioredis client to `target`: a `Redis`, or a `Cluster` whose node connections take the same policy. */
+function clientFor(target: RedisTarget, role: string, autoPipelining: boolean): Redis | Cluster {
+  const policy = {
+    maxRetriesPerRequest: 0,
+    connectTimeout: 5_000,
+    connectionName: `armature-${role}`,
+  } satisfies RedisOptions;
+  const retry = (times: number) => Math.min(times * 100, 1_000);
+  if ('url' in target) {
+    return new Redis(target.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      enableAutoPipelining: autoPipelining,
+      retryStrategy: retry,
+      ...policy,
+    });
+  }
+  const options: ClusterOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    enableAutoPipelining: autoPipelining,
+    clusterRetryStrategy: retry,
+    // A busy machine may answer CLUSTER SLOTS slower than ioredis's 1 s default.
+    slotsRefreshTimeout: 5_000,
+    redisOptions: { ...policy, ...target.nodeOptions },
+  };
+  return new Cluster(
+    target.nodes.map((node) => ({ host: node.host, port: node.port })),
+    options,
+  );
+}
 
 /**
- * One ioredis connection that never queues a command while Redis is away: a command then fails at
- * once with a message naming the server, so a request gets its 503 instead of waiting. It
- * reconnects by itself, and says so once per outage on stderr.
+ * One ioredis connection (to one Redis, or a Redis Cluster) that never queues a command while
+ * Redis is away: a command then fails at once with a message naming the server, so a request gets
+ * its 503 instead of waiting. It reconnects by itself, and says so once per outage on stderr.
  */
 export class Connection {
-  readonly client: Redis;
+  readonly client: Redis | Cluster;
+  /** The server for messages (`redis at redis://...`, `redis cluster at host:port,...`), no password. */
+  readonly shown: string;
   private lastError?: string;
   private reported = false;
 
-  constructor(
-    readonly url: string,
-    role: string,
-    options: RedisOptions = {},
-  ) {
-    this.client = new Redis(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 5_000,
-      retryStrategy: (times) => Math.min(times * 100, 1_000),
-      connectionName: `armature-${role}`,
-      ...options,
-    });
-    this.client.on('error', (error: Error) => {
+  constructor(target: RedisTarget, role: string, options: { autoPipelining?: boolean } = {}) {
+    this.shown = shown(target);
+    this.client = clientFor(target, role, options.autoPipelining ?? false);
+    const failed = (error: Error) => {
       this.lastError = error.message;
       if (this.reported) return;
       this.reported = true;
-      process.stderr.write(`[armature] redis at ${this.shownUrl} (${role}) is unreachable: ${error.message}; reconnecting\n`);
-    });
+      process.stderr.write(`[armature] ${this.shown} (${role}) is unreachable: ${error.message}; reconnecting\n`);
+    };
+    this.client.on('error', failed);
+    // A cluster reports the failures of its node connections apart.
+    this.client.on('node error', failed);
     this.client.on('ready', () => {
-      if (this.reported) process.stderr.write(`[armature] redis at ${this.shownUrl} (${role}) is back\n`);
+      if (this.reported) process.stderr.write(`[armature] ${this.shown} (${role}) is back\n`);
       this.reported = false;
     });
-  }
-
-  /** The URL without its password, for messages. */
-  get shownUrl(): string {
-    try {
-      const url = new URL(this.url);
-      if (url.password) url.password = '***';
-      return url.toString();
-    } catch {
-      return 'the configured URL';
-    }
   }
 
   /** Connects, or rejects naming the server once `timeoutMs` passed. */
@@ -53,10 +89,7 @@ export class Connection {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () =>
-          reject(
-            new Error(`redis at ${this.shownUrl} did not answer within ${timeoutMs} ms${this.lastError ? ` (${this.lastError})` : ''}`),
-          ),
+        () => reject(new Error(`${this.shown} did not answer within ${timeoutMs} ms${this.lastError ? ` (${this.lastError})` : ''}`)),
         timeoutMs,
       );
     });
@@ -69,9 +102,9 @@ export class Connection {
   }
 
   /** The client, or a fast failure naming the server when it is not connected. */
-  get ready(): Redis {
+  get ready(): Redis | Cluster {
     if (this.client.status !== 'ready') {
-      throw new Error(`redis at ${this.shownUrl} is not connected (${this.client.status}${this.lastError ? `: ${this.lastError}` : ''})`);
+      throw new Error(`${this.shown} is not connected (${this.client.status}${this.lastError ? `: ${this.lastError}` : ''})`);
     }
     return this.client;
   }
@@ -82,7 +115,7 @@ export class Connection {
    * work no request waits on (change notifications, relays between instances), which Redis
    * (re)connecting should delay, not lose.
    */
-  async settled(boundMs: number): Promise<Redis> {
+  async settled(boundMs: number): Promise<Redis | Cluster> {
     const { client } = this;
     if (client.status === 'ready' || client.status === 'end') return this.ready;
     if (client.status === 'wait') void client.connect().catch(() => undefined);

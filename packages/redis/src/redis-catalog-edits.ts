@@ -9,10 +9,13 @@ export class RedisCatalogEdits implements CatalogEdits {
   constructor(
     private readonly connection: Connection,
     private readonly prefix: string,
+    /** How long an edit waits for Redis to (re)connect: nobody waits on it, so it is delayed, not lost. */
+    private readonly settleMs: number,
   ) {}
 
   async record(edit: CatalogEdit): Promise<void> {
-    await this.connection.ready.hset(this.key, `${edit.catalog}\u0000${edit.key}`, edit.op);
+    const redis = await this.connection.settled(this.settleMs);
+    await redis.hset(this.key, `${edit.catalog}\u0000${edit.key}`, edit.op);
   }
 
   async all(): Promise<CatalogEdit[]> {

@@ -50,7 +50,10 @@ export class RedisEventStore implements SharedEventStore {
 
   constructor(
     private readonly connection: Connection,
+    /** Prefix of every key (hash-tagged: a stream's keys and event ids share one cluster slot). */
     private readonly prefix: string,
+    /** Prefix of the channels (untagged, as the bus names them). */
+    private readonly channels: string,
     private readonly limits: RedisEventLimits,
     /** Waits for Redis to (re)connect, within a bound, before a relayed event (`storeAndPublish`). */
     private readonly settled: () => Promise<void>,
@@ -65,7 +68,7 @@ export class RedisEventStore implements SharedEventStore {
   /** Waits for the connection within its bound: a relayed message is delayed by a reconnection, not lost. */
   async storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
     await this.settled();
-    return this.append(streamId, message, channelOf(this.prefix, topic), notice);
+    return this.append(streamId, message, channelOf(this.channels, topic), notice);
   }
 
   private async append(streamId: string, message: JSONRPCMessage, channel: string, notice: (eventId: string) => string): Promise<string> {

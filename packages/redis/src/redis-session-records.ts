@@ -10,8 +10,8 @@ return 1
 
 // Opens a session if the caps allow: the live sessions of every instance are the members of
 // KEYS[2] (and of the client, KEYS[3]) whose score, their expiry, is still ahead; lapsed ones are
-// dropped first. ARGV: now, ttl, maxSessions, maxSessionsPerClient, client ('' for none),
-// then the record's hash fields.
+// dropped first. ARGV: now, ttl, maxSessions, maxSessionsPerClient, client ('' for none), the
+// session's id, then the record's hash fields.
 const OPEN = `
 local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -21,26 +21,27 @@ if client then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
   if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 'maxSessionsPerClient' end
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('SADD', KEYS[4], KEYS[5])
-redis.call('ZADD', KEYS[2], now + ttl, KEYS[5])
+redis.call('SADD', KEYS[4], ARGV[6])
+redis.call('ZADD', KEYS[2], now + ttl, ARGV[6])
 if client then
-  redis.call('ZADD', KEYS[3], now + ttl, KEYS[5])
+  redis.call('ZADD', KEYS[3], now + ttl, ARGV[6])
   redis.call('PEXPIRE', KEYS[3], ttl)
 end
 return false
 `;
 
-// Pushes a live session's expiry back, in its record and in the caps' counts. ARGV: now, ttl.
+// Pushes a live session's expiry back, in its record and in the caps' counts. ARGV: now, ttl, the
+// session's id.
 const TOUCH = `
 if redis.call('PEXPIRE', KEYS[1], ARGV[2]) == 0 then return false end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 local expiry = tonumber(ARGV[1]) + tonumber(ARGV[2])
-redis.call('ZADD', KEYS[3], 'XX', expiry, KEYS[5])
+redis.call('ZADD', KEYS[3], 'XX', expiry, ARGV[3])
 local client = redis.call('HGET', KEYS[1], 'client')
 if client then
-  redis.call('ZADD', KEYS[4] .. client, 'XX', expiry, KEYS[5])
+  redis.call('ZADD', KEYS[4] .. client, 'XX', expiry, ARGV[3])
   if redis.call('PTTL', KEYS[4] .. client) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[4] .. client, ARGV[2]) end
 end
 return redis.call('HGET', KEYS[1], 'logLevel') or ''
@@ -61,9 +62,9 @@ export class RedisSessionRecords implements SessionRecords {
     private readonly settleMs: number,
   ) {
     this.scripts = {
-      open: connection.script('armatureOpenSession', 5, OPEN),
+      open: connection.script('armatureOpenSession', 4, OPEN),
       update: connection.script('armatureUpdateSession', 1, UPDATE),
-      touch: connection.script('armatureTouchSession', 5, TOUCH),
+      touch: connection.script('armatureTouchSession', 4, TOUCH),
     };
   }
 
@@ -81,12 +82,12 @@ export class RedisSessionRecords implements SessionRecords {
       this.liveKey,
       this.clientKey(client),
       this.allKey,
-      id,
       Date.now(),
       ttlMs,
       caps.maxSessions,
       caps.maxSessionsPerClient,
       client,
+      id,
       ...this.fields(record),
     );
     return typeof refused === 'string' ? (refused as keyof SessionCaps) : undefined;
@@ -123,7 +124,7 @@ export class RedisSessionRecords implements SessionRecords {
   }
 
   async touch(id: string, ttlMs: number): Promise<Pick<SessionRecord, 'logLevel'> | undefined> {
-    const logLevel = await this.scripts.touch(this.key(id), this.subsKey(id), this.liveKey, this.clientKey(''), id, Date.now(), ttlMs);
+    const logLevel = await this.scripts.touch(this.key(id), this.subsKey(id), this.liveKey, this.clientKey(''), Date.now(), ttlMs, id);
     if (typeof logLevel !== 'string') return undefined;
     return logLevel === '' ? {} : { logLevel };
   }

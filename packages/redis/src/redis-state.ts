@@ -4,14 +4,22 @@ import { RedisBus } from './redis-bus.js';
 import { RedisCatalogEdits } from './redis-catalog-edits.js';
 import { type RedisEventLimits, RedisEventStore } from './redis-event-store.js';
 import { RedisInstanceLeases } from './redis-instance-leases.js';
+import { redisKeys } from './redis-keys.js';
 import { RedisRateLimitStore } from './redis-rate-limit-store.js';
 import { RedisSessionRecords } from './redis-session-records.js';
 import { RedisStreamLeases } from './redis-stream-leases.js';
+import { type RedisClusterNode, targetOf } from './redis-target.js';
 import { RedisTaskStore } from './redis-task-store.js';
 
 export interface RedisStateOptions {
   /** The Redis server, e.g. `redis://127.0.0.1:6379` or `rediss://user:pass@host:6380/0`. Default `redis://127.0.0.1:6379`. */
   url?: string;
+  /**
+   * A Redis Cluster instead of one Redis: one or more of its nodes (ioredis finds the others). The
+   * user, password and TLS (`rediss://`) of the first node given as a URL apply to every node.
+   * Not together with `url`.
+   */
+  cluster?: readonly RedisClusterNode[];
   /** Prefix of every key and channel, so several apps can share one Redis. Default `armature:`. */
   keyPrefix?: string;
   /** Most events kept per SSE stream; the oldest are dropped first. Default 10,000. */
@@ -22,7 +30,7 @@ export interface RedisStateOptions {
   eventTtlMs?: number;
   /**
    * How long start-up waits for Redis before `listenHttp` fails naming it, and how long a change
-   * notification or a relay between instances waits for Redis to (re)connect before it is given
+   * notification, a relay between instances or a catalogue edit waits for Redis to (re)connect before it is given
    * up (requests are not made to wait: they are answered 503 at once). Default 5,000 ms.
    */
   connectTimeoutMs?: number;
@@ -34,7 +42,8 @@ export interface RedisStateOptions {
  * the one running its request, change notifications, and tasks (any instance answers for a task
  * another runs; a cancel reaches the handler wherever it runs), and rate-limit counts (a limit holds
  * in total, not per instance). Requests fail fast with 503 naming Redis
- * while it is away; the connections come back by themselves.
+ * while it is away; the connections come back by themselves. On one Redis (`url`) or a Redis
+ * Cluster (`cluster`: the keys each atomic step touches share a hash tag, see redis-keys.ts).
  *
  * @example
  * ```ts
@@ -42,34 +51,37 @@ export interface RedisStateOptions {
  *   state: redisState({ url: process.env.REDIS_URL }),
  *   requestStateKey: process.env.MCP_REQUEST_STATE_KEY,
  * });
+ * // On a Redis Cluster: some of its nodes.
+ * redisState({ cluster: [{ host: 'redis-1', port: 6379 }, { host: 'redis-2', port: 6379 }] });
  * ```
  */
 export function redisState(options: RedisStateOptions = {}): SharedState {
-  const url = options.url ?? 'redis://127.0.0.1:6379';
   const prefix = options.keyPrefix ?? 'armature:';
+  const target = targetOf(options, prefix);
+  const keys = redisKeys(prefix);
   const timeout = options.connectTimeoutMs ?? 5_000;
   // Commands issued in the same tick (a call's record touch, stream claim and priming event; the
   // calls of concurrent requests) leave in one write and are answered in one read.
-  const commands = new Connection(url, 'commands', { enableAutoPipelining: true });
-  const subscriber = new Connection(url, 'subscriber');
+  const commands = new Connection(target, 'commands', { autoPipelining: true });
+  const subscriber = new Connection(target, 'subscriber');
   const limits: RedisEventLimits = {
     maxEventsPerStream: options.maxEventsPerStream ?? DEFAULT_EVENT_STORE_LIMITS.maxEvents,
     maxBytesPerStream: options.maxBytesPerStream ?? DEFAULT_EVENT_STORE_LIMITS.maxBytes,
     ttlMs: options.eventTtlMs ?? 30 * 60_000,
   };
-  const bus = new RedisBus(commands, subscriber, prefix, timeout);
+  const bus = new RedisBus(commands, subscriber, keys.channels, timeout);
   const opened = commands.open(timeout);
   opened.catch(() => undefined);
   return {
     name: 'redis',
     shared: true,
-    sessions: new RedisSessionRecords(commands, prefix, timeout),
-    events: new RedisEventStore(commands, prefix, limits, () => bus.settled()),
-    instances: new RedisInstanceLeases(commands, prefix),
-    tasks: new RedisTaskStore(commands, subscriber, prefix, timeout),
-    catalog: new RedisCatalogEdits(commands, prefix),
-    listens: new RedisStreamLeases(commands, prefix),
-    rateLimits: new RedisRateLimitStore(commands, prefix),
+    sessions: new RedisSessionRecords(commands, keys.sessions, timeout),
+    events: new RedisEventStore(commands, keys.events, keys.channels, limits, () => bus.settled()),
+    instances: new RedisInstanceLeases(commands, keys.plain),
+    tasks: new RedisTaskStore(commands, subscriber, keys.tasks, keys.channels, timeout),
+    catalog: new RedisCatalogEdits(commands, keys.plain, timeout),
+    listens: new RedisStreamLeases(commands, keys.plain),
+    rateLimits: new RedisRateLimitStore(commands, keys.plain),
     bus: {
       publish: (topic, payload) => bus.publish(topic, payload),
       // The app subscribes when it starts: that is where it waits for both connections.

@@ -6,15 +6,16 @@ import { RedisTaskQuota } from './redis-task-quota.js';
 // Changes a task that exists and is not terminal, in one step: the fields given (field, value
 // pairs; the outcome stays JSON text Lua never decodes), `lastUpdatedAt` unless the update only
 // renews the lease, and a notice to every instance. A new `ttlMs` moves the hash's expiry to
-// createdAt + ttlMs. ARGV[3] is the questions' change as JSON whose values are JSON texts (kept as
+// createdAt + ttlMs. ARGV: renewal ('1' or '0'), now, the questions' change, the channel, the task's
+// id, then the fields. The questions' change as JSON whose values are JSON texts (kept as
 // they are): `ask` adds `q:<key>` fields; `answer` moves an outstanding `q:<key>` to `a:<key>`
 // (other keys are ignored); `settle` removes both; once no `q:` field is left, an input_required
 // task is working again. Returns the task's fields, or nil.
 const UPDATE = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return nil end
-if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
-for i = 4, #ARGV, 2 do
+if #ARGV > 5 then redis.call('HSET', KEYS[1], unpack(ARGV, 6)) end
+for i = 6, #ARGV, 2 do
   if ARGV[i] == 'ttlMs' then
     local createdAt = cjson.decode(redis.call('HGET', KEYS[1], 'fixed')).createdAt
     redis.call('PEXPIREAT', KEYS[1], string.format('%d', createdAt + tonumber(ARGV[i + 1])))
@@ -35,17 +36,17 @@ if ARGV[3] ~= '' then
 end
 if ARGV[1] == '0' then
   redis.call('HSET', KEYS[1], 'lastUpdatedAt', ARGV[2])
-  redis.call('PUBLISH', KEYS[2], KEYS[3])
+  redis.call('PUBLISH', ARGV[4], ARGV[5])
 end
 return redis.call('HGETALL', KEYS[1])
 `;
 
 // Stores a new task expiring with its ttl and indexes it under its owner; the index lives as long
-// as the owner's longest-lived task.
+// as the owner's longest-lived task. ARGV: expiresAt, createdAt, taskId, then the hash's fields.
 const CREATE = `
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
-redis.call('ZADD', KEYS[2], ARGV[2], KEYS[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 if redis.call('PEXPIRETIME', KEYS[2]) < tonumber(ARGV[1]) then redis.call('PEXPIREAT', KEYS[2], ARGV[1]) end
 return 1
 `;
@@ -118,7 +119,10 @@ export class RedisTaskStore implements TaskStore {
   constructor(
     private readonly commands: Connection,
     private readonly subscriber: Connection,
+    /** Prefix of every key (hash-tagged: a task, its owner's index, the counts and the queue share one cluster slot). */
     private readonly prefix: string,
+    /** Prefix of the channel (untagged, as the bus names its channels). */
+    private readonly channels: string,
     private readonly openTimeoutMs: number,
     private readonly now: () => number = Date.now,
   ) {
@@ -152,12 +156,12 @@ export class RedisTaskStore implements TaskStore {
     const fields = ['fixed', JSON.stringify(fixed), 'lastUpdatedAt', String(record.lastUpdatedAt), ...fieldsOf(record)];
     await this.commands.ready.eval(
       CREATE,
-      3,
+      2,
       this.key(taskId),
       this.ownerKey(owner),
-      taskId,
       String(createdAt + ttlMs),
       String(createdAt),
+      taskId,
       ...fields,
     );
   }
@@ -196,13 +200,13 @@ export class RedisTaskStore implements TaskStore {
     const renewal = questions === '' && fields.length === 2 && fields[0] === 'leaseExpiresAt';
     const reply = (await this.commands.ready.eval(
       UPDATE,
-      3,
+      1,
       this.key(taskId),
-      this.channel,
-      taskId,
       renewal ? '1' : '0',
       String(this.now()),
       questions,
+      this.channel,
+      taskId,
       ...fields,
     )) as string[] | null;
     if (!reply) return undefined;
@@ -246,6 +250,6 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private get channel(): string {
-    return `${this.prefix}bus:tasks`;
+    return `${this.channels}bus:tasks`;
   }
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createMcpApp, McpServer, Tool } from '@armature/core';
+import { ArmatureBuildError, createMcpApp, McpServer, Tool } from '@armature/core';
 import { RedisServer } from '@armature/test-redis';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,43 @@ describe('redisState options', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('redisState options for a Redis Cluster', () => {
+  it('refuses url with cluster, nodes that are not host and port, and a keyPrefix with braces, all at once', () => {
+    const hostile = [
+      { host: '127.0.0.1', port: 70_000 },
+      'http://127.0.0.1:6379',
+      { host: '', port: 6379 },
+      '\u0000not a url',
+      null,
+      { host: 'x', port: 1.5 },
+    ] as unknown as { host: string; port: number }[];
+    let thrown: unknown;
+    try {
+      redisState({ url: redis.url, cluster: hostile, keyPrefix: 'app{1}:' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ArmatureBuildError);
+    const problems = (thrown as ArmatureBuildError).problems;
+    expect(problems.map((p) => `${p.code} ${p.where}: ${p.message}`)).toEqual([
+      'ARM195 redisState: keyPrefix is "app{1}:"; it must not hold { or }',
+      'ARM194 redisState: both url and cluster are given',
+      'ARM194 redisState: cluster[0] is {"host":"127.0.0.1","port":70000}, not { host, port } nor a redis:// or rediss:// URL',
+      'ARM194 redisState: cluster[1] is "http://127.0.0.1:6379", not { host, port } nor a redis:// or rediss:// URL',
+      'ARM194 redisState: cluster[2] is {"host":"","port":6379}, not { host, port } nor a redis:// or rediss:// URL',
+      'ARM194 redisState: cluster[3] is "\\u0000not a url", not { host, port } nor a redis:// or rediss:// URL',
+      'ARM194 redisState: cluster[4] is null, not { host, port } nor a redis:// or rediss:// URL',
+      'ARM194 redisState: cluster[5] is {"host":"x","port":1.5}, not { host, port } nor a redis:// or rediss:// URL',
+    ]);
+    expect((thrown as Error).message).toContain('Fix: redisState({ url: ');
+  });
+
+  it('refuses an empty cluster, and shows no password of a node it refuses', () => {
+    expect(() => redisState({ cluster: [] })).toThrow('cluster must list one or more nodes of the Redis Cluster [ARM194]');
+    expect(() => redisState({ cluster: ['redis://user:secret@'] })).toThrow(/cluster\[0\] is "redis:\/\/user:\*\*\*@"/);
   });
 });
 

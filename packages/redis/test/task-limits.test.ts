@@ -144,7 +144,7 @@ describe('task limits on the Redis state, through three instances', () => {
     expect((await client.experimental.tasks.getTask(taskId)).ttl).toBe(120_000);
     const redis = new Redis(cluster.redis.url);
     try {
-      const left = await redis.pttl(`armature:task:${taskId}`);
+      const left = await redis.pttl(`{armature:tasks}:task:${taskId}`);
       expect(left).toBeGreaterThan(0);
       expect(left).toBeLessThanOrEqual(120_000);
     } finally {

@@ -16,6 +16,33 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Starts `redis-server` with `args`, resolving once it accepts connections (10 s at most). */
+export async function spawnRedisServer(args: string[]): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('redis-server did not start within 10 s')), 10_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server could not be started (${error.message}); run .ci/install-redis.sh`));
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return child;
+}
+
+/** Stops a redis-server started by `spawnRedisServer` (SIGTERM), if it still runs. */
+export async function stopRedisServer(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /**
  * A real redis-server (Debian's `redis-server`; `.ci/install-redis.sh` installs it) on a free
  * 127.0.0.1 port. By default with an append-only file (fsync on every write) in a temporary
@@ -58,30 +85,13 @@ export class RedisServer {
       '',
       ...(this.durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     ];
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.process = child;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('redis-server did not start within 10 s')), 10_000);
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        reject(new Error(`redis-server could not be started (${error.message}); run .ci/install-redis.sh`));
-      });
-      child.stdout?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('Ready to accept connections')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    this.process = await spawnRedisServer(args);
   }
 
   async stop(): Promise<void> {
     const child = this.process;
     this.process = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await stopRedisServer(child);
   }
 
   async dispose(): Promise<void> {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RedisServer, RoundRobinProxy, type Instance as Upstream } from '@armature/test-redis';
+import { type RedisServer, RoundRobinProxy, type Instance as Upstream } from '@armature/test-redis';
 import { afterAll, beforeAll } from 'vitest';
+import { type RedisEnv, startTestRedis, type TestRedis } from './topology.js';
 
 /** The multi-instance test app; the tasks test starts its own (`fixtures/task-instance.mjs`). */
 export const SHOP_FIXTURE = fileURLToPath(new URL('../fixtures/instance.mjs', import.meta.url));
@@ -13,12 +14,12 @@ export interface Instance extends Upstream {
 
 export async function startInstance(
   name: string,
-  redisUrl: string,
+  redis: RedisEnv,
   env: Record<string, string> = {},
   fixture: string = SHOP_FIXTURE,
 ): Promise<Instance> {
   const child = spawn(process.execPath, [fixture], {
-    env: { ...process.env, ...env, INSTANCE: name, REDIS_URL: redisUrl },
+    env: { ...process.env, ...env, INSTANCE: name, ...redis },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -52,30 +53,36 @@ export async function stopInstance(instance: Instance, signal: NodeJS.Signals = 
 
 /** What a test file works with: its instances and the proxy in front of them. */
 export interface Cluster {
+  /** The one redis-server (not on the cluster project: a test stopping Redis runs on one Redis only). */
   readonly redis: RedisServer;
   readonly instances: Instance[];
   readonly proxy: RoundRobinProxy & { url: URL };
 }
 
 /**
- * Starts a redis-server, one instance per name (sharing it) and the round-robin proxy before the
- * file's tests, and stops them all after.
+ * Starts a redis-server (or, on the cluster project, a three-master Redis Cluster), one instance per
+ * name (sharing it) and the round-robin proxy before the file's tests, and stops them all after.
  */
 export function useCluster(names: readonly string[], options: { env?: Record<string, string>; fixture?: string } = {}): Cluster {
+  let redis: TestRedis | undefined;
   const cluster = {
-    redis: undefined as unknown as RedisServer,
+    get redis(): RedisServer {
+      if (!redis?.server) throw new Error('this test stops or reads one redis-server: leave it out of the cluster project');
+      return redis.server;
+    },
     instances: [] as Instance[],
     proxy: undefined as unknown as RoundRobinProxy & { url: URL },
   };
   beforeAll(async () => {
-    cluster.redis = await RedisServer.start();
-    cluster.instances = await Promise.all(names.map((name) => startInstance(name, cluster.redis.url, options.env, options.fixture)));
+    redis = await startTestRedis();
+    const env = redis.env;
+    cluster.instances = await Promise.all(names.map((name) => startInstance(name, env, options.env, options.fixture)));
     cluster.proxy = await RoundRobinProxy.start(cluster.instances);
   });
   afterAll(async () => {
     await cluster.proxy?.close();
     await Promise.all(cluster.instances.map((instance) => stopInstance(instance)));
-    await cluster.redis?.dispose();
+    await redis?.dispose();
   });
   return cluster;
 }
