@@ -85,7 +85,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events as an extension on 
     const bob = await connect(listener, revision, 'key-bob');
     expect(alice.client.getServerCapabilities()?.extensions?.[EVENTS_EXTENSION_ID]).toEqual({
       experimental: true,
-      delivery: ['webhook', 'poll'],
+      delivery: ['webhook', 'push', 'poll'],
     });
     const listed = await alice.call('events/list');
     expect(listed.events).toEqual([
