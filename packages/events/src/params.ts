@@ -69,26 +69,8 @@ class EventKey {
   arguments?: Record<string, unknown>;
 }
 
-/** `events/poll`. */
-export class PollParams extends EventKey {
-  /** null (or absent): start from now. */
-  @IsOptional()
-  @IsCursor()
-  cursor?: string | null;
-
-  @IsOptional()
-  @IsInt()
-  @IsPositive()
-  maxEvents?: number;
-
-  @IsOptional()
-  @IsInt()
-  @IsPositive()
-  maxAgeMs?: number;
-}
-
-/** `events/stream`: one push subscription for as long as the request stays open. */
-export class StreamParams extends EventKey {
+/** Where delivery starts: every mode takes the draft's `cursor` and `maxAgeMs`. */
+class FromCursor extends EventKey {
   /** null (or absent): start from now; else replay what is retained after it. */
   @IsOptional()
   @IsCursor()
@@ -100,6 +82,17 @@ export class StreamParams extends EventKey {
   @IsPositive()
   maxAgeMs?: number;
 }
+
+/** `events/poll`. */
+export class PollParams extends FromCursor {
+  @IsOptional()
+  @IsInt()
+  @IsPositive()
+  maxEvents?: number;
+}
+
+/** `events/stream`: one push subscription for as long as the request stays open. */
+export class StreamParams extends FromCursor {}
 
 /** `delivery` of `events/unsubscribe`: the subscription's key. */
 export class WebhookTarget {
@@ -122,8 +115,8 @@ export class WebhookDelivery extends WebhookTarget {
   secret!: string;
 }
 
-/** `events/subscribe`. */
-export class SubscribeParams extends EventKey {
+/** `events/subscribe` (`cursor` and `maxAgeMs` are accepted: this server keeps no per-subscription replay position). */
+export class SubscribeParams extends FromCursor {
   @IsDefined()
   @IsObject()
   @ValidateNested()
@@ -134,16 +127,6 @@ export class SubscribeParams extends EventKey {
   @IsOptional()
   @IsPositiveIntOrNull()
   ttlMs?: number | null;
-
-  /** Accepted for the draft's shape; this server keeps no per-subscription replay position. */
-  @IsOptional()
-  @IsCursor()
-  cursor?: string | null;
-
-  @IsOptional()
-  @IsInt()
-  @IsPositive()
-  maxAgeMs?: number;
 }
 
 /** `events/unsubscribe`. */

@@ -1,32 +1,20 @@
 import { fileURLToPath } from 'node:url';
-import { createMcpApp, type HttpListener, McpServer, type TokenVerifier, Tool } from '@armature/core';
-import { Client, type StandardSchemaV1, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpApp, type HttpListener, McpServer, Tool } from '@armature/core';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SUBSCRIPTION_ID_META } from '../src/event-streams.js';
 import { type Events, events } from '../src/events-extension.js';
 import type { EventsOptions } from '../src/events-runtime.js';
+import { anyResult, Keys, type Result } from './support/client-side.js';
 import { IncidentFilter, IncidentPayload } from './support/dtos.js';
 
 // Push mode (events/stream) served by a real app over HTTP on 127.0.0.1 to the official client, on
 // both revisions: one long-lived request per subscription, outliving the app's timeout, that ends
 // when the client cancels it, goes away, or the app closes; bounded per caller.
 
-type Result = Record<string, unknown>;
-const anyResult: StandardSchemaV1<Result, Result> = {
-  '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value: value as Result }) },
-};
 /** How long a check waits for another side: generous for a busy two-core machine. */
 const WAIT_MS = 15_000;
-
-class Keys implements TokenVerifier {
-  async verify(token: string) {
-    const who = /^key-(\w+)$/.exec(token)?.[1];
-    if (!who) throw new Error('unknown key');
-    return { token, clientId: 'incident-app', scopes: [], extra: { sub: who } };
-  }
-}
-
 let incidents: Events;
 
 @McpServer({ name: 'incidents', version: '1.0.0' })
