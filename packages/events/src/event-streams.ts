@@ -20,6 +20,8 @@ export interface StreamRequest {
   readonly name: string;
   /** Whether an emitted payload is for this stream (the event's `match` with its arguments). */
   readonly matches: (data: object) => boolean;
+  /** What the client reads when `matches` threw on `count` events. */
+  readonly matchFailed: (count: number) => string;
   readonly requestId: string | number;
   /** The first read, done before the stream was opened (so a bad cursor is a plain error). */
   readonly first: LogPage;
@@ -66,7 +68,7 @@ class OpenStream {
     const replay = this.deliverable(first);
     // The cursor it starts from: safe to persist (never past an event not yet sent).
     await this.send('notifications/events/active', { cursor: from ?? first.cursor, truncated: replay.skipped, _meta: this.meta });
-    await this.sendAll(replay.events);
+    await this.sendAll(replay);
     this.ready = true;
     if (first.hasMore || this.dirty) this.wake();
     await this.done;
@@ -104,7 +106,7 @@ class OpenStream {
         // The reader fell behind what the log keeps (or what maxAgeMs allows): it is told, and goes on.
         if (read.skipped) await this.send('notifications/events/active', { cursor: this.position, truncated: true, _meta: this.meta });
         this.position = page.cursor;
-        await this.sendAll(read.events);
+        await this.sendAll(read);
         if (page.hasMore) this.dirty = true;
       } catch {
         // A store that failed this once (Redis away): the next check reads again from the same position.
@@ -113,10 +115,14 @@ class OpenStream {
     }
   }
 
-  /** The page's events for this stream, each with the cursor after it; `skipped` when some were lost or too old. */
+  /**
+   * The page's events for this stream, each with the cursor after it; `skipped` when some were lost
+   * or too old; `failed`, the events the app's `match` threw on (skipped, and reported).
+   */
   private deliverable(page: LogPage) {
     const events: Record<string, unknown>[] = [];
     let skipped = page.truncated;
+    let failed = 0;
     const { floor } = this.request;
     page.bodies.forEach((body, i) => {
       const occurrence = JSON.parse(body) as { timestamp: string; data: object };
@@ -124,16 +130,29 @@ class OpenStream {
         skipped = true;
         return;
       }
-      if (this.request.matches(occurrence.data)) events.push({ ...occurrence, cursor: page.cursors[i] ?? page.cursor, _meta: this.meta });
+      let matched: boolean;
+      try {
+        matched = this.request.matches(occurrence.data);
+      } catch {
+        failed++;
+        return;
+      }
+      if (matched) events.push({ ...occurrence, cursor: page.cursors[i] ?? page.cursor, _meta: this.meta });
     });
-    return { events, skipped };
+    return { events, skipped, failed };
   }
 
-  private async sendAll(events: readonly Record<string, unknown>[]) {
+  private async sendAll({ events, failed }: { events: readonly Record<string, unknown>[]; failed: number }) {
     for (const event of events) {
       if (this.ended) return;
       await this.send('notifications/events/event', event);
     }
+    // The draft's transient error: the stream goes on.
+    if (failed > 0)
+      await this.send('notifications/events/error', {
+        error: { code: -32603, message: this.request.matchFailed(failed) },
+        _meta: this.meta,
+      });
   }
 
   /** A message to the client; one that cannot be sent (the client went away) ends the stream. */

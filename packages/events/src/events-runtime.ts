@@ -259,7 +259,15 @@ export class EventsRuntime {
       const match = entry.declaration.match;
       await this.streams.serve({
         name: entry.declaration.name,
-        matches: (data) => match === undefined || match(data, args),
+        matches: (data) => {
+          try {
+            return match === undefined || match(data, args);
+          } catch (error) {
+            process.stderr.write(`[armature] ${M.matchThrew(entry.declaration.name, error)}\n`);
+            throw error;
+          }
+        },
+        matchFailed: (count) => M.matchFailed(entry.declaration.name, count),
         requestId: channel.requestId,
         first,
         from,

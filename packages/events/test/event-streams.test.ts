@@ -118,6 +118,35 @@ describe('event streams', () => {
     await again;
   });
 
+  it("skip, and report, an event the app's match function throws on, and go on", async () => {
+    const runtime = started({
+      events: [
+        {
+          name: 'incident.created',
+          description: 'Fires when an incident is opened',
+          payload: IncidentPayload,
+          match: (payload: IncidentPayload) => {
+            if (payload.incidentId === 'bad') throw new Error('match broke');
+            return true;
+          },
+        },
+      ],
+    });
+    const c = channel(4);
+    const running = runtime.stream('alice', { name: 'incident.created' }, c.made);
+    await until(() => c.sent.length === 1, 'active');
+    for (const id of ['a', 'bad', 'b']) await emit(runtime, id);
+    await until(() => ids(c.sent).includes('b'), 'the event after the bad one');
+    expect(ids(c.sent)).toEqual(['a', 'b']);
+    const error = c.sent.find((s) => s.method === 'notifications/events/error');
+    expect(error?.params).toMatchObject({
+      error: { code: -32603, message: expect.stringMatching(/1 event\(s\)/) },
+      _meta: { [SUBSCRIPTION_ID_META]: 4 },
+    });
+    c.cancel();
+    await running;
+  });
+
   it('replay no older than maxAgeMs, saying so', async () => {
     const runtime = started();
     const start = await runtime.poll({ name: 'incident.created', cursor: null });
