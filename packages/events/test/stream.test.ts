@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createMcpApp, type HttpListener, McpServer, Tool } from '@armature/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -278,6 +279,31 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events/stream over stdio (
     await until(() => of(heard, 'event').length === 2, 'the event on the second stream');
     expect(heard.filter((n) => n.params._meta?.[SUBSCRIPTION_ID_META] === id).length).toBe(count);
     second.cancel();
+  });
+});
+
+describe('events/stream over stdio when the client goes away', () => {
+  it('lets the process exit at once when stdin closes with a stream open', async () => {
+    const child = spawn(process.execPath, [STDIO_APP], { stdio: ['pipe', 'pipe', 'inherit'] });
+    open.push(async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const send = (message: Result) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'events/stream', params: { name: 'incident.created' } });
+    await until(() => out.includes('notifications/events/active'), 'active');
+    child.stdin.end();
+    expect(await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), WAIT_MS))])).toBe(0);
   });
 });
 
