@@ -111,6 +111,27 @@ export async function subscribe(connected: Client, hookUrl: string, secret: stri
 }
 // #endregion
 
+// #region stream
+type Heard = (method: string, params: Record<string, unknown>) => void;
+
+/** Opens a push stream of P1 incident.created; `stop()` cancels it, which ends it on the server. */
+export function stream(connected: Client, heard: Heard) {
+  connected.fallbackNotificationHandler = async ({ method, params }) => {
+    // notifications/events/active (the stream is open), .../event, .../heartbeat (when quiet)
+    if (method.startsWith('notifications/events/')) heard(method, params ?? {});
+  };
+  const cancel = new AbortController();
+  const done = connected
+    .request(
+      { method: 'events/stream', params: { name: 'incident.created', arguments: { severity: 'P1' }, cursor: null } },
+      anyResult,
+      { signal: cancel.signal, timeout: 24 * 3_600_000 }, // open until cancelled: no request timeout
+    )
+    .catch(() => 'cancelled');
+  return { stop: () => cancel.abort(), done };
+}
+// #endregion
+
 function codeTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const rows = eventsErrorCodes().map((e) => `| ${e.code} | ${cell(e.title)} | ${cell(e.example.message)} | ${cell(e.example.fix)} |`);
@@ -163,7 +184,7 @@ export async function main(): Promise<void> {
     const { offered, subscription } = await subscribe(client, hookUrl, secret);
     expectEqual(
       (offered as { name: string; delivery: string[] }[]).map((e) => [e.name, e.delivery]),
-      [['incident.created', ['webhook', 'poll']]],
+      [['incident.created', ['webhook', 'push', 'poll']]],
       'events/list',
     );
     await client.callTool({ name: 'open', arguments: { incidentId: 'INC-2', severity: 'P2' } });
@@ -188,6 +209,21 @@ export async function main(): Promise<void> {
       anyResult,
     );
     expectEqual(gone, {}, 'unsubscribed');
+
+    const pushed: unknown[] = [];
+    let active = false;
+    const live = stream(client, (method, params) => {
+      if (method === 'notifications/events/active') active = true;
+      if (method === 'notifications/events/event') pushed.push(params.data);
+    });
+    // A stream sees what is emitted once it is open (or replays from a cursor it is given).
+    await until(() => active, 'the stream opening');
+    await client.callTool({ name: 'open', arguments: { incidentId: 'INC-4', severity: 'P2' } });
+    await client.callTool({ name: 'open', arguments: { incidentId: 'INC-3', severity: 'P1' } });
+    await until(() => pushed.length === 1, 'the pushed event');
+    expectEqual(pushed, [{ incidentId: 'INC-3', severity: 'P1' }], 'the P1 event, pushed');
+    live.stop();
+    expectEqual(await live.done, 'cancelled', 'the stream cancelled');
   } finally {
     await client.close();
     await listener.close();

@@ -2,7 +2,7 @@ import { IsInt } from 'class-validator';
 import { describe, expect, it } from 'vitest';
 import { createMcpApp, defineExtension, type Extension, McpServer, Tool } from '../src/index.js';
 import { buildError } from './support/build-error.js';
-import { connectInMemory } from './support/clients.js';
+import { connectHttp, connectInMemory } from './support/clients.js';
 
 @McpServer({ name: 'ext', version: '1.0.0' })
 class ExtServer {
@@ -127,6 +127,90 @@ describe('extensions: served', () => {
       expect(order).toEqual(['app count/add', 'extension count/add']);
     } finally {
       await close();
+    }
+  });
+});
+
+const anySchema = { '~standard': { version: 1 as const, vendor: 't', validate: (value: unknown) => ({ value }) } };
+
+/** An app whose `wait/long` (long-lived) and `wait/short` wait for their signal, then record `params.name`. */
+function waitingApp(ended: string[]) {
+  const untilAborted = async (params: Record<string, unknown>, ctx: { signal: AbortSignal; notify: (m: string) => Promise<void> }) => {
+    await ctx.notify('notifications/wait/started');
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    ended.push(String(params.name));
+    return {};
+  };
+  return createMcpApp(ExtServer, {
+    timeoutMs: 200,
+    extensions: [
+      defineExtension({
+        id: 'com.example/wait',
+        methods: { 'wait/short': { handle: untilAborted }, 'wait/long': { longLived: true, handle: untilAborted } },
+      }),
+    ],
+  });
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 300 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+describe('extensions: long-lived methods', () => {
+  it('run past the app’s timeout until the client cancels them; other methods are still cut at the timeout', async () => {
+    const ended: string[] = [];
+    const { client, close } = await connectInMemory(waitingApp(ended));
+    try {
+      await expect(client.request({ method: 'wait/short', params: { name: 'short' } }, anySchema, { timeout: 10_000 })).rejects.toThrow(
+        /200 ms/,
+      );
+      const cancel = new AbortController();
+      const long = client.request({ method: 'wait/long', params: { name: 'long' } }, anySchema, { signal: cancel.signal, timeout: 60_000 });
+      long.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(ended).toEqual(['short']);
+      cancel.abort('done');
+      await expect(long).rejects.toThrow();
+      await until(() => ended.length === 2);
+      expect(ended).toEqual(['short', 'long']);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe.each([false, true])('extensions: a long-lived method over HTTP (2026-07-28: %s)', (modern) => {
+  it('ends when the client cancels it, when the client goes away, and when the app closes', async () => {
+    const ended: string[] = [];
+    const app = waitingApp(ended);
+    const { client, close } = await connectHttp(app, { modern });
+    const call = (on: Awaited<ReturnType<typeof connectHttp>>['client'], name: string, signal?: AbortSignal) => {
+      const answer = on.request({ method: 'wait/long', params: { name } }, anySchema, { timeout: 60_000, ...(signal ? { signal } : {}) });
+      answer.catch(() => undefined);
+    };
+    try {
+      const cancel = new AbortController();
+      call(client, 'cancelled', cancel.signal);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(ended).toEqual([]);
+      cancel.abort('enough');
+      await until(() => ended.length === 1);
+      expect(ended).toEqual(['cancelled']);
+      call(client, 'dropped');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await client.close();
+      await until(() => ended.length === 2);
+      expect(ended).toEqual(['cancelled', 'dropped']);
+      const other = await connectHttp(app, { modern });
+      call(other.client, 'closed');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await app.close();
+      await until(() => ended.length === 3);
+      expect(ended).toEqual(['cancelled', 'dropped', 'closed']);
+      await other.client.close().catch(() => undefined);
+    } finally {
+      await close();
+      await app.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import { defineExtension, type Extension, type ExtensionContext } from '@armature/core';
-import { type EmitResult, type EventsOptions, EventsRuntime } from './events-runtime.js';
+import { DELIVERY_MODES, type EmitResult, type EventsOptions, EventsRuntime } from './events-runtime.js';
+import { PollParams, StreamParams, SubscribeParams, UnsubscribeParams } from './params.js';
 
 /** The extension id events are advertised under, at `capabilities.extensions`. */
 export const EVENTS_EXTENSION_ID = 'io.modelcontextprotocol/events';
@@ -9,8 +10,8 @@ export interface Events {
   /** Give it to `createMcpApp(Server, { extensions: [events.extension] })`. */
   readonly extension: Extension;
   /**
-   * Emits an event: the payload is validated against the event's DTO, kept for `events/poll`, and
-   * queued for every matching webhook subscription. Call it from anywhere, a tool handler included.
+   * Emits an event: the payload is validated against the event's DTO, kept for `events/poll` and
+   * the open `events/stream` requests, and queued for every matching webhook subscription. Call it from anywhere, a tool handler included.
    */
   emit<P extends object>(name: string, payload: P): Promise<EmitResult>;
   /** Stops delivering (attempts in flight finish) and closes the store. Call it when the app shuts down. */
@@ -27,7 +28,8 @@ function principalOf(ctx: ExtensionContext): string | undefined {
 
 /**
  * Events (the SEP-3415 draft), as an extension: `events/list`, `events/subscribe`,
- * `events/unsubscribe` and `events/poll`, webhook delivery signed per Standard Webhooks with retries,
+ * `events/unsubscribe`, `events/poll` and `events/stream` (push, one long-lived request per
+ * subscription), webhook delivery signed per Standard Webhooks with retries,
  * subscriptions that expire unless renewed, and egress refused to non-public addresses. Experimental:
  * `experimental: true` is required, and the method names may change with the draft.
  *
@@ -42,12 +44,23 @@ export function events(options: EventsOptions): Events {
   const runtime = new EventsRuntime(options);
   const extension = defineExtension({
     id: EVENTS_EXTENSION_ID,
-    settings: { experimental: true, delivery: ['webhook', 'poll'] },
+    settings: { experimental: true, delivery: [...DELIVERY_MODES] },
     methods: {
       'events/list': { handle: () => runtime.list() },
-      'events/subscribe': { handle: (params: unknown, ctx: ExtensionContext) => runtime.subscribe(principalOf(ctx), params) },
-      'events/unsubscribe': { handle: (params: unknown, ctx: ExtensionContext) => runtime.unsubscribe(principalOf(ctx), params) },
-      'events/poll': { handle: (params: unknown) => runtime.poll(params) },
+      'events/subscribe': {
+        params: SubscribeParams,
+        handle: (params: SubscribeParams, ctx: ExtensionContext) => runtime.subscribe(principalOf(ctx), params),
+      },
+      'events/unsubscribe': {
+        params: UnsubscribeParams,
+        handle: (params: UnsubscribeParams, ctx: ExtensionContext) => runtime.unsubscribe(principalOf(ctx), params),
+      },
+      'events/poll': { params: PollParams, handle: (params: PollParams) => runtime.poll(params) },
+      'events/stream': {
+        params: StreamParams,
+        longLived: true, // open until the client cancels or goes away, or the app closes
+        handle: (params: StreamParams, ctx: ExtensionContext) => runtime.stream(principalOf(ctx), params, ctx),
+      },
     },
     setup: () => runtime.start(),
   });

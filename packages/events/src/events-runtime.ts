@@ -4,10 +4,12 @@ import { checkCallbackTarget, parseCallbackUrl } from './callback-url.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
 import { EgressPolicy } from './egress.js';
 import { EventCatalog, type EventDeclaration } from './event-catalog.js';
+import { EventStreams } from './event-streams.js';
 import type { DeliveryRecord, EventsStore, SubscriptionRecord } from './events-store.js';
 import { HostWindow } from './host-window.js';
 import { MemoryEventsStore } from './memory-events-store.js';
 import { EVENTS_BUILD_MESSAGES as B, EVENTS_MESSAGES as M } from './messages.js';
+import type { PollParams, StreamParams, SubscribeParams, UnsubscribeParams, WebhookTarget } from './params.js';
 import { signedHeaders } from './signature.js';
 import { subscriptionId, verificationKey } from './subscription-key.js';
 import { challengeReceiver } from './verification.js';
@@ -62,6 +64,21 @@ export interface EventsOptions {
   readonly pollMaxEvents?: number;
   /** The `nextPollMs` told to polling clients. Default 5,000. */
   readonly pollIntervalMs?: number;
+  /** Most `events/stream` requests one caller may hold open at once. Default 10. */
+  readonly maxStreamsPerCaller?: number;
+  /** Most `events/stream` requests open on this instance at once. Default 1,000. */
+  readonly maxStreams?: number;
+  /** A stream quiet for this long gets a heartbeat (the draft: at least every 30 s). Default 15,000. */
+  readonly streamHeartbeatMs?: number;
+  /** How often streams read the shared log for events emitted by other instances. Default 1,000. */
+  readonly streamCheckMs?: number;
+}
+
+/** The channel of one `events/stream` request: its id, its signal, and its way to notify the client. */
+export interface StreamChannel {
+  readonly requestId: string | number;
+  readonly signal: AbortSignal;
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
 }
 
 const NUMBER_DEFAULTS = {
@@ -76,6 +93,10 @@ const NUMBER_DEFAULTS = {
   pollRetentionMs: 600_000,
   pollMaxEvents: 1_000,
   pollIntervalMs: 5_000,
+  maxStreamsPerCaller: 10,
+  maxStreams: 1_000,
+  streamHeartbeatMs: 15_000,
+  streamCheckMs: 1_000,
 };
 
 const DEFAULTS = {
@@ -83,7 +104,10 @@ const DEFAULTS = {
   retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as readonly number[],
 };
 
-/** Most events one `events/poll` answer carries. */
+/** The delivery modes every event type offers (`events/list`, and the extension's settings). */
+export const DELIVERY_MODES: readonly string[] = ['webhook', 'push', 'poll'];
+
+/** Most events one `events/poll` answer (or one read of a stream) carries. */
 const MAX_POLL_PAGE = 100;
 
 const ANONYMOUS = '\u0000anonymous';
@@ -106,6 +130,7 @@ export class EventsRuntime {
   private readonly settings: typeof DEFAULTS & { anonymousWebhooks: boolean };
   private readonly scheduler: DeliveryScheduler;
   private readonly challenges: HostWindow;
+  private readonly streams: EventStreams;
   private running = false;
   private stopped?: Promise<void>;
 
@@ -142,6 +167,12 @@ export class EventsRuntime {
     this.egress = new EgressPolicy(allow);
     this.challenges = new HostWindow(settings.challengesPerHostPerMinute, 60_000);
     this.store = options.store ?? new MemoryEventsStore();
+    this.streams = new EventStreams(this.store, {
+      heartbeatMs: settings.streamHeartbeatMs,
+      checkMs: settings.streamCheckMs,
+      maxPerCaller: settings.maxStreamsPerCaller,
+      maxTotal: settings.maxStreams,
+    });
     this.scheduler = new DeliveryScheduler(
       this.store,
       (record) => this.attempt(record),
@@ -166,6 +197,7 @@ export class EventsRuntime {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.running = false;
+      this.streams.stop();
       await this.scheduler.stop();
       await this.store.close();
     })();
@@ -174,36 +206,20 @@ export class EventsRuntime {
 
   /** The `events/list` result. */
   list(): { events: Record<string, unknown>[] } {
-    return { events: this.catalog.list(['webhook', 'poll']) };
+    return { events: this.catalog.list(DELIVERY_MODES) };
   }
 
   /**
    * `events/poll`: the events emitted after `cursor` that match the arguments (null: none, and the
    * cursor of now). A cursor this server no longer covers gives `truncated: true` and what is left.
    */
-  async poll(params: unknown): Promise<Record<string, unknown>> {
-    if (params === null || typeof params !== 'object') throw invalid(M.badParams('params must be an object'));
-    const { name, arguments: given, cursor, maxEvents, maxAgeMs } = params as Record<string, unknown>;
-    if (typeof name !== 'string') throw invalid(M.badParams('name must be a string'));
-    const entry = this.catalog.entries.get(name);
-    if (!entry) throw new McpError(EVENTS_ERROR_CODES.notFound, M.unknownEvent(name, this.catalog.names), { kind: 'event' });
-    if (cursor !== undefined && cursor !== null && (typeof cursor !== 'string' || cursor.length > 64)) throw invalid(M.badCursor());
-    for (const [key, value] of [
-      ['maxEvents', maxEvents],
-      ['maxAgeMs', maxAgeMs],
-    ] as const) {
-      if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0))
-        throw invalid(M.badParams(`${key} must be a positive whole number`));
-    }
-    const args = await this.catalog.checkArguments(entry, given);
-    if (!args.ok) throw invalid(M.badArguments(name, args.issues));
-    const page = await this.store.readLog(
-      name,
-      (cursor as string | undefined) ?? null,
-      Math.min((maxEvents as number | undefined) ?? MAX_POLL_PAGE, MAX_POLL_PAGE),
-    );
+  async poll(params: PollParams): Promise<Record<string, unknown>> {
+    const { name, cursor, maxEvents, maxAgeMs } = params;
+    const entry = this.entryOf(name);
+    const args = await this.argumentsOf(entry, params.arguments);
+    const page = await this.store.readLog(name, cursor ?? null, Math.min(maxEvents ?? MAX_POLL_PAGE, MAX_POLL_PAGE));
     if (!page) throw invalid(M.badCursor());
-    const floor = maxAgeMs === undefined ? undefined : Date.now() - (maxAgeMs as number);
+    const floor = maxAgeMs === undefined ? undefined : Date.now() - maxAgeMs;
     const match = entry.declaration.match;
     let truncated = page.truncated;
     const events = [];
@@ -213,21 +229,64 @@ export class EventsRuntime {
         truncated = true;
         continue;
       }
-      if (match === undefined || match(occurrence.data, args.value)) events.push(occurrence);
+      if (match === undefined || match(occurrence.data, args)) events.push(occurrence);
     }
     return { events, cursor: page.cursor, truncated, hasMore: page.hasMore, nextPollMs: this.settings.pollIntervalMs };
   }
 
-  /** `events/subscribe`: creates or refreshes a webhook subscription (the draft's idempotent upsert). */
-  async subscribe(principal: string | undefined, params: unknown): Promise<Record<string, unknown>> {
-    const { entry, args, url, who } = await this.resolve(principal, params, true);
-    const delivery = (params as { delivery: { secret?: unknown } }).delivery;
-    if (!isWebhookSecret(delivery.secret)) throw invalid(M.badSecret());
-    const secret = delivery.secret;
-    const ttl = (params as { ttlMs?: unknown }).ttlMs;
-    if (ttl !== undefined && ttl !== null && !(Number.isSafeInteger(ttl) && (ttl as number) > 0)) {
-      throw invalid(M.badParams('ttlMs must be a positive whole number of milliseconds, or null'));
+  /**
+   * `events/stream`: one push subscription, served until the request is cancelled, its client goes
+   * away or the runtime stops, then answered `{ _meta: {} }`. A bad request is refused before
+   * anything is sent; a caller at its limit gets -32013 (`data.limit: 'streams'`).
+   */
+  async stream(principal: string | undefined, params: StreamParams, channel: StreamChannel): Promise<Record<string, unknown>> {
+    if (!this.running) throw new McpError(EVENTS_ERROR_CODES.unsupported, M.streamsClosed(), { feature: 'deliveryMode', value: 'push' });
+    const entry = this.entryOf(params.name);
+    const args = await this.argumentsOf(entry, params.arguments);
+    const who = principal ?? ANONYMOUS;
+    const refusal = this.streams.refusal(who);
+    if (refusal) {
+      throw new McpError(EVENTS_ERROR_CODES.resourceExhausted, M.tooManyStreams(refusal.max, refusal.perCaller), {
+        limit: refusal.limit,
+        max: refusal.max,
+      });
     }
+    const release = this.streams.hold(who);
+    try {
+      const from = params.cursor ?? null;
+      const first = await this.store.readLog(entry.declaration.name, from, MAX_POLL_PAGE);
+      if (!first) throw invalid(M.badCursor());
+      const match = entry.declaration.match;
+      await this.streams.serve({
+        name: entry.declaration.name,
+        matches: (data) => {
+          try {
+            return match === undefined || match(data, args);
+          } catch (error) {
+            process.stderr.write(`[armature] ${M.matchThrew(entry.declaration.name, error)}\n`);
+            throw error;
+          }
+        },
+        matchFailed: (count) => M.matchFailed(entry.declaration.name, count),
+        requestId: channel.requestId,
+        first,
+        from,
+        floor: from !== null && params.maxAgeMs !== undefined ? Date.now() - params.maxAgeMs : undefined,
+        signal: channel.signal,
+        notify: (method, notification) => channel.notify(method, notification),
+      });
+      return { _meta: {} };
+    } finally {
+      release();
+    }
+  }
+
+  /** `events/subscribe`: creates or refreshes a webhook subscription (the draft's idempotent upsert). */
+  async subscribe(principal: string | undefined, params: SubscribeParams): Promise<Record<string, unknown>> {
+    const { entry, args, url, who } = await this.resolve(principal, params, true);
+    const secret = params.delivery.secret;
+    if (!isWebhookSecret(secret)) throw invalid(M.badSecret());
+    const ttl = params.ttlMs;
     const id = subscriptionId(who, url, entry.declaration.name, args);
     const now = Date.now();
     const existing = await this.store.subscription(id, now);
@@ -272,7 +331,7 @@ export class EventsRuntime {
   }
 
   /** `events/unsubscribe`: removes the caller's subscription with this key. */
-  async unsubscribe(principal: string | undefined, params: unknown): Promise<Record<string, never>> {
+  async unsubscribe(principal: string | undefined, params: UnsubscribeParams): Promise<Record<string, never>> {
     const { entry, args, url, who } = await this.resolve(principal, params, false);
     const removed = await this.store.removeSubscription(subscriptionId(who, url, entry.declaration.name, args));
     if (!removed) throw new McpError(EVENTS_ERROR_CODES.notFound, M.noSubscription(entry.declaration.name, url), { kind: 'subscription' });
@@ -280,24 +339,15 @@ export class EventsRuntime {
   }
 
   /** The checks subscribe and unsubscribe share: the event, its arguments, the callback URL, the caller. */
-  private async resolve(principal: string | undefined, params: unknown, forSubscribe: boolean) {
-    if (params === null || typeof params !== 'object') throw invalid(M.badParams('params must be an object'));
-    const { name, arguments: given, delivery } = params as { name?: unknown; arguments?: unknown; delivery?: unknown };
-    if (typeof name !== 'string') throw invalid(M.badParams('name must be a string'));
-    const entry = this.catalog.entries.get(name);
-    if (!entry) throw new McpError(EVENTS_ERROR_CODES.notFound, M.unknownEvent(name, this.catalog.names), { kind: 'event' });
-    if (delivery === null || typeof delivery !== 'object')
-      throw invalid(M.badParams('delivery must be an object with url (and secret to subscribe)'));
-    const { mode, url: rawUrl } = delivery as { mode?: unknown; url?: unknown };
+  private async resolve(
+    principal: string | undefined,
+    params: { name: string; arguments?: object; delivery: WebhookTarget },
+    forSubscribe: boolean,
+  ) {
+    const entry = this.entryOf(params.name);
+    const { mode, url: rawUrl } = params.delivery;
     if (mode !== undefined && mode !== 'webhook') {
-      throw new McpError(
-        EVENTS_ERROR_CODES.unsupported,
-        M.badParams(`delivery.mode ${JSON.stringify(mode)} is not served; this server delivers by webhook`),
-        {
-          feature: 'deliveryMode',
-          value: mode,
-        },
-      );
+      throw new McpError(EVENTS_ERROR_CODES.unsupported, M.modeNotServed(mode), { feature: 'deliveryMode', value: mode });
     }
     if (principal === undefined && !this.settings.anonymousWebhooks) throw new McpError(EVENTS_ERROR_CODES.forbidden, M.noPrincipal());
     const parsed = parseCallbackUrl(rawUrl);
@@ -305,9 +355,22 @@ export class EventsRuntime {
     // Unsubscribing sends nothing: it needs the key, not a reachable target.
     const checked = forSubscribe ? await checkCallbackTarget(parsed.url, this.egress) : parsed;
     if (!checked.ok) throw invalid(checked.message);
+    const args = await this.argumentsOf(entry, params.arguments);
+    return { entry, args, url: checked.url, who: principal ?? ANONYMOUS };
+  }
+
+  /** The declared event named `name` (-32011 when there is none). */
+  private entryOf(name: string) {
+    const entry = this.catalog.entries.get(name);
+    if (!entry) throw new McpError(EVENTS_ERROR_CODES.notFound, M.unknownEvent(name, this.catalog.names), { kind: 'event' });
+    return entry;
+  }
+
+  /** The subscription's arguments checked against the event's DTO (-32602 naming each issue). */
+  private async argumentsOf(entry: Parameters<EventCatalog['checkArguments']>[0], given: object | undefined) {
     const args = await this.catalog.checkArguments(entry, given);
-    if (!args.ok) throw invalid(M.badArguments(name, args.issues));
-    return { entry, args: args.value, url: checked.url, who: principal ?? ANONYMOUS };
+    if (!args.ok) throw invalid(M.badArguments(entry.declaration.name, args.issues));
+    return args.value;
   }
 
   /**
@@ -336,6 +399,7 @@ export class EventsRuntime {
     }));
     await this.store.enqueue(deliveries, now);
     if (deliveries.length > 0) this.scheduler.wake();
+    this.streams.wake(name);
     return { eventId, deliveries: deliveries.length };
   }
 

@@ -92,6 +92,8 @@ export interface LogLimits {
 
 export interface LogPage {
   readonly bodies: readonly string[];
+  /** The cursor after each of `bodies` (as `cursor` is after the last). */
+  readonly cursors: readonly string[];
   readonly cursor: string;
   readonly truncated: boolean;
   readonly hasMore: boolean;

@@ -120,7 +120,7 @@ export class MemoryEventsStore implements EventsStore {
   async readLog(name: string, cursor: string | null, max: number): Promise<LogPage | undefined> {
     const log = this.logs.get(name) ?? { last: 0, dropped: 0, entries: [] };
     const at = (seq: number) => `${this.epoch}.${seq}`;
-    if (cursor === null) return { bodies: [], cursor: at(log.last), truncated: false, hasMore: false };
+    if (cursor === null) return { bodies: [], cursors: [], cursor: at(log.last), truncated: false, hasMore: false };
     const match = /^([0-9a-f]{12})\.(\d{1,15})$/.exec(cursor);
     if (!match) return undefined;
     const seq = Number(match[2]);
@@ -132,6 +132,7 @@ export class MemoryEventsStore implements EventsStore {
     const end = page.length > 0 ? (page[page.length - 1] as { seq: number }).seq : Math.max(after, log.dropped);
     return {
       bodies: page.map((e) => e.body),
+      cursors: page.map((e) => at(e.seq)),
       cursor: at(end),
       truncated: foreign || after < log.dropped,
       hasMore: unread.length > page.length,

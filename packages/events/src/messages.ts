@@ -48,7 +48,17 @@ export const EVENTS_MESSAGES = {
     `No event named ${shown(name)}. Call events/list to see the events of this server${known.length > 0 ? ` (${known.slice(0, 10).join(', ')})` : ''}.`,
   badArguments: (name: string, issues: string) =>
     `The arguments of event ${shown(name)} are invalid: ${issues}. Give arguments matching its inputSchema from events/list.`,
-  badParams: (issues: string) => `Invalid parameters: ${issues}.`,
+  modeNotServed: (mode: string) =>
+    `delivery.mode ${shown(mode)} is not served by events/subscribe, which delivers by webhook. For push, open events/stream; to poll, call events/poll.`,
+  tooManyStreams: (max: number, perCaller: boolean) =>
+    perCaller
+      ? `This caller already holds ${max} open events/stream requests, the most this server allows. Cancel one (notifications/cancelled, or close its HTTP request) before opening another, or poll with events/poll.`
+      : `This server already serves ${max} open events/stream requests, its limit. Try again later, or poll with events/poll.`,
+  matchThrew: (name: string, error: unknown) =>
+    `events: the match function of ${shown(name)} threw on an event for a stream, which skipped it: ${error instanceof Error ? error.message : String(error)}`,
+  matchFailed: (name: string, count: number) =>
+    `${count} event(s) of ${shown(name)} were skipped: the server's match function failed on them. The stream goes on; the server's developer can see why in its logs.`,
+  streamsClosed: () => 'The events extension is not running (it starts with the app and stops when it closes): no stream can be opened.',
   badSecret: () =>
     'delivery.secret must be a Standard Webhooks secret: "whsec_" followed by the base64 of 24 to 64 random bytes. Generate one per subscription from a secure random source.',
   badUrl: (url: string) => `delivery.url ${shown(url)} is not an absolute https:// URL. Give the https address of your webhook receiver.`,

@@ -176,7 +176,7 @@ export class RedisEventsStore implements EventsStore {
 
   async readLog(name: string, cursor: string | null, max: number): Promise<LogPage | undefined> {
     const newest = (await this.client.get(this.key('log-last', name))) ?? undefined;
-    if (cursor === null) return { bodies: [], cursor: newest ?? '0-0', truncated: false, hasMore: false };
+    if (cursor === null) return { bodies: [], cursors: [], cursor: newest ?? '0-0', truncated: false, hasMore: false };
     if (!/^\d{1,15}-\d{1,15}$/.test(cursor)) return undefined;
     const entries = await this.client.xrange(this.key('log', name), `(${cursor}`, '+', 'COUNT', String(max + 1));
     const page = entries.slice(0, max).map(([id, fields]) => ({ id, body: fields[1] as string, previous: fields[3] as string }));
@@ -185,6 +185,7 @@ export class RedisEventsStore implements EventsStore {
     const truncated = first ? compareIds(first.previous, cursor) > 0 : newest !== undefined && compareIds(newest, cursor) > 0;
     return {
       bodies: page.map((entry) => entry.body),
+      cursors: page.map((entry) => entry.id),
       cursor: page[page.length - 1]?.id ?? (truncated ? (newest as string) : cursor),
       truncated,
       hasMore: entries.length > max,

@@ -1,25 +1,13 @@
-import { createMcpApp, type HttpListener, McpServer, type TokenVerifier, Tool } from '@armature/core';
-import { Client, type StandardSchemaV1, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpApp, type HttpListener, McpServer, Tool } from '@armature/core';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVENTS_EXTENSION_ID, type Events, events } from '../src/events-extension.js';
+import { anyResult, Keys, type Result } from './support/client-side.js';
 import { IncidentFilter, IncidentPayload } from './support/dtos.js';
 import { newSecret, Receiver } from './support/receiver.js';
 
 // Events served as an extension of a real app: HTTP on 127.0.0.1, the official client on both
 // revisions, bearer auth deciding whose subscription is whose, and a tool that emits.
-
-type Result = Record<string, unknown>;
-const anyResult: StandardSchemaV1<Result, Result> = {
-  '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value: value as Result }) },
-};
-
-class Keys implements TokenVerifier {
-  async verify(token: string) {
-    const who = /^key-(\w+)$/.exec(token)?.[1];
-    if (!who) throw new Error('unknown key');
-    return { token, clientId: 'incident-app', scopes: [], extra: { sub: who } };
-  }
-}
 
 let incidents: Events;
 
@@ -85,7 +73,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events as an extension on 
     const bob = await connect(listener, revision, 'key-bob');
     expect(alice.client.getServerCapabilities()?.extensions?.[EVENTS_EXTENSION_ID]).toEqual({
       experimental: true,
-      delivery: ['webhook', 'poll'],
+      delivery: ['webhook', 'push', 'poll'],
     });
     const listed = await alice.call('events/list');
     expect(listed.events).toEqual([

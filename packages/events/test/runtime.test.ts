@@ -126,7 +126,7 @@ describe('events runtime', () => {
     const [event] = runtime.list().events;
     expect(event).toMatchObject({
       name: 'incident.created',
-      delivery: ['webhook', 'poll'],
+      delivery: ['webhook', 'push', 'poll'],
       inputSchema: { type: 'object', properties: { severity: { enum: ['P1', 'P2', 'P3'] } } },
       payloadSchema: { type: 'object', required: expect.arrayContaining(['incidentId', 'severity']) },
     });
@@ -268,7 +268,8 @@ describe('poll mode', () => {
     const page = await poll(start.cursor);
     expect(page.truncated).toBe(true);
     expect(page.events.map((e) => e.data.incidentId)).toEqual(['b', 'c']);
-    for (const cursor of ['garbage', 'x'.repeat(100), 42]) {
+    // Malformed params (a cursor that is not a string, or too long) are the DTO's: see extension.test.ts.
+    for (const cursor of ['garbage', '17-0']) {
       expect((await rejection(runtime.poll({ name: 'incident.created', cursor }))).code).toBe(-32602);
     }
     expect((await rejection(runtime.poll({ name: 'nope', cursor: null }))).code).toBe(-32011);
@@ -317,15 +318,12 @@ describe('events runtime against hostile input', () => {
       [{ url: 'ftp://127.0.0.1/x' }],
       [{ url: 'file:///etc/passwd' }],
       [{ url: 'https://user:pw@127.0.0.1/x' }],
-      [{ url: 42 }],
       [{ url: `https://${'a'.repeat(3_000)}.example` }],
       [{ url: 'http://93.184.216.34/x' }],
       [{ secret: 'hunter2' }],
       [{ secret: `whsec_${Buffer.alloc(8).toString('base64')}` }],
       [{}, { arguments: { severity: 'P9' } }],
       [{}, { arguments: { unknown: true } }],
-      [{}, { arguments: [] }],
-      [{}, { ttlMs: -5 }],
     ];
     for (const [delivery, extra] of cases) {
       const error = await rejection(runtime.subscribe('alice', params(delivery, extra)));
@@ -333,7 +331,6 @@ describe('events runtime against hostile input', () => {
     }
     expect((await rejection(runtime.subscribe('alice', params({}, { name: 'nope' })))).code).toBe(-32011);
     expect((await rejection(runtime.subscribe('alice', params({ mode: 'push' })))).code).toBe(-32014);
-    expect((await rejection(runtime.subscribe('alice', null))).code).toBe(-32602);
     expect(receiver.challenges).toHaveLength(0);
   });
 

@@ -200,7 +200,7 @@ function methodOf(
     problems.push(problem(MESSAGES.extensionMemberInvalid, where, `methods['${name}'].handle`, 'a function', found));
     return undefined;
   }
-  const { params, handle, requiresClientExtension } = method as unknown as ExtensionMethod;
+  const { params, handle, requiresClientExtension, longLived } = method as unknown as ExtensionMethod;
   if (params !== undefined && typeof params !== 'function') {
     problems.push(problem(MESSAGES.extensionMemberInvalid, where, `methods['${name}'].params`, 'a DTO class', describe(params)));
     return undefined;
@@ -218,6 +218,7 @@ function methodOf(
   return Object.freeze({
     name,
     requiresClientExtension: requiresClientExtension === true,
+    longLived: longLived === true,
     plan: planOf(planning, serverClass, 'method', name, where, input, invoke),
   });
 }

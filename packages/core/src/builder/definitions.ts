@@ -189,6 +189,8 @@ export interface ExtensionMethodDefinition {
   readonly name: string;
   /** Refused with -32021 unless the client declared the extension. */
   readonly requiresClientExtension: boolean;
+  /** Runs without the app's timeout (`longLived: true`). */
+  readonly longLived: boolean;
   readonly plan: CallPlan;
 }
 

@@ -68,6 +68,13 @@ export interface ExtensionMethod<P = Record<string, unknown>> {
    * client declared the extension in its capabilities. Default false.
    */
   readonly requiresClientExtension?: boolean;
+  /**
+   * The call may run until the client cancels it (or disconnects) or the app closes: the app's
+   * `timeoutMs` does not apply. For a long-lived request that streams notifications (`ctx.notify`)
+   * until `ctx.signal` aborts; everything else (guards, rate limits, params) still does. Bound how
+   * many such calls one caller may hold yourself. Default false.
+   */
+  readonly longLived?: boolean;
   /** Answers the call: the returned object is the JSON-RPC result. */
   handle(params: P, ctx: ExtensionContext): unknown;
 }

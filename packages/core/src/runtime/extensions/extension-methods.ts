@@ -51,7 +51,7 @@ export function extensionNotDeclared(extension: ExtensionDefinition, method: str
 
 /**
  * Runs one extension method through the one executor (guards, rate limits, params, interceptors,
- * timeout, error masking, its span), after checking the client declared the extension when the
+ * timeout unless `longLived`, error masking, its span), after checking the client declared the extension when the
  * method asks for it. `_meta` is the request's, not a param: the handler reads it from its context.
  */
 export function callExtensionMethod(
@@ -63,5 +63,26 @@ export function callExtensionMethod(
 ): Promise<Result> {
   if (method.requiresClientExtension && !declaresExtension(call, extension.id)) throw extensionNotDeclared(extension, method.name);
   const { _meta: _ignored, ...args } = params ?? {};
-  return executeCall(settings, method.plan, methodKind, method, call, args);
+  if (!method.longLived) return executeCall(settings, method.plan, methodKind, method, call, args);
+  endsWhenGone(call);
+  return executeCall(untimed(settings), method.plan, methodKind, method, call, args);
+}
+
+/** The settings without the timeout, for a long-lived method (it ends on cancel, disconnect or close). */
+function untimed(settings: ExecutorSettings): ExecutorSettings {
+  return Object.create(settings, { timeoutMs: { value: 0 } }) as ExecutorSettings;
+}
+
+/**
+ * A long-lived call over HTTP ends when its client goes away (its answer stream closed: the client
+ * aborted it, dropped the connection, or the app closed the connection), which the SDK does not
+ * turn into a cancel: on 2025-11-25 a dropped stream is not a cancel, yet nobody could resume one
+ * that never answers. Its web Request's signal says so (stdio and in-memory have none: a cancel
+ * notification or the transport's close ends those).
+ */
+function endsWhenGone(call: CallRequest): void {
+  const gone = call.ctx.source.http?.req?.signal;
+  if (!gone) return;
+  if (gone.aborted) call.ctx.abort(gone.reason);
+  else gone.addEventListener('abort', () => call.ctx.abort(gone.reason), { once: true });
 }
