@@ -6,6 +6,7 @@ import { type AppPart, classesOf } from '../builder/mounted-part.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
+import { mcpApps } from '../extensions/apps/apps-extension.js';
 import { withDecoratedSkills } from '../extensions/skills/skills-extension.js';
 import { pointAtCaller } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
@@ -15,6 +16,7 @@ import { type LoggerOption, startServerLog } from '../observability/server-log.j
 import { RemotePart } from '../remote/remote-part.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
+import { closeExtensions } from '../runtime/extensions/extension-close.js';
 import { TaskNotifications } from '../runtime/tasks/task-notifications.js';
 import { type AppState, isShared } from '../state/app-state.js';
 import { memoryState } from '../state/memory-state.js';
@@ -109,7 +111,11 @@ export class McpApp {
       classesOf(parts).map((entry) => entry.serverClass),
       options.extensions,
     );
-    this.definition = withOptionProblems(() => buildAppDefinition(parts, { ...options, container, extensions }), optionProblems(options));
+    // MCP Apps, Armature's own extension, is set up before the app's.
+    this.definition = withOptionProblems(
+      () => buildAppDefinition(parts, { ...options, container, extensions }, undefined, [mcpApps()]),
+      optionProblems(options),
+    );
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
     this.runtime = new AppRuntime(this.definition, container, options.onError, {
@@ -132,6 +138,7 @@ export class McpApp {
       this.runtime.visibility,
     );
     let shared = Promise.resolve();
+    let extensionsClosed: Promise<void> | undefined;
     if (isShared(this.state)) {
       const relay = new SessionRelay(this.state);
       this.relay = relay;
@@ -148,7 +155,12 @@ export class McpApp {
       shared,
       this.runtime.events,
       () => this.runtime.busy,
-      () => Promise.allSettled([this.relay?.close(), changes.unshare()]),
+      // The extensions close once nothing is served any more, before what the app shares and its state.
+      async () => {
+        extensionsClosed ??= closeExtensions(this.definition.extensions, this.runtime.events);
+        await extensionsClosed;
+        await Promise.allSettled([this.relay?.close(), changes.unshare()]);
+      },
     );
     // With a task queue (redisState) and tools with retries: the tasks of instances that stop run again here.
     if ([...this.definition.tools.values()].some((tool) => tool.taskRetries > 0)) this.lifecycle.track(this.runtime.tasks.resumeLost());

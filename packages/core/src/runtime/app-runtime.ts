@@ -25,7 +25,6 @@ import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitErrorShape } from '../state/rate-limit-error.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { isAllowed } from './access.js';
-import { UI_EXTENSION_CAPABILITY } from './apps/ui-extension.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
@@ -114,7 +113,7 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     [...definition.prompts.values()].some((p) => p.completions.size > 0) ||
     definition.resourceTemplates.some((t) => t.completions.size > 0);
   const hasTasks = [...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden');
-  const hasApps = [...definition.tools.values()].some((t) => t.ui !== undefined);
+  const advertised = definition.extensions.filter((extension) => extension.settings !== undefined);
   return {
     tools: { listChanged: true },
     logging: {},
@@ -124,14 +123,13 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
     // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
     ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-    // Extensions (SEP-1724): the 2026-07-28 tasks extension, MCP Apps when a tool has an app, and
-    // the app's own (`defineExtension`), each with its settings.
-    ...(hasTasks || hasApps || definition.extensions.length > 0
+    // Extensions (SEP-1724): the 2026-07-28 tasks extension, and those on the extension interface
+    // (MCP Apps when a tool has an app, the app's own) that advertise themselves, each with its settings.
+    ...(hasTasks || advertised.length > 0
       ? {
           extensions: {
             ...(hasTasks ? TASKS_EXTENSION_CAPABILITY.extensions : {}),
-            ...(hasApps ? UI_EXTENSION_CAPABILITY : {}),
-            ...Object.fromEntries(definition.extensions.map((extension) => [extension.id, extension.settings])),
+            ...Object.fromEntries(advertised.map((extension) => [extension.id, extension.settings])),
           },
         }
       : {}),
