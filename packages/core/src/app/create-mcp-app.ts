@@ -8,6 +8,7 @@ import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
 import { mcpApps } from '../extensions/apps/apps-extension.js';
 import { withDecoratedSkills } from '../extensions/skills/skills-extension.js';
+import { tasksExtension } from '../extensions/tasks/tasks-extension.js';
 import { pointAtCaller } from '../messages/build-error.js';
 import { messageOf } from '../messages/call-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
@@ -111,9 +112,9 @@ export class McpApp {
       classesOf(parts).map((entry) => entry.serverClass),
       options.extensions,
     );
-    // MCP Apps, Armature's own extension, is set up before the app's.
+    // Armature's own extensions (tasks, MCP Apps) are set up before the app's.
     this.definition = withOptionProblems(
-      () => buildAppDefinition(parts, { ...options, container, extensions }, undefined, [mcpApps()]),
+      () => buildAppDefinition(parts, { ...options, container, extensions }, undefined, [tasksExtension(), mcpApps()]),
       optionProblems(options),
     );
     // Tasks live in the state's task store unless the options name one.

@@ -34,7 +34,6 @@ import { EXPOSE_ERRORS_ENV } from './execute-call.js';
 import { RateLimiting } from './rate-limiting.js';
 import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp, watchUri } from './served-app.js';
-import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
 import { CatalogVisibility } from './visibility.js';
 
@@ -120,17 +119,15 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: true } } : {}),
     ...(hasCompletions || hasPrompts || hasResources ? { completions: {} } : {}),
-    // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
-    // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
+    // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task.
     ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-    // Extensions (SEP-1724): the 2026-07-28 tasks extension, and those on the extension interface
-    // (MCP Apps when a tool has an app, the app's own) that advertise themselves, each with its settings.
-    ...(hasTasks || advertised.length > 0
+    // Extensions (SEP-1724), each with its settings: Armature's own (the 2026-07-28 tasks extension
+    // when a tool may run as a task, MCP Apps when a tool has an app), then the app's.
+    ...(advertised.length > 0
       ? {
-          extensions: {
-            ...(hasTasks ? TASKS_EXTENSION_CAPABILITY.extensions : {}),
-            ...Object.fromEntries(advertised.map((extension) => [extension.id, extension.settings])),
-          },
+          extensions: Object.fromEntries(
+            advertised.map((extension) => [extension.id, extension.settings]),
+          ) as ServerCapabilities['extensions'],
         }
       : {}),
   };
