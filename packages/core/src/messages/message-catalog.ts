@@ -494,7 +494,7 @@ export const MESSAGES = {
   ),
   extensionMemberInvalid: define(
     'ARM165',
-    'a member of an extension has the wrong type (handle, params, onRequest, setup, accepts, close)',
+    'a member of an extension has the wrong type (a method, its params, or a hook)',
     ["methods['echo/say'].handle", 'a function', 'undefined'] as const,
     (member: string, expected: string, found: string) => ({
       message: `${member} is ${found}; it must be ${expected}`,
