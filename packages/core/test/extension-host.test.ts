@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createMcpApp, defineExtension, McpServer, Resource, type ServerEvent, Tool } from '../src/index.js';
 import { buildError } from './support/build-error.js';
@@ -20,6 +21,9 @@ class HostServer {
 }
 
 const ID = 'com.example/marks';
+const anyResult: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value: value as Record<string, unknown> }) },
+};
 
 describe('extension setup: advertising, resources, problems', () => {
   it('advertises what setup says, and nothing once it withdraws', async () => {
@@ -127,6 +131,34 @@ describe('extension setup: advertising, resources, problems', () => {
       },
       none: undefined,
     });
+  });
+});
+
+describe('extension negotiation: hostile declarations', () => {
+  // A declaration that is not an object is refused by the SDK at initialize; objects reach accepts.
+  it('takes a declaration accepts throws on as not negotiated, and keeps serving', async () => {
+    const app = createMcpApp(HostServer, {
+      extensions: [
+        defineExtension({
+          id: ID,
+          accepts: (declared) => {
+            if ('boom' in declared) throw new Error('accepts blew up');
+            return true;
+          },
+          setup: (host) => host.extendTool('ping', { _meta: { [ID]: true }, onlyForExtensionClients: true }),
+          methods: { 'marks/get': { requiresClientExtension: true, handle: () => ({ ok: true }) } },
+        }),
+      ],
+    });
+    const hostile: Record<string, unknown>[] = [{ boom: 1 }, JSON.parse('{"__proto__": {"boom": 1}}'), { big: 'x'.repeat(100_000) }, {}];
+    for (const declared of hostile) {
+      const { client, close } = await connectInMemory(app, { extensions: { [ID]: declared } });
+      const negotiated = !('boom' in declared);
+      expect((await client.listTools()).tools.map((tool) => tool._meta)).toEqual(negotiated ? [{ [ID]: true }] : []);
+      const answer = await client.request({ method: 'marks/get', params: {} }, anyResult).catch((error: { code: number }) => error.code);
+      expect(answer).toEqual(negotiated ? { ok: true } : -32021);
+      await close();
+    }
   });
 });
 
