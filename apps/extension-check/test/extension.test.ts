@@ -24,7 +24,7 @@ afterEach(async () => {
 type Wire = 'stdio' | 'http';
 type Revision = '2025-11-25' | '2026-07-28';
 
-async function connect(wire: Wire, revision: Revision, declares: boolean | Record<string, unknown>) {
+async function connect(wire: Wire, revision: Revision, declares: boolean | Record<string, string | number | boolean>) {
   let transport: Transport;
   if (wire === 'stdio') {
     transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' });
