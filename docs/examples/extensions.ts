@@ -1,4 +1,4 @@
-import { createMcpApp, defineExtension, type Extension, McpServer, Tool } from '@armature/core';
+import { createMcpApp, defineExtension, type Extension, type McpApp, McpServer, Tool } from '@armature/core';
 import { Client, type ProtocolError, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { IsString, MaxLength } from 'class-validator';
@@ -50,9 +50,33 @@ export class EchoAppServer {
 export const app = createMcpApp(EchoAppServer, { extensions: [echo], rateLimits: [{ limit: 100, windowMs: 60_000 }] });
 // #endregion
 
-async function connect(capabilities: Record<string, unknown>) {
+export const closed: string[] = [];
+
+// #region change
+export const badges: Extension = defineExtension({
+  id: 'com.example/badges',
+  settings: { style: 'emoji' },
+  // Which declaring clients take part: not one that declared { badges: false }.
+  accepts: (declared) => declared.badges !== false,
+  setup: (host) => {
+    for (const name of host.catalog.tools) {
+      // Clients that negotiated com.example/badges see the badge; the others, the tool as declared.
+      host.extendTool(name, { _meta: { 'com.example/badges': { badge: 'fast' } } });
+    }
+    if (host.catalog.tools.length === 0) host.advertise(undefined); // nothing to badge: not advertised
+  },
+  // Awaited when the app closes, after its listeners; a failure is logged and blocks no other extension.
+  close: async () => {
+    closed.push('badges');
+  },
+});
+
+export const badgedApp = createMcpApp(EchoAppServer, { extensions: [badges] });
+// #endregion
+
+async function connect(capabilities: Record<string, unknown>, to: McpApp = app) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  const server = app.createServer();
+  const server = to.createServer();
   await server.connect(serverTransport);
   const client = new Client({ name: 'docs-check', version: '1.0.0' }, { capabilities });
   await client.connect(clientTransport);
@@ -103,4 +127,19 @@ export async function main(): Promise<void> {
   } finally {
     await plain.close();
   }
+  for (const [capabilities, meta] of [
+    [{ 'com.example/badges': {} }, { 'com.example/badges': { badge: 'fast' } }],
+    [{ 'com.example/badges': { badges: false } }, undefined],
+    [{}, undefined],
+  ] as const) {
+    const badged = await connect({ extensions: capabilities }, badgedApp);
+    try {
+      expectEqual(badged.client.getServerCapabilities()?.extensions?.['com.example/badges'], { style: 'emoji' }, 'badges advertised');
+      expectEqual((await badged.client.listTools()).tools[0]?._meta, meta, `the tool's _meta for ${JSON.stringify(capabilities)}`);
+    } finally {
+      await badged.close();
+    }
+  }
+  await badgedApp.close();
+  expectEqual(closed, ['badges'], 'closed with the app');
 }

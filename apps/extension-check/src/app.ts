@@ -1,11 +1,16 @@
-import { createMcpApp, type ExecutionContext, type Guard, type McpApp, McpServer, Tool } from '@armature/core';
+import { createMcpApp, type ExecutionContext, type Guard, type McpApp, McpServer, Tool, type ToolOptions } from '@armature/core';
 import { echo } from './echo-extension.js';
 
 @McpServer({ name: 'echo-app', version: '1.0.0' })
 export class EchoAppServer {
-  @Tool({ description: 'Answers pong' })
+  @Tool({ description: 'Answers pong', echo: true } as ToolOptions)
   ping() {
     return 'pong';
+  }
+
+  @Tool({ description: 'Echoes back, for clients of the echo extension only', echo: 'only' } as ToolOptions)
+  echo_back() {
+    return 'back';
   }
 }
 

@@ -4,7 +4,7 @@ import { Client, ProtocolError, type StandardSchemaV1, StreamableHTTPClientTrans
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CALLS_PER_WINDOW, createEchoApp } from '../src/app.js';
-import { ECHO, ECHO_TRACE } from '../src/echo-extension.js';
+import { ECHO, ECHO_TRACE, echoLife } from '../src/echo-extension.js';
 
 // The third-party extension of src/echo-extension.ts (public interface only), negotiated on both
 // revisions and served over stdio (the built server as a child process) and HTTP (127.0.0.1), to
@@ -24,7 +24,7 @@ afterEach(async () => {
 type Wire = 'stdio' | 'http';
 type Revision = '2025-11-25' | '2026-07-28';
 
-async function connect(wire: Wire, revision: Revision, declares: boolean) {
+async function connect(wire: Wire, revision: Revision, declares: boolean | Record<string, string | number | boolean>) {
   let transport: Transport;
   if (wire === 'stdio') {
     transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' });
@@ -37,7 +37,7 @@ async function connect(wire: Wire, revision: Revision, declares: boolean) {
   const client = new Client(
     { name: 'echo-client', version: '1.0.0' },
     {
-      capabilities: declares ? { extensions: { [ECHO]: { echoes: 2 } } } : {},
+      capabilities: declares ? { extensions: { [ECHO]: declares === true ? { echoes: 2 } : declares } } : {},
       ...(revision === '2026-07-28' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
     },
   );
@@ -100,6 +100,27 @@ describe.each(cases)('a third-party extension over %s, %s', (wire, revision) => 
     expect(invalid.message).toContain('extra');
   });
 
+  it('shows its change of the tools to the clients that negotiate it, and the tools as declared to the others', async () => {
+    const negotiating = await connect(wire, revision, true);
+    const seen = (await negotiating.client.listTools()).tools;
+    expect(seen.map((tool) => [tool.name, tool._meta])).toEqual([
+      ['ping', { [ECHO]: { echoes: true } }],
+      ['echo_back', { [ECHO]: { echoes: true } }],
+    ]);
+    expect((await negotiating.client.callTool({ name: 'echo_back' })).content).toEqual([{ type: 'text', text: 'back' }]);
+    // Not declared, or declared but not accepted by the extension (`muted`): plain tools, and not the one kept to its clients.
+    for (const declares of [false, { muted: true }]) {
+      const other = await connect(wire, revision, declares);
+      expect((await other.client.listTools()).tools.map((tool) => [tool.name, tool._meta])).toEqual([['ping', undefined]]);
+      // A call answers as for an unknown tool, naming only the tools this client sees.
+      const unknown = await refusal(other.client.callTool({ name: 'echo_back' }));
+      expect(unknown.code).toBe(-32602);
+      expect(unknown.message).toContain('Unknown tool: "echo_back". Available tools: ping');
+      // Gated methods go by the same negotiation.
+      expect((await refusal(other.call('echo/say', { text: 'hello' }))).code).toBe(-32021);
+    }
+  });
+
   it("runs under the app's guards, rate limits and error masking", async () => {
     const { call } = await connect(wire, revision, true);
     // The app's guard refuses: the method answers as if it did not exist.
@@ -112,5 +133,17 @@ describe.each(cases)('a third-party extension over %s, %s', (wire, revision) => 
     for (let i = 0; i < CALLS_PER_WINDOW; i++) await call('echo/say', { text: `call ${i}` });
     const limited = await refusal(call('echo/say', { text: 'one too many' }));
     expect(limited.code).toBe(-32029);
+  });
+});
+
+describe('the extension closing with the app', () => {
+  it('has its close hook run once, awaited, when the app closes', async () => {
+    const app = createEchoApp();
+    await app.listenHttp({ port: 0 });
+    const before = echoLife.closed;
+    await app.close();
+    expect(echoLife.closed).toBe(before + 1);
+    await app.close();
+    expect(echoLife.closed).toBe(before + 1);
   });
 });

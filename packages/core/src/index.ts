@@ -67,8 +67,13 @@ export {
   type ExtensionMeta,
   type ExtensionMethod,
   type ExtensionOptions,
+  type ExtensionProblemOptions,
   type ExtensionResource,
+  type ExtensionResourceChange,
+  type ExtensionResourceEntry,
   type ExtensionResourceTemplate,
+  type ExtensionTool,
+  type ExtensionToolChange,
 } from './context/extension.js';
 export { Principal } from './context/principal.js';
 export { AppResource } from './decorators/app-resource.decorator.js';

@@ -24,7 +24,7 @@ export class AppLifecycle {
   /**
    * @param shared settles once the app listens to its state (at once for the memory state).
    * @param busy whether a request is still running (shutdown waits for it to turn false).
-   * @param closeShared closes what the app shares with other instances (relay, bus), before the state.
+   * @param closeShared closes the extensions, then what the app shares with other instances (relay, bus), before the state.
    */
   constructor(
     private readonly state: AppState,

@@ -1,37 +1,38 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
-import { type BuildOptions, buildAppDefinition } from '../builder/build-app-definition.js';
+import type { BuildOptions } from '../builder/build-app-definition.js';
 import type { AppDefinition } from '../builder/definitions.js';
-import { type AppPart, classesOf } from '../builder/mounted-part.js';
+import type { AppPart } from '../builder/mounted-part.js';
 import type { ContainerAdapter } from '../di/container-adapter.js';
 import { TypediContainerAdapter } from '../di/typedi-adapter.js';
 import { AppEngine } from '../engine/app-engine.js';
-import { withDecoratedSkills } from '../extensions/skills/skills-extension.js';
 import { pointAtCaller } from '../messages/build-error.js';
-import { messageOf } from '../messages/call-messages.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEventListener } from '../observability/server-events.js';
 import { type LoggerOption, startServerLog } from '../observability/server-log.js';
 import { RemotePart } from '../remote/remote-part.js';
 import { AppRuntime, type RuntimeOptions } from '../runtime/app-runtime.js';
 import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js';
-import { TaskNotifications } from '../runtime/tasks/task-notifications.js';
-import { type AppState, isShared } from '../state/app-state.js';
+import { closeExtensions } from '../runtime/extensions/extension-close.js';
+import type { AppState } from '../state/app-state.js';
 import { memoryState } from '../state/memory-state.js';
-import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
-import { type HttpListenerOptions, listenNodeHttp } from '../transports/http-listener.js';
-import { exposureWarning } from '../transports/network-exposure.js';
-import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
-import { ServerCardRoute, serverCardOf } from '../transports/server-card.js';
-import { SessionRelay } from '../transports/session-relay.js';
+import type { HttpEndpointOptions } from '../transports/http-endpoint.js';
+import type { SessionRelay } from '../transports/session-relay.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
-import { AppCatalog } from './app-catalog.js';
+import { buildApp } from './app-build.js';
 import { AppLifecycle } from './app-lifecycle.js';
-import { optionProblems, withOptionProblems } from './app-options.js';
-import { checkSingleInstance } from './check-single-instance.js';
-import { fallbackToolsPart } from './fallback-tools-part.js';
+import { shareApp } from './app-sharing.js';
+import {
+  type HttpListener,
+  type HttpServed,
+  httpHandlerOf,
+  type ListenHttpOptions,
+  listenOn,
+  type McpHttpHandler,
+} from './http-serving.js';
 import { onCloudflareWorkers } from './on-cloudflare-workers.js';
 import type { Registrations } from './registrations.js';
+
+export type { HttpListener, ListenHttpOptions, McpHttpHandler } from './http-serving.js';
 
 export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
   /** The DI container seam. Default: typedi (`new TypediContainerAdapter()`). */
@@ -66,24 +67,6 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
   fastPath?: boolean;
 }
 
-export interface ListenHttpOptions extends HttpEndpointOptions, HttpListenerOptions {}
-
-export interface HttpListener {
-  /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-/** A handler to mount in an existing node:http or Express server, and its web-standard face. */
-export interface McpHttpHandler {
-  (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
-  /** `remoteAddress` (the peer's IP) lets per-client caps count unauthenticated clients. */
-  fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
-  close(): Promise<void>;
-}
-
-let warnedExposure = false;
-
 /** A built, ready-to-serve set of `@McpServer` classes. */
 export class McpApp {
   readonly definition: AppDefinition;
@@ -97,19 +80,9 @@ export class McpApp {
   private remotesStarted?: Promise<void>;
 
   constructor(given: readonly AppPart[], options: CreateMcpAppOptions = {}) {
-    // The fallback tools of tasks (`tasks.fallbackTools`) are declared by a server class of their own.
-    const fallback = options.tasks?.fallbackTools;
-    const parts = fallback ? [...given, fallbackToolsPart(fallback)] : given;
-    checkSingleInstance(classesOf(parts).map((entry) => entry.serverClass));
     const container = options.container ?? new TypediContainerAdapter();
     this.state = options.state ?? memoryState();
-    // One report at start-up: the builder asks the container for its problems too.
-    // A class with `@Skills` brings the skills extension when the options do not list it.
-    const extensions = withDecoratedSkills(
-      classesOf(parts).map((entry) => entry.serverClass),
-      options.extensions,
-    );
-    this.definition = withOptionProblems(() => buildAppDefinition(parts, { ...options, container, extensions }), optionProblems(options));
+    this.definition = buildApp(given, options, container);
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
     this.runtime = new AppRuntime(this.definition, container, options.onError, {
@@ -119,36 +92,20 @@ export class McpApp {
     });
     startServerLog(this.runtime.events, options.logger, options.onError !== undefined);
     this.engine = new AppEngine(this.runtime, options.fastPath ?? true);
-    const changes = this.runtime.broadcaster;
-    const stateName = this.state.name;
-    const failed = (error: unknown) =>
-      process.stderr.write(`[armature] a change notification could not go through the ${stateName} state: ${messageOf(error)}\n`);
-    const { tools, prompts, resources, resourceTemplates } = this.runtime;
-    const catalog = new AppCatalog(
-      { tools, prompts, resources, resourceTemplates },
-      changes,
-      this.state.catalog,
-      failed,
-      this.runtime.visibility,
-    );
-    let shared = Promise.resolve();
-    if (isShared(this.state)) {
-      const relay = new SessionRelay(this.state);
-      this.relay = relay;
-      // The kept catalogue edits are read once the state is connected (the bus waits for that).
-      shared = Promise.all([
-        relay.start(),
-        changes.share(this.state.bus, (method, uri) => relay.notifySessions(method, uri), failed, catalog.apply),
-      ]).then(() => catalog.load());
-      // Reported when the app starts listening; never an unhandled rejection before that.
-      shared.catch(() => undefined);
-    }
+    const { catalog, relay, shared, unshare } = shareApp(this.state, this.runtime);
+    this.relay = relay;
+    let extensionsClosed: Promise<void> | undefined;
     this.lifecycle = new AppLifecycle(
       this.state,
       shared,
       this.runtime.events,
       () => this.runtime.busy,
-      () => Promise.allSettled([this.relay?.close(), changes.unshare()]),
+      async () => {
+        // The extensions close once nothing is served any more, before what the app shares and its state.
+        extensionsClosed ??= closeExtensions(this.definition.extensions, this.runtime.events);
+        await extensionsClosed;
+        await unshare();
+      },
     );
     // With a task queue (redisState) and tools with retries: the tasks of instances that stop run again here.
     if ([...this.definition.tools.values()].some((tool) => tool.taskRetries > 0)) this.lifecycle.track(this.runtime.tasks.resumeLost());
@@ -229,43 +186,8 @@ export class McpApp {
 
   /** A node:http / Express handler for the MCP endpoint, with Host/Origin checks on by default. */
   httpHandler(options: HttpEndpointOptions = {}): McpHttpHandler {
-    // Until it is bound (a few microtasks), node:http requests go through the SDK; fetch waits for it.
-    const bound = this.engine.bindModern();
     void this.startRemotes();
-    const endpoint = new HttpEndpoint(
-      (purpose) => this.engine.createServer(purpose),
-      options,
-      {
-        scopes: (method, params) => this.runtime.requiredScopes(method, params),
-        headerParams: (tool) => this.runtime.tools.get(tool)?.headerParams,
-      },
-      {
-        maxSubscriptionsPerSession: this.runtime.maxSubscriptionsPerSession,
-        maxUriLength: this.runtime.maxUriLength,
-        unreadable: (uris, principal, meta) => this.runtime.unreadable(uris, principal, meta),
-      },
-      this.relay,
-      (call) => this.engine.modern?.serve(call),
-      { store: this.runtime.rateLimiting.store, events: this.runtime.events, errorShape: this.runtime.rateLimiting.errorShape },
-      new TaskNotifications(this.runtime.tasks),
-      options.serverCard ? new ServerCardRoute(serverCardOf(this.definition.info, options.serverCard)) : undefined,
-    );
-    const forget = this.lifecycle.addEndpoint(endpoint);
-    const unregister = this.runtime.broadcaster.addNotifier(endpoint.notifier);
-    const node = toAdmittingNodeHandler(endpoint, options);
-    const close = () => {
-      unregister();
-      forget();
-      return endpoint.close();
-    };
-    this.lifecycle.track(close);
-    return Object.assign((req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => node(req, res, parsedBody), {
-      fetch: async (request: Request, info?: { remoteAddress?: string }) => {
-        await bound;
-        return endpoint.fetch(request, info);
-      },
-      close,
-    });
+    return httpHandlerOf(this.served, options);
   }
 
   /**
@@ -280,27 +202,12 @@ export class McpApp {
     if (onCloudflareWorkers())
       throw new Error(wireMessages.notOnWorkers('listenHttp()', 'a Worker listens on no port; Cloudflare hands it each request'));
     await this.ready();
-    const handler = this.httpHandler(options);
-    await this.engine.bindModern();
-    const warning = exposureWarning({ host: options.host ?? '127.0.0.1', auth: options.auth, allowedHosts: options.allowedHosts });
-    if (warning && !warnedExposure) {
-      warnedExposure = true;
-      process.stderr.write(`[armature] WARNING ${warning}\n`);
-    }
-    const { server, url } = await listenNodeHttp(handler, options, {
-      up: () => !this.lifecycle.shuttingDown,
-      notReady: () => this.notReady(),
-    });
-    const forget = this.lifecycle.addListener(server);
-    const close = async () => {
-      forget();
-      await handler.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    };
-    this.lifecycle.track(close);
-    this.runtime.events.emit({ event: 'started', transport: 'http', url });
-    return { url, close };
+    return listenOn(this.served, this.httpHandler(options), options);
+  }
+
+  /** What serving HTTP needs of the app. */
+  private get served(): HttpServed {
+    return { runtime: this.runtime, engine: this.engine, lifecycle: this.lifecycle, relay: this.relay, notReady: () => this.notReady() };
   }
 
   /**

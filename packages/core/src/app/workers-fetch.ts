@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
+import { TASKS_EXTENSION } from '../context/protocol-extensions.js';
 import { wireMessages } from '../messages/wire-messages.js';
-import { TASKS_EXTENSION } from '../runtime/tasks/task-extension.js';
 import type { HttpEndpointOptions } from '../transports/http-endpoint.js';
 import { jsonRpcErrorResponse } from '../transports/json-rpc-error-response.js';
 import type { McpApp, McpHttpHandler } from './create-mcp-app.js';

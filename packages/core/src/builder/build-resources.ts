@@ -2,7 +2,6 @@ import { type Resource, type ResourceTemplateType, UriTemplate } from '@modelcon
 import { MESSAGES } from '../messages/message-catalog.js';
 import type { Constructor, HandlerMetadataArgs } from '../metadata/metadata-args.js';
 import type { DtoDescriptor } from '../validation/dto-descriptor.js';
-import { resourceUiOf } from './build-app-ui.js';
 import type { PlanContext } from './build-call-plan.js';
 import { buildCompletions } from './build-completions.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './definitions.js';
@@ -20,7 +19,6 @@ export function buildResource(
   if (typeof options.uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(options.uri))
     build.add(MESSAGES.resourceUriInvalid, String(options.uri));
   if (typeof options.name !== 'string' || options.name === '') build.add(MESSAGES.nameMissing, 'resource');
-  const ui = resourceUiOf(build, options);
   if (!build.sound || !method) return undefined;
   const plan = build.plan(options.uri, method, { kind: 'none' }, false);
   if (!build.sound) return undefined;
@@ -28,7 +26,6 @@ export function buildResource(
   if (options.mimeType) descriptor.mimeType = options.mimeType;
   if (options.size !== undefined) descriptor.size = options.size;
   if (options.annotations) descriptor.annotations = { ...options.annotations };
-  if (ui) descriptor._meta = { ...descriptor._meta, ui };
   return Object.freeze({
     uri: options.uri,
     where: build.where,
@@ -36,7 +33,6 @@ export function buildResource(
     descriptor: deepFreeze(descriptor),
     methodName: args.methodName,
     plan,
-    ...(ui ? { ui } : {}),
   });
 }
 

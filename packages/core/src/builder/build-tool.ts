@@ -10,7 +10,6 @@ import {
 } from '../validation/json-schema-validator.js';
 import { headerParamsOf } from '../validation/param-headers.js';
 import type { InputPlan } from '../validation/prepare-arguments.js';
-import { toolUiOf } from './build-app-ui.js';
 import type { PlanContext } from './build-call-plan.js';
 import type { OutputDefinition, TaskSupport, ToolDefinition } from './definitions.js';
 import { deepFreeze, dtoInput, EMPTY_INPUT_SCHEMA, HandlerBuild, type Method } from './handler-build.js';
@@ -127,8 +126,6 @@ export function buildTool(
   if (options._meta) descriptor._meta = { ...options._meta };
   // 2025-11-25 tasks utility: a tool without `execution` is 'forbidden' to run as a task.
   if (taskSupport !== 'forbidden') descriptor.execution = { taskSupport };
-  const ui = options.ui === undefined ? undefined : toolUiOf(build, options.ui, descriptor);
-  if (!build.sound) return undefined;
 
   return Object.freeze({
     name,
@@ -145,7 +142,6 @@ export function buildTool(
     ...(taskStart === 'continueAsTask' ? { taskStart } : {}),
     methodName: args.methodName,
     plan,
-    ...(ui ? { ui } : {}),
     ...('params' in headers && headers.params.length > 0 ? { headerParams: Object.freeze(headers.params) } : {}),
   });
 }

@@ -1,4 +1,3 @@
-import type { McpUiResourceMeta, McpUiToolVisibility } from '@modelcontextprotocol/ext-apps';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
 import type { Context } from '../context/context.js';
 import type { Guard, Interceptor, Middleware } from '../context/execution-context.js';
@@ -81,17 +80,33 @@ export interface ToolDefinition {
   readonly taskStart?: Exclude<TaskStart, 'call'>;
   readonly methodName: string;
   readonly plan: CallPlan;
-  /** The tool's MCP App (`@Tool({ ui })`), if it has one. */
-  readonly ui?: ToolUi;
+  /** What extensions changed of it (`host.extendTool`), each seen only by the clients that negotiate it. */
+  readonly extended?: ToolExtensions;
   /** Parameters mirrored in `Mcp-Param-*` headers (`x-mcp-header`), checked on 2026-07-28 HTTP calls; absent when none. */
   readonly headerParams?: readonly HeaderParam[];
 }
 
-/** A tool's MCP App: the `ui://` resource, who may call it, and what clients without MCP Apps see. */
-export interface ToolUi {
-  readonly resourceUri: string;
-  readonly visibility: readonly McpUiToolVisibility[];
-  /** The tool's descriptor without `_meta.ui`, for clients that do not render apps. */
+/** How a client negotiates an extension: it declared the extension, and the extension accepts what it declared. */
+export interface NegotiatedExtension {
+  readonly id: string;
+  readonly accepts?: (declared: Readonly<Record<string, unknown>>) => boolean;
+}
+
+/** One extension's change of a tool (`host.extendTool`). */
+export interface ToolChange {
+  readonly extension: NegotiatedExtension;
+  /** Added to the descriptor's `_meta` for the clients that negotiate the extension. */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** Hidden from (and not callable by) the clients that do not. */
+  readonly exclusive: boolean;
+}
+
+/**
+ * What extensions changed of a tool: `descriptor` is what a client negotiating them all sees,
+ * `plain` what a client negotiating none sees (the tool as its class declared it).
+ */
+export interface ToolExtensions {
+  readonly changes: readonly ToolChange[];
   readonly plain: Readonly<Tool>;
 }
 
@@ -109,8 +124,8 @@ export interface ResourceDefinition {
   readonly descriptor: Readonly<Resource>;
   readonly methodName: string;
   readonly plan: CallPlan;
-  /** An MCP App's `_meta.ui` (`@AppResource`), put on what `resources/read` returns too. */
-  readonly ui?: Readonly<McpUiResourceMeta>;
+  /** `_meta` an extension added (`host.extendResource`), put on the contents `resources/read` returns too. */
+  readonly contentMeta?: Readonly<Record<string, unknown>>;
   /** A remote server's resource: asks the remote to tell of changes to it, once a client subscribes. */
   readonly watch?: (uri: string) => void;
 }
@@ -199,9 +214,11 @@ export interface ExtensionDefinition {
   readonly id: string;
   /** `extension <id>`, for messages. */
   readonly where: string;
-  /** What `capabilities.extensions[id]` advertises. */
-  readonly settings: Readonly<Record<string, unknown>>;
+  /** What `capabilities.extensions[id]` advertises; undefined when its setup advertises nothing. */
+  readonly settings?: Readonly<Record<string, unknown>>;
   readonly methods: ReadonlyMap<string, ExtensionMethodDefinition>;
   readonly onRequest?: Middleware;
   readonly setup?: (host: ExtensionHost) => void;
+  readonly accepts?: (declared: Readonly<Record<string, unknown>>) => boolean;
+  readonly close?: () => void | Promise<void>;
 }

@@ -1,15 +1,7 @@
-import { RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { Guard, Interceptor, Provided } from '../context/execution-context.js';
 import type { Constructor } from '../metadata/metadata-args.js';
-import type {
-  PartNaming,
-  PromptDefinition,
-  ResourceDefinition,
-  ResourceTemplateDefinition,
-  ToolDefinition,
-  ToolUi,
-} from './definitions.js';
+import type { PartNaming, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './definitions.js';
 import { deepFreeze } from './handler-build.js';
 import { RemoteServerRef } from './remote-server.js';
 
@@ -125,8 +117,8 @@ export function classesOf(parts: readonly AppPart[]): { serverClass: Constructor
 }
 
 /**
- * A tool or prompt as served in `part`. A tool's MCP App is taken to be in the same part: its
- * `ui://` URI moves with the part's resources (checked at start-up like any app resource).
+ * A tool or prompt as served in `part` (an extension's setup, run later, sees it renamed, and
+ * moves the URIs its options name with the part's resources: `host.tool(name).servedUri`).
  */
 export function renamed<D extends ToolDefinition | PromptDefinition>(definition: D, part: MountedPart): D {
   const name = part.name(definition.name);
@@ -137,13 +129,6 @@ export function renamed<D extends ToolDefinition | PromptDefinition>(definition:
     descriptor,
     plan: Object.freeze({ ...definition.plan, name }),
   };
-  const ui = (definition as ToolDefinition).ui;
-  const resourceUri = ui && part.uri(ui.resourceUri);
-  if (ui && resourceUri) {
-    const meta = definition.descriptor._meta as Record<string, unknown>;
-    descriptor._meta = { ...meta, ui: { ...(meta.ui as object), resourceUri }, [RESOURCE_URI_META_KEY]: resourceUri };
-    (served as ToolDefinition & { ui: ToolUi }).ui = Object.freeze({ ...ui, resourceUri, plain: deepFreeze({ ...ui.plain, name }) });
-  }
   deepFreeze(descriptor);
   return Object.freeze(served);
 }

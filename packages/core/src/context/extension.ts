@@ -104,10 +104,77 @@ export interface ExtensionResourceTemplate {
   read(uri: string, variables: Readonly<Record<string, string>>, ctx: ExtensionContext): unknown;
 }
 
+/** A tool as an extension's `setup` sees it (`host.tool(name)`). */
+export interface ExtensionTool {
+  readonly name: string;
+  /** Where it is declared (`Class.method`), for `host.problem`. */
+  readonly where: string;
+  /** What `tools/list` advertises for it, before any extension changes it. */
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  /** The options its decorator recorded (`@Tool({...})`), where an extension finds an option of its own. */
+  readonly options: Readonly<Record<string, unknown>>;
+  /**
+   * `uri` as the app serves it for this tool: a tool mounted under a prefix (`mount('p', ...)`) has
+   * its class's resource URIs moved with it. Undefined when `uri` cannot be moved (no scheme).
+   */
+  servedUri(uri: string): string | undefined;
+}
+
+/** A resource of the app as an extension's `setup` sees it (`host.resourceOf(uri)`). */
+export interface ExtensionResourceEntry {
+  readonly uri: string;
+  /** Where it is declared (`Class.method`, or the extension that added it), for `host.problem`. */
+  readonly where: string;
+  readonly mimeType?: string;
+  /** The options its decorator recorded (`@Resource({...})`); empty for an extension's resource. */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What an extension changes of a tool (`host.extendTool`). Clients that negotiated the extension
+ * see the change; the others see the tool as it was, or not at all with `onlyForExtensionClients`.
+ */
+export interface ExtensionToolChange {
+  /** Keys added to the tool's `_meta` in `tools/list` (shallowly, beside its own). */
+  readonly _meta?: Record<string, unknown>;
+  /**
+   * Only clients that negotiated the extension see and may call the tool; for the others it is not
+   * listed, and a call answers as for an unknown tool. Default false.
+   */
+  readonly onlyForExtensionClients?: boolean;
+}
+
+/** What an extension adds to a resource (`host.extendResource`), for every client. */
+export interface ExtensionResourceChange {
+  /** Keys added to the resource's `_meta` in `resources/list` and to each of the contents `resources/read` returns. */
+  readonly _meta: Record<string, unknown>;
+}
+
+/** Where and under which code a `host.problem` is listed. */
+export interface ExtensionProblemOptions {
+  /** What the problem is about, e.g. a tool's `where` (default: `extension <id>`). */
+  readonly where?: string;
+  /** A code of the extension's own, listed with the problem. */
+  readonly code?: string;
+}
+
 /** What an extension's `setup` may do at start-up. */
 export interface ExtensionHost {
   /** The extension being set up. */
   readonly extensionId: string;
+  /**
+   * Replaces what `capabilities.extensions[id]` advertises (the `settings` given); `undefined`
+   * advertises nothing, e.g. when the app has nothing of the extension to serve.
+   */
+  advertise(settings: Record<string, unknown> | undefined): void;
+  /** A tool of the app (its classes', and its mounted parts'), or undefined. */
+  tool(name: string): ExtensionTool | undefined;
+  /** A resource of the app (its classes', and the extensions' set up before this one), or undefined. */
+  resourceOf(uri: string): ExtensionResourceEntry | undefined;
+  /** Changes how a tool is advertised to the clients that negotiate the extension (see `ExtensionToolChange`). */
+  extendTool(name: string, change: ExtensionToolChange): void;
+  /** Adds `_meta` to a resource, in its listing and on what reading it returns. */
+  extendResource(uri: string, change: ExtensionResourceChange): void;
   /** Serves a resource (checked with the app's: a URI served twice is a start-up error). */
   resource(resource: ExtensionResource): void;
   /** Serves a resource template. */
@@ -122,7 +189,7 @@ export interface ExtensionHost {
     readonly prompts: readonly string[];
   };
   /** Reports a start-up problem, listed with the app's others in one `ArmatureBuildError`. */
-  problem(message: string, fix: string): void;
+  problem(message: string, fix: string, options?: ExtensionProblemOptions): void;
 }
 
 /** What `defineExtension` takes. */
@@ -139,8 +206,20 @@ export interface ExtensionOptions {
   readonly methods?: Readonly<Record<string, ExtensionMethod<any>>>;
   /** Runs around every request the app handles, after the app's own `middleware`. */
   readonly onRequest?: Middleware;
+  /**
+   * Whether a client that declared the extension (at `capabilities.extensions[id]`) takes part in
+   * it, from the settings it declared: what `requiresClientExtension` and `host.extendTool` go by.
+   * Default: every client that declared it. Called per request; a throw counts as no.
+   */
+  accepts?(declared: Readonly<Record<string, unknown>>): boolean;
   /** Runs once at start-up, after the app's classes are built. */
   setup?(host: ExtensionHost): void;
+  /**
+   * Runs once when the app closes (`app.close()`, or the end of a graceful shutdown), after its
+   * listeners and connections closed and before its state closes; awaited. A throw or rejection
+   * is reported (the `extension-close-failed` server event, logged) and the other extensions still close.
+   */
+  close?(): void | Promise<void>;
 }
 
 /** An extension, made by `defineExtension` and given to `createMcpApp(Server, { extensions })`. */

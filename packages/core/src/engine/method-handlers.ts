@@ -2,13 +2,13 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server, t
 import type { CallPlan, PromptDefinition, ResourceTemplateDefinition } from '../builder/definitions.js';
 import { callMessages } from '../messages/call-messages.js';
 import { isAllowed, visibleEntries } from '../runtime/access.js';
-import { plainClientMayCall, plainToolsPage, rendersApps, servesApps, visibleTools } from '../runtime/apps/ui-extension.js';
 import { completionKind, resourceKind, unknownPrompt, unknownTool } from '../runtime/call-kinds.js';
 import type { CallRequest } from '../runtime/call-request.js';
 import { type Catalog, paginate } from '../runtime/catalog.js';
 import type { LiveConnection } from '../runtime/change-notifier.js';
 import { executeCall } from '../runtime/execute-call.js';
 import { callExtensionMethod } from '../runtime/extensions/extension-methods.js';
+import { mayCall, seesServedTools, toolsPageFor, visibleTools } from '../runtime/extensions/tool-views.js';
 import { matchTemplate, planOfUri, type ServedApp, watchUri } from '../runtime/served-app.js';
 import { serveTasks } from '../runtime/tasks/task-handlers.js';
 
@@ -63,15 +63,14 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
     return { [key]: items, ...(nextCursor ? { nextCursor } : {}) };
   };
 
+  // An extension's change of a tool (MCP Apps' `_meta.ui`) is seen only by the clients that negotiated it.
   on('tools/list', (params, call) =>
-    servesApps(app) && !rendersApps(call)
-      ? plainToolsPage(app, params?.cursor as string | undefined, call)
-      : page('tools', app.tools, params, call),
+    seesServedTools(app, call) ? page('tools', app.tools, params, call) : toolsPageFor(app, params?.cursor as string | undefined, call),
   );
   on('tools/call', async (params, call) => {
     const name = String(params?.name);
     const tool = app.tools.get(name);
-    if (!tool || (!plainClientMayCall(tool) && !rendersApps(call)))
+    if (!tool || !mayCall(tool, call))
       return unknownTool(
         name,
         (await visibleTools(app, call)).map((t) => t.name),
@@ -88,7 +87,7 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
       const uri = uriOf(app, params);
       const resource = app.resources.get(uri);
       if (resource) {
-        const subject = { uri, mimeType: resource.descriptor.mimeType, ui: resource.ui };
+        const subject = { uri, mimeType: resource.descriptor.mimeType, contentMeta: resource.contentMeta };
         return executeCall(app, resource.plan, resourceKind, subject, call, undefined);
       }
       const match = matchTemplate(app, uri);

@@ -37,6 +37,9 @@ export const logMessages = {
     return `HTTP ${status}, WWW-Authenticate: ${challenge ?? '(none)'}`;
   },
   /** `detail` is the error's message (structured logs, which carry the stack apart) or its stack (text). */
+  extensionCloseFailed(extension: string, detail: string): string {
+    return `extension ${extension} failed to close: ${detail}`;
+  },
   callFailed(label: string, requestId: unknown, errorId: string | undefined, detail: string): string {
     // A string id is the client's text: quoted, so that `"7"` and `7` read apart (the log escapes its control characters).
     const id = typeof requestId === 'string' ? JSON.stringify(requestId) : String(requestId);

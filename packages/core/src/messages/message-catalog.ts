@@ -494,7 +494,7 @@ export const MESSAGES = {
   ),
   extensionMemberInvalid: define(
     'ARM165',
-    'a member of an extension has the wrong type (handle, params, onRequest, setup)',
+    'a member of an extension has the wrong type (a method, its params, or a hook)',
     ["methods['echo/say'].handle", 'a function', 'undefined'] as const,
     (member: string, expected: string, found: string) => ({
       message: `${member} is ${found}; it must be ${expected}`,
@@ -519,6 +519,24 @@ export const MESSAGES = {
     'an extension reported a start-up problem',
     ['the folder ./skills does not exist', "skills({ dirs: ['./skills'] }) with a folder that exists"] as const,
     (message: string, fix: string) => ({ message, fix }),
+  ),
+  extensionTargetMissing: define(
+    'ARM175',
+    "an extension's setup changes a tool or resource the app does not serve",
+    ['tool', 'weather'] as const,
+    (kind: 'tool' | 'resource', name: string) => ({
+      message: `the app serves no ${kind} ${JSON.stringify(name)} to change`,
+      fix: `change only what the app serves: check host.${kind === 'tool' ? 'tool(name)' : 'resourceOf(uri)'} first, or name it as the app serves it (a mounted part's under its prefix)`,
+    }),
+  ),
+  extensionChangeInvalid: define(
+    'ARM176',
+    "an extension's change of a tool or resource is not what it must be",
+    ['_meta', 'a plain JSON object', 'an array'] as const,
+    (member: string, expected: string, found: string) => ({
+      message: `${member} is ${found}; it must be ${expected}`,
+      fix: "host.extendTool('weather', { _meta: { 'com.example/echo': { shown: true } }, onlyForExtensionClients: false })",
+    }),
   ),
 
   nestedDefaultNotObjects: define(

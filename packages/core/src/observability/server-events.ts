@@ -59,6 +59,8 @@ export type ServerEvent =
       readonly errorId?: string;
       readonly error: unknown;
     }
+  /** An extension's `close` hook threw or rejected as the app closed (the other extensions still closed). */
+  | { readonly event: 'extension-close-failed'; readonly extension: string; readonly error: unknown }
   /** A remote server mounted in the app (`part`, e.g. `mount('weather')`) answered and its catalogue is served. */
   | { readonly event: 'remote-up'; readonly part: string; readonly remote: string; readonly revision: string }
   /** A remote server went away, or could not be reached (`reason`); it is tried again by itself. */

@@ -37,6 +37,7 @@ const LEVEL_OF: Readonly<Record<ServerEvent['event'], ServerLogLevel>> = {
   refused: 'warn',
   misconfigured: 'warn',
   'call-failed': 'error',
+  'extension-close-failed': 'error',
   'remote-up': 'info',
   'remote-down': 'warn',
   'remote-skipped': 'warn',
@@ -77,6 +78,11 @@ function recordOf(event: ServerEvent, text: boolean): { message: string; fields:
       const detail = text && error instanceof Error && error.stack ? sourceMappedStack(error.stack) : messageOf(error);
       const ids = errorId === undefined ? { requestId } : { requestId, errorId };
       return { message: logMessages.callFailed(label, requestId, errorId, detail), fields: { what, ...ids, err: error } };
+    }
+    case 'extension-close-failed': {
+      const { error, extension } = event;
+      const detail = text && error instanceof Error && error.stack ? sourceMappedStack(error.stack) : messageOf(error);
+      return { message: logMessages.extensionCloseFailed(extension, detail), fields: { extension, err: error } };
     }
     case 'remote-up': {
       const { event: _, ...fields } = event;

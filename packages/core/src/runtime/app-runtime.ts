@@ -25,7 +25,6 @@ import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitErrorShape } from '../state/rate-limit-error.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
 import { isAllowed } from './access.js';
-import { UI_EXTENSION_CAPABILITY } from './apps/ui-extension.js';
 import type { RuntimeStats, ToolErrorReporter } from './call-request.js';
 import { CallRequest } from './call-request.js';
 import { Catalog } from './catalog.js';
@@ -35,7 +34,6 @@ import { EXPOSE_ERRORS_ENV } from './execute-call.js';
 import { RateLimiting } from './rate-limiting.js';
 import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp, watchUri } from './served-app.js';
-import { TASKS_EXTENSION_CAPABILITY } from './tasks/task-extension.js';
 import { type TaskOptions, TaskService } from './tasks/task-service.js';
 import { CatalogVisibility } from './visibility.js';
 
@@ -114,25 +112,22 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
     [...definition.prompts.values()].some((p) => p.completions.size > 0) ||
     definition.resourceTemplates.some((t) => t.completions.size > 0);
   const hasTasks = [...definition.tools.values()].some((t) => t.taskSupport !== 'forbidden');
-  const hasApps = [...definition.tools.values()].some((t) => t.ui !== undefined);
+  const advertised = definition.extensions.filter((extension) => extension.settings !== undefined);
   return {
     tools: { listChanged: true },
     logging: {},
     ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: true } } : {}),
     ...(hasCompletions || hasPrompts || hasResources ? { completions: {} } : {}),
-    // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task;
-    // 2026-07-28 tasks extension: the server may answer a declaring client's tools/call with a task.
+    // spec 2025-11-25 tasks utility: the server may be asked to run tools/call as a task.
     ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-    // Extensions (SEP-1724): the 2026-07-28 tasks extension, MCP Apps when a tool has an app, and
-    // the app's own (`defineExtension`), each with its settings.
-    ...(hasTasks || hasApps || definition.extensions.length > 0
+    // Extensions (SEP-1724), each with its settings: Armature's own (the 2026-07-28 tasks extension
+    // when a tool may run as a task, MCP Apps when a tool has an app), then the app's.
+    ...(advertised.length > 0
       ? {
-          extensions: {
-            ...(hasTasks ? TASKS_EXTENSION_CAPABILITY.extensions : {}),
-            ...(hasApps ? UI_EXTENSION_CAPABILITY : {}),
-            ...Object.fromEntries(definition.extensions.map((extension) => [extension.id, extension.settings])),
-          },
+          extensions: Object.fromEntries(
+            advertised.map((extension) => [extension.id, extension.settings]),
+          ) as ServerCapabilities['extensions'],
         }
       : {}),
   };

@@ -48,11 +48,11 @@ export function unknownPrompt(name: string, visible: readonly string[]): never {
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.unknownPrompt(name, visible));
 }
 
-/** What a resource read is about: the URI read, the MIME type advertised for it, and an MCP App's `_meta.ui`. */
+/** What a resource read is about: the URI read, the MIME type advertised for it, and the `_meta` extensions put on its contents. */
 export interface ResourceSubject {
   readonly uri: string;
   readonly mimeType: string | undefined;
-  readonly ui?: Readonly<Record<string, unknown>>;
+  readonly contentMeta?: Readonly<Record<string, unknown>>;
 }
 
 /** Resources and templates answer failures as JSON-RPC errors; hidden ones as not found. */
@@ -66,7 +66,7 @@ export const resourceKind: CallKind<ReadResourceResult, ResourceSubject> = {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.invalidArguments(resourceKind.label(plan), issues));
   },
   fail: internalError,
-  convert: (subject, value) => toReadResourceResult(subject.uri, subject.mimeType, value, subject.ui),
+  convert: (subject, value) => toReadResourceResult(subject.uri, subject.mimeType, value, subject.contentMeta),
   inputRequired: async (channel) => (await channel.toInputRequiredResult()) as unknown as ReadResourceResult,
 };
 

@@ -19,12 +19,12 @@ import type { Middleware } from '../context/execution-context.js';
 import type { RequestTracing } from '../observability/request-tracing.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { visibleEntries } from './access.js';
-import { visibleTools } from './apps/ui-extension.js';
 import { promptKind, toolKind } from './call-kinds.js';
 import type { RequestEnvironment } from './call-request.js';
 import type { Catalog } from './catalog.js';
 import type { ChangeBroadcaster } from './change-notifier.js';
 import type { CallKind, ExecutorSettings } from './execute-call.js';
+import { visibleTools } from './extensions/tool-views.js';
 import type { TaskService } from './tasks/task-service.js';
 
 /** What serving needs from the app: its definitions, run-time catalogs and settings. */

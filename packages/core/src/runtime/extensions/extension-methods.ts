@@ -4,6 +4,7 @@ import { callMessages } from '../../messages/call-messages.js';
 import { isPlainObject } from '../../validation/plain-object.js';
 import type { CallRequest } from '../call-request.js';
 import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+import { negotiates } from './negotiation.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -36,11 +37,6 @@ export const methodKind: CallKind<Result, ExtensionMethodDefinition> = {
   },
 };
 
-/** Whether the request's client declared extension `id` (at `initialize` on 2025-11-25, per request on 2026-07-28). */
-export function declaresExtension(call: CallRequest, id: string): boolean {
-  return isPlainObject(call.ctx.clientCapabilities?.extensions?.[id]);
-}
-
 /** The -32021 error of a method that needs the client to declare its extension. */
 export function extensionNotDeclared(extension: ExtensionDefinition, method: string): MissingRequiredClientCapabilityError {
   return new MissingRequiredClientCapabilityError(
@@ -51,7 +47,7 @@ export function extensionNotDeclared(extension: ExtensionDefinition, method: str
 
 /**
  * Runs one extension method through the one executor (guards, rate limits, params, interceptors,
- * timeout unless `longLived`, error masking, its span), after checking the client declared the extension when the
+ * timeout unless `longLived`, error masking, its span), after checking the client negotiated the extension when the
  * method asks for it. `_meta` is the request's, not a param: the handler reads it from its context.
  */
 export function callExtensionMethod(
@@ -61,7 +57,7 @@ export function callExtensionMethod(
   params: Params,
   call: CallRequest,
 ): Promise<Result> {
-  if (method.requiresClientExtension && !declaresExtension(call, extension.id)) throw extensionNotDeclared(extension, method.name);
+  if (method.requiresClientExtension && !negotiates(call, extension)) throw extensionNotDeclared(extension, method.name);
   const { _meta: _ignored, ...args } = params ?? {};
   if (!method.longLived) return executeCall(settings, method.plan, methodKind, method, call, args);
   endsWhenGone(call);

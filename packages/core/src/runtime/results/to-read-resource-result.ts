@@ -13,16 +13,17 @@ function isContents(value: unknown): value is Contents {
 /**
  * What a resource method returned, as a ReadResourceResult: a string is text, bytes are a base64
  * `blob`, a `{ text }` / `{ blob }` object or an array of contents is used as is (the URI and MIME
- * type filled in when missing), and `{ contents: [...] }` is the result itself. An MCP App's
- * `_meta.ui` (its CSP and permissions) goes on the contents too: hosts read it there first.
+ * type filled in when missing), and `{ contents: [...] }` is the result itself. The `_meta` an
+ * extension gave the resource goes on the contents too (an MCP App's `_meta.ui`, its CSP and
+ * permissions: hosts read it there first).
  */
 export function toReadResourceResult(
   uri: string,
   mimeType: string | undefined,
   value: unknown,
-  ui?: Readonly<Record<string, unknown>>,
+  meta?: Readonly<Record<string, unknown>>,
 ): ReadResourceResult {
-  const base = { uri, ...(mimeType ? { mimeType } : {}), ...(ui ? { _meta: { ui } } : {}) };
+  const base = { uri, ...(mimeType ? { mimeType } : {}), ...(meta ? { _meta: { ...meta } } : {}) };
   if (typeof value === 'string') return { contents: [{ ...base, text: value }] };
   if (value instanceof Uint8Array) {
     return { contents: [{ ...base, blob: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }] };

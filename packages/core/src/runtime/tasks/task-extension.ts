@@ -1,4 +1,5 @@
 import { type AuthInfo, CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import { TASKS_EXTENSION } from '../../context/protocol-extensions.js';
 import type { TaskRecord } from '../../state/task-store.js';
 import type { CallRequest } from '../call-request.js';
 import { principalKey } from '../principal-key.js';
@@ -7,10 +8,7 @@ import { wireOf } from './task-service.js';
 // The 2026-07-28 tasks extension (SEP-2663; ext-tasks specification/draft/tasks.md): what it
 // names, how a client opts in, and how it shows a task. The task rules stay in TaskService.
 
-/** The extension's identifier, in client and server capabilities. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
-/** What `server/discover` adds to the capabilities of an app with task tools. */
+/** The capability a request must declare (the server's own is advertised by extensions/tasks). */
 export const TASKS_EXTENSION_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } };
 
 /**
