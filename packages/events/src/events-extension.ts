@@ -14,7 +14,12 @@ export interface Events {
    * the open `events/stream` requests, and queued for every matching webhook subscription. Call it from anywhere, a tool handler included.
    */
   emit<P extends object>(name: string, payload: P): Promise<EmitResult>;
-  /** Stops delivering (attempts in flight finish) and closes the store. Call it when the app shuts down. */
+  /**
+   * Stops delivering (attempts in flight finish), ends open streams and closes the store. The app
+   * does this itself when it closes (the last of the apps sharing these events does); call it
+   * earlier to end open streams before `app.shutdown` waits for running calls. Calling it again
+   * returns the same promise.
+   */
   close(): Promise<void>;
 }
 
@@ -42,6 +47,7 @@ function principalOf(ctx: ExtensionContext): string | undefined {
  */
 export function events(options: EventsOptions): Events {
   const runtime = new EventsRuntime(options);
+  let apps = 0;
   const extension = defineExtension({
     id: EVENTS_EXTENSION_ID,
     settings: { experimental: true, delivery: [...DELIVERY_MODES] },
@@ -62,7 +68,15 @@ export function events(options: EventsOptions): Events {
         handle: (params: StreamParams, ctx: ExtensionContext) => runtime.stream(principalOf(ctx), params, ctx),
       },
     },
-    setup: () => runtime.start(),
+    setup: () => {
+      apps += 1;
+      runtime.start();
+    },
+    // Apps may share one events(): it stops with the last app that set it up.
+    close: () => {
+      apps -= 1;
+      return apps === 0 ? runtime.stop() : undefined;
+    },
   });
   return {
     extension,

@@ -116,4 +116,14 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events as an extension on 
     expect(polled.events).toEqual([expect.objectContaining({ name: 'incident.created', data: { incidentId: 'INC-2', severity: 'P2' } })]);
     expect(receiver.challenges).toHaveLength(0);
   });
+
+  it('stops with the app: closing the app stops delivering, without a call to incidents.close()', async () => {
+    const app = createMcpApp(IncidentServer, { extensions: [incidents.extension] });
+    await app.listenHttp({ port: 0 });
+    await incidents.emit('incident.created', { incidentId: 'INC-3', severity: 'P3' });
+    await app.close();
+    await expect(incidents.emit('incident.created', { incidentId: 'INC-4', severity: 'P3' })).rejects.toThrow(
+      /not running yet .* or has been stopped/,
+    );
+  });
 });
