@@ -181,35 +181,22 @@ describe('dependency injection per request', () => {
   });
 
   it('ends a scope without hooks synchronously, and waits for an asynchronous hook, failures reported once', async () => {
-    @McpServer({ name: 'plain', version: '1' })
-    class Plain {
-      @Tool({ description: 'p' })
-      go() {
-        return 'ok';
-      }
-    }
-    const adapter = new TypediContainerAdapter();
-    adapter.prepare({ servers: [Plain], requestScoped: [] });
-    // Most requests hold instances without hooks: there is nothing to wait for, so no promise.
-    const plain = adapter.createScope({} as Context);
-    plain.get(Plain);
-    expect(plain.dispose()).toBeUndefined();
     const steps: string[] = [];
-    @McpServer({ name: 'hooked', version: '1' })
+    class Plain {}
     class Hooked {
       async [Symbol.asyncDispose]() {
         await new Promise((r) => setTimeout(r, 5));
         steps.push('disposed');
         throw new Error('hook failed');
       }
-      @Tool({ description: 'h' })
-      go() {
-        return 'ok';
-      }
     }
-    const hookedAdapter = new TypediContainerAdapter();
-    hookedAdapter.prepare({ servers: [Hooked], requestScoped: [] });
-    const hooked = hookedAdapter.createScope({} as Context);
+    const adapter = new TypediContainerAdapter();
+    adapter.prepare({ servers: [Plain, Hooked], requestScoped: [] });
+    // Most requests hold instances without hooks: there is nothing to wait for, so no promise.
+    const plain = adapter.createScope({} as Context);
+    plain.get(Plain);
+    expect(plain.dispose()).toBeUndefined();
+    const hooked = adapter.createScope({} as Context);
     hooked.get(Hooked);
     const ending = hooked.dispose();
     expect(ending).toBeInstanceOf(Promise);
