@@ -1,51 +1,71 @@
-// CPU time per call of each HTTP 2026-07-28 server (its process's user + system time, from
-// /proc/<pid>/stat) and of the bench's own client, tools/call `add` over the bench's keep-alive
-// pool: what a throughput line cannot show when the client, not the server, sets the pace (the
-// hand-written loop's line), and a figure a shared machine's load disturbs far less than calls/s.
-// Interleaved passes, medians. Linux only.
-// Usage: node dist/cpu-per-call.js [--calls=N] [--passes=N] [entry ...]   (default: raw-loop-http armature-http sdk-http)
+// CPU time per call of each server (its process's user + system time, from /proc/<pid>/stat) and of
+// the bench's own client: what a throughput line cannot show when the client, not the server, sets
+// the pace (the hand-written loops' lines), and a figure a shared machine's load disturbs far less
+// than calls/s. HTTP 2026-07-28 servers get tools/call `add` over the bench's keep-alive pool; stdio
+// servers (an entry whose name holds `stdio`) get `--tool` (`add` or `search`) through the raw line
+// client, 64 in flight. Interleaved passes, medians. Linux only.
+// Usage: node dist/cpu-per-call.js [--calls=N] [--passes=N] [--tool=add|search] [entry ...]
+//   (default: raw-loop-http armature-http sdk-http; e.g. raw-loop-stdio armature-stdio --tool=search)
 import { loadavg } from 'node:os';
 import { Http2026Client, spawnHttpServer } from './drivers/http-2026-client.js';
-import { cpuSecondsOf, pipelined } from './drivers/stdio-child.js';
+import { cpuSecondsOf, pipelined, StdioChild } from './drivers/stdio-child.js';
 import { median } from './harness.js';
+import { addArgs, ok, searchArgs } from './scenarios/tool-calls.js';
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: number) => Number(argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
-const calls = option('calls', 10_000);
-const passes = option('passes', 5);
+const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const calls = Number(option('calls') ?? 10_000);
+const passes = Number(option('passes') ?? 5);
+const tool = option('tool') ?? 'add';
+if (tool !== 'add' && tool !== 'search') throw new Error(`--tool must be add or search, not ${tool}`);
+const args = tool === 'add' ? addArgs : searchArgs;
 const entries = argv.filter((a) => !a.startsWith('--'));
 const names = entries.length > 0 ? entries : ['raw-loop-http', 'armature-http', 'sdk-http'];
+const IN_FLIGHT = { http: 32, stdio: 64 };
 
 interface Side {
   name: string;
   pid: number;
-  client: Http2026Client;
+  call(i: number): Promise<unknown>;
   stop(): Promise<void>;
   rates: number[];
   server: number[];
   own: number[];
+  inFlight: number;
 }
 
 async function start(name: string): Promise<Side> {
+  const measures = { rates: [], server: [], own: [] };
+  if (name.includes('stdio')) {
+    const child = StdioChild.spawn(name, `servers/${name}.js`);
+    await child.initialize();
+    const call = async (i: number) => ok(await child.request('tools/call', { name: tool, arguments: args(i) }));
+    return { name, pid: child.pid, call, stop: () => child.close(), inFlight: IN_FLIGHT.stdio, ...measures };
+  }
+  if (tool !== 'add') throw new Error(`${name}: the HTTP servers are measured with add only`);
   const server = await spawnHttpServer(name);
-  const client = new Http2026Client(server.url, 32);
-  return { name, pid: server.pid, client, stop: () => server.close(), rates: [], server: [], own: [] };
+  const client = new Http2026Client(server.url, IN_FLIGHT.http);
+  const stop = async () => {
+    client.close();
+    await server.close();
+  };
+  return { name, pid: server.pid, call: (i) => client.callTool('add', addArgs(i)), stop, inFlight: IN_FLIGHT.http, ...measures };
 }
 
 const sides: Side[] = [];
 try {
   for (const name of names) sides.push(await start(name));
   console.log(
-    `CPU per call, ${calls.toLocaleString('en-US')} calls per sample over 32 keep-alive connections, ${passes} passes; load average ${loadavg()
+    `CPU per call of tools/call ${tool}, ${calls.toLocaleString('en-US')} calls per sample, ${passes} passes; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  for (const side of sides) await pipelined(2_000, 32, (i) => side.client.callTool('add', { a: i, b: 1 }));
+  for (const side of sides) await pipelined(2_000, side.inFlight, side.call);
   for (let pass = 0; pass < passes; pass++) {
     for (const side of [...sides.slice(pass % sides.length), ...sides.slice(0, pass % sides.length)]) {
       const server = cpuSecondsOf(side.pid);
       const own = process.cpuUsage();
-      side.rates.push(await pipelined(calls, 32, (i) => side.client.callTool('add', { a: i, b: 1 })));
+      side.rates.push(await pipelined(calls, side.inFlight, side.call));
       const used = process.cpuUsage(own);
       side.server.push(((cpuSecondsOf(side.pid) - server) * 1e6) / calls);
       side.own.push((used.user + used.system) / calls);
@@ -62,6 +82,5 @@ try {
       .join(' ')}`,
   );
 } finally {
-  for (const side of sides) side.client.close();
   await Promise.allSettled(sides.map((side) => side.stop()));
 }

@@ -180,6 +180,30 @@ describe('dependency injection per request', () => {
     await c.close();
   });
 
+  it('ends a scope without hooks synchronously, and waits for an asynchronous hook, failures reported once', async () => {
+    const steps: string[] = [];
+    class Plain {}
+    class Hooked {
+      async [Symbol.asyncDispose]() {
+        await new Promise((r) => setTimeout(r, 5));
+        steps.push('disposed');
+        throw new Error('hook failed');
+      }
+    }
+    const adapter = new TypediContainerAdapter();
+    adapter.prepare({ servers: [Plain, Hooked], requestScoped: [] });
+    // Most requests hold instances without hooks: there is nothing to wait for, so no promise.
+    const plain = adapter.createScope({} as Context);
+    plain.get(Plain);
+    expect(plain.dispose()).toBeUndefined();
+    const hooked = adapter.createScope({} as Context);
+    hooked.get(Hooked);
+    const ending = hooked.dispose();
+    expect(ending).toBeInstanceOf(Promise);
+    await expect(ending).rejects.toThrow('hook failed');
+    expect(steps).toEqual(['disposed']);
+  });
+
   it('accepts an asynchronous scope (NestJS resolves request-scoped providers asynchronously)', async () => {
     const adapter: ContainerAdapter = {
       createScope: (ctx) => ({

@@ -58,10 +58,11 @@ function stdioThroughput(settings: Settings, tool: 'add' | 'search'): Scenario {
       `stdio tools/call ${tool}: ${settings.stdioCalls.toLocaleString('en-US')} calls per sample, ${settings.inFlight} in flight, ` +
       'one child process per side, raw JSON-RPC line client',
     unit: 'calls/s',
-    // Issue 21: at least 2x the SDK, and at least 0.8x of the hand-written loop (the limit).
+    // Issue 21: at least 2x the SDK; issue 35: at least 0.8x of the hand-written loop (the limit)
+    // for `add`, 0.7x for `search`, whose nested DTO the loop checks by hand.
     targets: [
       { anchor: 'sdk', goal: { kind: 'ratio-at-least', value: 2 } },
-      { anchor: 'raw', goal: { kind: 'ratio-at-least', value: 0.8 } },
+      { anchor: 'raw', goal: { kind: 'ratio-at-least', value: tool === 'add' ? 0.8 : 0.7 } },
     ],
     async open(): Promise<Opened> {
       const children = await spawnAll(ALL);

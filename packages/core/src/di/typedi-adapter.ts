@@ -159,25 +159,33 @@ export class TypediRequestScope implements RequestScope {
     return instance;
   }
 
-  async dispose(): Promise<void> {
+  /** Synchronous when no instance has a disposal hook (most scopes): nothing to wait for then. */
+  dispose(): void | Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
     // Dependents first: an instance may still use what it depends on while it disposes.
     const instances = [...this.instances.values()].reverse();
     this.instances.clear();
-    // Every hook runs even when one throws; the first failure is rethrown (and reported) after.
-    let failure: { error: unknown } | undefined;
-    for (const instance of instances) {
-      const hooks = instance as Record<string | symbol, unknown>;
-      const dispose: unknown =
-        (Symbol.asyncDispose && hooks[Symbol.asyncDispose]) || (Symbol.dispose && hooks[Symbol.dispose]) || hooks.destroy;
-      if (typeof dispose !== 'function') continue;
-      try {
-        await dispose.call(instance);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-    if (failure) throw failure.error;
+    const hooked = instances.filter((instance) => typeof disposalHookOf(instance) === 'function');
+    return hooked.length === 0 ? undefined : disposeInOrder(hooked);
   }
+}
+
+/** An instance's disposal hook: `[Symbol.asyncDispose]`, `[Symbol.dispose]` or `destroy`. */
+function disposalHookOf(instance: unknown): unknown {
+  const hooks = instance as Record<string | symbol, unknown>;
+  return (Symbol.asyncDispose && hooks[Symbol.asyncDispose]) || (Symbol.dispose && hooks[Symbol.dispose]) || hooks.destroy;
+}
+
+/** Runs each instance's hook in turn; every hook runs even when one throws, the first failure is rethrown after. */
+async function disposeInOrder(instances: readonly unknown[]): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for (const instance of instances) {
+    try {
+      await (disposalHookOf(instance) as () => unknown).call(instance);
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure) throw failure.error;
 }

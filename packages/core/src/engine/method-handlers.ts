@@ -67,17 +67,19 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
   on('tools/list', (params, call) =>
     seesServedTools(app, call) ? page('tools', app.tools, params, call) : toolsPageFor(app, params?.cursor as string | undefined, call),
   );
-  on('tools/call', async (params, call) => {
+  // Not an async function: a call of a known tool on an app without tasks is the executor's promise itself.
+  on('tools/call', (params, call) => {
     const name = String(params?.name);
     const tool = app.tools.get(name);
     if (!tool || !mayCall(tool, call))
-      return unknownTool(
-        name,
-        (await visibleTools(app, call)).map((t) => t.name),
+      return visibleTools(app, call).then((visible) =>
+        unknownTool(
+          name,
+          visible.map((t) => t.name),
+        ),
       );
-    const task = await asTask?.(tool, params, call);
-    if (task) return task;
-    return executeCall(app, tool.plan, tools, tool, call, params?.arguments);
+    if (!asTask) return executeCall(app, tool.plan, tools, tool, call, params?.arguments);
+    return asTask(tool, params, call).then((task) => task ?? executeCall(app, tool.plan, tools, tool, call, params?.arguments));
   });
 
   if (app.capabilities.resources) {

@@ -66,7 +66,8 @@ export function createSdkServer(
         if (sent) await sent;
         return result;
       } finally {
-        await call.end();
+        const ended = call.end();
+        if (ended) await ended;
       }
     };
     // Traced as one request (its span active while it runs) when the app registered an OpenTelemetry SDK.

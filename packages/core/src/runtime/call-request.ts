@@ -84,25 +84,40 @@ export class CallRequest {
    */
   handOver(): () => Promise<void> {
     this.handedOver = true;
-    return () => this.dispose();
+    return async () => this.dispose();
   }
   private handedOver = false;
 
-  /** Disposes the scope, if one was opened (unless the request was handed over to a task). */
-  end(): Promise<void> {
-    return this.handedOver ? Promise.resolve() : this.dispose();
+  /**
+   * Disposes the scope, if one was opened (unless the request was handed over to a task): a
+   * promise only when a disposal hook is still running, so most requests wait for nothing.
+   */
+  end(): Promise<void> | undefined {
+    return this.handedOver ? undefined : this.dispose();
   }
 
   /** A failing dispose is reported, never sent to the caller. */
-  private async dispose(): Promise<void> {
+  private dispose(): Promise<void> | undefined {
     const scope = this.scope;
-    if (!scope) return;
+    if (!scope) return undefined;
+    let disposing: void | Promise<void> | undefined;
     try {
-      await scope.dispose();
+      disposing = scope.dispose();
     } catch (error) {
-      this.env.reportError(error, { tool: this.label ?? this.method, requestId: this.ctx.requestId, label: this.label ?? this.method });
-    } finally {
-      this.env.stats.liveScopes--;
+      this.reportDispose(error);
     }
+    if (!disposing) {
+      this.env.stats.liveScopes--;
+      return undefined;
+    }
+    return disposing
+      .then(undefined, (error: unknown) => this.reportDispose(error))
+      .finally(() => {
+        this.env.stats.liveScopes--;
+      });
+  }
+
+  private reportDispose(error: unknown): void {
+    this.env.reportError(error, { tool: this.label ?? this.method, requestId: this.ctx.requestId, label: this.label ?? this.method });
   }
 }

@@ -111,9 +111,11 @@ async function runCall<R, S>(
       throw error;
     }
   }
-  const input = await (telemetry
+  const prepared = telemetry
     ? telemetry.validation(plan.name, () => prepareArguments(plan.input, args))
-    : prepareArguments(plan.input, args));
+    : prepareArguments(plan.input, args);
+  // A compiled DTO answers synchronously: no turn of the microtask queue for nothing.
+  const input = isThenable(prepared) ? await prepared : prepared;
   if (!input.ok) return kind.invalidArguments(plan, input.issues);
 
   const ctx = request.ctx;
@@ -123,7 +125,8 @@ async function runCall<R, S>(
   settings.stats.calls++;
   request.label = plan.name;
   try {
-    const instance = plan.needsInstance ? await request.scopeOf().get(plan.serverClass) : undefined;
+    const resolved = plan.needsInstance ? request.scopeOf().get(plan.serverClass) : undefined;
+    const instance = isThenable(resolved) ? await resolved : resolved;
     let value =
       plan.interceptors.length === 0
         ? plan.invoke(instance, input.value, ctx)
@@ -146,26 +149,27 @@ async function runCall<R, S>(
     }
     // A method that returned a plain value has already finished: only a pending one needs the timer.
     else if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
-    return await answered(settings, plan, kind, subject, request, value);
+    const answer = answered(settings, plan, kind, subject, request, value);
+    return isThenable(answer) ? await answer : answer;
   } catch (thrown) {
     return failed(settings, plan, kind, request, input.value, thrown);
   }
 }
 
-/** The method's value as the kind's answer. */
-async function answered<R, S>(
+/** The method's value as the kind's answer (a promise only when converting it takes one). */
+function answered<R, S>(
   settings: ExecutorSettings,
   plan: CallPlan,
   kind: CallKind<R, S>,
   subject: S,
   request: CallRequest,
   value: unknown,
-) {
+): R | Promise<R> {
   const channel = request.ctx.roundTrip;
   // A client request left unanswered this round (2026-07-28), even if the method caught the signal.
   // Completions that caught it go on without the answer (they cannot ask on 2026-07-28).
   if (channel && channel.pending.length > 0 && kind.inputRequired) return kind.inputRequired(channel);
-  return await convert(settings, plan, kind, subject, value, request);
+  return convert(settings, plan, kind, subject, value, request);
 }
 
 /** What the method threw as the kind's answer (a ProtocolError is thrown on, a JSON-RPC error). */
@@ -225,22 +229,32 @@ function executionOf(plan: CallPlan, request: CallRequest, args: unknown): Execu
   };
 }
 
-/** The kind's result for `value`; a value that cannot be sent is reported and answered as a failure. */
-async function convert<R, S>(
+/**
+ * The kind's result for `value`; a value that cannot be sent is reported and answered as a failure.
+ * Synchronous when the kind converts synchronously (a tool's result), a promise when it does not.
+ */
+function convert<R, S>(
   settings: ExecutorSettings,
   plan: CallPlan,
   kind: CallKind<R, S>,
   subject: S,
   value: unknown,
   request: CallRequest,
-) {
+): R | Promise<R> {
   try {
-    return await kind.convert(subject, value);
+    const result = kind.convert(subject, value);
+    if (!isThenable(result)) return result;
+    return Promise.resolve(result).then(undefined, (error: unknown) => unconvertible(settings, plan, kind, request, error));
   } catch (error) {
-    if (error instanceof ProtocolError) throw error;
-    const message = reportUnexpected(settings, error, kind, plan, request);
-    return kind.fail(kind.unconvertible ? kind.unconvertible(plan, error) : message);
+    return unconvertible(settings, plan, kind, request, error);
   }
+}
+
+/** What the caller reads when the kind could not convert the value: a ProtocolError is thrown on. */
+function unconvertible<R, S>(settings: ExecutorSettings, plan: CallPlan, kind: CallKind<R, S>, request: CallRequest, error: unknown): R {
+  if (error instanceof ProtocolError) throw error;
+  const message = reportUnexpected(settings, error, kind, plan, request);
+  return kind.fail(kind.unconvertible ? kind.unconvertible(plan, error) : message);
 }
 
 /**

@@ -29,7 +29,7 @@ interface Walk {
  * (a 100,000-deep nesting is refused after `maxDepth` levels).
  */
 export function checkArgumentLimits(value: unknown, limits: Readonly<Required<ArgumentLimits>>): ValidationIssue | undefined {
-  if (isFlatWithinLimits(value, limits)) return undefined;
+  if (isWithinLimits(value, limits)) return undefined;
   const w: Walk = { values: [], parents: [], keys: [], depths: [], stack: [] };
   const { values, depths, stack } = w;
   const pathOf = (at: number) => pathOfEntry(w, at);
@@ -81,22 +81,50 @@ export function checkArgumentLimits(value: unknown, limits: Readonly<Required<Ar
   return undefined;
 }
 
+/** How deep `isWithinLimits` recurses: a deeper payload (allowed by a raised `maxDepth`) takes the walk. */
+const QUICK_DEPTH = 64;
+
 /**
- * True for the common case, an object of plain values (no object or array inside) within every
- * limit: it passes without the walk and its bookkeeping. Anything else, a problem included, takes
- * the walk, which says what is wrong.
+ * True for the common case, arguments within every limit: they pass without the walk and its
+ * bookkeeping (no path is ever needed for them). False for anything else, a problem included,
+ * which then takes the walk, the one that says what is wrong.
  */
-function isFlatWithinLimits(value: unknown, limits: Readonly<Required<ArgumentLimits>>): boolean {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || limits.maxDepth <= 0) return false;
-  let count = 0;
+function isWithinLimits(value: unknown, limits: Readonly<Required<ArgumentLimits>>): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const nodes = countWithin(value, 0, limits);
+  return nodes !== -1 && nodes <= limits.maxNodes;
+}
+
+/** The values inside `value` (members plus items, all levels), or -1 when a limit is broken (or the walk must decide). */
+function countWithin(value: object, depth: number, limits: Readonly<Required<ArgumentLimits>>): number {
+  if (depth >= limits.maxDepth || depth >= QUICK_DEPTH) return -1;
+  let nodes = 0;
+  if (Array.isArray(value)) {
+    if (value.length > limits.maxArrayLength) return -1;
+    nodes = value.length;
+    for (let i = 0; i < value.length; i++) {
+      const inner = innerCount(value[i], depth, limits);
+      if (inner === -1) return -1;
+      nodes += inner;
+    }
+    return nodes;
+  }
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    if (++count > limits.maxObjectKeys || FORBIDDEN_KEYS.has(key) || key.length > limits.maxStringLength) return false;
-    const item = (value as Record<string, unknown>)[key];
-    if (item !== null && typeof item === 'object') return false;
-    if (typeof item === 'string' && item.length > limits.maxStringLength) return false;
+    if (++nodes > limits.maxObjectKeys || FORBIDDEN_KEYS.has(key) || key.length > limits.maxStringLength) return -1;
+    const inner = innerCount((value as Record<string, unknown>)[key], depth, limits);
+    if (inner === -1) return -1;
+    nodes += inner;
   }
-  return count <= limits.maxNodes;
+  return nodes;
+}
+
+/** What an item or member adds to the count: its own values for a container, -1 for an over-long string. */
+function innerCount(item: unknown, depth: number, limits: Readonly<Required<ArgumentLimits>>): number {
+  if (typeof item === 'string') return item.length > limits.maxStringLength ? -1 : 0;
+  if (item === null || typeof item !== 'object') return 0;
+  const nodes = countWithin(item, depth + 1, limits);
+  return nodes > limits.maxNodes ? -1 : nodes;
 }
 
 function meet(w: Walk, value: unknown, parent: number, key: string, depth: number): void {

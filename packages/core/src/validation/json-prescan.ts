@@ -36,7 +36,6 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
   let id: string | number | undefined;
   let rawId: string | undefined;
   let keyStart = -1;
-  let lastKeyAtTop: string | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
@@ -61,10 +60,7 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
         break;
       case 0x3a: // :
         if (keyStart >= 0 && isProtoKey(text, keyStart)) return { problem: PROTO_KEY, id, rawId };
-        if (depth === 1 && keyStart >= 0) {
-          lastKeyAtTop = text.slice(keyStart, text.indexOf('"', keyStart));
-          if (lastKeyAtTop === 'id' && rawId === undefined) ({ id, rawId } = readId(text, i + 1));
-        }
+        if (depth === 1 && keyStart >= 0 && rawId === undefined && isIdKey(text, keyStart)) ({ id, rawId } = readId(text, i + 1));
         break;
       case 0x2c: // ,
         values++;
@@ -104,15 +100,55 @@ function isProtoKey(text: string, start: number): boolean {
   }
 }
 
+/** Whether the key whose text starts at `start` (after its opening quote) is `id`, written without escapes. */
+function isIdKey(text: string, start: number): boolean {
+  return text.charCodeAt(start) === 0x69 && text.charCodeAt(start + 1) === 0x64 && text.charCodeAt(start + 2) === QUOTE;
+}
+
+/** What `/\s/` matches, without a regular expression for the ASCII characters messages are made of. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c > 0x7f && /\s/.test(String.fromCharCode(c)));
+}
+
+const MINUS = 0x2d;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/** The characters a number token is read over (as JSON writes numbers, and then some). */
+const isNumberPart = (c: number) => isDigit(c) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === MINUS;
+/** The longest token read at an id (a longer one is cut there). */
+const MAX_TOKEN = 400;
+
+/** The number (`-?[0-9][0-9.eE+-]*`) or literal at `start`, cut at MAX_TOKEN characters; undefined when neither is there. */
+function bareToken(text: string, start: number): string | undefined {
+  const end = Math.min(text.length, start + MAX_TOKEN);
+  const c = text.charCodeAt(start);
+  if (isDigit(c) || (c === MINUS && start + 1 < end && isDigit(text.charCodeAt(start + 1)))) {
+    let close = start + 1;
+    while (close < end && isNumberPart(text.charCodeAt(close))) close++;
+    return text.slice(start, close);
+  }
+  for (const literal of LITERALS) if (end - start >= literal.length && text.startsWith(literal, start)) return literal;
+  return undefined;
+}
+const LITERALS = ['true', 'false', 'null'];
+
+/** Whether a number token is an integer of at most 16 digits (`-?\d{1,16}`): its value is read then. */
+function isShortInteger(token: string): boolean {
+  const from = token.charCodeAt(0) === MINUS ? 1 : 0;
+  if (token.length - from < 1 || token.length - from > 16) return false;
+  for (let i = from; i < token.length; i++) if (!isDigit(token.charCodeAt(i))) return false;
+  return true;
+}
+
 /**
  * The id token at `from` as written, and its value when it is a string (of any length: the scan
  * reads it once, like the rest of the message) or a number of at most 16 digits.
  */
 function readId(text: string, from: number): { id?: string | number; rawId?: string } {
   let start = from;
-  while (start < text.length && /\s/.test(text.charAt(start))) start++;
+  while (start < text.length && isSpace(text.charCodeAt(start))) start++;
   let token: string | undefined;
-  if (text.charCodeAt(start) === QUOTE) {
+  const quoted = text.charCodeAt(start) === QUOTE;
+  if (quoted) {
     let close = start + 1;
     for (; close < text.length; close++) {
       const c = text.charCodeAt(close);
@@ -120,9 +156,9 @@ function readId(text: string, from: number): { id?: string | number; rawId?: str
       else if (c === QUOTE) break;
     }
     if (close < text.length) token = text.slice(start, close + 1);
-  } else token = /^(-?[0-9][0-9.eE+-]*|true|false|null)/.exec(text.slice(start, start + 400))?.[1];
+  } else token = bareToken(text, start);
   if (token === undefined) return {};
-  if (!/^(-?\d{1,16}|".*")$/s.test(token)) return { rawId: token };
+  if (!quoted && !isShortInteger(token)) return { rawId: token };
   try {
     return { id: JSON.parse(token) as string | number, rawId: token };
   } catch {

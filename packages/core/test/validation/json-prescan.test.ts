@@ -29,4 +29,24 @@ describe('prescanJson', () => {
       id: `${long}"`,
     });
   });
+
+  it('reads every kind of id token as written, whatever the spacing before it', () => {
+    const scan = (id: string) => {
+      const { id: value, rawId } = prescanJson(`{"jsonrpc":"2.0","id":${id},"method":"x"}`, DEFAULT_MESSAGE_LIMITS);
+      return { id: value, rawId };
+    };
+    expect(scan('42')).toEqual({ id: 42, rawId: '42' });
+    expect(scan(' \t\n -7')).toEqual({ id: -7, rawId: '-7' });
+    // Spaces JSON does not allow are still skipped, as before: the id of a refused message is found.
+    expect(scan('\u00a0\u2028 5')).toEqual({ id: 5, rawId: '5' });
+    // Beyond 16 digits, a fraction, an exponent, a leading zero: kept as written, not read.
+    expect(scan('12345678901234567')).toEqual({ id: undefined, rawId: '12345678901234567' });
+    expect(scan('1.5e3')).toEqual({ id: undefined, rawId: '1.5e3' });
+    expect(scan('01')).toEqual({ id: undefined, rawId: '01' });
+    expect(scan('null')).toEqual({ id: undefined, rawId: 'null' });
+    expect(scan('-x')).toEqual({ id: undefined, rawId: undefined });
+    expect(scan('"a\\"b"')).toEqual({ id: 'a"b', rawId: '"a\\"b"' });
+    // Only the top-level key spelt `id` counts, not a nested one or one written with escapes.
+    expect(prescanJson('{"params":{"id":1},"i\\u0064":2}', DEFAULT_MESSAGE_LIMITS)).toEqual({});
+  });
 });

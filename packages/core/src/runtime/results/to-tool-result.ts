@@ -16,26 +16,32 @@ function invalidResult(tool: ToolDefinition, issues: readonly ValidationIssue[])
   return errorResult(callMessages.invalidResult(tool.name, issues));
 }
 
-/** Converts the method's return value, checking it against the tool's output schema if it has one. */
-export async function toToolResult(tool: ToolDefinition, value: unknown): Promise<CallToolResult> {
-  if (tool.output.kind === 'none') return toCallToolResult(value);
-  if (tool.output.kind === 'relayed') return value as CallToolResult;
+/**
+ * Converts the method's return value, checking it against the tool's output schema if it has one.
+ * A promise only for an output DTO (class-validator may be asynchronous): the other results are
+ * answered without a turn of the microtask queue.
+ */
+export function toToolResult(tool: ToolDefinition, value: unknown): CallToolResult | Promise<CallToolResult> {
+  const output = tool.output;
+  if (output.kind === 'none') return toCallToolResult(value);
+  if (output.kind === 'relayed') return value as CallToolResult;
   const asResult = isCallToolResultShape(value) ? value : undefined;
   if (asResult?.isError) return asResult;
   const structured = asResult ? asResult.structuredContent : value;
   if (structured === undefined) {
     return invalidResult(tool, [{ path: '', message: `expected an object matching the output schema, got ${describe(value)}` }]);
   }
-  let plain: Record<string, unknown>;
-  if (tool.output.kind === 'dto') {
-    const outcome = await validateOutput(tool.output.dto, structured);
-    if (!outcome.ok) return invalidResult(tool, outcome.issues);
-    plain = toPlainObject(outcome.value);
-  } else {
-    const outcome = tool.output.validate(structured);
-    if (!outcome.ok) return invalidResult(tool, outcome.issues);
-    plain = outcome.value as Record<string, unknown>;
+  if (output.kind === 'dto') {
+    return validateOutput(output.dto, structured).then((outcome) =>
+      outcome.ok ? withStructured(asResult, toPlainObject(outcome.value)) : invalidResult(tool, outcome.issues),
+    );
   }
+  const outcome = output.validate(structured);
+  return outcome.ok ? withStructured(asResult, outcome.value as Record<string, unknown>) : invalidResult(tool, outcome.issues);
+}
+
+/** The result carrying `plain` as its structured content (and, when the method gave none, as its text). */
+function withStructured(asResult: CallToolResult | undefined, plain: Record<string, unknown>): CallToolResult {
   if (asResult) return { ...asResult, structuredContent: plain };
   return { content: [text(JSON.stringify(plain))], structuredContent: plain };
 }

@@ -522,7 +522,9 @@ export class TaskService {
     };
     const checked = { ...tool.plan, guarded: false };
     const execute = () => executeCall(settings, checked, this.env.kinds.tools, tool, request, args);
-    run.finish(tool, this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute(), () => request.end());
+    run.finish(tool, this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute(), async () =>
+      request.end(),
+    );
   }
 
   /**
