@@ -1,6 +1,6 @@
 import { IsNumber } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
+import { Context, createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
 import { connectV1Http } from './support/clients.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
@@ -11,11 +11,24 @@ class AddInput {
   b!: number;
 }
 
+/** Resolved when a `hang` call started. */
+let started!: () => void;
+const hanging = new Promise<void>((resolve) => {
+  started = resolve;
+});
+
 @McpServer({ name: 'http', version: '1.0.0' })
 class HttpServer {
   @Tool({ description: 'add' })
   add(input: AddInput) {
     return input.a + input.b;
+  }
+
+  @Tool({ description: 'answers only when its call is aborted' })
+  async hang(ctx: Context) {
+    started();
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    return 'aborted';
   }
 }
 
@@ -41,7 +54,7 @@ describe('Streamable HTTP endpoint', () => {
   it('serves the v1 client (1.32.2, 2025-11-25 with a session)', async () => {
     const { client, close } = await connectV1Http(listener.url);
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(['add']);
+    expect(tools.tools.map((t) => t.name)).toEqual(['add', 'hang']);
     const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     expect(result.content).toEqual([{ type: 'text', text: '5' }]);
     const bad = await client.callTool({ name: 'add', arguments: { a: 'x', b: 3 } });
@@ -88,6 +101,23 @@ describe('Streamable HTTP endpoint', () => {
     expect(deleted.status).toBe(200);
     const after = await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
     expect(after.status).toBe(404);
+  });
+
+  it('ends the stream of a call Armature answers itself when the session is deleted meanwhile', async () => {
+    const session = await openSession();
+    const headers = { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const call = rawHttp(listener.url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'hang', arguments: {} } }),
+    });
+    // The call's stream is open (its headers sent) before the session ends.
+    await hanging;
+    const deleted = await rawHttp(listener.url, { method: 'DELETE', headers });
+    expect(deleted.status).toBe(200);
+    const answer = await call;
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/event-stream');
   });
 
   it('answers malformed requests with the right status and code, and keeps serving', async () => {
