@@ -3,12 +3,14 @@ import {
   type JSONRPCMessage,
   type ScopeChallengeHandler,
   type McpServer as SdkMcpServer,
+  type Server,
   type Transport,
   type TransportSendOptions,
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
 import { forwardCallbacks } from '../seams/sdk-callbacks.js';
+import type { InitializedState, SessionState } from '../seams/sdk-session-state.js';
 import type { SessionEventStore } from './session-event-store.js';
 
 /**
@@ -79,6 +81,11 @@ export class SessionTransport implements Transport {
   /** A request of the session Armature does not answer itself, framed by the SDK's transport. */
   handleRequest(request: Request, options?: HandleRequestOptions): Promise<Response> {
     return this.framing.handleRequest(request, options);
+  }
+
+  /** The session's server and this transport as after the client's `initialize` (a session re-created here). */
+  restore(writer: SessionState, server: Server, sessionId: string, state: InitializedState): void {
+    writer.restore(server, this.framing, sessionId, state);
   }
 
   closeStandaloneSSEStream(): void {

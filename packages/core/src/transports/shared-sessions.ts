@@ -91,7 +91,7 @@ export class SharedSessions implements SessionSharing, RelayTarget {
     const record = await this.store(this.relay.state.sessions.get(sessionId));
     if (!record || record.owner !== caller.owner) return undefined;
     const { server, transport, events } = await connect(sessionId);
-    await reviveSession(transport, sessionId, record);
+    await reviveSession(server.server, transport, sessionId, record);
     const now = Date.now();
     const session: Session = {
       transport,
@@ -118,7 +118,13 @@ export class SharedSessions implements SessionSharing, RelayTarget {
     }
     if (current.logLevel !== undefined && current.logLevel !== session.logLevel) {
       session.logLevel = current.logLevel;
-      await applyLogLevel(session.transport, sessionId, session.server.server.getNegotiatedProtocolVersion() ?? '', current.logLevel);
+      await applyLogLevel(
+        session.server.server,
+        session.transport,
+        sessionId,
+        session.server.server.getNegotiatedProtocolVersion() ?? '',
+        current.logLevel,
+      );
     }
     return true;
   }
