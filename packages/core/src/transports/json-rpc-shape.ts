@@ -34,3 +34,11 @@ function isPlainMeta(meta: unknown): boolean {
   if (progressToken !== undefined && typeof progressToken !== 'string' && !Number.isSafeInteger(progressToken)) return false;
   return !('io.modelcontextprotocol/related-task' in meta);
 }
+
+/**
+ * A request id as a key (of a map of requests in flight): the string `"1"` and the number `1` are
+ * different ids in JSON-RPC, so they get different keys.
+ */
+export function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}

@@ -7,7 +7,6 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { clientAddressOf, rememberClientAddress } from '../context/client-address-of.js';
-import { isFronted } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { onClosed } from '../seams/sdk-callbacks.js';
@@ -15,22 +14,23 @@ import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { idKey } from './json-rpc-shape.js';
 import type { ResumableAnswer } from './node-session-answer.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
 import { SessionCapReached, type SessionSharing } from './session-sharing.js';
-import { idKey, type Session, SessionTransport } from './session-transport.js';
+import { type Session, SessionTransport } from './session-transport.js';
 import type { SessionCopies } from './shared-sessions.js';
 import { primesStreams } from './sse-format.js';
 
-/** A plain request of a session that the engine may answer. */
-export interface EngineRequest {
+/** A plain request of a session that Armature answers on its own stream. */
+export interface SessionRequest {
   readonly id: string | number;
   readonly method: string;
   readonly params?: Record<string, unknown>;
 }
 
-/** What the answer to a request taken for the engine needs: its events, in a resumable session. */
+/** What the answer to a request Armature took needs: its events, in a resumable session. */
 export interface OpenedAnswer {
   readonly resumable?: ResumableAnswer;
 }
@@ -138,18 +138,17 @@ export class SessionTable {
   }
 
   /**
-   * The session of a request Armature may answer itself, bypassing the SDK's transport (whose
-   * checks it passes as they stand: a plain request of one of the engine's methods, in an
-   * initialized session of this process whose requests the engine fronts, with the negotiated
-   * revision or none in `MCP-Protocol-Version`, and an id not in flight), its id now in flight;
-   * undefined to serve it the usual way. Local, shared and resumable sessions alike: `openAnswer`
-   * then does what sharing and the event store ask before the engine runs.
+   * The session of a request Armature answers on its own stream, bypassing the SDK's transport
+   * (whose checks it passes as they stand: a plain request in an initialized session of this
+   * process, with the negotiated revision or none in `MCP-Protocol-Version`, and an id not in
+   * flight), its id now in flight; undefined to serve it the usual way. Local, shared and resumable
+   * sessions alike: `openAnswer` then does what sharing and the event store ask before it is served.
    */
-  takeForEngine(sessionId: string, caller: Caller, message: EngineRequest, protocolVersion: string | null): Session | undefined {
+  take(sessionId: string, caller: Caller, message: SessionRequest, protocolVersion: string | null): Session | undefined {
     const session = this.sessions.get(sessionId);
     if (!session || session.owner !== caller.owner) return undefined;
     const { transport } = session;
-    if (transport.sessionId !== sessionId || !isFronted(transport)) return undefined;
+    if (transport.sessionId !== sessionId) return undefined;
     if (protocolVersion !== null && protocolVersion !== session.server.server.getNegotiatedProtocolVersion()) return undefined;
     const key = idKey(message.id);
     if (transport.inFlight.has(key)) return undefined;
@@ -160,12 +159,12 @@ export class SessionTable {
   }
 
   /**
-   * Opens the answer to a request `takeForEngine` took: a shared session's life is extended (and
+   * Opens the answer to a request `take` took: a shared session's life is extended (and
    * what the client changed through another instance taken) in the same round trip in which a
    * resumable session's stream is claimed and primed. Its events, or the answer refusing the
    * request (the session ended meanwhile, the store is away), its id then no longer in flight.
    */
-  async openAnswer(session: Session, message: EngineRequest, protocolVersion: string | null): Promise<OpenedAnswer | Response> {
+  async openAnswer(session: Session, message: SessionRequest, protocolVersion: string | null): Promise<OpenedAnswer | Response> {
     const { transport, events } = session;
     const sessionId = transport.sessionId as string;
     const streamId = randomUUID();

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { forwardCallbacks } from '../seams/sdk-callbacks.js';
 import type { InitializedState, SessionState } from '../seams/sdk-session-state.js';
+import { idKey } from './json-rpc-shape.js';
 import type { SessionEventStore } from './session-event-store.js';
 
 /**
@@ -158,8 +159,4 @@ export interface Session {
   lastSeen: number;
   /** The level the client set with `logging/setLevel` (tracked when instances share sessions). */
   logLevel?: string;
-}
-
-export function idKey(id: unknown): string {
-  return `${typeof id}:${String(id)}`;
 }

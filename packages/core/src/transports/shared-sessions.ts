@@ -4,10 +4,11 @@ import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { idKey } from './json-rpc-shape.js';
 import type { RelayTarget, SessionRelay } from './session-relay.js';
 import { applyLogLevel, reviveSession } from './session-revival.js';
 import { type ConnectSession, SessionCapReached, type SessionSharing } from './session-sharing.js';
-import { idKey, type Session, type SessionTransport } from './session-transport.js';
+import type { Session, SessionTransport } from './session-transport.js';
 import { StreamClaims } from './stream-claims.js';
 
 /** Thrown by a shared-store operation; answered 503 naming the store. */
