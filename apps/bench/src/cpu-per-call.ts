@@ -3,9 +3,15 @@
 // pool: what a throughput line cannot show when the client, not the server, sets the pace (the
 // hand-written loop's line), and a figure a shared machine's load disturbs far less than calls/s.
 // Interleaved passes, medians. Linux only.
-// Usage: node dist/cpu-per-call.js [--calls=N] [--passes=N] [entry ...]   (default: raw-loop-http armature-http sdk-http)
+// With --session, the calls are 2025-11-25 tools/call in one session per server (HttpSessionClient),
+// and the entries default to the in-memory state against the Redis state (a redis-server started
+// here; its own CPU is not counted): the `redis session add` line's two sides.
+// Usage: node dist/cpu-per-call.js [--session] [--calls=N] [--passes=N] [entry ...]
+//   (default: raw-loop-http armature-http sdk-http; with --session: armature-http armature-http-redis)
 import { loadavg } from 'node:os';
+import { RedisServer } from '@armature/test-redis';
 import { Http2026Client, spawnHttpServer } from './drivers/http-2026-client.js';
+import { HttpSessionClient } from './drivers/http-session-client.js';
 import { cpuSecondsOf, pipelined } from './drivers/stdio-child.js';
 import { median } from './harness.js';
 
@@ -13,22 +19,28 @@ const argv = process.argv.slice(2);
 const option = (name: string, fallback: number) => Number(argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
 const calls = option('calls', 10_000);
 const passes = option('passes', 5);
+const session = argv.includes('--session');
 const entries = argv.filter((a) => !a.startsWith('--'));
-const names = entries.length > 0 ? entries : ['raw-loop-http', 'armature-http', 'sdk-http'];
+const names =
+  entries.length > 0 ? entries : session ? ['armature-http', 'armature-http-redis'] : ['raw-loop-http', 'armature-http', 'sdk-http'];
 
 interface Side {
   name: string;
   pid: number;
-  client: Http2026Client;
+  client: { callTool(name: string, args: Record<string, unknown>): Promise<unknown>; close(): unknown };
   stop(): Promise<void>;
   rates: number[];
   server: number[];
   own: number[];
 }
 
+let redis: RedisServer | undefined;
+
 async function start(name: string): Promise<Side> {
-  const server = await spawnHttpServer(name);
-  const client = new Http2026Client(server.url, 32);
+  const needsRedis = name.endsWith('-redis');
+  if (needsRedis) redis ??= await RedisServer.start({ durable: false });
+  const server = await spawnHttpServer(name, needsRedis && redis ? { REDIS_URL: redis.url } : {});
+  const client = session ? await HttpSessionClient.open(server.url, 32) : new Http2026Client(server.url, 32);
   return { name, pid: server.pid, client, stop: () => server.close(), rates: [], server: [], own: [] };
 }
 
@@ -62,6 +74,7 @@ try {
       .join(' ')}`,
   );
 } finally {
-  for (const side of sides) side.client.close();
+  await Promise.allSettled(sides.map((side) => side.client.close()));
   await Promise.allSettled(sides.map((side) => side.stop()));
+  await redis?.dispose();
 }

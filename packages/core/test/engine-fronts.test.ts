@@ -162,31 +162,36 @@ const httpResumable: Front = {
   },
 };
 
-const httpFetch: Front = {
-  name: 'HTTP session through fetch (2025-11-25)',
-  async converse(app) {
-    const handler = app.httpHandler();
-    try {
-      return await sessionOver(async (body, headers) => {
-        const response = await handler.fetch(
-          new Request('http://127.0.0.1/mcp', {
-            method: 'POST',
-            headers: { ...JSON_HEADERS, host: '127.0.0.1', ...headers },
-            body: JSON.stringify(body),
-          }),
-        );
-        return [
-          response.status,
-          String(response.headers.get('content-type')),
-          await response.text(),
-          response.headers.get('mcp-session-id') ?? undefined,
-        ];
-      });
-    } finally {
-      await handler.close();
-    }
-  },
-};
+/** A session through the fetch face (`httpHandler(options)`): the SDK's session transport frames every answer. */
+function fetchSession(name: string, options: Parameters<McpApp['httpHandler']>[0] = {}): Front {
+  return {
+    name,
+    async converse(app) {
+      const handler = app.httpHandler(options);
+      try {
+        return await sessionOver(async (body, headers) => {
+          const response = await handler.fetch(
+            new Request('http://127.0.0.1/mcp', {
+              method: 'POST',
+              headers: { ...JSON_HEADERS, host: '127.0.0.1', ...headers },
+              body: JSON.stringify(body),
+            }),
+          );
+          return [
+            response.status,
+            String(response.headers.get('content-type')),
+            numberedEventIds(await response.text()),
+            response.headers.get('mcp-session-id') ?? undefined,
+          ];
+        });
+      } finally {
+        await handler.close();
+      }
+    },
+  };
+}
+
+const httpFetch = fetchSession('HTTP session through fetch (2025-11-25)');
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -277,32 +282,8 @@ describe.each([httpSession, httpResumable])('$name', (front) => {
   });
 });
 
-/** The fetch face with an in-memory event store: the SDK's session transport frames every answer. */
-const httpFetchResumable: Front = {
-  name: 'HTTP resumable session through fetch (2025-11-25)',
-  async converse(app) {
-    const handler = app.httpHandler({ eventStore: true, retryIntervalMs: 1_500 });
-    try {
-      return await sessionOver(async (body, headers) => {
-        const response = await handler.fetch(
-          new Request('http://127.0.0.1/mcp', {
-            method: 'POST',
-            headers: { ...JSON_HEADERS, host: '127.0.0.1', ...headers },
-            body: JSON.stringify(body),
-          }),
-        );
-        return [
-          response.status,
-          String(response.headers.get('content-type')),
-          numberedEventIds(await response.text()),
-          response.headers.get('mcp-session-id') ?? undefined,
-        ];
-      });
-    } finally {
-      await handler.close();
-    }
-  },
-};
+/** The fetch face with an in-memory event store. */
+const httpFetchResumable = fetchSession('HTTP resumable session through fetch (2025-11-25)', { eventStore: true, retryIntervalMs: 1_500 });
 
 /**
  * Requests the engine does not serve, answered on Armature's stream by the SDK's request handling

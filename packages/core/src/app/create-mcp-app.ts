@@ -24,7 +24,6 @@ import { exposureWarning } from '../transports/network-exposure.js';
 import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
 import { ServerCardRoute, serverCardOf } from '../transports/server-card.js';
 import { SessionRelay } from '../transports/session-relay.js';
-import { sessionFramingChecked } from '../transports/sse-format.js';
 import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
 import { AppCatalog } from './app-catalog.js';
 import { AppLifecycle } from './app-lifecycle.js';
@@ -282,8 +281,7 @@ export class McpApp {
       throw new Error(wireMessages.notOnWorkers('listenHttp()', 'a Worker listens on no port; Cloudflare hands it each request'));
     await this.ready();
     const handler = this.httpHandler(options);
-    // Until both are done (a few microtasks), node:http requests go through the SDK.
-    await Promise.all([this.engine.bindModern(), sessionFramingChecked()]);
+    await this.engine.bindModern();
     const warning = exposureWarning({ host: options.host ?? '127.0.0.1', auth: options.auth, allowedHosts: options.allowedHosts });
     if (warning && !warnedExposure) {
       warnedExposure = true;

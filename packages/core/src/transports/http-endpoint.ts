@@ -183,6 +183,7 @@ export class HttpEndpoint {
       maxSubscriptions: limits.maxListenStreams,
     });
     const { sessionIdleTimeoutMs: idle, sessionInitializeTimeoutMs: init } = limits;
+    // Until it is done (once per process), session answers are framed by the SDK's transport.
     void sessionFramingChecked();
     this.sweeper = setInterval(() => this.legacy.evictIdle(), Math.max(100, Math.min(60_000, idle / 2, init / 2)));
     this.sweeper.unref();
