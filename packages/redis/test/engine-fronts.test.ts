@@ -125,7 +125,7 @@ async function converse(fastPath: boolean, face: 'node' | 'fetch' = 'node'): Pro
 }
 
 describe('a 2025-11-25 session on the Redis state, answered by the request engine', () => {
-  it("gets the same bytes as through the SDK's request handling, on Armature's own stream: the SDK session transport sees only the handshake", async () => {
+  it("gets the same bytes as through the SDK's request handling, on Armature's own stream: the SDK session transport sees only the initialize", async () => {
     // A first app, so that the session framing self-check (once per process, with its own probes) is done.
     await converse(false);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
@@ -134,8 +134,8 @@ describe('a 2025-11-25 session on the Redis state, answered by the request engin
     handled.mockClear();
     const viaEngine = await converse(true);
     expect(viaEngine.answers).toEqual(viaSdk.answers);
-    // initialize and notifications/initialized; logging/setLevel (not an engine method) is on Armature's stream too.
-    expect([handled.mock.calls.length, sdkHandled]).toEqual([2, 2]);
+    // initialize; notifications/initialized and logging/setLevel (not an engine method) are Armature's too.
+    expect([handled.mock.calls.length, sdkHandled]).toEqual([1, 1]);
     expect([viaSdk.served, viaEngine.served]).toEqual([0, CONVERSATION.length]);
     // Framed by the SDK's session transport (the fetch face), the same bytes.
     expect((await converse(false, 'fetch')).answers).toEqual(viaSdk.answers);

@@ -1,10 +1,4 @@
-import {
-  createMcpHandler,
-  type EventStore,
-  isLegacyRequest,
-  parseJSONRPCMessage,
-  type McpServer as SdkMcpServer,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, type EventStore, isLegacyRequest, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { rememberClientAddress } from '../context/client-address-of.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
@@ -25,7 +19,7 @@ import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './h
 import { HttpRateLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorBody } from './json-rpc-error-response.js';
-import { asPlainJsonRpcCall } from './json-rpc-shape.js';
+import { asSessionMessage } from './json-rpc-shape.js';
 import { ListenCaps } from './listen-caps.js';
 import { ListenPolicy, type UriLimits } from './listen-policy.js';
 import { ModernRoutes } from './modern-routes.js';
@@ -37,15 +31,6 @@ import type { Session } from './session-transport.js';
 import { SharedSessions } from './shared-sessions.js';
 import { sessionFramingChecked } from './sse-format.js';
 import { serveTaskListen, type TaskFeed, taskListenProblem } from './task-listen.js';
-
-/** `message` as the SDK's session transport hands it to its server (parsed by its message schema), or undefined when that schema refuses it. */
-function asSdkParses(message: Message): Message | undefined {
-  try {
-    return parseJSONRPCMessage(message) as Message;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A session request Armature took: its session (the id now in flight there), the request, its `MCP-Protocol-Version`. */
 export interface SessionCall {
@@ -253,7 +238,7 @@ export class HttpEndpoint {
     if (!sessionId || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
     const raw = body.value;
     if (!isPlainRequest(raw) || raw.method === 'initialize') return undefined;
-    const message = acceptsLegacy(raw.method, raw.params) ? raw : ((asPlainJsonRpcCall(raw) as Message | undefined) ?? asSdkParses(raw));
+    const message = acceptsLegacy(raw.method, raw.params) ? raw : (asSessionMessage(raw) as Message | undefined);
     if (!message) return undefined;
     const protocolVersion = head.headers.get('mcp-protocol-version');
     const session = this.legacy.take(sessionId, caller, message as SessionRequest, protocolVersion);

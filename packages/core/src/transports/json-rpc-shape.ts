@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * The common message, recognised without the SDK's schema parser: a JSON-RPC 2.0 request or
@@ -41,4 +41,18 @@ function isPlainMeta(meta: unknown): boolean {
  */
 export function idKey(id: unknown): string {
   return `${typeof id}:${String(id)}`;
+}
+
+/**
+ * `value` as the SDK's session transport hands it to its server (parsed by the SDK's message
+ * schema, which leaves the plain shape unchanged), or undefined when that schema refuses it.
+ */
+export function asSessionMessage(value: unknown): JSONRPCMessage | undefined {
+  const plain = asPlainJsonRpcCall(value);
+  if (plain) return plain;
+  try {
+    return parseJSONRPCMessage(value);
+  } catch {
+    return undefined;
+  }
 }

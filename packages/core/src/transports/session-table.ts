@@ -10,11 +10,12 @@ import { clientAddressOf, rememberClientAddress } from '../context/client-addres
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { onClosed } from '../seams/sdk-callbacks.js';
+import { framesAsSdk } from '../seams/sdk-session-framing.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
-import { idKey } from './json-rpc-shape.js';
+import { asSessionMessage, idKey } from './json-rpc-shape.js';
 import type { ResumableAnswer } from './node-session-answer.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
@@ -117,6 +118,7 @@ export class SessionTable {
       const refused = this.admitMessages(session, parsed);
       if (refused) return refused;
       if (request.method === 'POST' && (await this.sharing.relayed(sessionId, session, parsed))) return new Response(null, { status: 202 });
+      if (this.delivered(session, request, parsed, caller)) return new Response(null, { status: 202 });
       return this.handle(session, this.withSessionVersion(request, session), parsed, options);
     }
     if (request.method !== 'POST') {
@@ -192,6 +194,28 @@ export class SessionTable {
       if (!failure) throw error;
       return failure;
     }
+  }
+
+  /**
+   * A POST of one notification or response (no request, so no stream to answer on) in an
+   * initialized session, delivered to the session's server here, as the SDK's transport delivers
+   * it (parsed by its message schema, with the caller's auth and the request); true when it was.
+   * What the SDK transport's checks would refuse (an Accept without both streams, another revision
+   * in `MCP-Protocol-Version`, a message its schema refuses), and batches, are left to it.
+   */
+  private delivered(session: Session, request: Request, parsed: ParsedBody | undefined, caller: Caller): boolean {
+    if (request.method !== 'POST' || !parsed || Array.isArray(parsed.value) || !framesAsSdk()) return false;
+    const raw = parsed.value as { method?: unknown; id?: unknown } | null;
+    if (raw === null || typeof raw !== 'object' || (typeof raw.method === 'string' && raw.id !== undefined)) return false;
+    const { transport, server } = session;
+    const accept = request.headers.get('accept');
+    if (transport.sessionId === undefined || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
+    const version = request.headers.get('mcp-protocol-version');
+    if (version !== null && version !== server.server.getNegotiatedProtocolVersion()) return false;
+    const message = asSessionMessage(raw);
+    if (!message) return false;
+    transport.onmessage?.(message, { authInfo: caller.principal, request });
+    return true;
   }
 
   /** A new 2025-11-25 session, within the total and per-client caps. */
