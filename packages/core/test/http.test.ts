@@ -1,6 +1,8 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { IsNumber } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Context, createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
+import { sessionFramingChecked } from '../src/transports/sse-format.js';
 import { connectV1Http } from './support/clients.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
@@ -99,8 +101,13 @@ describe('Streamable HTTP endpoint', () => {
 
     const session = await openSession();
     const headers = { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    // Ended by Armature's session transport, not handed to the SDK's (once the framing check passed).
+    await sessionFramingChecked();
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const deleted = await rawHttp(listener.url, { method: 'DELETE', headers });
     expect(deleted.status).toBe(200);
+    expect(handled).not.toHaveBeenCalled();
+    handled.mockRestore();
     const after = await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
     expect(after.status).toBe(404);
   });

@@ -119,6 +119,7 @@ export class SessionTable {
       if (refused) return refused;
       if (request.method === 'POST' && (await this.sharing.relayed(sessionId, session, parsed))) return new Response(null, { status: 202 });
       if (this.delivered(session, request, parsed, caller)) return new Response(null, { status: 202 });
+      if (this.speaksSession(session, request) && request.method === 'DELETE') return this.deleted(session, sessionId);
       return this.handle(session, this.withSessionVersion(request, session), parsed, options);
     }
     if (request.method !== 'POST') {
@@ -204,18 +205,40 @@ export class SessionTable {
    * in `MCP-Protocol-Version`, a message its schema refuses), and batches, are left to it.
    */
   private delivered(session: Session, request: Request, parsed: ParsedBody | undefined, caller: Caller): boolean {
-    if (request.method !== 'POST' || !parsed || Array.isArray(parsed.value) || !framesAsSdk()) return false;
+    if (request.method !== 'POST' || !parsed || Array.isArray(parsed.value) || !this.speaksSession(session, request)) return false;
     const raw = parsed.value as { method?: unknown; id?: unknown } | null;
     if (raw === null || typeof raw !== 'object' || (typeof raw.method === 'string' && raw.id !== undefined)) return false;
-    const { transport, server } = session;
     const accept = request.headers.get('accept');
-    if (transport.sessionId === undefined || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
-    const version = request.headers.get('mcp-protocol-version');
-    if (version !== null && version !== server.server.getNegotiatedProtocolVersion()) return false;
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
+    const { transport } = session;
     const message = asSessionMessage(raw);
     if (!message) return false;
     transport.onmessage?.(message, { authInfo: caller.principal, request });
     return true;
+  }
+
+  /**
+   * Whether Armature serves `request` of `session` itself, past the checks the SDK's transport
+   * makes of every request in a session: the session initialized here, the negotiated revision or
+   * none in `MCP-Protocol-Version`, and the SDK's framing as Armature copies it.
+   */
+  private speaksSession(session: Session, request: Request): boolean {
+    const version = request.headers.get('mcp-protocol-version');
+    return (
+      framesAsSdk() &&
+      session.transport.sessionId !== undefined &&
+      (version === null || version === session.server.server.getNegotiatedProtocolVersion())
+    );
+  }
+
+  /** DELETE: the session ends for every instance (its share freed first), then its streams and server close. */
+  private async deleted(session: Session, sessionId: string): Promise<Response> {
+    try {
+      await this.endSession(sessionId, false, true);
+      return new Response(null, { status: 200 });
+    } finally {
+      await session.transport.close();
+    }
   }
 
   /** A new 2025-11-25 session, within the total and per-client caps. */
