@@ -3,11 +3,17 @@
 // the pace (the hand-written loops' lines), and a figure a shared machine's load disturbs far less
 // than calls/s. HTTP 2026-07-28 servers get tools/call `add` over the bench's keep-alive pool; stdio
 // servers (an entry whose name holds `stdio`) get `--tool` (`add` or `search`) through the raw line
-// client, 64 in flight. Interleaved passes, medians. Linux only.
-// Usage: node dist/cpu-per-call.js [--calls=N] [--passes=N] [--tool=add|search] [entry ...]
-//   (default: raw-loop-http armature-http sdk-http; e.g. raw-loop-stdio armature-stdio --tool=search)
+// client, 64 in flight. With --session, the HTTP calls are 2025-11-25 tools/call in one session per
+// server (HttpSessionClient), and the entries default to the in-memory state against the Redis state
+// (a redis-server started here; its own CPU is not counted): the `redis session add` line's two sides.
+// Interleaved passes, medians. Linux only.
+// Usage: node dist/cpu-per-call.js [--session] [--calls=N] [--passes=N] [--tool=add|search] [entry ...]
+//   (default: raw-loop-http armature-http sdk-http; e.g. raw-loop-stdio armature-stdio --tool=search;
+//   with --session: armature-http armature-http-redis)
 import { loadavg } from 'node:os';
+import { RedisServer } from '@armature/test-redis';
 import { Http2026Client, spawnHttpServer } from './drivers/http-2026-client.js';
+import { HttpSessionClient } from './drivers/http-session-client.js';
 import { cpuSecondsOf, pipelined, StdioChild } from './drivers/stdio-child.js';
 import { median } from './harness.js';
 import { addArgs, ok, searchArgs } from './scenarios/tool-calls.js';
@@ -19,8 +25,10 @@ const passes = Number(option('passes') ?? 5);
 const tool = option('tool') ?? 'add';
 if (tool !== 'add' && tool !== 'search') throw new Error(`--tool must be add or search, not ${tool}`);
 const args = tool === 'add' ? addArgs : searchArgs;
+const session = argv.includes('--session');
 const entries = argv.filter((a) => !a.startsWith('--'));
-const names = entries.length > 0 ? entries : ['raw-loop-http', 'armature-http', 'sdk-http'];
+const names =
+  entries.length > 0 ? entries : session ? ['armature-http', 'armature-http-redis'] : ['raw-loop-http', 'armature-http', 'sdk-http'];
 const IN_FLIGHT = { http: 32, stdio: 64 };
 
 interface Side {
@@ -34,6 +42,8 @@ interface Side {
   inFlight: number;
 }
 
+let redis: RedisServer | undefined;
+
 async function start(name: string): Promise<Side> {
   const measures = { rates: [], server: [], own: [] };
   if (name.includes('stdio')) {
@@ -43,10 +53,12 @@ async function start(name: string): Promise<Side> {
     return { name, pid: child.pid, call, stop: () => child.close(), inFlight: IN_FLIGHT.stdio, ...measures };
   }
   if (tool !== 'add') throw new Error(`${name}: the HTTP servers are measured with add only`);
-  const server = await spawnHttpServer(name);
-  const client = new Http2026Client(server.url, IN_FLIGHT.http);
+  const needsRedis = name.endsWith('-redis');
+  if (needsRedis) redis ??= await RedisServer.start({ durable: false });
+  const server = await spawnHttpServer(name, needsRedis && redis ? { REDIS_URL: redis.url } : {});
+  const client = session ? await HttpSessionClient.open(server.url, IN_FLIGHT.http) : new Http2026Client(server.url, IN_FLIGHT.http);
   const stop = async () => {
-    client.close();
+    await client.close();
     await server.close();
   };
   return { name, pid: server.pid, call: (i) => client.callTool('add', addArgs(i)), stop, inFlight: IN_FLIGHT.http, ...measures };
@@ -83,4 +95,5 @@ try {
   );
 } finally {
   await Promise.allSettled(sides.map((side) => side.stop()));
+  await redis?.dispose();
 }

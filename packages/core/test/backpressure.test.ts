@@ -91,6 +91,12 @@ const flood = (id: number, args: { count: number; kind: 'progress' | 'log'; wait
   params: { name: 'flood', arguments: args, _meta: { progressToken: `p${id}` } },
 });
 
+/** `request` with more params. */
+const withParams = (request: ReturnType<typeof flood>, extra: Record<string, unknown>) => ({
+  ...request,
+  params: { ...request.params, ...extra },
+});
+
 describe('stdio: notifications towards a client that stops reading', () => {
   it('merges 100,000 unawaited progress notifications: the latest goes out before the result', async () => {
     const client = await stdioClient();
@@ -213,27 +219,34 @@ describe('HTTP: an SSE response its client does not read', () => {
     call.socket.destroy();
   }, 30_000);
 
-  it('drops unawaited log lines beyond the cap, and the answer still arrives when the client reads', async () => {
-    const server = await httpFixture();
-    const call = unreadPost(
-      server.url,
-      { ...JSON_HEADERS, ...server.session },
-      JSON.stringify(flood(2, { count: 100_000, kind: 'log', wait: false })),
-    );
-    await until(() => server.reports.some((r) => r.flooded), 'the flood to end');
-    const text = call.read();
-    await until(() => text().includes('"id":2'), 'the answer');
-    const events = text()
-      .split('\n')
-      .filter((line) => line.startsWith('data: {'))
-      .map((line) => JSON.parse(line.slice(6)));
-    expect(events.at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'sent 100000' }] } });
-    const lines = events.filter((m) => m.method === 'notifications/message').map((m) => m.params.data);
-    expect(lines.length).toBeGreaterThan(0);
-    expect(lines.length).toBeLessThan(100_000);
-    expect(lines).toEqual(lines.map((_: unknown, i: number) => `line ${i + 1}`));
-    call.socket.destroy();
-  }, 30_000);
+  it.each([
+    ['the request engine', {}],
+    ["the SDK's request handling (a param the engine declines)", { note: 'declined' }],
+  ])(
+    'drops unawaited log lines beyond the cap, and the answer still arrives when the client reads (served by %s)',
+    async (_, extra) => {
+      const server = await httpFixture();
+      const call = unreadPost(
+        server.url,
+        { ...JSON_HEADERS, ...server.session },
+        JSON.stringify(withParams(flood(2, { count: 100_000, kind: 'log', wait: false }), extra)),
+      );
+      await until(() => server.reports.some((r) => r.flooded), 'the flood to end');
+      const text = call.read();
+      await until(() => text().includes('"id":2'), 'the answer');
+      const events = text()
+        .split('\n')
+        .filter((line) => line.startsWith('data: {'))
+        .map((line) => JSON.parse(line.slice(6)));
+      expect(events.at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'sent 100000' }] } });
+      const lines = events.filter((m) => m.method === 'notifications/message').map((m) => m.params.data);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.length).toBeLessThan(100_000);
+      expect(lines).toEqual(lines.map((_: unknown, i: number) => `line ${i + 1}`));
+      call.socket.destroy();
+    },
+    30_000,
+  );
 });
 
 class StepsInput {

@@ -3,6 +3,7 @@ import { InMemoryTransport, type JSONRPCMessage, Server, WebStandardStreamableHT
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
 import { createMcpApp, type McpApp } from '../src/index.js';
+import { sessionFramingChecked } from '../src/transports/sse-format.js';
 import { FrontServer } from './support/front-server.js';
 import { rawHttp } from './support/raw-http.js';
 
@@ -100,14 +101,19 @@ const stdio: Front = {
   },
 };
 
+/** A wider conversation a test has a session front hold instead of CONVERSATION. */
+const CONVERSATION_OVERRIDE: { value?: readonly (readonly [string, Record<string, unknown>])[] } = {};
+
 /** A 2025-11-25 session over HTTP, each exchange as `status content-type body`. */
 async function sessionOver(post: (body: object, headers: Record<string, string>) => Promise<[number, string, string, string?]>) {
   const [, , , sessionId] = await post(INITIALIZE, {});
   const headers = { 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-11-25' };
   await post(INITIALIZED, headers);
   const answers: string[] = [];
-  for (let i = 0; i < CONVERSATION.length; i++) {
-    const [status, type, body] = await post(request(i), headers);
+  const conversation = CONVERSATION_OVERRIDE.value ?? CONVERSATION;
+  for (let i = 0; i < conversation.length; i++) {
+    const [method, params] = conversation[i] as (typeof CONVERSATION)[number];
+    const [status, type, body] = await post({ jsonrpc: '2.0', id: i + 1, method, params }, headers);
     answers.push(`${status} ${type} ${body}`);
   }
   return answers;
@@ -156,31 +162,36 @@ const httpResumable: Front = {
   },
 };
 
-const httpFetch: Front = {
-  name: 'HTTP session through fetch (2025-11-25)',
-  async converse(app) {
-    const handler = app.httpHandler();
-    try {
-      return await sessionOver(async (body, headers) => {
-        const response = await handler.fetch(
-          new Request('http://127.0.0.1/mcp', {
-            method: 'POST',
-            headers: { ...JSON_HEADERS, host: '127.0.0.1', ...headers },
-            body: JSON.stringify(body),
-          }),
-        );
-        return [
-          response.status,
-          String(response.headers.get('content-type')),
-          await response.text(),
-          response.headers.get('mcp-session-id') ?? undefined,
-        ];
-      });
-    } finally {
-      await handler.close();
-    }
-  },
-};
+/** A session through the fetch face (`httpHandler(options)`): the SDK's session transport frames every answer. */
+function fetchSession(name: string, options: Parameters<McpApp['httpHandler']>[0] = {}): Front {
+  return {
+    name,
+    async converse(app) {
+      const handler = app.httpHandler(options);
+      try {
+        return await sessionOver(async (body, headers) => {
+          const response = await handler.fetch(
+            new Request('http://127.0.0.1/mcp', {
+              method: 'POST',
+              headers: { ...JSON_HEADERS, host: '127.0.0.1', ...headers },
+              body: JSON.stringify(body),
+            }),
+          );
+          return [
+            response.status,
+            String(response.headers.get('content-type')),
+            numberedEventIds(await response.text()),
+            response.headers.get('mcp-session-id') ?? undefined,
+          ];
+        });
+      } finally {
+        await handler.close();
+      }
+    },
+  };
+}
+
+const httpFetch = fetchSession('HTTP session through fetch (2025-11-25)');
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -258,14 +269,94 @@ afterEach(() => {
 });
 
 describe.each([httpSession, httpResumable])('$name', (front) => {
-  it("answers the engine's requests without the SDK's session transport, which sees only the handshake", async () => {
+  it("answers every request of the session on Armature's own stream, engine on or off: the SDK's session transport sees only the initialize", async () => {
+    // The framing self-check's probes (once per process) are not the conversation's.
+    await sessionFramingChecked();
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     await converse(front, true);
     const viaEngine = handled.mock.calls.length;
     handled.mockClear();
     await converse(front, false);
-    // initialize and notifications/initialized; with the engine off, every request of the conversation too.
-    expect([viaEngine, handled.mock.calls.length]).toEqual([2, 2 + CONVERSATION.length]);
+    // initialize; notifications/initialized is delivered by Armature too.
+    expect([viaEngine, handled.mock.calls.length]).toEqual([1, 1]);
+  });
+});
+
+/** The fetch face with an in-memory event store. */
+const httpFetchResumable = fetchSession('HTTP resumable session through fetch (2025-11-25)', { eventStore: true, retryIntervalMs: 1_500 });
+
+/**
+ * Requests the engine does not serve, answered on Armature's stream by the SDK's request handling
+ * (a method the server lacks, a log level), and one refused before any stream (a progress token
+ * that is an object).
+ */
+const BEYOND_ENGINE: readonly (readonly [string, Record<string, unknown>])[] = [
+  ['resources/list', {}],
+  ['logging/setLevel', { level: 'info' }],
+  ['tools/list', { _meta: { progressToken: { not: 'a token' } } }],
+];
+
+/** `front`'s answers to the conversation and then to BEYOND_ENGINE. */
+async function widerConversation(front: Front, fastPath: boolean): Promise<string[]> {
+  const wider = [...CONVERSATION, ...BEYOND_ENGINE];
+  CONVERSATION_OVERRIDE.value = wider;
+  try {
+    return (await converse(front, fastPath)).answers;
+  } finally {
+    CONVERSATION_OVERRIDE.value = undefined;
+  }
+}
+
+describe.each([
+  [httpSession, httpFetch],
+  [httpResumable, httpFetchResumable],
+])("Armature's own session stream (%#)", (front, sdkFramed) => {
+  it("writes every answer as the SDK's session transport does (the fetch face), engine on and off", async () => {
+    const framedBySdk = await widerConversation(sdkFramed, false);
+    expect(await widerConversation(front, false)).toEqual(framedBySdk);
+    expect(await widerConversation(front, true)).toEqual(framedBySdk);
+    // What the SDK answers beyond the engine is there: a method error, a log level set, a refusal.
+    const [unknown, level, refused] = framedBySdk.slice(CONVERSATION.length);
+    expect(unknown).toContain('"error":{"code":-32601,"message":"Method not found"}');
+    expect(level).toMatch(/"result":\{\},"jsonrpc":"2.0","id":13\}/);
+    expect(refused).toMatch(/^400 application\/json/);
+  });
+});
+
+describe('the session framing self-check flipped', () => {
+  it("frames every session answer with the SDK's transport, with the same bytes, and says why once", async () => {
+    const viaSdk = await converse(httpSession, false);
+    // Fresh modules: the self-check runs again, on a probe whose transport frames an event its own way.
+    vi.resetModules();
+    const prototype = WebStandardStreamableHTTPServerTransport.prototype as unknown as {
+      writeSSEEvent(
+        this: { sessionId?: string },
+        controller: ReadableStreamDefaultController,
+        encoder: TextEncoder,
+        message: unknown,
+        id?: string,
+      ): boolean;
+    };
+    const original = prototype.writeSSEEvent;
+    vi.spyOn(prototype, 'writeSSEEvent').mockImplementation(function (this: { sessionId?: string }, controller, encoder, message, id) {
+      if (this.sessionId !== 'armature-probe-session') return original.call(this, controller, encoder, message, id);
+      controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
+      return true;
+    });
+    const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const fresh = await import('../src/index.js');
+    const { FrontServer: FreshServer } = await import('./support/front-server.js');
+    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, fastPath: true });
+    try {
+      const answers = await httpSession.converse(app);
+      expect(answers).toEqual(viaSdk.answers);
+      expect(said.mock.calls.join('')).toContain("framed by the SDK's session transport");
+      // The probes' four requests, then the handshake and every request of the conversation.
+      expect(handled.mock.calls.length).toBe(4 + 2 + CONVERSATION.length);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -1,6 +1,8 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { IsNumber } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
+import { Context, createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
+import { sessionFramingChecked } from '../src/transports/sse-format.js';
 import { connectV1Http } from './support/clients.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
@@ -11,11 +13,26 @@ class AddInput {
   b!: number;
 }
 
+/** Told when a `hang` call starts. */
+let started: () => void = () => undefined;
+/** Resolves when the next `hang` call starts. */
+const nextHang = () =>
+  new Promise<void>((resolve) => {
+    started = resolve;
+  });
+
 @McpServer({ name: 'http', version: '1.0.0' })
 class HttpServer {
   @Tool({ description: 'add' })
   add(input: AddInput) {
     return input.a + input.b;
+  }
+
+  @Tool({ description: 'answers only when its call is aborted' })
+  async hang(ctx: Context) {
+    started();
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    return 'aborted';
   }
 }
 
@@ -41,7 +58,7 @@ describe('Streamable HTTP endpoint', () => {
   it('serves the v1 client (1.32.2, 2025-11-25 with a session)', async () => {
     const { client, close } = await connectV1Http(listener.url);
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(['add']);
+    expect(tools.tools.map((t) => t.name)).toEqual(['add', 'hang']);
     const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     expect(result.content).toEqual([{ type: 'text', text: '5' }]);
     const bad = await client.callTool({ name: 'add', arguments: { a: 'x', b: 3 } });
@@ -84,10 +101,73 @@ describe('Streamable HTTP endpoint', () => {
 
     const session = await openSession();
     const headers = { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    // Ended by Armature's session transport, not handed to the SDK's (once the framing check passed).
+    await sessionFramingChecked();
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const deleted = await rawHttp(listener.url, { method: 'DELETE', headers });
     expect(deleted.status).toBe(200);
+    expect(handled).not.toHaveBeenCalled();
+    handled.mockRestore();
     const after = await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
     expect(after.status).toBe(404);
+  });
+
+  it('ends the stream of a call Armature answers itself when the session is deleted meanwhile', async () => {
+    const session = await openSession();
+    const headers = { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const hanging = nextHang();
+    const call = rawHttp(listener.url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'hang', arguments: {} } }),
+    });
+    // The call's stream is open (its headers sent) before the session ends.
+    await hanging;
+    const deleted = await rawHttp(listener.url, { method: 'DELETE', headers });
+    expect(deleted.status).toBe(200);
+    const answer = await call;
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/event-stream');
+  });
+
+  it("refuses hostile requests in a session before Armature's own stream takes them, and keeps serving the session", async () => {
+    const session = await openSession();
+    const headers = { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const send = (message: unknown, extra: Record<string, string> = {}) =>
+      rawHttp(listener.url, { headers: { ...headers, ...extra }, body: JSON.stringify(message) });
+    const refusals = await Promise.all([
+      // A second initialize in the session.
+      send(JSON.parse(INITIALIZE)),
+      // A revision the server does not speak.
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' }),
+      // Another session's id.
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': 'not-a-session' }),
+      // Not a JSON-RPC request: params that are not an object, no jsonrpc member.
+      send({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: [1, 2] }),
+      send({ id: 5, method: 'tools/list' }),
+      // Only one of the two streams the transport answers with.
+      send({ jsonrpc: '2.0', id: 6, method: 'tools/list' }, { accept: 'application/json' }),
+    ]);
+    expect(refusals.map((r) => [r.status, JSON.parse(r.body).error?.code])).toEqual([
+      [400, -32600],
+      [400, -32000],
+      [404, -32001],
+      [400, -32600],
+      [400, -32600],
+      [406, -32000],
+    ]);
+    // An id still in flight (a call that waits) is refused, and the session serves on.
+    const hanging = nextHang();
+    const hang = send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hang', arguments: {} } });
+    await hanging;
+    const twice = await send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    expect([twice.status, JSON.parse(twice.body).error?.code]).toEqual([400, -32600]);
+    const listed = await send({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toContain('"name":"add"');
+    await rawHttp(listener.url, { method: 'DELETE', headers });
+    expect((await hang).status).toBe(200);
   });
 
   it('answers malformed requests with the right status and code, and keeps serving', async () => {

@@ -1,6 +1,6 @@
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { frontMessages, onClosed } from '../src/seams/sdk-callbacks.js';
+import { forwardCallbacks, frontMessages, onClosed } from '../src/seams/sdk-callbacks.js';
 
 // The seam that sets the SDK's callbacks: what was set before still runs, and the engine is put in
 // front of the SDK's message handler only when the SDK has set one.
@@ -47,5 +47,23 @@ describe('onClosed', () => {
     onClosed(target, () => heard.push('after'));
     expect(() => target.onclose?.()).toThrow('boom');
     expect(heard).toEqual(['after']);
+  });
+});
+
+describe('forwardCallbacks', () => {
+  it("hands the inner transport's messages, close and errors to the outer one's handlers as set when they happen, after what the inner had", () => {
+    const [, inner] = InMemoryTransport.createLinkedPair();
+    const heard: unknown[] = [];
+    inner.onclose = () => heard.push('inner closed');
+    const outer: { onmessage?: (m: unknown) => void; onclose?: () => void; onerror?: (e: Error) => void } = {};
+    forwardCallbacks(inner, outer as never, () => heard.push('closing'));
+    // Set after forwarding, as the SDK server sets them when it connects.
+    outer.onmessage = (message) => heard.push(message);
+    outer.onclose = () => heard.push('outer closed');
+    outer.onerror = (error) => heard.push(error.message);
+    inner.onmessage?.(PING);
+    inner.onerror?.(new Error('bad'));
+    inner.onclose?.();
+    expect(heard).toEqual([PING, 'bad', 'inner closed', 'closing', 'outer closed']);
   });
 });

@@ -1,16 +1,17 @@
 import 'reflect-metadata';
-import { Context, createMcpApp, McpServer, Tool, ToolError } from '@armature/core';
+import { Context, createMcpApp, type McpApp, McpServer, Tool, ToolError } from '@armature/core';
 import { RedisServer } from '@armature/test-redis';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { IsInt } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisState } from '../src/index.js';
-import { openSession, post } from './support/raw-session.js';
+import { openSession, post, type RawAnswer } from './support/raw-session.js';
 
 // The engine front of packages/core's engine-fronts test, on the Redis state: a 2025-11-25 session
 // on redisState is shared and resumable, and the engine answers its requests itself (priming event,
 // event ids from the Redis event store, the session's record kept alive). The same conversation
-// gets the same bytes with the engine on as with every request through the SDK's session transport.
+// gets the same bytes with the engine on as with every request through the SDK's request handling,
+// both on Armature's own session stream, and as framed by the SDK's session transport (fetch face).
 
 class Pair {
   @IsInt()
@@ -69,41 +70,75 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** One session's conversation on a fresh app on the Redis state, each answer as `status content-type body`. */
-async function converse(fastPath: boolean): Promise<{ answers: string[]; served: number }> {
+type Post = (body: object, headers?: Record<string, string>) => Promise<RawAnswer>;
+
+/** The fetch face of `handler` as a `post` (its answers framed by the SDK's session transport). */
+function fetchPost(handler: ReturnType<McpApp['httpHandler']>): Post {
+  return async (body, headers = {}) => {
+    const response = await handler.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: '127.0.0.1', ...headers },
+        body: JSON.stringify(body),
+      }),
+    );
+    return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+  };
+}
+
+/**
+ * One session's conversation on a fresh app on the Redis state, over node:http (Armature's own
+ * session stream) or the fetch face (the SDK's session transport), each answer as `status content-type body`.
+ */
+async function converse(fastPath: boolean, face: 'node' | 'fetch' = 'node'): Promise<{ answers: string[]; served: number }> {
   const app = createMcpApp(FrontServer, {
-    state: redisState({ url: redis.url, keyPrefix: `fronts-${fastPath}:` }),
+    state: redisState({ url: redis.url, keyPrefix: `fronts-${fastPath}-${face}:` }),
     requestStateKey: 'k'.repeat(32),
     onError: () => undefined,
     fastPath,
   });
-  const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500 });
+  let send: Post;
+  let close: () => Promise<void>;
+  if (face === 'node') {
+    const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500 });
+    send = (body, headers) => post(listener.url, body, headers);
+    close = () => listener.close();
+  } else {
+    await app.ready();
+    const handler = app.httpHandler({ retryIntervalMs: 1_500 });
+    send = fetchPost(handler);
+    close = () => handler.close();
+  }
   try {
-    const headers = await openSession(listener.url);
-    await post(listener.url, { jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'info' } }, headers);
+    const headers = await openSession(send);
+    await send({ jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'info' } }, headers);
     const answers: string[] = [];
     for (const [i, [method, params]] of CONVERSATION.entries()) {
-      const answer = await post(listener.url, { jsonrpc: '2.0', id: i + 1, method, params }, headers);
+      const answer = await send({ jsonrpc: '2.0', id: i + 1, method, params }, headers);
       answers.push(`${answer.status} ${answer.headers['content-type']} ${numberedEventIds(answer.body)}`);
     }
     return { answers, served: app.stats.direct };
   } finally {
-    await listener.close();
+    await close();
     await app.close();
   }
 }
 
 describe('a 2025-11-25 session on the Redis state, answered by the request engine', () => {
-  it('gets the same bytes as through the SDK session transport, which sees only the handshake', async () => {
+  it("gets the same bytes as through the SDK's request handling, on Armature's own stream: the SDK session transport sees only the initialize", async () => {
+    // A first app, so that the session framing self-check (once per process, with its own probes) is done.
+    await converse(false);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const viaSdk = await converse(false);
     const sdkHandled = handled.mock.calls.length;
     handled.mockClear();
     const viaEngine = await converse(true);
     expect(viaEngine.answers).toEqual(viaSdk.answers);
-    // initialize, notifications/initialized and logging/setLevel (not an engine method).
-    expect([handled.mock.calls.length, sdkHandled]).toEqual([3, 3 + CONVERSATION.length]);
+    // initialize; notifications/initialized and logging/setLevel (not an engine method) are Armature's too.
+    expect([handled.mock.calls.length, sdkHandled]).toEqual([1, 1]);
     expect([viaSdk.served, viaEngine.served]).toEqual([0, CONVERSATION.length]);
+    // Framed by the SDK's session transport (the fetch face), the same bytes.
+    expect((await converse(false, 'fetch')).answers).toEqual(viaSdk.answers);
     const text = viaEngine.answers.join('\n');
     // Primed with the retry hint, numbered from the store, a log line before its answer.
     expect(viaEngine.answers[0]).toMatch(

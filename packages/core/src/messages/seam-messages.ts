@@ -45,6 +45,22 @@ export const seamMessages = {
       'named at start-up. Fix: install the class-validator version @armature/core pins, or update @armature/core.\n'
     );
   },
+  /** One line on stderr, once per process. */
+  sessionStateOff(problems: readonly string[]): string {
+    return (
+      `[armature] a shared session is re-created on another instance by replaying its initialize (${problems.join('; ')}): ` +
+      "the SDK's session state cannot be restored directly (correct, slower). Fix: install the @modelcontextprotocol/server " +
+      'version @armature/core pins, or update @armature/core.\n'
+    );
+  },
+  /** One line on stderr, once per process. */
+  sessionFramingOff(problems: readonly string[]): string {
+    return (
+      `[armature] 2025-11-25 session answers are framed by the SDK's session transport (${problems.join('; ')}): ` +
+      'its SSE framing differs from the one Armature copies (correct, slower). Fix: install the @modelcontextprotocol/server ' +
+      'version @armature/core pins, or update @armature/core.\n'
+    );
+  },
   typediOff(problem: string): string {
     return (
       `[armature] typedi's @Inject records cannot be read (${problem}): parameters of server and @RequestScoped classes ` +

@@ -40,6 +40,29 @@ export function frontMessages(
   return true;
 }
 
+/**
+ * Hands what `inner` (an SDK transport Armature's own transport frames HTTP with) receives, and
+ * its close and errors, to `outer`'s handlers as they are when it happens (the SDK server sets
+ * them on `outer` when it connects). What was set on `inner` before runs first; `closing` runs when
+ * `inner` closes, before `outer` is told.
+ */
+export function forwardCallbacks(inner: Transport, outer: Transport, closing: () => void): void {
+  const { onmessage, onclose, onerror } = inner;
+  inner.onmessage = (message, extra) => {
+    onmessage?.(message, extra);
+    outer.onmessage?.(message, extra);
+  };
+  inner.onclose = () => {
+    onclose?.();
+    closing();
+    outer.onclose?.();
+  };
+  inner.onerror = (error) => {
+    onerror?.(error);
+    outer.onerror?.(error);
+  };
+}
+
 /** Runs `then` with each transport `mcp` connects to, once the SDK connected it. */
 export function afterConnect(mcp: McpServer, then: (transport: Transport) => void): void {
   const connect = mcp.connect.bind(mcp);

@@ -6,6 +6,7 @@ import { acceptsLegacy } from '../engine/accept-table.js';
 import type { DirectModern, ModernCall } from '../engine/exchange.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
+import { framesAsSdk } from '../seams/sdk-session-framing.js';
 import { MemoryRateLimitStore } from '../state/memory-rate-limit-store.js';
 import type { RateLimitErrorShape } from '../state/rate-limit-error.js';
 import type { RateLimitStore } from '../state/rate-limit-store.js';
@@ -18,18 +19,20 @@ import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './h
 import { HttpRateLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { jsonRpcErrorBody } from './json-rpc-error-response.js';
+import { asSessionMessage } from './json-rpc-shape.js';
 import { ListenCaps } from './listen-caps.js';
 import { ListenPolicy, type UriLimits } from './listen-policy.js';
 import { ModernRoutes } from './modern-routes.js';
 import type { ServerCardOptions, ServerCardRoute } from './server-card.js';
 import type { SessionRelay } from './session-relay.js';
 import { localSessions } from './session-sharing.js';
-import { type EngineRequest, type OpenedAnswer, SessionTable } from './session-table.js';
+import { type OpenedAnswer, type SessionRequest, SessionTable } from './session-table.js';
 import type { Session } from './session-transport.js';
 import { SharedSessions } from './shared-sessions.js';
+import { sessionFramingChecked } from './sse-format.js';
 import { serveTaskListen, type TaskFeed, taskListenProblem } from './task-listen.js';
 
-/** A session request the engine took: its session (the id now in flight there), the request, its `MCP-Protocol-Version`. */
+/** A session request Armature took: its session (the id now in flight there), the request, its `MCP-Protocol-Version`. */
 export interface SessionCall {
   readonly session: Session;
   readonly message: Message;
@@ -165,6 +168,8 @@ export class HttpEndpoint {
       maxSubscriptions: limits.maxListenStreams,
     });
     const { sessionIdleTimeoutMs: idle, sessionInitializeTimeoutMs: init } = limits;
+    // Until it is done (once per process), session answers are framed by the SDK's transport.
+    void sessionFramingChecked();
     this.sweeper = setInterval(() => this.legacy.evictIdle(), Math.max(100, Math.min(60_000, idle / 2, init / 2)));
     this.sweeper.unref();
   }
@@ -219,25 +224,30 @@ export class HttpEndpoint {
   }
 
   /**
-   * A checked POST in a 2025-11-25 session that the request engine may answer without the SDK's
-   * transport (see `SessionTable.takeForEngine`), with its session (the id now in flight there);
-   * undefined to route it as usual. Its headers pass the SDK transport's checks as they stand.
+   * A checked POST in a 2025-11-25 session that Armature answers on its own stream, without the
+   * SDK's transport (see `SessionTable.take`), with its session (the id now in flight there);
+   * undefined to route it as usual. Its headers and message pass the SDK transport's checks as
+   * they stand (a request the SDK's message schema refuses, or an initialize, is left to it), and
+   * the SDK's framing is as Armature copies it (`framesAsSdk`). What the request engine does not
+   * serve is handed to the SDK as its transport hands it: parsed by its message schema.
    */
-  sessionCallForEngine(head: RequestHead, caller: Caller, body: ParsedBody | undefined): SessionCall | undefined {
-    if (this.admission.closed || head.method !== 'POST' || !body) return undefined;
+  sessionCall(head: RequestHead, caller: Caller, body: ParsedBody | undefined): SessionCall | undefined {
+    if (this.admission.closed || head.method !== 'POST' || !body || !framesAsSdk()) return undefined;
     const sessionId = head.headers.get('mcp-session-id');
     const accept = head.headers.get('accept');
     if (!sessionId || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-    const message = body.value;
-    if (!isPlainRequest(message) || !acceptsLegacy(message.method, message.params)) return undefined;
+    const raw = body.value;
+    if (!isPlainRequest(raw) || raw.method === 'initialize') return undefined;
+    const message = acceptsLegacy(raw.method, raw.params) ? raw : (asSessionMessage(raw) as Message | undefined);
+    if (!message) return undefined;
     const protocolVersion = head.headers.get('mcp-protocol-version');
-    const session = this.legacy.takeForEngine(sessionId, caller, message as EngineRequest, protocolVersion);
+    const session = this.legacy.take(sessionId, caller, message as SessionRequest, protocolVersion);
     return session && { session, message, protocolVersion };
   }
 
-  /** Opens the answer to a session call the engine took (see `SessionTable.openAnswer`). */
+  /** Opens the answer to a session call (see `SessionTable.openAnswer`). */
   openSessionAnswer(call: SessionCall): Promise<OpenedAnswer | Response> {
-    return this.legacy.openAnswer(call.session, call.message as EngineRequest, call.protocolVersion);
+    return this.legacy.openAnswer(call.session, call.message as SessionRequest, call.protocolVersion);
   }
 
   /** Routes a checked request: 2025-11-25 traffic to the sessions, the rest to the SDK's 2026-07-28 handler. */

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * The common message, recognised without the SDK's schema parser: a JSON-RPC 2.0 request or
@@ -33,4 +33,26 @@ function isPlainMeta(meta: unknown): boolean {
   const { progressToken } = meta as { progressToken?: unknown };
   if (progressToken !== undefined && typeof progressToken !== 'string' && !Number.isSafeInteger(progressToken)) return false;
   return !('io.modelcontextprotocol/related-task' in meta);
+}
+
+/**
+ * A request id as a key (of a map of requests in flight): the string `"1"` and the number `1` are
+ * different ids in JSON-RPC, so they get different keys.
+ */
+export function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+/**
+ * `value` as the SDK's session transport hands it to its server (parsed by the SDK's message
+ * schema, which leaves the plain shape unchanged), or undefined when that schema refuses it.
+ */
+export function asSessionMessage(value: unknown): JSONRPCMessage | undefined {
+  const plain = asPlainJsonRpcCall(value);
+  if (plain) return plain;
+  try {
+    return parseJSONRPCMessage(value);
+  } catch {
+    return undefined;
+  }
 }

@@ -5,7 +5,7 @@ import { type NotificationStream, NotificationValve } from '../context/notificat
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../validation/json-prescan.js';
-import { asPlainJsonRpcCall } from './json-rpc-shape.js';
+import { asPlainJsonRpcCall, idKey } from './json-rpc-shape.js';
 import { LARGE_INPUT, nextTurn } from './large-input.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -33,10 +33,6 @@ const NEWLINE = 0x0a;
 const NOT_JSON = Symbol('not JSON');
 /** How much of an over-long line is kept to read its id from (ids come first in practice). */
 const HEAD_BYTES = 4_096;
-
-function idKey(id: unknown): string {
-  return `${typeof id}:${String(id)}`;
-}
 
 /** The first `max` bytes of a line split over several buffers. */
 function headOf(buffers: readonly Buffer[], max: number): Buffer {

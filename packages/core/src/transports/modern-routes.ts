@@ -1,11 +1,9 @@
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../auth/bearer-auth.js';
 import { MODERN_REVISION } from '../context/revisions.js';
+import { isEngineMethod } from '../engine/accept-table.js';
 import { isPlainObject } from '../validation/plain-object.js';
 import { isPlainRequest, type Message, type ParsedBody } from './http-messages.js';
-
-/** The 2026-07-28 methods the request engine answers over HTTP. */
-const ENGINE_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;
@@ -33,7 +31,13 @@ export class ModernRoutes {
    */
   engineCandidate(head: RequestHead, body: ParsedBody): Message | undefined {
     const message = body.value as Message | null;
-    if (typeof message !== 'object' || message === null || Array.isArray(message) || !ENGINE_METHODS.has(message.method as string)) {
+    if (
+      typeof message !== 'object' ||
+      message === null ||
+      Array.isArray(message) ||
+      typeof message.method !== 'string' ||
+      !isEngineMethod(message.method)
+    ) {
       return undefined;
     }
     const protocolVersionHeader = head.headers.get('mcp-protocol-version') ?? undefined;

@@ -10,12 +10,12 @@ import type { Caller } from './http-caller.js';
 import type { HttpEndpoint, SessionCall } from './http-endpoint.js';
 import type { ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { idKey } from './json-rpc-shape.js';
 import { ModernExchange } from './modern-exchange.js';
 import { refuse, refuseTooLarge } from './node-refusal.js';
 import { awaitingContinue, hasBody, headersOf, headOf, readBody, urlOf } from './node-request.js';
 import { responseStream, writeResponse } from './node-response.js';
 import { NodeSessionAnswer } from './node-session-answer.js';
-import { idKey } from './session-transport.js';
 
 export interface AdmittingNodeHandlerOptions {
   /** Largest request body, answered 413 beyond (Content-Length or counted as it arrives). */
@@ -85,7 +85,7 @@ async function serveAdmitted(
     else {
       const notifications = () => new NotificationValve(responseStream(res), options.maxPendingNotifications);
       if (serveDirect(endpoint, head, caller, checked.body, res, toRequest, notifications)) return;
-      const sessionCall = endpoint.sessionCallForEngine(head, caller, checked.body);
+      const sessionCall = endpoint.sessionCall(head, caller, checked.body);
       if (sessionCall) {
         const refused = await answerInSession(endpoint, sessionCall, caller, res, toRequest, notifications);
         if (!refused) return;
@@ -121,9 +121,10 @@ function serveDirect(
 }
 
 /**
- * Hands a session request to its session's engine front, answering on `res` itself (the SDK's
- * transport sees only the answer, routed to `res` by the request's id): no web Request or Response
- * is made unless the handler reads `ctx.http.req`. The refusal to write instead, when the session
+ * Hands a session request to its session's transport (the engine's front first, then the SDK's
+ * request handling), answering on `res` itself: the answer and the notifications of the request
+ * are routed to `res` by its id, and no web Request or Response is made unless a handler reads
+ * `ctx.http.req`. The refusal to write instead, when the session
  * ended meanwhile or its store is away.
  */
 async function answerInSession(
@@ -150,10 +151,20 @@ async function answerInSession(
       if (transport.answerStreams.get(key) === stream) transport.answerStreams.delete(key);
     });
   }
+  // Made once, when a handler first reads it, with the stream's valve bound to it (the SDK's request
+  // handling finds its notifications' backpressure there).
+  let request: Request | undefined;
+  const requestOf = () => {
+    if (!request) {
+      request = toRequest();
+      bindNotificationValve(request, notifications);
+    }
+    return request;
+  };
   const extra: FrontedMessageExtra & { closeSSEStream?: () => void; closeStandaloneSSEStream?: () => void } = {
     authInfo: caller.principal,
     get request() {
-      return toRequest();
+      return requestOf();
     },
     notifications,
     // As the SDK's transport offers them on a primed stream: the client resumes after either.

@@ -7,30 +7,31 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { clientAddressOf, rememberClientAddress } from '../context/client-address-of.js';
-import { isFronted } from '../engine/session-front.js';
 import { wireMessages } from '../messages/wire-messages.js';
 import type { ServerEvents } from '../observability/server-events.js';
 import { onClosed } from '../seams/sdk-callbacks.js';
+import { framesAsSdk } from '../seams/sdk-session-framing.js';
 import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { asSessionMessage, idKey } from './json-rpc-shape.js';
 import type { ResumableAnswer } from './node-session-answer.js';
 import { PerClientCounter } from './per-client-counter.js';
 import { SessionEventStore } from './session-event-store.js';
 import { SessionCapReached, type SessionSharing } from './session-sharing.js';
-import { idKey, type Session, SessionTransport } from './session-transport.js';
+import { type Session, SessionTransport } from './session-transport.js';
 import type { SessionCopies } from './shared-sessions.js';
 import { primesStreams } from './sse-format.js';
 
-/** A plain request of a session that the engine may answer. */
-export interface EngineRequest {
+/** A plain request of a session that Armature answers on its own stream. */
+export interface SessionRequest {
   readonly id: string | number;
   readonly method: string;
   readonly params?: Record<string, unknown>;
 }
 
-/** What the answer to a request taken for the engine needs: its events, in a resumable session. */
+/** What the answer to a request Armature took needs: its events, in a resumable session. */
 export interface OpenedAnswer {
   readonly resumable?: ResumableAnswer;
 }
@@ -117,6 +118,8 @@ export class SessionTable {
       const refused = this.admitMessages(session, parsed);
       if (refused) return refused;
       if (request.method === 'POST' && (await this.sharing.relayed(sessionId, session, parsed))) return new Response(null, { status: 202 });
+      if (this.delivered(session, request, parsed, caller)) return new Response(null, { status: 202 });
+      if (this.speaksSession(session, request) && request.method === 'DELETE') return this.deleted(session, sessionId);
       return this.handle(session, this.withSessionVersion(request, session), parsed, options);
     }
     if (request.method !== 'POST') {
@@ -138,18 +141,17 @@ export class SessionTable {
   }
 
   /**
-   * The session of a request Armature may answer itself, bypassing the SDK's transport (whose
-   * checks it passes as they stand: a plain request of one of the engine's methods, in an
-   * initialized session of this process whose requests the engine fronts, with the negotiated
-   * revision or none in `MCP-Protocol-Version`, and an id not in flight), its id now in flight;
-   * undefined to serve it the usual way. Local, shared and resumable sessions alike: `openAnswer`
-   * then does what sharing and the event store ask before the engine runs.
+   * The session of a request Armature answers on its own stream, bypassing the SDK's transport
+   * (whose checks it passes as they stand: a plain request in an initialized session of this
+   * process, with the negotiated revision or none in `MCP-Protocol-Version`, and an id not in
+   * flight), its id now in flight; undefined to serve it the usual way. Local, shared and resumable
+   * sessions alike: `openAnswer` then does what sharing and the event store ask before it is served.
    */
-  takeForEngine(sessionId: string, caller: Caller, message: EngineRequest, protocolVersion: string | null): Session | undefined {
+  take(sessionId: string, caller: Caller, message: SessionRequest, protocolVersion: string | null): Session | undefined {
     const session = this.sessions.get(sessionId);
     if (!session || session.owner !== caller.owner) return undefined;
     const { transport } = session;
-    if (transport.sessionId !== sessionId || !isFronted(transport)) return undefined;
+    if (transport.sessionId !== sessionId) return undefined;
     if (protocolVersion !== null && protocolVersion !== session.server.server.getNegotiatedProtocolVersion()) return undefined;
     const key = idKey(message.id);
     if (transport.inFlight.has(key)) return undefined;
@@ -160,12 +162,12 @@ export class SessionTable {
   }
 
   /**
-   * Opens the answer to a request `takeForEngine` took: a shared session's life is extended (and
+   * Opens the answer to a request `take` took: a shared session's life is extended (and
    * what the client changed through another instance taken) in the same round trip in which a
    * resumable session's stream is claimed and primed. Its events, or the answer refusing the
    * request (the session ended meanwhile, the store is away), its id then no longer in flight.
    */
-  async openAnswer(session: Session, message: EngineRequest, protocolVersion: string | null): Promise<OpenedAnswer | Response> {
+  async openAnswer(session: Session, message: SessionRequest, protocolVersion: string | null): Promise<OpenedAnswer | Response> {
     const { transport, events } = session;
     const sessionId = transport.sessionId as string;
     const streamId = randomUUID();
@@ -192,6 +194,50 @@ export class SessionTable {
       const failure = this.sharing.failure(error, { value: message });
       if (!failure) throw error;
       return failure;
+    }
+  }
+
+  /**
+   * A POST of one notification or response (no request, so no stream to answer on) in an
+   * initialized session, delivered to the session's server here, as the SDK's transport delivers
+   * it (parsed by its message schema, with the caller's auth and the request); true when it was.
+   * What the SDK transport's checks would refuse (an Accept without both streams, another revision
+   * in `MCP-Protocol-Version`, a message its schema refuses), and batches, are left to it.
+   */
+  private delivered(session: Session, request: Request, parsed: ParsedBody | undefined, caller: Caller): boolean {
+    if (request.method !== 'POST' || !parsed || Array.isArray(parsed.value) || !this.speaksSession(session, request)) return false;
+    const raw = parsed.value as { method?: unknown; id?: unknown } | null;
+    if (raw === null || typeof raw !== 'object' || (typeof raw.method === 'string' && raw.id !== undefined)) return false;
+    const accept = request.headers.get('accept');
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
+    const { transport } = session;
+    const message = asSessionMessage(raw);
+    if (!message) return false;
+    transport.onmessage?.(message, { authInfo: caller.principal, request });
+    return true;
+  }
+
+  /**
+   * Whether Armature serves `request` of `session` itself, past the checks the SDK's transport
+   * makes of every request in a session: the session initialized here, the negotiated revision or
+   * none in `MCP-Protocol-Version`, and the SDK's framing as Armature copies it.
+   */
+  private speaksSession(session: Session, request: Request): boolean {
+    const version = request.headers.get('mcp-protocol-version');
+    return (
+      framesAsSdk() &&
+      session.transport.sessionId !== undefined &&
+      (version === null || version === session.server.server.getNegotiatedProtocolVersion())
+    );
+  }
+
+  /** DELETE: the session ends for every instance (its share freed first), then its streams and server close. */
+  private async deleted(session: Session, sessionId: string): Promise<Response> {
+    try {
+      await this.endSession(sessionId, false, true);
+      return new Response(null, { status: 200 });
+    } finally {
+      await session.transport.close();
     }
   }
 

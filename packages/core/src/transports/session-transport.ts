@@ -1,12 +1,18 @@
 import {
+  type HandleRequestOptions,
   type JSONRPCMessage,
+  type ScopeChallengeHandler,
   type McpServer as SdkMcpServer,
+  type Server,
+  type Transport,
+  type TransportSendOptions,
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
+import { forwardCallbacks } from '../seams/sdk-callbacks.js';
+import type { InitializedState, SessionState } from '../seams/sdk-session-state.js';
+import { idKey } from './json-rpc-shape.js';
 import type { SessionEventStore } from './session-event-store.js';
-
-type SendOptions = Parameters<WebStandardStreamableHTTPServerTransport['send']>[1];
 
 /**
  * Where the answer to a request Armature took off the wire itself goes (a session POST answered
@@ -20,12 +26,16 @@ export interface AnswerStream {
 }
 
 /**
- * A session's transport that knows which of the client's request ids are still unanswered, which
- * of its own requests (elicitation, sampling, roots) still await the client's answer, and, when
- * several instances share the session, sends messages that belong on no request's stream through
- * the relay (stored once, written by whichever instance holds the client's GET stream).
+ * Armature's transport of one 2025-11-25 session: the one the session's SDK server connects to. It
+ * knows which of the client's request ids are still unanswered and which of its own requests
+ * (elicitation, sampling, roots) still await the client's answer; it writes the answers of the
+ * requests Armature took off the wire itself to their streams, and, when several instances share
+ * the session, sends messages that belong on no request's stream through the relay (stored once,
+ * written by whichever instance holds the client's GET stream). The HTTP exchanges it does not
+ * frame itself (the handshake, the GET stream, DELETE, what the engine declines) are framed by the
+ * SDK's transport it holds, through that transport's public methods only.
  */
-export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
+export class SessionTransport implements Transport {
   readonly inFlight = new Set<string>();
   /** Ids of requests this server sent the client that are still unanswered. */
   readonly awaiting = new Set<string>();
@@ -36,13 +46,54 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
   relay?: (message: JSONRPCMessage) => Promise<void>;
   /** The streams of the client requests Armature answers itself, by `idKey`. */
   readonly answerStreams = new Map<string, AnswerStream>();
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  /** The SDK's transport, framing the HTTP exchanges Armature does not frame itself. */
+  private readonly framing: WebStandardStreamableHTTPServerTransport;
 
   constructor(options: WebStandardStreamableHTTPServerTransportOptions & { eventStore?: SessionEventStore }) {
-    super(options);
+    this.framing = new WebStandardStreamableHTTPServerTransport(options);
     this.events = options.eventStore;
+    // However the session closes (the server closed, DELETE), the streams Armature answers on end with it.
+    forwardCallbacks(this.framing, this, () => {
+      for (const stream of this.answerStreams.values()) stream.end();
+      this.answerStreams.clear();
+    });
   }
 
-  override async send(message: JSONRPCMessage, options?: SendOptions) {
+  get sessionId(): string | undefined {
+    return this.framing.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.framing.start();
+  }
+
+  /** Passed on as the SDK server passes them when it connects. */
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.framing.setSupportedProtocolVersions(versions);
+  }
+
+  setScopeChallengeResolver(resolver: ScopeChallengeHandler): void {
+    this.framing.setScopeChallengeResolver(resolver);
+  }
+
+  /** A request of the session Armature does not answer itself, framed by the SDK's transport. */
+  handleRequest(request: Request, options?: HandleRequestOptions): Promise<Response> {
+    return this.framing.handleRequest(request, options);
+  }
+
+  /** The session's server and this transport as after the client's `initialize` (a session re-created here). */
+  restore(writer: SessionState, server: Server, sessionId: string, state: InitializedState): void {
+    writer.restore(server, this.framing, sessionId, state);
+  }
+
+  closeStandaloneSSEStream(): void {
+    this.framing.closeStandaloneSSEStream();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const isResponse = !('method' in message) && 'id' in message;
     if ('method' in message && 'id' in message) this.awaiting.add(idKey(message.id));
     // The server gave up on one of its requests (timeout, abort): no answer is awaited any more.
@@ -52,7 +103,7 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
     const related = isResponse ? (message as { id: unknown }).id : options?.relatedRequestId;
     const stream = related === undefined ? undefined : this.answerStreams.get(idKey(related));
     try {
-      if (!stream) await super.send(sent, options);
+      if (!stream) await this.framing.send(sent, options);
       else if (!isResponse) await stream.write(sent);
       else {
         this.answerStreams.delete(idKey(related));
@@ -64,17 +115,15 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
     }
   }
 
-  /** Ends the streams Armature answers on with the session, as the SDK ends its own. */
-  override async close(): Promise<void> {
-    for (const stream of this.answerStreams.values()) stream.end();
-    this.answerStreams.clear();
-    await super.close();
+  /** Ends the session's streams, Armature's and the SDK's, and tells the server it closed. */
+  close(): Promise<void> {
+    return this.framing.close();
   }
 
   /** Writes an event another instance stored to this instance's GET stream, when it holds it. */
   async writeRelayed(eventId: string, message: JSONRPCMessage): Promise<void> {
     this.events?.adopt(eventId);
-    await super.send(message);
+    await this.framing.send(message);
   }
 
   /**
@@ -110,8 +159,4 @@ export interface Session {
   lastSeen: number;
   /** The level the client set with `logging/setLevel` (tracked when instances share sessions). */
   logLevel?: string;
-}
-
-export function idKey(id: unknown): string {
-  return `${typeof id}:${String(id)}`;
 }

@@ -4,10 +4,11 @@ import type { Caller } from './http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { messagesOf, type ParsedBody } from './http-messages.js';
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import { idKey } from './json-rpc-shape.js';
 import type { RelayTarget, SessionRelay } from './session-relay.js';
 import { applyLogLevel, reviveSession } from './session-revival.js';
 import { type ConnectSession, SessionCapReached, type SessionSharing } from './session-sharing.js';
-import { idKey, type Session, type SessionTransport } from './session-transport.js';
+import type { Session, SessionTransport } from './session-transport.js';
 import { StreamClaims } from './stream-claims.js';
 
 /** Thrown by a shared-store operation; answered 503 naming the store. */
@@ -91,7 +92,7 @@ export class SharedSessions implements SessionSharing, RelayTarget {
     const record = await this.store(this.relay.state.sessions.get(sessionId));
     if (!record || record.owner !== caller.owner) return undefined;
     const { server, transport, events } = await connect(sessionId);
-    await reviveSession(transport, sessionId, record);
+    await reviveSession(server.server, transport, sessionId, record);
     const now = Date.now();
     const session: Session = {
       transport,
@@ -118,7 +119,13 @@ export class SharedSessions implements SessionSharing, RelayTarget {
     }
     if (current.logLevel !== undefined && current.logLevel !== session.logLevel) {
       session.logLevel = current.logLevel;
-      await applyLogLevel(session.transport, sessionId, session.server.server.getNegotiatedProtocolVersion() ?? '', current.logLevel);
+      await applyLogLevel(
+        session.server.server,
+        session.transport,
+        sessionId,
+        session.server.server.getNegotiatedProtocolVersion() ?? '',
+        current.logLevel,
+      );
     }
     return true;
   }

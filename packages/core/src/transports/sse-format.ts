@@ -3,6 +3,7 @@
 // itself (2026-07-28 over node:http and fetch, 2025-11-25 session POSTs).
 
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { checkSessionFraming } from '../seams/sdk-session-framing.js';
 
 /** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
 export const KEEP_ALIVE_MS = 15_000;
@@ -49,4 +50,12 @@ export function primesStreams(protocolVersion: string): boolean {
  */
 export function primingFrame(eventId: string, retryMs: number | undefined): string {
   return retryMs === undefined ? `id: ${eventId}\ndata: \n\n` : `id: ${eventId}\nretry: ${retryMs}\ndata: \n\n`;
+}
+
+/**
+ * Checks once per process that the SDK's session transport frames answers as the functions above
+ * do; until it did, and when it does not, 2025-11-25 session answers are framed by the SDK's.
+ */
+export function sessionFramingChecked(): Promise<boolean> {
+  return checkSessionFraming({ headers: SSE_HEADERS, frame: sseFrame, priming: primingFrame });
 }

@@ -26,15 +26,21 @@ export function post(url: string, body: object, headers: Record<string, string> 
   });
 }
 
-/** Opens an initialized 2025-11-25 session; the headers every later request of it carries. */
-export async function openSession(url: string): Promise<Record<string, string>> {
-  const init = await post(url, {
+/**
+ * Opens an initialized 2025-11-25 session at a URL (or through a send function); the headers every later
+ * request of it carries.
+ */
+export async function openSession(
+  to: string | ((body: object, headers?: Record<string, string>) => Promise<RawAnswer>),
+): Promise<Record<string, string>> {
+  const send = typeof to === 'string' ? (body: object, headers?: Record<string, string>) => post(to, body, headers) : to;
+  const init = await send({
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
     params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
   });
   const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
-  await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  await send({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   return headers;
 }
