@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -91,6 +91,41 @@ describe('armature build', () => {
       const run = spawnSync(process.execPath, ['--enable-source-maps', 'dist/bundle/main.mjs'], { cwd: app, encoding: 'utf8' });
       expect(run.stderr).toContain('Error: from fail.ts');
       expect(run.stderr).toMatch(/at fail \(\S*src\/fail\.ts:2:9\)/);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves the SDK's Ajv out of the bundle and loads it from node_modules the first time a JSON Schema is validated", async () => {
+    const app = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-ajv-')));
+    try {
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({ name: 'ajv', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
+      );
+      // The SDK as a project has it: a package of node_modules (pnpm's symlink into its store).
+      const core = dirname(createRequire(import.meta.url).resolve('@armature/core/package.json'));
+      const sdk = dirname(dirname(createRequire(join(core, 'package.json')).resolve('@modelcontextprotocol/server')));
+      mkdirSync(join(app, 'node_modules/@modelcontextprotocol'), { recursive: true });
+      symlinkSync(sdk, join(app, 'node_modules/@modelcontextprotocol/server'));
+      mkdirSync(join(app, 'dist'));
+      // The SDK's default validator (what an McpServer checks elicitation answers with): not loaded before the first schema.
+      writeFileSync(
+        join(app, 'dist/main.js'),
+        "import { createRequire } from 'node:module';\nimport { fromJsonSchema } from '@modelcontextprotocol/server';\n" +
+          'const ajvLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => /ajvProvider/.test(file));\n' +
+          'const before = ajvLoaded();\n' +
+          "const schema = fromJsonSchema({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });\n" +
+          "const check = async (value) => { const result = await schema['~standard'].validate(value); return result.issues ? result.issues.map((issue) => issue.message).join('; ') : 'valid'; };\n" +
+          'console.log(JSON.stringify([await check({ a: 1 }), await check({ a: "x" }), before, ajvLoaded()]));\n',
+      );
+      const built = await buildApp({ cwd: app });
+      for (const file of built.files.filter((name) => name.endsWith('.mjs'))) {
+        expect(readFileSync(join(app, file), 'utf8'), file).not.toContain('ajv implementation error');
+      }
+      const run = spawnSync(process.execPath, [built.entry], { cwd: app, encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual(['valid', 'data/a must be number', false, true]);
     } finally {
       rmSync(app, { recursive: true, force: true });
     }

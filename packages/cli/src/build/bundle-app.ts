@@ -87,7 +87,13 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
     cwd: root,
     platform: 'node',
     external: isExternal,
-    plugins: [classValidatorEsm(), notInstalledAsImports(notInstalled), ownFileUrls(outDir, workers), compiledSourceMaps()],
+    plugins: [
+      classValidatorEsm(),
+      ...(workers ? [] : [ajvAtFirstUse(outDir)]),
+      notInstalledAsImports(notInstalled),
+      ownFileUrls(outDir, workers),
+      compiledSourceMaps(),
+    ],
     // Libraries' own warnings (eval, circular imports) are not the user's to act on.
     logLevel: 'silent',
     write: true,
@@ -147,6 +153,55 @@ function classValidatorEsm(): Plugin {
       const file = source === 'class-validator' ? 'index.js' : source.slice('class-validator/cjs/'.length);
       const target = join(esm, file.endsWith('.js') ? file : `${file}.js`);
       return existsSync(target) ? target : null;
+    },
+  };
+}
+
+/** The SDK's Node shims, as @modelcontextprotocol/server 2.x writes them: Ajv as the default JSON Schema validator. */
+const SDK_NODE_SHIMS = 'export { AjvJsonSchemaValidator as DefaultJsonSchemaValidator, process };';
+const LAZY_AJV_SHIMS = '\0armature:sdk-shims-ajv-at-first-use';
+
+/**
+ * The SDK's server imports its Node shims, which import Ajv (about 280 KB, a sixth of a stdio
+ * server's bundle) and build it at load time, only so that an `McpServer` can validate a
+ * JSON Schema later (elicitation answers, `fromJsonSchema`), which an Armature app rarely asks
+ * of it. In the bundle those shims become a module whose validator loads the SDK's own
+ * `validators/ajv` export (the same Ajv validator) the first time a schema is validated: a start
+ * parses and runs none of Ajv. Done only when the shims read exactly as expected; otherwise they
+ * are bundled as they are.
+ */
+function ajvAtFirstUse(outDir: string): Plugin {
+  let shims: string | undefined;
+  return {
+    name: 'armature:ajv-at-first-use',
+    async resolveId(source, importer, extra) {
+      if (source !== '@modelcontextprotocol/server/_shims' || !importer) return null;
+      const resolved = await this.resolve(source, importer, { kind: extra.kind, skipSelf: true });
+      if (!resolved || resolved.external || !resolved.id.endsWith('shimsNode.mjs')) return resolved;
+      const code = readFileSync(resolved.id, 'utf8');
+      const validators = join(dirname(resolved.id), 'validators', 'ajv.cjs');
+      if (!code.includes(SDK_NODE_SHIMS) || !existsSync(validators)) return resolved;
+      shims = resolved.id;
+      return LAZY_AJV_SHIMS;
+    },
+    load(id) {
+      if (id !== LAZY_AJV_SHIMS || shims === undefined) return null;
+      const from = JSON.stringify(ownPath(outDir, shims));
+      return [
+        "import { createRequire } from 'node:module';",
+        "import process from 'node:process';",
+        `const load = () => createRequire(new URL(${from}, import.meta.url))('@modelcontextprotocol/server/validators/ajv').AjvJsonSchemaValidator;`,
+        'let Validator;',
+        'class DefaultJsonSchemaValidator {',
+        '  #args;',
+        '  #validator;',
+        '  constructor(...args) { this.#args = args; }',
+        '  get #loaded() { return (this.#validator ??= new (Validator ??= load())(...this.#args)); }',
+        '  get ajv() { return this.#loaded.ajv; }',
+        '  getValidator(schema) { return this.#loaded.getValidator(schema); }',
+        '}',
+        'export { DefaultJsonSchemaValidator, process };',
+      ].join('\n');
     },
   };
 }
