@@ -39,7 +39,8 @@ write(
   'dist/main.js',
   "import cjs from 'cjs-lib';\nimport { hasDirname, read } from 'esm-lib';\n" +
     "let optional = 'not installed';\ntry { await import('not-installed-lib'); optional = 'installed'; } catch {}\n" +
-    'console.log(JSON.stringify([cjs(), read(), hasDirname(), optional]));\n',
+    "/** A comment — not ASCII. */\nconst accented = 'café → ok';\n" +
+    'console.log(JSON.stringify([cjs(), read(), hasDirname(), optional, accented]));\n',
 );
 
 const runs = (entry: string) => {
@@ -53,9 +54,11 @@ describe('armature build', () => {
     const built = await buildApp({ cwd: root });
     expect(built.entry).toBe('dist/bundle/main.mjs');
     expect(built.notInstalled).toEqual(['not-installed-lib']);
-    const expected = ['read by __dirname in index.js', 'read by import.meta.url', 'undefined', 'not installed'];
+    const expected = ['read by __dirname in index.js', 'read by import.meta.url', 'undefined', 'not installed', 'café → ok'];
     expect(runs('dist/main.js')).toEqual(expected);
     expect(runs('dist/bundle/main.mjs')).toEqual(expected);
+    // ASCII only (escaped strings, no JSDoc): V8 keeps and scans it as one-byte text.
+    expect(readFileSync(join(root, built.entry), 'utf8')).not.toMatch(/[^\t\n\r\x20-\x7e]/);
   });
 
   it('--target workers writes one module to dist/worker with no import.meta.url left (workerd gives modules none)', async () => {

@@ -107,6 +107,11 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
       // A Worker is uploaded as one module: lazily imported libraries are inlined.
       ...(workers ? { codeSplitting: false } : {}),
       sourcemap: true,
+      // One non-ASCII character (a dash in a comment or message) makes V8 hold and scan the whole
+      // source as two-byte text: escaped, the chunk stays one byte per character. JSDoc goes (the
+      // source maps lead to it); licence comments stay.
+      charset: 'ascii',
+      comments: { legal: true, annotation: false, jsdoc: false },
       banner: OWN_FILE_HELPERS,
     },
   }).catch((error: unknown) => {
