@@ -43,6 +43,13 @@ write(
     'console.log(JSON.stringify([cjs(), read(), hasDirname(), optional, accented]));\n',
 );
 
+/** A fresh folder holding an Armature project's package.json (what armature build looks for). */
+function armatureProject(name: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `armature-build-${name}-`)));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, type: 'module', dependencies: { '@armature/core': '0.1.0' } }));
+  return dir;
+}
+
 const runs = (entry: string) => {
   const run = spawnSync(process.execPath, [entry], { cwd: root, encoding: 'utf8' });
   expect(run.stderr).toBe('');
@@ -71,12 +78,8 @@ describe('armature build', () => {
   });
 
   it("chains tsc's source maps: under --enable-source-maps a stack from the bundle names the .ts file", async () => {
-    const app = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-maps-')));
+    const app = armatureProject('maps');
     try {
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({ name: 'maps', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
-      );
       mkdirSync(join(app, 'src'));
       writeFileSync(join(app, 'src/fail.ts'), "export function fail(): never {\n  throw new Error('from fail.ts');\n}\n");
       writeFileSync(join(app, 'src/main.ts'), "import { fail } from './fail.js';\n\nfail();\n");
@@ -100,12 +103,8 @@ describe('armature build', () => {
   });
 
   it("leaves the SDK's Ajv out of the bundle and loads it from node_modules the first time a JSON Schema is validated", async () => {
-    const app = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-ajv-')));
+    const app = armatureProject('ajv');
     try {
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({ name: 'ajv', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
-      );
       // The SDK as a project has it: a package of node_modules (pnpm's symlink into its store).
       const core = dirname(createRequire(import.meta.url).resolve('@armature/core/package.json'));
       const sdk = dirname(dirname(createRequire(join(core, 'package.json')).resolve('@modelcontextprotocol/server')));
@@ -135,12 +134,8 @@ describe('armature build', () => {
   });
 
   it('names a file of the app that is missing, in plain text, with the fix', async () => {
-    const broken = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-broken-')));
+    const broken = armatureProject('broken');
     try {
-      writeFileSync(
-        join(broken, 'package.json'),
-        JSON.stringify({ name: 'broken', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
-      );
       mkdirSync(join(broken, 'dist'));
       writeFileSync(join(broken, 'dist/main.js'), "import './gone.js';\n");
       const error = await buildApp({ cwd: broken }).then(
