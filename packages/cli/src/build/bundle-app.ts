@@ -176,7 +176,6 @@ const LAZY_AJV_SHIMS = '\0armature:sdk-shims-ajv-at-first-use';
  * are bundled as they are.
  */
 function ajvAtFirstUse(outDir: string): Plugin {
-  let shims: string | undefined;
   return {
     name: 'armature:ajv-at-first-use',
     async resolveId(source, importer, extra) {
@@ -186,12 +185,12 @@ function ajvAtFirstUse(outDir: string): Plugin {
       const code = readFileSync(resolved.id, 'utf8');
       const validators = join(dirname(resolved.id), 'validators', 'ajv.cjs');
       if (!code.includes(SDK_NODE_SHIMS) || !existsSync(validators)) return resolved;
-      shims = resolved.id;
-      return LAZY_AJV_SHIMS;
+      // One module per copy of the SDK, each loading Ajv from its own folder.
+      return `${LAZY_AJV_SHIMS}:${resolved.id}`;
     },
     load(id) {
-      if (id !== LAZY_AJV_SHIMS || shims === undefined) return null;
-      const from = JSON.stringify(ownPath(outDir, shims));
+      if (!id.startsWith(`${LAZY_AJV_SHIMS}:`)) return null;
+      const from = JSON.stringify(ownPath(outDir, id.slice(LAZY_AJV_SHIMS.length + 1)));
       return [
         "import { createRequire } from 'node:module';",
         "import process from 'node:process';",
