@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -128,6 +128,43 @@ describe('armature build', () => {
       const run = spawnSync(process.execPath, [built.entry], { cwd: app, encoding: 'utf8' });
       expect(run.stderr).toBe('');
       expect(JSON.parse(run.stdout)).toEqual(['valid', 'data/a must be number', false, true]);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
+  it('takes the ES builds of class-validator, class-transformer and typedi, with the same results as their CommonJS under Node', async () => {
+    const app = armatureProject('es-builds');
+    try {
+      const core = dirname(createRequire(import.meta.url).resolve('@armature/core/package.json'));
+      const fromCore = createRequire(join(core, 'package.json'));
+      for (const name of ['class-validator', 'class-transformer', 'typedi', 'reflect-metadata']) {
+        mkdirSync(join(app, 'node_modules'), { recursive: true });
+        let dir = dirname(fromCore.resolve(name));
+        while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+        symlinkSync(dir, join(app, 'node_modules', name));
+      }
+      mkdirSync(join(app, 'dist'));
+      // A nested DTO (@Type, @ValidateNested) and a typedi service, decorators applied by hand.
+      writeFileSync(
+        join(app, 'dist/main.js'),
+        "import 'reflect-metadata';\nimport { plainToInstance, Type } from 'class-transformer';\n" +
+          "import { IsIn, IsString, ValidateNested, validate } from 'class-validator';\nimport { Container, Service } from 'typedi';\n" +
+          "class Filters {}\nIsIn(['doc', 'code'], { each: true })(Filters.prototype, 'kinds');\n" +
+          "class Search {}\nIsString()(Search.prototype, 'query');\nValidateNested()(Search.prototype, 'filters');\nType(() => Filters)(Search.prototype, 'filters');\n" +
+          "class Greeter { greet() { return 'hello'; } }\nService()(Greeter);\n" +
+          'const errors = (plain) => validate(plainToInstance(Search, plain)).then((found) => JSON.stringify(found.map((e) => [e.property, e.children.map((c) => c.property)])));\n' +
+          "console.log(JSON.stringify([await errors({ query: 'a', filters: { kinds: ['doc'] } }), await errors({ query: 1, filters: { kinds: ['nope'] } }), plainToInstance(Search, { filters: {} }).filters instanceof Filters, Container.get(Greeter).greet()]));\n",
+      );
+      const built = await buildApp({ cwd: app });
+      const code = readFileSync(join(app, built.entry), 'utf8');
+      expect(code).not.toMatch(/\/(class-validator|class-transformer|typedi)\/cjs\//);
+      const expected = ['[]', '[["query",[]],["filters",["kinds"]]]', true, 'hello'];
+      for (const entry of ['dist/main.js', built.entry]) {
+        const run = spawnSync(process.execPath, [entry], { cwd: app, encoding: 'utf8' });
+        expect(run.stderr, entry).toBe('');
+        expect(JSON.parse(run.stdout), entry).toEqual(expected);
+      }
     } finally {
       rmSync(app, { recursive: true, force: true });
     }

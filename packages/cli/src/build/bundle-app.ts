@@ -55,7 +55,7 @@ function compiledSourceMaps(): Plugin {
 /**
  * `armature build`: the compiled server and everything it imports, joined into one ES module (plus
  * a chunk per lazily imported library) with rolldown. A fresh process then reads and links one file
- * instead of several hundred, and class-validator comes from its side-effect-free ES build, so the
+ * instead of several hundred, and class-validator (with class-transformer and typedi) comes from its side-effect-free ES build, so the
  * validators no DTO uses (and validator.js, libphonenumber-js behind them) are left out. tsc stays the
  * compiler: it alone emits the decorator metadata Armature reads, so the bundle starts from its output.
  */
@@ -88,7 +88,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
     platform: 'node',
     external: isExternal,
     plugins: [
-      classValidatorEsm(),
+      esBuilds(),
       ...(workers ? [] : [ajvAtFirstUse(outDir)]),
       notInstalledAsImports(notInstalled),
       ownFileUrls(outDir, workers),
@@ -128,34 +128,38 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
 }
 
 /**
- * class-validator ships CommonJS (`main`) and an ES build marked side-effect free (`es2015`). Both
- * the user's DTOs and @armature/core (which also imports `class-validator/cjs/...` files) are pointed
- * at the ES build, so there is one copy and the unused validators can be left out.
+ * class-validator, class-transformer and typedi ship CommonJS (`main`) and an ES build marked
+ * side-effect free (`es2015`). Both the user's code and @armature/core (which also imports
+ * `<package>/cjs/...` files) are pointed at the ES build, so there is one copy of each, the unused
+ * validators can be left out, and no CommonJS wrapper runs at start.
  */
-function classValidatorEsm(): Plugin {
+const ES_BUILDS = ['class-validator', 'class-transformer', 'typedi'];
+
+function esBuilds(): Plugin {
   const roots = new Map<string, string | null>();
-  const esmRoot = (importer: string): string | null => {
-    const from = dirname(importer);
-    if (!roots.has(from)) {
+  const esmRoot = (name: string, importer: string): string | null => {
+    const key = `${name}\0${dirname(importer)}`;
+    if (!roots.has(key)) {
       let found: string | null = null;
       try {
-        const dir = dirname(realpathSync(createRequire(importer).resolve('class-validator/package.json')));
+        const dir = dirname(realpathSync(createRequire(importer).resolve(`${name}/package.json`)));
         const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { es2015?: string };
         if (pkg.es2015 && existsSync(join(dir, 'esm2015'))) found = join(dir, 'esm2015');
       } catch {
         // not installed where this module looks: rolldown reports the import itself
       }
-      roots.set(from, found);
+      roots.set(key, found);
     }
-    return roots.get(from) ?? null;
+    return roots.get(key) ?? null;
   };
   return {
-    name: 'armature:class-validator-esm',
+    name: 'armature:es-builds',
     resolveId(source, importer) {
-      if (!importer || (source !== 'class-validator' && !source.startsWith('class-validator/cjs/'))) return null;
-      const esm = esmRoot(importer);
+      const name = importer && ES_BUILDS.find((candidate) => source === candidate || source.startsWith(`${candidate}/cjs/`));
+      if (!importer || !name) return null;
+      const esm = esmRoot(name, importer);
       if (!esm) return null;
-      const file = source === 'class-validator' ? 'index.js' : source.slice('class-validator/cjs/'.length);
+      const file = source === name ? 'index.js' : source.slice(`${name}/cjs/`.length);
       const target = join(esm, file.endsWith('.js') ? file : `${file}.js`);
       return existsSync(target) ? target : null;
     },
