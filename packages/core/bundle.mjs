@@ -19,7 +19,15 @@ const bundled = await build({
   // Every module keeps its top-level code: only unused exports are dropped.
   treeshake: { moduleSideEffects: true },
   write: false,
-  output: { format: 'esm', sourcemap: true },
+  output: {
+    format: 'esm',
+    sourcemap: true,
+    // ASCII (a single non-ASCII character makes V8 hold and scan the module as two-byte text) and
+    // no JSDoc (it is in the declarations): less to read at each start. Annotations stay, for the
+    // bundlers that take this file in.
+    charset: 'ascii',
+    comments: { legal: true, annotation: true, jsdoc: false },
+  },
 });
 
 // The per-module JavaScript tsc emitted is in the bundle now: remove it, keep the declarations.

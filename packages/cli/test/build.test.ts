@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,8 +39,16 @@ write(
   'dist/main.js',
   "import cjs from 'cjs-lib';\nimport { hasDirname, read } from 'esm-lib';\n" +
     "let optional = 'not installed';\ntry { await import('not-installed-lib'); optional = 'installed'; } catch {}\n" +
-    'console.log(JSON.stringify([cjs(), read(), hasDirname(), optional]));\n',
+    "/** A comment — not ASCII. */\nconst accented = 'café → ok';\n" +
+    'console.log(JSON.stringify([cjs(), read(), hasDirname(), optional, accented]));\n',
 );
+
+/** A fresh folder holding an Armature project's package.json (what armature build looks for). */
+function armatureProject(name: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `armature-build-${name}-`)));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, type: 'module', dependencies: { '@armature/core': '0.1.0' } }));
+  return dir;
+}
 
 const runs = (entry: string) => {
   const run = spawnSync(process.execPath, [entry], { cwd: root, encoding: 'utf8' });
@@ -53,9 +61,11 @@ describe('armature build', () => {
     const built = await buildApp({ cwd: root });
     expect(built.entry).toBe('dist/bundle/main.mjs');
     expect(built.notInstalled).toEqual(['not-installed-lib']);
-    const expected = ['read by __dirname in index.js', 'read by import.meta.url', 'undefined', 'not installed'];
+    const expected = ['read by __dirname in index.js', 'read by import.meta.url', 'undefined', 'not installed', 'café → ok'];
     expect(runs('dist/main.js')).toEqual(expected);
     expect(runs('dist/bundle/main.mjs')).toEqual(expected);
+    // ASCII only (escaped strings, no JSDoc): V8 keeps and scans it as one-byte text.
+    expect(readFileSync(join(root, built.entry), 'utf8')).not.toMatch(/[^\t\n\r\x20-\x7e]/);
   });
 
   it('--target workers writes one module to dist/worker with no import.meta.url left (workerd gives modules none)', async () => {
@@ -68,12 +78,8 @@ describe('armature build', () => {
   });
 
   it("chains tsc's source maps: under --enable-source-maps a stack from the bundle names the .ts file", async () => {
-    const app = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-maps-')));
+    const app = armatureProject('maps');
     try {
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({ name: 'maps', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
-      );
       mkdirSync(join(app, 'src'));
       writeFileSync(join(app, 'src/fail.ts'), "export function fail(): never {\n  throw new Error('from fail.ts');\n}\n");
       writeFileSync(join(app, 'src/main.ts'), "import { fail } from './fail.js';\n\nfail();\n");
@@ -96,13 +102,77 @@ describe('armature build', () => {
     }
   });
 
-  it('names a file of the app that is missing, in plain text, with the fix', async () => {
-    const broken = realpathSync(mkdtempSync(join(tmpdir(), 'armature-build-broken-')));
+  it("leaves the SDK's Ajv out of the bundle and loads it from node_modules the first time a JSON Schema is validated", async () => {
+    const app = armatureProject('ajv');
     try {
+      // The SDK as a project has it: a package of node_modules (pnpm's symlink into its store).
+      const core = dirname(createRequire(import.meta.url).resolve('@armature/core/package.json'));
+      const sdk = dirname(dirname(createRequire(join(core, 'package.json')).resolve('@modelcontextprotocol/server')));
+      mkdirSync(join(app, 'node_modules/@modelcontextprotocol'), { recursive: true });
+      symlinkSync(sdk, join(app, 'node_modules/@modelcontextprotocol/server'));
+      mkdirSync(join(app, 'dist'));
+      // The SDK's default validator (what an McpServer checks elicitation answers with): not loaded before the first schema.
       writeFileSync(
-        join(broken, 'package.json'),
-        JSON.stringify({ name: 'broken', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
+        join(app, 'dist/main.js'),
+        "import { createRequire } from 'node:module';\nimport { fromJsonSchema } from '@modelcontextprotocol/server';\n" +
+          'const ajvLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => /ajvProvider/.test(file));\n' +
+          'const before = ajvLoaded();\n' +
+          "const schema = fromJsonSchema({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });\n" +
+          "const check = async (value) => { const result = await schema['~standard'].validate(value); return result.issues ? result.issues.map((issue) => issue.message).join('; ') : 'valid'; };\n" +
+          'console.log(JSON.stringify([await check({ a: 1 }), await check({ a: "x" }), before, ajvLoaded()]));\n',
       );
+      const built = await buildApp({ cwd: app });
+      for (const file of built.files.filter((name) => name.endsWith('.mjs'))) {
+        expect(readFileSync(join(app, file), 'utf8'), file).not.toContain('ajv implementation error');
+      }
+      const run = spawnSync(process.execPath, [built.entry], { cwd: app, encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual(['valid', 'data/a must be number', false, true]);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
+  it('takes the ES builds of class-validator, class-transformer and typedi, with the same results as their CommonJS under Node', async () => {
+    const app = armatureProject('es-builds');
+    try {
+      const core = dirname(createRequire(import.meta.url).resolve('@armature/core/package.json'));
+      const fromCore = createRequire(join(core, 'package.json'));
+      for (const name of ['class-validator', 'class-transformer', 'typedi', 'reflect-metadata']) {
+        mkdirSync(join(app, 'node_modules'), { recursive: true });
+        let dir = dirname(fromCore.resolve(name));
+        while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+        symlinkSync(dir, join(app, 'node_modules', name));
+      }
+      mkdirSync(join(app, 'dist'));
+      // A nested DTO (@Type, @ValidateNested) and a typedi service, decorators applied by hand.
+      writeFileSync(
+        join(app, 'dist/main.js'),
+        "import 'reflect-metadata';\nimport { plainToInstance, Type } from 'class-transformer';\n" +
+          "import { IsIn, IsString, ValidateNested, validate } from 'class-validator';\nimport { Container, Service } from 'typedi';\n" +
+          "class Filters {}\nIsIn(['doc', 'code'], { each: true })(Filters.prototype, 'kinds');\n" +
+          "class Search {}\nIsString()(Search.prototype, 'query');\nValidateNested()(Search.prototype, 'filters');\nType(() => Filters)(Search.prototype, 'filters');\n" +
+          "class Greeter { greet() { return 'hello'; } }\nService()(Greeter);\n" +
+          'const errors = (plain) => validate(plainToInstance(Search, plain)).then((found) => JSON.stringify(found.map((e) => [e.property, e.children.map((c) => c.property)])));\n' +
+          "console.log(JSON.stringify([await errors({ query: 'a', filters: { kinds: ['doc'] } }), await errors({ query: 1, filters: { kinds: ['nope'] } }), plainToInstance(Search, { filters: {} }).filters instanceof Filters, Container.get(Greeter).greet()]));\n",
+      );
+      const built = await buildApp({ cwd: app });
+      const code = readFileSync(join(app, built.entry), 'utf8');
+      expect(code).not.toMatch(/\/(class-validator|class-transformer|typedi)\/cjs\//);
+      const expected = ['[]', '[["query",[]],["filters",["kinds"]]]', true, 'hello'];
+      for (const entry of ['dist/main.js', built.entry]) {
+        const run = spawnSync(process.execPath, [entry], { cwd: app, encoding: 'utf8' });
+        expect(run.stderr, entry).toBe('');
+        expect(JSON.parse(run.stdout), entry).toEqual(expected);
+      }
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
+  it('names a file of the app that is missing, in plain text, with the fix', async () => {
+    const broken = armatureProject('broken');
+    try {
       mkdirSync(join(broken, 'dist'));
       writeFileSync(join(broken, 'dist/main.js'), "import './gone.js';\n");
       const error = await buildApp({ cwd: broken }).then(

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as core from '../src/index.js';
 
@@ -93,5 +94,11 @@ describe('@armature/core public surface', () => {
     const built = (await import(new URL('../dist/index.js', import.meta.url).href)) as Record<string, unknown>;
     expect(Object.keys(built).sort()).toEqual(Object.keys(core).sort());
     for (const [name, value] of Object.entries(core)) expect(typeof built[name], name).toBe(typeof value);
+  });
+
+  it('is built as ASCII without JSDoc (less for Node to read and V8 to scan at each start)', () => {
+    const code = readFileSync(new URL('../dist/index.js', import.meta.url), 'utf8');
+    expect(code).not.toMatch(/[^\t\n\r\x20-\x7e]/);
+    expect(code).not.toMatch(/^\s*\/\*\*\s/m);
   });
 });

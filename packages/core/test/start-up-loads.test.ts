@@ -9,11 +9,12 @@ interface Loaded {
   phase: string;
   answer: string;
   packages: string[];
+  builtins: string[];
 }
 
 // Issue 35: what an app does not use is not loaded. A fresh process (the built package, as users
-// run it) starts an app, serves a call, and lists the packages it has loaded; then calls a
-// rate-limited tool, which loads rate-limiter-flexible only then.
+// run it) starts an app, serves a call, and lists the packages it has loaded and Node's HTTP
+// built-ins (listenHttp loads node:http, a stdio or in-memory server never does); then calls a rate-limited tool, which loads rate-limiter-flexible only then.
 it('loads what a started app uses, and rate-limiter-flexible only at the first rate-limited call', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [FIXTURE], { timeout: 60_000 });
   const [served, limited] = stdout
@@ -39,7 +40,9 @@ it('loads what a started app uses, and rate-limiter-flexible only at the first r
       'validator',
       'zod',
     ],
+    builtins: [],
   });
   expect(limited?.answer).toBe('found');
   expect(limited?.packages).toEqual([...(served?.packages ?? []), 'rate-limiter-flexible'].sort());
+  expect(limited?.builtins).toEqual([]);
 }, 90_000);

@@ -55,7 +55,7 @@ function compiledSourceMaps(): Plugin {
 /**
  * `armature build`: the compiled server and everything it imports, joined into one ES module (plus
  * a chunk per lazily imported library) with rolldown. A fresh process then reads and links one file
- * instead of several hundred, and class-validator comes from its side-effect-free ES build, so the
+ * instead of several hundred, and class-validator (with class-transformer and typedi) comes from its side-effect-free ES build, so the
  * validators no DTO uses (and validator.js, libphonenumber-js behind them) are left out. tsc stays the
  * compiler: it alone emits the decorator metadata Armature reads, so the bundle starts from its output.
  */
@@ -87,7 +87,13 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
     cwd: root,
     platform: 'node',
     external: isExternal,
-    plugins: [classValidatorEsm(), notInstalledAsImports(notInstalled), ownFileUrls(outDir, workers), compiledSourceMaps()],
+    plugins: [
+      esBuilds(),
+      ...(workers ? [] : [ajvAtFirstUse(outDir)]),
+      notInstalledAsImports(notInstalled),
+      ownFileUrls(outDir, workers),
+      compiledSourceMaps(),
+    ],
     // Libraries' own warnings (eval, circular imports) are not the user's to act on.
     logLevel: 'silent',
     write: true,
@@ -101,6 +107,11 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
       // A Worker is uploaded as one module: lazily imported libraries are inlined.
       ...(workers ? { codeSplitting: false } : {}),
       sourcemap: true,
+      // One non-ASCII character (a dash in a comment or message) makes V8 hold and scan the whole
+      // source as two-byte text: escaped, the chunk stays one byte per character. JSDoc goes (the
+      // source maps lead to it); licence comments stay.
+      charset: 'ascii',
+      comments: { legal: true, annotation: false, jsdoc: false },
       banner: OWN_FILE_HELPERS,
     },
   }).catch((error: unknown) => {
@@ -117,36 +128,88 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
 }
 
 /**
- * class-validator ships CommonJS (`main`) and an ES build marked side-effect free (`es2015`). Both
- * the user's DTOs and @armature/core (which also imports `class-validator/cjs/...` files) are pointed
- * at the ES build, so there is one copy and the unused validators can be left out.
+ * class-validator, class-transformer and typedi ship CommonJS (`main`) and an ES build marked
+ * side-effect free (`es2015`). Both the user's code and @armature/core (which also imports
+ * `<package>/cjs/...` files) are pointed at the ES build, so there is one copy of each, the unused
+ * validators can be left out, and no CommonJS wrapper runs at start.
  */
-function classValidatorEsm(): Plugin {
+const ES_BUILDS = ['class-validator', 'class-transformer', 'typedi'];
+
+function esBuilds(): Plugin {
   const roots = new Map<string, string | null>();
-  const esmRoot = (importer: string): string | null => {
-    const from = dirname(importer);
-    if (!roots.has(from)) {
+  const esmRoot = (name: string, importer: string): string | null => {
+    const key = `${name}\0${dirname(importer)}`;
+    if (!roots.has(key)) {
       let found: string | null = null;
       try {
-        const dir = dirname(realpathSync(createRequire(importer).resolve('class-validator/package.json')));
+        const dir = dirname(realpathSync(createRequire(importer).resolve(`${name}/package.json`)));
         const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { es2015?: string };
         if (pkg.es2015 && existsSync(join(dir, 'esm2015'))) found = join(dir, 'esm2015');
       } catch {
         // not installed where this module looks: rolldown reports the import itself
       }
-      roots.set(from, found);
+      roots.set(key, found);
     }
-    return roots.get(from) ?? null;
+    return roots.get(key) ?? null;
   };
   return {
-    name: 'armature:class-validator-esm',
+    name: 'armature:es-builds',
     resolveId(source, importer) {
-      if (!importer || (source !== 'class-validator' && !source.startsWith('class-validator/cjs/'))) return null;
-      const esm = esmRoot(importer);
+      const name = importer && ES_BUILDS.find((candidate) => source === candidate || source.startsWith(`${candidate}/cjs/`));
+      if (!importer || !name) return null;
+      const esm = esmRoot(name, importer);
       if (!esm) return null;
-      const file = source === 'class-validator' ? 'index.js' : source.slice('class-validator/cjs/'.length);
+      const file = source === name ? 'index.js' : source.slice(`${name}/cjs/`.length);
       const target = join(esm, file.endsWith('.js') ? file : `${file}.js`);
       return existsSync(target) ? target : null;
+    },
+  };
+}
+
+/** The SDK's Node shims, as @modelcontextprotocol/server 2.x writes them: Ajv as the default JSON Schema validator. */
+const SDK_NODE_SHIMS = 'export { AjvJsonSchemaValidator as DefaultJsonSchemaValidator, process };';
+const LAZY_AJV_SHIMS = '\0armature:sdk-shims-ajv-at-first-use';
+
+/**
+ * The SDK's server imports its Node shims, which import Ajv (about 280 KB, a sixth of a stdio
+ * server's bundle) and build it at load time, only so that an `McpServer` can validate a
+ * JSON Schema later (elicitation answers, `fromJsonSchema`), which an Armature app rarely asks
+ * of it. In the bundle those shims become a module whose validator loads the SDK's own
+ * `validators/ajv` export (the same Ajv validator) the first time a schema is validated: a start
+ * parses and runs none of Ajv. Done only when the shims read exactly as expected; otherwise they
+ * are bundled as they are.
+ */
+function ajvAtFirstUse(outDir: string): Plugin {
+  return {
+    name: 'armature:ajv-at-first-use',
+    async resolveId(source, importer, extra) {
+      if (source !== '@modelcontextprotocol/server/_shims' || !importer) return null;
+      const resolved = await this.resolve(source, importer, { kind: extra.kind, skipSelf: true });
+      if (!resolved || resolved.external || !resolved.id.endsWith('shimsNode.mjs')) return resolved;
+      const code = readFileSync(resolved.id, 'utf8');
+      const validators = join(dirname(resolved.id), 'validators', 'ajv.cjs');
+      if (!code.includes(SDK_NODE_SHIMS) || !existsSync(validators)) return resolved;
+      // One module per copy of the SDK, each loading Ajv from its own folder.
+      return `${LAZY_AJV_SHIMS}:${resolved.id}`;
+    },
+    load(id) {
+      if (!id.startsWith(`${LAZY_AJV_SHIMS}:`)) return null;
+      const from = JSON.stringify(ownPath(outDir, id.slice(LAZY_AJV_SHIMS.length + 1)));
+      return [
+        "import { createRequire } from 'node:module';",
+        "import process from 'node:process';",
+        `const load = () => createRequire(new URL(${from}, import.meta.url))('@modelcontextprotocol/server/validators/ajv').AjvJsonSchemaValidator;`,
+        'let Validator;',
+        'class DefaultJsonSchemaValidator {',
+        '  #args;',
+        '  #validator;',
+        '  constructor(...args) { this.#args = args; }',
+        '  get #loaded() { return (this.#validator ??= new (Validator ??= load())(...this.#args)); }',
+        '  get ajv() { return this.#loaded.ajv; }',
+        '  getValidator(schema) { return this.#loaded.getValidator(schema); }',
+        '}',
+        'export { DefaultJsonSchemaValidator, process };',
+      ].join('\n');
     },
   };
 }

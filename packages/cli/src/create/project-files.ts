@@ -649,7 +649,7 @@ export function commandRows(options: ProjectOptions, startsWhat: string): string
             ],
             [
               `\`${runScript(pm, 'start')}\``,
-              `Run the bundle (${startsWhat}). Measured to the first \`tools/list\` answer (the benchmark's \`cold start 2\` line): about 0.55x the time of \`node dist/main.js\`, and about as long as a server written with the official SDK; \`--enable-source-maps\` would add about a fifth, so it is off, and the stacks Armature prints (a failed call in its log) are mapped to \`src/\` files when printed. Set \`NODE_OPTIONS=--enable-source-maps\` to map every stack.`,
+              `Run the bundle (${startsWhat}). Measured to the first \`tools/list\` answer (the benchmark's \`cold start 2\` line, Node 20): about 0.8x the time of a server written with the official SDK, and under half that of \`node dist/main.js\`; \`--enable-source-maps\` would add about a fifth, so it is off, and the stacks Armature prints (a failed call in its log) are mapped to \`src/\` files when printed. Set \`NODE_OPTIONS=--enable-source-maps\` to map every stack.`,
             ],
           ]),
     [

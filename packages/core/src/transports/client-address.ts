@@ -1,4 +1,7 @@
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
+
+/** node:net, loaded by the first HTTP request that needs it: a stdio server never loads it (nor node:http). */
+const net = () => process.getBuiltinModule('node:net');
 
 /**
  * Where the client's address comes from behind reverse proxies (`trustProxy`): a number of proxies
@@ -22,7 +25,7 @@ export function clientAddress(
   if (trustProxy === undefined || trustProxy === 0) return peer;
   if (typeof trustProxy === 'string') {
     const reported = headers.get(trustProxy)?.trim();
-    return reported && isIP(reported) ? reported : peer;
+    return reported && net().isIP(reported) ? reported : peer;
   }
   // The chain as the last proxy saw it: every forwarded hop, then that proxy's own peer (the socket).
   const forwarded = (headers.get('x-forwarded-for') ?? '')
@@ -31,34 +34,40 @@ export function clientAddress(
     .filter((entry) => entry !== '');
   const chain = peer === undefined ? forwarded : [...forwarded, peer];
   const reported = chain[chain.length - 1 - trustProxy];
-  return reported && isIP(reported) ? reported : peer;
+  return reported && net().isIP(reported) ? reported : peer;
 }
 
 /** Loopback, private, link-local, shared (CGNAT) and unspecified ranges: where a reverse proxy can sit. */
-const NON_PUBLIC = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const)
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-] as const)
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+let nonPublic: BlockList | undefined;
+
+function nonPublicRanges(): BlockList {
+  if (nonPublic) return nonPublic;
+  nonPublic = new (net().BlockList)();
+  for (const [range, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.168.0.0', 16],
+  ] as const)
+    nonPublic.addSubnet(range, prefix, 'ipv4');
+  for (const [range, prefix] of [
+    ['::', 128],
+    ['::1', 128],
+    ['fc00::', 7],
+    ['fe80::', 10],
+  ] as const)
+    nonPublic.addSubnet(range, prefix, 'ipv6');
+  return nonPublic;
+}
 
 /** Whether `address` (a socket's peer) is a public one: neither loopback nor private, link-local or shared. */
 export function isPublicAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   const ip = mapped ?? address;
-  const family = isIP(ip);
+  const family = net().isIP(ip);
   if (family === 0) return false;
-  return !NON_PUBLIC.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  return !nonPublicRanges().check(ip, family === 4 ? 'ipv4' : 'ipv6');
 }

@@ -1,4 +1,4 @@
-import { createServer as createNodeServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../auth/bearer-auth.js';
 import { portBusyError } from '../messages/startup-error.js';
@@ -84,6 +84,8 @@ export async function listenNodeHttp(
     }
     void handler(req, res);
   };
+  // Loaded here, not at import: a stdio server never loads node:http.
+  const { createServer: createNodeServer } = await import('node:http');
   // Node checks these timeouts on an interval (30 s by default): check often enough to honour them.
   const server = createNodeServer({ connectionsCheckingInterval: Math.max(100, Math.min(5_000, headersTimeout / 4)) }, onRequest);
   // `Expect: 100-continue`: the handler checks the headers (size, auth) before telling the client to send the body.
