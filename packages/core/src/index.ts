@@ -123,7 +123,7 @@ export { audio, type ContentBlock, embeddedResource, image, resourceLink, text }
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
 export type { FallbackToolNames } from './runtime/tasks/fallback-tools.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
-export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
+export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-options.js';
 export type { VisibilitySelector, VisibilityTarget } from './runtime/visibility.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type {
