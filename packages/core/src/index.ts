@@ -148,6 +148,7 @@ export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './stat
 export type { HeldJob, TaskJob, TaskQueue } from './state/task-queue.js';
 export type { AdmissionLimit, KeepOutcome, ResultLimit, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
+export { TaskWatchers } from './state/task-watchers.js';
 export type { TrustProxy } from './transports/client-address.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export type { HttpListenerOptions } from './transports/http-listener.js';
