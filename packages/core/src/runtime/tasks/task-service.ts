@@ -29,9 +29,10 @@ function notFound(taskId: string): ProtocolError {
 }
 
 /**
- * Tasks of one app: creates them from task-augmented `tools/call`s, runs their handlers through
- * the one executor, and answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
- * The rules live here (owner scoping, ttl bounds, lease expiry); the store only keeps data.
+ * Tasks of one app: creates them from task-augmented `tools/call`s within their limits, hands
+ * their handlers to the runner (`TaskRunner`), and answers `tasks/get`, `tasks/result`,
+ * `tasks/list` and `tasks/cancel`. The rules live here (owner scoping, ttl bounds, lease expiry);
+ * the store only keeps data.
  */
 export class TaskService {
   readonly store: TaskStore;
