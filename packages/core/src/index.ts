@@ -123,7 +123,7 @@ export { audio, type ContentBlock, embeddedResource, image, resourceLink, text }
 export { toCallToolResult } from './runtime/results/to-call-tool-result.js';
 export type { FallbackToolNames } from './runtime/tasks/fallback-tools.js';
 export { InMemoryTaskStore } from './runtime/tasks/in-memory-task-store.js';
-export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-service.js';
+export { DEFAULT_TASK_LIMITS, type TaskOptions } from './runtime/tasks/task-options.js';
 export type { VisibilitySelector, VisibilityTarget } from './runtime/visibility.js';
 export { dtoToJsonSchema } from './schema/dto-to-json-schema.js';
 export type {
@@ -148,6 +148,7 @@ export { RATE_LIMITED, type RateLimitStore, type RateLimitVerdict } from './stat
 export type { HeldJob, TaskJob, TaskQueue } from './state/task-queue.js';
 export type { AdmissionLimit, KeepOutcome, ResultLimit, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
+export { TaskWatchers } from './state/task-watchers.js';
 export type { TrustProxy } from './transports/client-address.js';
 export type { HttpEndpointOptions } from './transports/http-endpoint.js';
 export type { HttpListenerOptions } from './transports/http-listener.js';

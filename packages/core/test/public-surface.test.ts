@@ -42,6 +42,7 @@ describe('@armature/core public surface', () => {
         'SEP_3304_RATE_LIMITED',
         'SKILLS_EXTENSION',
         'Skills',
+        'TaskWatchers',
         'Tool',
         'ToolError',
         'TypediContainerAdapter',

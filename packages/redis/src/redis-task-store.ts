@@ -1,4 +1,4 @@
-import type { TaskRecord, TaskStore, TaskUpdate } from '@armature/core';
+import { type TaskRecord, type TaskStore, type TaskUpdate, TaskWatchers } from '@armature/core';
 import type { Connection } from './connection.js';
 import { RedisTaskQueue } from './redis-task-queue.js';
 import { RedisTaskQuota } from './redis-task-quota.js';
@@ -113,7 +113,7 @@ function fieldsOf(update: TaskUpdate): string[] {
 export class RedisTaskStore implements TaskStore {
   readonly quota: RedisTaskQuota;
   readonly queue: RedisTaskQueue;
-  private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
+  private readonly watchers = new TaskWatchers();
   private subscribed?: Promise<void>;
 
   constructor(
@@ -132,8 +132,7 @@ export class RedisTaskStore implements TaskStore {
       if (channel !== this.channel || !this.watchers.has(taskId)) return;
       this.get(taskId).then(
         (record) => {
-          if (!record) return;
-          for (const listener of this.watchers.get(taskId) ?? []) listener(record);
+          if (record) this.watchers.tell(record);
         },
         () => undefined,
       );
@@ -216,17 +215,9 @@ export class RedisTaskStore implements TaskStore {
   }
 
   watch(taskId: string, listener: (record: TaskRecord) => void): () => void {
-    let set = this.watchers.get(taskId);
-    if (!set) {
-      set = new Set();
-      this.watchers.set(taskId, set);
-    }
-    set.add(listener);
+    const stop = this.watchers.add(taskId, listener);
     this.subscribed ??= this.subscribe();
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.watchers.get(taskId) === set) this.watchers.delete(taskId);
-    };
+    return stop;
   }
 
   /** One channel for all tasks: a notice names the task; each instance reads it back if it watches it. */

@@ -34,7 +34,8 @@ import { EXPOSE_ERRORS_ENV } from './execute-call.js';
 import { RateLimiting } from './rate-limiting.js';
 import { ClientlessSource } from './request-source.js';
 import { callKindsOf, planOfUri, type ServedApp, watchUri } from './served-app.js';
-import { type TaskOptions, TaskService } from './tasks/task-service.js';
+import type { TaskOptions } from './tasks/task-options.js';
+import { TaskService } from './tasks/task-service.js';
 import { CatalogVisibility } from './visibility.js';
 
 export interface RuntimeOptions {

@@ -1,4 +1,5 @@
 import { isTerminal, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
+import { TaskWatchers } from '../../state/task-watchers.js';
 
 /** Expired tasks are swept at most this often (on writes), so memory stays bounded without a timer. */
 const SWEEP_EVERY_MS = 10_000;
@@ -29,7 +30,7 @@ function questionsAfter(current: TaskRecord, status: TaskRecord['status'], updat
  */
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, TaskRecord>();
-  private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
+  private readonly watchers = new TaskWatchers();
   private lastSweep = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -65,21 +66,12 @@ export class InMemoryTaskStore implements TaskStore {
       lastUpdatedAt: renewal ? current.lastUpdatedAt : this.now(),
     };
     this.tasks.set(taskId, next);
-    if (!renewal) for (const listener of this.watchers.get(taskId) ?? []) listener(next);
+    if (!renewal) this.watchers.tell(next);
     return next;
   }
 
   watch(taskId: string, listener: (record: TaskRecord) => void): () => void {
-    let set = this.watchers.get(taskId);
-    if (!set) {
-      set = new Set();
-      this.watchers.set(taskId, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.watchers.delete(taskId);
-    };
+    return this.watchers.add(taskId, listener);
   }
 
   /** The task while its ttl lasts; past it, the task is forgotten. */

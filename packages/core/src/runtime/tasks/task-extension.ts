@@ -3,7 +3,7 @@ import { TASKS_EXTENSION } from '../../context/protocol-extensions.js';
 import type { TaskRecord } from '../../state/task-store.js';
 import type { CallRequest } from '../call-request.js';
 import { principalKey } from '../principal-key.js';
-import { wireOf } from './task-service.js';
+import { wireOf } from './wire-task.js';
 
 // The 2026-07-28 tasks extension (SEP-2663; ext-tasks specification/draft/tasks.md): what it
 // names, how a client opts in, and how it shows a task. The task rules stay in TaskService.

@@ -9,7 +9,8 @@ import { principalOf } from '../principal-key.js';
 import { type RateLimiting, rateLimitedError } from '../rate-limiting.js';
 import { TaskHandOver } from '../task-hand-over.js';
 import { declaresTasks, detailedTaskOf, extensionOwner, tasksExtensionMissing } from './task-extension.js';
-import { type TaskService, wireOf } from './task-service.js';
+import type { TaskService } from './task-service.js';
+import { wireOf } from './wire-task.js';
 
 type Params = Record<string, unknown> | undefined;
 type On = (method: string, handler: (params: Params, call: CallRequest) => unknown, params?: StandardSchemaV1) => void;

@@ -1,80 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
-import { ArmatureBuildError } from '../../messages/build-error.js';
-import { callMessages, messageOf } from '../../messages/call-messages.js';
-import { MESSAGES, problem } from '../../messages/message-catalog.js';
-import type { ServerEvents } from '../../observability/server-events.js';
+import { callMessages } from '../../messages/call-messages.js';
 import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
-import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore, type TaskUpdate } from '../../state/task-store.js';
-import { CallRequest, type RequestEnvironment } from '../call-request.js';
-import { type CallKind, type ExecutorSettings, executeCall } from '../execute-call.js';
+import { isTerminal, type TaskOutcome, type TaskRecord, type TaskStore } from '../../state/task-store.js';
+import type { CallRequest } from '../call-request.js';
 import { callerOf } from '../principal-key.js';
-import type { RequestSource } from '../request-source.js';
 import type { TaskAdoption } from '../task-hand-over.js';
-import { type FallbackToolNames, FallbackTools } from './fallback-tools.js';
+import { FallbackTools } from './fallback-tools.js';
 import { InMemoryTaskQuota } from './in-memory-task-quota.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
-import { type AskClient, TaskRequestContext, TaskRunSource } from './task-context.js';
+import { nextChangeOf } from './task-change.js';
+import { inputTimeoutOf, limitsOf, type TaskOptions } from './task-options.js';
 import { TaskQuestions } from './task-questions.js';
-import { idempotencyKeyOf, TaskRetries } from './task-retries.js';
-
-/** What users pass as `createMcpApp(..., { tasks })`. */
-export interface TaskOptions {
-  /** Where tasks live. Default: this process's memory (one instance). */
-  store?: TaskStore;
-  /** How long a task and its result are kept when the client asks for no ttl. Default 1 hour. */
-  defaultTtlMs?: number;
-  /** The longest ttl a client may ask for (longer requests are cut to it). Default 24 hours. */
-  maxTtlMs?: number;
-  /** The polling interval suggested to clients (`pollInterval`). Default 1,000 ms. */
-  pollIntervalMs?: number;
-  /**
-   * How long a task stays `working` without its instance renewing the lease (renewed every third
-   * of it while the handler runs). Past it, the task is failed. Default 30,000 ms.
-   */
-  leaseMs?: number;
-  /**
-   * 2026-07-28: how long a task waits for the answer to a question it asked (`ctx.elicit`,
-   * `ctx.elicitUrl`, `ctx.sample`, `ctx.roots`, shown in its `inputRequests`); past it the question
-   * fails with a JSON-RPC error (-32603) and, unless the handler catches it, so does the task.
-   * Default 600,000 ms (10 minutes: time for a person to read and answer a form).
-   */
-  inputTimeoutMs?: number;
-  /**
-   * Caps on tasks per owner and in total; each left out keeps its default (`DEFAULT_TASK_LIMITS`).
-   * With a shared store (`redisState`) they count across all instances. See docs/limits.md.
-   */
-  limits?: Partial<TaskLimits>;
-  /**
-   * Tools, named by the app, that stand in for tasks/get, tasks/result and tasks/cancel for clients
-   * that never poll tasks: a `'required'` task tool they call starts its task and answers at once
-   * with its id and these names. Off by default. See docs/tasks.md.
-   */
-  fallbackTools?: FallbackToolNames;
-}
-
-/**
- * The default task limits. A caller is a principal, else a client address (anonymous HTTP), else
- * a connection (stdio, in memory), and one task handler costs tens of kilobytes while it runs: the
- * defaults leave room for a client fanning out a batch (16 at once, 100 kept) and cap what one
- * anonymous client can make the server hold however many sessions it opens (16 handlers, 100
- * records, 16 MiB of results), while the whole server holds at most 256 handlers, 10,000 tasks and
- * 256 MiB of results (with redisState: all instances together). See docs/tasks.md.
- */
-export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
-  maxOpenTasksPerOwner: 100,
-  maxRunningTasksPerOwner: 16,
-  maxRunningTasks: 256,
-  maxResultBytesPerOwner: 16 * 1024 * 1024,
-  maxOpenTasks: 10_000,
-  maxResultBytes: 256 * 1024 * 1024,
-});
-
-/** Who the caps count a task against: its caller (principal, else client address), else its owner (a connection). */
-function countedAs(record: TaskRecord): string {
-  return record.caller ?? record.owner;
-}
+import { TaskRetries } from './task-retries.js';
+import { countedAs, type TaskEnvironment, TaskRunner } from './task-runner.js';
+import { type WireTask, wireOf } from './wire-task.js';
 
 /**
  * A cancelled task is still kept one to two of these after the cancel (its ttl is cut): long
@@ -83,79 +24,15 @@ function countedAs(record: TaskRecord): string {
  */
 const CANCELLED_KEPT_MS = 60_000;
 
-/** The limits with the defaults filled in; a limit that is not a whole number of 1 or more is a start-up error. */
-function limitsOf(chosen: Partial<TaskLimits> = {}): TaskLimits {
-  const given = Object.entries(chosen).filter(([, value]) => value !== undefined);
-  const problems = given
-    .filter(([, value]) => !(Number.isSafeInteger(value) && (value as number) >= 1))
-    .map(([limit, value]) =>
-      problem(
-        MESSAGES.taskLimitInvalid,
-        'createMcpApp options',
-        limit,
-        typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value)),
-      ),
-    );
-  if (problems.length > 0) throw new ArmatureBuildError(problems, 'Armature cannot start the MCP server', 'in its options');
-  return Object.freeze({ ...DEFAULT_TASK_LIMITS, ...Object.fromEntries(given) });
-}
-
-/** `tasks.inputTimeoutMs`, 10 minutes when left out; one that is not a whole number of 1 or more is a start-up error. */
-function inputTimeoutOf(chosen: number | undefined): number {
-  if (chosen === undefined) return 600_000;
-  if (Number.isSafeInteger(chosen) && chosen >= 1) return chosen;
-  const found = typeof chosen === 'number' ? String(chosen) : (JSON.stringify(chosen) ?? String(chosen));
-  const problems = [problem(MESSAGES.taskInputTimeoutInvalid, 'createMcpApp options', found)];
-  throw new ArmatureBuildError(problems, 'Armature cannot start the MCP server', 'in its options');
-}
-
-/** A task as the wire shows it (2025-11-25 `Task`). */
-export interface WireTask {
-  taskId: string;
-  status: TaskRecord['status'];
-  statusMessage?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttl: number;
-  pollInterval: number;
-}
-
-/** What a task's run needs from the app. */
-export interface TaskEnvironment extends RequestEnvironment, ExecutorSettings {
-  readonly kinds: { readonly tools: CallKind<CallToolResult, ToolDefinition> };
-  /** The app's tools by name: a task run again on another instance names its tool. */
-  readonly tools: { get(name: string): ToolDefinition | undefined };
-  /** Hears the tasks refused at a limit. */
-  readonly events: ServerEvents;
-}
-
-/** The 2025-11-25 `Task` of a record. */
-export function wireOf(record: TaskRecord): WireTask {
-  return {
-    taskId: record.taskId,
-    status: record.status,
-    ...(record.statusMessage !== undefined ? { statusMessage: record.statusMessage } : {}),
-    createdAt: new Date(record.createdAt).toISOString(),
-    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
-    ttl: record.ttlMs,
-    pollInterval: record.pollIntervalMs,
-  };
-}
-
 function notFound(taskId: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, callMessages.taskNotFound(taskId));
 }
 
-/** The first text of a tool result, for a failed task's `statusMessage`. */
-function firstText(result: CallToolResult): string | undefined {
-  const block = result.content?.find((c) => c.type === 'text');
-  return block && 'text' in block ? block.text : undefined;
-}
-
 /**
- * Tasks of one app: creates them from task-augmented `tools/call`s, runs their handlers through
- * the one executor, and answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
- * The rules live here (owner scoping, ttl bounds, lease expiry); the store only keeps data.
+ * Tasks of one app: creates them from task-augmented `tools/call`s within their limits, hands
+ * their handlers to the runner (`TaskRunner`), and answers `tasks/get`, `tasks/result`,
+ * `tasks/list` and `tasks/cancel`. The rules live here (owner scoping, ttl bounds, lease expiry);
+ * the store only keeps data.
  */
 export class TaskService {
   readonly store: TaskStore;
@@ -169,6 +46,7 @@ export class TaskService {
   private readonly retries: TaskRetries;
   /** The fallback tools, when the app has them (`fallbackTools`). */
   readonly fallback?: FallbackTools;
+  private readonly runner: TaskRunner;
 
   constructor(
     private readonly env: TaskEnvironment,
@@ -190,14 +68,23 @@ export class TaskService {
       now,
       toolNamed: (name) => this.env.tools.get(name),
       fail: async (record, message) => {
-        await this.store.update(record.taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
+        await this.store.update(record.taskId, { status: 'failed', statusMessage: message, outcome: this.runner.failure(record, message) });
       },
       runAgain: async (record, tool, args, origin, ticket) => {
         // Its running share lapsed with the stopped instance's lease: the run here counts again.
         await this.quota.resumed(countedAs(record), record.taskId, record.leaseExpiresAt);
-        this.run(record, tool, args, origin, undefined, ticket);
+        this.runner.run(record, tool, args, origin, undefined, ticket);
       },
       reportError: (error, taskId) => this.env.reportError(error, { tool: 'tasks', requestId: taskId, label: 'task retries' }),
+    });
+    this.runner = new TaskRunner(env, {
+      store: this.store,
+      quota: this.quota,
+      retries: this.retries,
+      leaseMs: this.leaseMs,
+      inputTimeoutMs: this.inputTimeoutMs,
+      limits: this.limits,
+      now,
     });
   }
 
@@ -227,7 +114,7 @@ export class TaskService {
     extension = false,
   ): Promise<TaskRecord> {
     const { record, ticket } = await this.open(tool, args, requested, call, owner, extension);
-    this.run(record, tool, args, call.ctx.source, server, ticket);
+    this.runner.run(record, tool, args, call.ctx.source, server, ticket);
     return record;
   }
 
@@ -245,7 +132,7 @@ export class TaskService {
     answer: (record: TaskRecord) => unknown,
   ): Promise<TaskAdoption> {
     const { record, ticket } = await this.open(tool, args, {}, call, owner, true);
-    const run = this.supervise(record, undefined, ticket);
+    const run = this.runner.supervise(record, undefined, ticket);
     return {
       answer: answer(record),
       signal: run.signal,
@@ -398,7 +285,7 @@ export class TaskService {
   async result(taskId: string, owner: string, signal: AbortSignal): Promise<Record<string, unknown>> {
     let record = await this.visible(taskId, owner);
     while (!isTerminal(record.status)) {
-      await this.changeOf(taskId, record.leaseExpiresAt - this.now(), signal);
+      await nextChangeOf(this.store, taskId, record.leaseExpiresAt - this.now(), signal);
       record = await this.visible(taskId, owner);
     }
     const outcome = record.outcome as TaskOutcome;
@@ -425,167 +312,9 @@ export class TaskService {
     const failed = await this.store.update(record.taskId, {
       status: 'failed',
       statusMessage: message,
-      outcome: this.failure(record, message),
+      outcome: this.runner.failure(record, message),
     });
     // Not updated: another reader failed it first, or it just expired (then the caller keeps the old view).
     return failed ?? (await this.store.get(record.taskId)) ?? record;
-  }
-
-  /** What a task Armature fails answers: the extension fails a task with a JSON-RPC error only; the utility with a tool error. */
-  private failure(record: TaskRecord, message: string): TaskOutcome {
-    return record.extension
-      ? { kind: 'error', code: ProtocolErrorCode.InternalError, message }
-      : { kind: 'result', result: this.env.kinds.tools.fail(message) as Record<string, unknown> };
-  }
-
-  /**
-   * Ends the task with `update`, its outcome counted against the owner's result bytes; an outcome
-   * that does not fit is dropped and the task failed saying so, so what an owner keeps stays bounded.
-   */
-  private async settle(record: TaskRecord, update: TaskUpdate & { outcome: TaskOutcome }): Promise<void> {
-    const { taskId } = record;
-    const bytes = Buffer.byteLength(JSON.stringify(update.outcome));
-    const kept = await this.quota.keep(countedAs(record), taskId, bytes, this.limits, this.now());
-    if (kept.kept || 'gone' in kept) {
-      await this.store.update(taskId, update);
-      return;
-    }
-    const message = callMessages.taskResultOverLimit(bytes, kept.limit, this.limits[kept.limit], kept.used);
-    await this.store.update(taskId, { status: 'failed', statusMessage: message, outcome: this.failure(record, message) });
-  }
-
-  /** Resolves on the task's next change, or after `maxWaitMs` (to look at its lease again). */
-  private changeOf(taskId: string, maxWaitMs: number, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const done = () => {
-        stop();
-        clearTimeout(timer);
-        signal.removeEventListener('abort', aborted);
-      };
-      const stop = this.store.watch(taskId, () => {
-        done();
-        resolve();
-      });
-      const timer = setTimeout(() => {
-        done();
-        resolve();
-      }, Math.max(maxWaitMs, 0) + 5);
-      const aborted = () => {
-        done();
-        reject(signal.reason);
-      };
-      if (signal.aborted) aborted();
-      else signal.addEventListener('abort', aborted, { once: true });
-    });
-  }
-
-  /**
-   * Runs the handler through the one executor, outside the request that created the task: its own
-   * Context (progress -> status), its own DI scope, its signal aborted by `tasks/cancel`, its run
-   * bounded by the ttl. The lease (and with it the task's running share) is renewed until it ends.
-   * Guards and scopes are not asked again: the request that created the task asked them.
-   */
-  private run(
-    record: TaskRecord,
-    tool: ToolDefinition,
-    args: unknown,
-    origin: RequestSource,
-    /** The connection of the request that created the task; none for a task run again on another instance. */
-    server: Server | undefined,
-    ticket: string | undefined,
-  ): void {
-    const { taskId, extension = false } = record;
-    const detached = extension || server === undefined;
-    const run = this.supervise(record, detached ? undefined : server, ticket);
-    const asking: AskClient = async (ask) => {
-      await this.store.update(taskId, { status: 'input_required' });
-      try {
-        return await ask();
-      } finally {
-        await this.store.update(taskId, { status: 'working' });
-      }
-    };
-    const source = new TaskRunSource(origin, server, run.signal, taskId, detached ? undefined : asking);
-    const questions = extension ? new TaskQuestions(origin, run.signal, this.store, taskId, this.inputTimeoutMs) : undefined;
-    const attempt = { attempt: record.attempt ?? 1, idempotencyKey: idempotencyKeyOf(taskId) };
-    const ctx = new TaskRequestContext(source, server, this.env.codec, run.report, !detached, attempt, questions);
-    // Already a task: `ctx.continueAsTask()` of a tool that may call it goes on as it is.
-    if (tool.taskStart) ctx.taskStart = 'as-is';
-    const request = new CallRequest(this.env, 'tools/call', source, server, ctx);
-    const settings: ExecutorSettings = {
-      timeoutMs: record.ttlMs,
-      exposeErrors: this.env.exposeErrors,
-      errorFilter: this.env.errorFilter,
-      reportError: this.env.reportError,
-      stats: this.env.stats,
-      telemetry: this.env.telemetry,
-    };
-    const checked = { ...tool.plan, guarded: false };
-    const execute = () => executeCall(settings, checked, this.env.kinds.tools, tool, request, args);
-    run.finish(tool, this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute(), async () =>
-      request.end(),
-    );
-  }
-
-  /**
-   * Watches over a task while its handler runs: renews its lease (and with it its running share),
-   * aborts its signal when it turns terminal (`tasks/cancel` on any instance), tells `server` of
-   * its changes (2025-11-25), and, once `finish` is given the handler's outcome, settles the task
-   * with it and frees what it held.
-   */
-  private supervise(record: TaskRecord, server: Server | undefined, ticket: string | undefined) {
-    const { taskId, extension = false } = record;
-    const owner = countedAs(record);
-    const controller = new AbortController();
-    if (ticket) this.retries.running(ticket, controller);
-    // 2026-07-28: the request that created the task has been answered and its server closed; the
-    // extension's own notifications (subscriptions/listen) are not served, clients poll.
-    const notify = (changed: TaskRecord) =>
-      server?.notification({ method: 'notifications/tasks/status', params: { ...wireOf(changed) } } as never).catch(() => undefined);
-    const stopWatching = this.store.watch(taskId, (changed) => {
-      void notify(changed);
-      if (isTerminal(changed.status) && !controller.signal.aborted) controller.abort(changed.statusMessage);
-    });
-    const renew = setInterval(
-      () => {
-        const leaseExpiresAt = this.now() + this.leaseMs;
-        void this.store.update(taskId, { leaseExpiresAt }).catch(() => undefined);
-        void this.quota.renew(owner, taskId, leaseExpiresAt).catch(() => undefined);
-      },
-      Math.max(Math.floor(this.leaseMs / 3), 1),
-    );
-    renew.unref();
-    const report = async (statusMessage: string) => {
-      await this.store.update(taskId, { statusMessage }).catch(() => undefined);
-    };
-    const finish = (tool: ToolDefinition, outcome: Promise<CallToolResult>, end: () => Promise<void>) => {
-      outcome
-        .then(
-          (result): TaskUpdate & { outcome: TaskOutcome } => ({
-            // 2026-07-28: a tool error is a result like any other; only a JSON-RPC error fails the task.
-            status: result.isError && !extension ? 'failed' : 'completed',
-            ...(result.isError ? { statusMessage: firstText(result) } : { statusMessage: undefined }),
-            outcome: { kind: 'result', result: result as Record<string, unknown> },
-          }),
-          (error: unknown): TaskUpdate & { outcome: TaskOutcome } => ({
-            status: 'failed',
-            statusMessage: messageOf(error),
-            outcome:
-              error instanceof ProtocolError
-                ? { kind: 'error', code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
-                : { kind: 'error', code: ProtocolErrorCode.InternalError, message: messageOf(error) },
-          }),
-        )
-        .then((update) => this.settle(record, update))
-        .catch((error: unknown) => this.env.reportError(error, { tool: tool.name, requestId: taskId, label: `tool "${tool.name}"` }))
-        .finally(async () => {
-          clearInterval(renew);
-          stopWatching();
-          if (ticket) await this.retries.ended(ticket).catch(() => undefined);
-          await this.quota.stopped(owner, taskId).catch(() => undefined);
-          await end();
-        });
-    };
-    return { signal: controller.signal, report, finish };
   }
 }
