@@ -149,12 +149,16 @@ export type { HeldJob, TaskJob, TaskQueue } from './state/task-queue.js';
 export type { AdmissionLimit, KeepOutcome, ResultLimit, TaskLimitName, TaskLimits, TaskQuota, TaskShare } from './state/task-quota.js';
 export type { TaskOutcome, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './state/task-store.js';
 export { TaskWatchers } from './state/task-watchers.js';
-export type { TrustProxy } from './transports/client-address.js';
-export type { HttpEndpointOptions } from './transports/http-endpoint.js';
-export type { HttpListenerOptions } from './transports/http-listener.js';
-export { DEFAULT_EVENT_STORE_LIMITS, InMemoryEventStore, type InMemoryEventStoreOptions } from './transports/in-memory-event-store.js';
-export { type ServerCardInfo, type ServerCardOptions, serverCardOf } from './transports/server-card.js';
-export type { StdioHandle, StdioOptions } from './transports/stdio.js';
+export type { TrustProxy } from './transports/http/client-address.js';
+export type { HttpEndpointOptions } from './transports/http/http-endpoint.js';
+export type { HttpListenerOptions } from './transports/http/http-listener.js';
+export { type ServerCardInfo, type ServerCardOptions, serverCardOf } from './transports/http/server-card.js';
+export {
+  DEFAULT_EVENT_STORE_LIMITS,
+  InMemoryEventStore,
+  type InMemoryEventStoreOptions,
+} from './transports/sessions/in-memory-event-store.js';
+export type { StdioHandle, StdioOptions } from './transports/stdio/stdio.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './validation/argument-limits.js';
 export type { ValidationOutcome } from './validation/dto-validator.js';
 export { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './validation/json-prescan.js';

@@ -14,7 +14,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { IsInt } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Context, createMcpApp, McpServer, Tool } from '../src/index.js';
-import { LineTransport } from '../src/transports/line-transport.js';
+import { LineTransport } from '../src/transports/stdio/line-transport.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/flood-server.mjs', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

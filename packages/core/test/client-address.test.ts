@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createMcpApp, McpServer, type ServerEvent, Tool } from '../src/index.js';
-import { clientAddress, isPublicAddress } from '../src/transports/client-address.js';
+import { clientAddress, isPublicAddress } from '../src/transports/http/client-address.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
 const headers = (forwarded?: string, realIp?: string) =>

@@ -3,12 +3,12 @@ import { InMemoryTransport, type JSONRPCMessage, Server, WebStandardStreamableHT
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
 import { createMcpApp, type McpApp } from '../src/index.js';
-import { sessionFramingChecked } from '../src/transports/sse-format.js';
+import { sessionFramingChecked } from '../src/transports/wire/sse-format.js';
 import { FrontServer } from './support/front-server.js';
 import { rawHttp } from './support/raw-http.js';
 
 // Every front of the request engine, held to the same rule: the same conversation gets the same
-// bytes with the engine on (fastPath, the default) as with every request going through the SDK's
+// bytes with the engine on (requestEngine, the default) as with every request going through the SDK's
 // public request handling, and with the engine on, the engine answered every request of it. A run
 // whose engine is deliberately broken must fail the comparison, so the comparison is known to see
 // the engine's answers.
@@ -254,11 +254,11 @@ const SERVED: Record<string, number> = {
   [httpFetchModern.name]: CONVERSATION.length - 1,
 };
 
-async function converse(front: Front, fastPath: boolean): Promise<{ answers: string[]; served: number }> {
-  const app = createMcpApp(FrontServer, { onError: () => undefined, exposeErrors: true, fastPath });
+async function converse(front: Front, requestEngine: boolean): Promise<{ answers: string[]; served: number }> {
+  const app = createMcpApp(FrontServer, { onError: () => undefined, exposeErrors: true, requestEngine });
   try {
     const answers = await front.converse(app);
-    return { answers, served: app.stats.direct };
+    return { answers, served: app.stats.engine };
   } finally {
     await app.close();
   }
@@ -297,11 +297,11 @@ const BEYOND_ENGINE: readonly (readonly [string, Record<string, unknown>])[] = [
 ];
 
 /** `front`'s answers to the conversation and then to BEYOND_ENGINE. */
-async function widerConversation(front: Front, fastPath: boolean): Promise<string[]> {
+async function widerConversation(front: Front, requestEngine: boolean): Promise<string[]> {
   const wider = [...CONVERSATION, ...BEYOND_ENGINE];
   CONVERSATION_OVERRIDE.value = wider;
   try {
-    return (await converse(front, fastPath)).answers;
+    return (await converse(front, requestEngine)).answers;
   } finally {
     CONVERSATION_OVERRIDE.value = undefined;
   }
@@ -347,7 +347,7 @@ describe('the session framing self-check flipped', () => {
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const fresh = await import('../src/index.js');
     const { FrontServer: FreshServer } = await import('./support/front-server.js');
-    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, fastPath: true });
+    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
     try {
       const answers = await httpSession.converse(app);
       expect(answers).toEqual(viaSdk.answers);
@@ -417,11 +417,11 @@ describe.each([inMemory, stdio, httpSession, httpResumable, httpFetch])('the sea
     const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const fresh = await import('../src/index.js');
     const { FrontServer: FreshServer } = await import('./support/front-server.js');
-    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, fastPath: true });
+    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
     try {
       const answers = await front.converse(app);
       expect(answers).toEqual(viaSdk.answers);
-      expect(app.stats.direct).toBe(0);
+      expect(app.stats.engine).toBe(0);
       expect(said.mock.calls.join('')).toContain('reports era flipped');
     } finally {
       await app.close();

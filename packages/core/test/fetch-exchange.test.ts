@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetchExchange } from '../src/transports/fetch-exchange.js';
+import { FetchExchange } from '../src/transports/http/fetch-exchange.js';
 
 // How the fetch face answers a 2026-07-28 call the request engine serves: as the SDK's per-request
 // transport does, one JSON body, or an SSE stream once the call sends a notification.

@@ -2,7 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { IsNumber } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Context, createMcpApp, type HttpListener, McpServer, Tool } from '../src/index.js';
-import { sessionFramingChecked } from '../src/transports/sse-format.js';
+import { sessionFramingChecked } from '../src/transports/wire/sse-format.js';
 import { connectV1Http } from './support/clients.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 

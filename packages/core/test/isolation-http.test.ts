@@ -11,7 +11,7 @@ import {
   McpServer,
   Tool,
 } from '../src/index.js';
-import { exposureWarning } from '../src/transports/network-exposure.js';
+import { exposureWarning } from '../src/transports/http/network-exposure.js';
 import { INITIALIZE, JSON_HEADERS, rawHttp } from './support/raw-http.js';
 
 class EchoInput {

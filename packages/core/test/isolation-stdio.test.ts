@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { LineTransport } from '../src/transports/line-transport.js';
+import { LineTransport } from '../src/transports/stdio/line-transport.js';
 
 /** A line transport on a pipe pair, with every raw output line and every delivered message. */
 async function openTransport(options: { maxMessageBytes?: number } = {}) {

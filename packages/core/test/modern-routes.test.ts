@@ -1,10 +1,10 @@
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../src/transports/http-messages.js';
-import { ModernRoutes } from '../src/transports/modern-routes.js';
+import type { Message } from '../src/transports/http/http-messages.js';
+import { ModernRoutes } from '../src/transports/modern/modern-routes.js';
 
-// The direct path asks the SDK's classifier once per envelope: its verdict for every request must
+// The request engine asks the SDK's classifier once per envelope: its verdict for every request must
 // stay exactly the classifier's, whatever came before it.
 
 const VERSION = '2026-07-28';

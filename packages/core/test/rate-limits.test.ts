@@ -257,7 +257,7 @@ describe('rate limits over HTTP on 127.0.0.1', () => {
     expect([await call(one), await call(one)]).toEqual(['ok', 'ok']);
     expect(await call(one)).toMatch(/^Rate limit reached/);
     expect(await call(two)).toBe('ok');
-    // 2026-07-28 requests (the engine's direct path) are counted by the same address.
+    // 2026-07-28 requests (the request engine) are counted by the same address.
     const modernOne = await connectAs('10.0.0.1', true);
     const modernThree = await connectAs('10.0.0.3', true);
     expect(await call(modernOne)).toMatch(/^Rate limit reached/);

@@ -37,14 +37,14 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function describeOver(wire: 'in-memory' | 'http-session' | 'http-2026', fastPath: boolean) {
-  app = createMcpApp([ShapeServer], { fastPath });
+async function describeOver(wire: 'in-memory' | 'http-session' | 'http-2026', requestEngine: boolean) {
+  app = createMcpApp([ShapeServer], { requestEngine });
   const connected = wire === 'in-memory' ? await connectInMemory(app) : await connectHttp(app, { modern: wire === 'http-2026' });
   try {
     // On 2026-07-28 the engine declines a request carrying `_meta` beyond the envelope (the SDK serves it).
     const meta = wire === 'http-2026' ? {} : { _meta: { trace: 'x' } };
     const result = await connected.client.callTool({ name: 'shape', arguments: {}, ...meta });
-    return { shape: result.structuredContent, served: app.stats.direct };
+    return { shape: result.structuredContent, served: app.stats.engine };
   } finally {
     await connected.close();
     await app.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpApp, McpServer, Tool } from '../src/index.js';
 import { connectHttp } from './support/clients.js';
 
-// An SDK release that renames a private member the fast path uses must not break a server: the
+// An SDK release that renames a private member the request engine uses must not break a server: the
 // seam (seams/sdk-internals.ts) finds it missing at start-up, says so once, and every request goes
 // through the SDK's public request handling. Here `Server._wireCodec` is removed for the whole file
 // (this file's own copy of the SDK: vitest isolates test files).
@@ -73,11 +73,11 @@ describe('the SDK seam, when an SDK member it needs is missing', () => {
       '{"result":{"content":[{"type":"text","text":"Invalid arguments for tool \\"add\\":\\na: must be integer"}],"isError":true},"jsonrpc":"2.0","id":3}',
       '{"result":{},"jsonrpc":"2.0","id":4}',
     ]);
-    expect(app.stats.direct).toBe(0);
+    expect(app.stats.engine).toBe(0);
     await handle.close();
     await app.close();
-    expect(stderr.filter((line) => line.includes('fast path is off'))).toEqual([
-      "[armature] the SDK fast path is off: Server._wireCodec is missing. Every request goes through the SDK's public request handling (correct, slower). Fix: install the @modelcontextprotocol/server version @armature/core pins, or update @armature/core.\n",
+    expect(stderr.filter((line) => line.includes('request engine is off'))).toEqual([
+      "[armature] the request engine is off: Server._wireCodec is missing. Every request goes through the SDK's public request handling (correct, slower). Fix: install the @modelcontextprotocol/server version @armature/core pins, or update @armature/core.\n",
     ]);
   });
 
@@ -88,10 +88,10 @@ describe('the SDK seam, when an SDK member it needs is missing', () => {
       expect(await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).toMatchObject({
         content: [{ type: 'text', text: '42' }],
       });
-      expect(app.stats.direct).toBe(0);
+      expect(app.stats.engine).toBe(0);
       await close();
       await app.close();
     }
-    expect(stderr.filter((line) => line.includes('fast path is off'))).toHaveLength(1);
+    expect(stderr.filter((line) => line.includes('request engine is off'))).toHaveLength(1);
   });
 });

@@ -70,7 +70,7 @@ describe('a resumable session call answered by the engine', () => {
     const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
     await exchange(listener.url, 'POST', headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
     await exchange(listener.url, 'POST', headers, { jsonrpc: '2.0', id: 'l', method: 'logging/setLevel', params: { level: 'info' } });
-    const directBefore = app.stats.direct;
+    const directBefore = app.stats.engine;
     const primed = await exchange(
       listener.url,
       'POST',
@@ -79,7 +79,7 @@ describe('a resumable session call answered by the engine', () => {
       true,
     );
     const resumed = await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': primed.body });
-    expect(app.stats.direct - directBefore).toBe(1);
+    expect(app.stats.engine - directBefore).toBe(1);
     const events = resumed.body.split('\n\n').filter((event) => event.includes('data: {'));
     expect(events.map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)))).toEqual([
       { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'started' } },

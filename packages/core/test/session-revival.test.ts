@@ -35,8 +35,8 @@ const HEADERS = {
 };
 
 type Modules = {
-  transport: typeof import('../src/transports/session-transport.js');
-  revival: typeof import('../src/transports/session-revival.js');
+  transport: typeof import('../src/transports/sessions/session-transport.js');
+  revival: typeof import('../src/transports/sessions/session-revival.js');
 };
 
 /** Re-creates the session with `modules`, then talks to it; what the server knows and what it answers. */
@@ -73,8 +73,8 @@ async function revived({ transport: { SessionTransport }, revival: { reviveSessi
 }
 
 const modules = async (): Promise<Modules> => ({
-  transport: await import('../src/transports/session-transport.js'),
-  revival: await import('../src/transports/session-revival.js'),
+  transport: await import('../src/transports/sessions/session-transport.js'),
+  revival: await import('../src/transports/sessions/session-revival.js'),
 });
 
 afterEach(() => {

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { IsInt } from 'class-validator';
 import { describe, expect, it, vi } from 'vitest';
 import { createMcpApp, McpServer, Tool } from '../src/index.js';
-import { LineTransport } from '../src/transports/line-transport.js';
+import { LineTransport } from '../src/transports/stdio/line-transport.js';
 
 class Square {
   @IsInt()

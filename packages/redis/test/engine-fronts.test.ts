@@ -90,12 +90,12 @@ function fetchPost(handler: ReturnType<McpApp['httpHandler']>): Post {
  * One session's conversation on a fresh app on the Redis state, over node:http (Armature's own
  * session stream) or the fetch face (the SDK's session transport), each answer as `status content-type body`.
  */
-async function converse(fastPath: boolean, face: 'node' | 'fetch' = 'node'): Promise<{ answers: string[]; served: number }> {
+async function converse(requestEngine: boolean, face: 'node' | 'fetch' = 'node'): Promise<{ answers: string[]; served: number }> {
   const app = createMcpApp(FrontServer, {
-    state: redisState({ url: redis.url, keyPrefix: `fronts-${fastPath}-${face}:` }),
+    state: redisState({ url: redis.url, keyPrefix: `fronts-${requestEngine}-${face}:` }),
     requestStateKey: 'k'.repeat(32),
     onError: () => undefined,
-    fastPath,
+    requestEngine,
   });
   let send: Post;
   let close: () => Promise<void>;
@@ -117,7 +117,7 @@ async function converse(fastPath: boolean, face: 'node' | 'fetch' = 'node'): Pro
       const answer = await send({ jsonrpc: '2.0', id: i + 1, method, params }, headers);
       answers.push(`${answer.status} ${answer.headers['content-type']} ${numberedEventIds(answer.body)}`);
     }
-    return { answers, served: app.stats.direct };
+    return { answers, served: app.stats.engine };
   } finally {
     await close();
     await app.close();

@@ -147,18 +147,18 @@ describe('the Redis event store', () => {
 });
 
 describe('a 2025-11-25 HTTP session on the redis state', () => {
-  it('is served by the direct path, as in memory', async () => {
+  it('is served by the request engine, as in memory', async () => {
     for (const shared of [false, true]) {
       const app = createMcpApp(Plain, shared ? { state: redisState({ url: redis.url }), requestStateKey: 'k'.repeat(32) } : {});
       const listener = await app.listenHttp({ port: 0 });
       const client = new Client({ name: 'direct', version: '1.0.0' });
       try {
         await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
-        const before = app.stats.direct;
+        const before = app.stats.engine;
         for (let i = 0; i < 5; i++)
           expect(await client.callTool({ name: 'ping', arguments: {} })).toMatchObject({ content: [{ text: 'pong' }] });
         await client.listTools();
-        expect({ shared, direct: app.stats.direct - before }).toEqual({ shared, direct: 6 });
+        expect({ shared, direct: app.stats.engine - before }).toEqual({ shared, direct: 6 });
       } finally {
         await client.close();
         await listener.close();

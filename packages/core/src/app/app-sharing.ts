@@ -1,7 +1,7 @@
 import { messageOf } from '../messages/call-messages.js';
 import type { AppRuntime } from '../runtime/app-runtime.js';
 import { type AppState, isShared } from '../state/app-state.js';
-import { SessionRelay } from '../transports/session-relay.js';
+import { SessionRelay } from '../transports/sessions/session-relay.js';
 import { AppCatalog } from './app-catalog.js';
 
 /** The app's run-time catalogue, and what it shares with the other instances of a shared state. */

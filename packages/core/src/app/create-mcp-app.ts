@@ -15,9 +15,9 @@ import type { RuntimeStats, ToolErrorReporter } from '../runtime/call-request.js
 import { closeExtensions } from '../runtime/extensions/extension-close.js';
 import type { AppState } from '../state/app-state.js';
 import { memoryState } from '../state/memory-state.js';
-import type { HttpEndpointOptions } from '../transports/http-endpoint.js';
-import type { SessionRelay } from '../transports/session-relay.js';
-import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio.js';
+import type { HttpEndpointOptions } from '../transports/http/http-endpoint.js';
+import type { SessionRelay } from '../transports/sessions/session-relay.js';
+import { type StdioHandle, type StdioOptions, serveOverStdio } from '../transports/stdio/stdio.js';
 import { buildApp } from './app-build.js';
 import { AppLifecycle } from './app-lifecycle.js';
 import { shareApp } from './app-sharing.js';
@@ -62,9 +62,9 @@ export interface CreateMcpAppOptions extends BuildOptions, RuntimeOptions {
    * Whether the request engine answers the frequent requests itself (`tools/call`, `tools/list`,
    * `ping`), with the same bytes as the SDK's request handling but a fraction of its work. Default
    * true; false sends every request through the SDK's public request handling, e.g. to rule the
-   * engine out while investigating a problem. `app.stats.direct` counts what the engine answered.
+   * engine out while investigating a problem. `app.stats.engine` counts what the engine answered.
    */
-  fastPath?: boolean;
+  requestEngine?: boolean;
 }
 
 /** A built, ready-to-serve set of `@McpServer` classes. */
@@ -91,7 +91,7 @@ export class McpApp {
       rateLimitStore: options.rateLimitStore ?? this.state.rateLimits,
     });
     startServerLog(this.runtime.events, options.logger, options.onError !== undefined);
-    this.engine = new AppEngine(this.runtime, options.fastPath ?? true);
+    this.engine = new AppEngine(this.runtime, options.requestEngine ?? true);
     const { catalog, relay, shared, unshare } = shareApp(this.state, this.runtime);
     this.relay = relay;
     let extensionsClosed: Promise<void> | undefined;

@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppEngine } from '../engine/app-engine.js';
 import type { AppRuntime } from '../runtime/app-runtime.js';
 import { TaskNotifications } from '../runtime/tasks/task-notifications.js';
-import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http-endpoint.js';
-import { type HttpListenerOptions, listenNodeHttp } from '../transports/http-listener.js';
-import { exposureWarning } from '../transports/network-exposure.js';
-import { toAdmittingNodeHandler } from '../transports/node-http-adapter.js';
-import { ServerCardRoute, serverCardOf } from '../transports/server-card.js';
-import type { SessionRelay } from '../transports/session-relay.js';
+import { HttpEndpoint, type HttpEndpointOptions } from '../transports/http/http-endpoint.js';
+import { type HttpListenerOptions, listenNodeHttp } from '../transports/http/http-listener.js';
+import { exposureWarning } from '../transports/http/network-exposure.js';
+import { toAdmittingNodeHandler } from '../transports/http/node-http-adapter.js';
+import { ServerCardRoute, serverCardOf } from '../transports/http/server-card.js';
+import type { SessionRelay } from '../transports/sessions/session-relay.js';
 import type { AppLifecycle } from './app-lifecycle.js';
 
 // Serving an app over HTTP: its endpoint as a handler (node:http and fetch), and its own listener.

@@ -1,8 +1,8 @@
 import { CLIENT_CAPABILITIES_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION } from '../context/protocol-extensions.js';
 import { wireMessages } from '../messages/wire-messages.js';
-import type { HttpEndpointOptions } from '../transports/http-endpoint.js';
-import { jsonRpcErrorResponse } from '../transports/json-rpc-error-response.js';
+import type { HttpEndpointOptions } from '../transports/http/http-endpoint.js';
+import { jsonRpcErrorResponse } from '../transports/wire/json-rpc-error-response.js';
 import type { McpApp, McpHttpHandler } from './create-mcp-app.js';
 
 /** A Worker's default export: its `fetch` serves the MCP endpoint. */

@@ -9,26 +9,26 @@ import { createSdkServer } from './sdk-server.js';
 
 /**
  * How an app's requests reach its runtime: SDK servers for the wires to connect, with the
- * engine's fast path in front of them where it serves.
+ * request engine in front of them where it serves.
  */
 export class AppEngine {
-  /** The 2026-07-28 fast path of the app's HTTP endpoints, once bound (see `bindModern`). */
+  /** The 2026-07-28 request engine of the app's HTTP endpoints, once bound (see `bindModern`). */
   modern?: ModernFront;
   private modernBinding?: Promise<void>;
 
-  /** @param fastPath whether the engine answers the requests it accepts (else the SDK answers all). */
+  /** @param requestEngine whether the engine answers the requests it accepts (else the SDK answers all). */
   constructor(
     private readonly runtime: AppRuntime,
-    private readonly fastPath = true,
+    private readonly requestEngine = true,
   ) {}
 
   /** A fresh SDK server for a connection, a shared session, or one 2026-07-28 request. */
   createServer(purpose: ServerPurpose = 'connection', wire?: Transport): SdkMcpServer {
-    return createSdkServer(this.runtime, purpose, { wire, direct: this.fastPath });
+    return createSdkServer(this.runtime, purpose, { wire, engine: this.requestEngine });
   }
 
   /**
-   * Binds the 2026-07-28 fast path the app's HTTP endpoints share (once; later calls wait for the
+   * Binds the 2026-07-28 request engine the app's HTTP endpoints share (once; later calls wait for the
    * same binding). Until it is bound, and when it cannot be, every request goes through the SDK.
    */
   bindModern(): Promise<void> {
@@ -37,19 +37,19 @@ export class AppEngine {
         this.modern = modern;
       },
       (error) => {
-        process.stderr.write(engineMessages.modernFastPathOff(messageOf(error)));
+        process.stderr.write(engineMessages.modernEngineOff(messageOf(error)));
       },
     );
     return this.modernBinding;
   }
 
   /**
-   * The 2026-07-28 fast path: one SDK server, made and bound once, whose handlers serve the
+   * The 2026-07-28 request engine: one SDK server, made and bound once, whose handlers serve the
    * frequent requests without a server per request. Resolves once bound; undefined when the fast
    * path is off (by option, or because the SDK seam is).
    */
   async createModernDirect(): Promise<ModernFront | undefined> {
-    const sdk = this.fastPath ? sdkInternals() : undefined;
+    const sdk = this.requestEngine ? sdkInternals() : undefined;
     if (!sdk) return undefined;
     const modern = new ModernFront(sdk, this.runtime.stats);
     await modern.bind(createSdkServer(this.runtime, 'request', { modern }).server);

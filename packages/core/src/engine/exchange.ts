@@ -38,7 +38,7 @@ export interface ModernCall {
 }
 
 /**
- * The 2026-07-28 fast path: the call's JSON-RPC answer (undefined when there is nothing to send,
+ * The 2026-07-28 request engine: the call's JSON-RPC answer (undefined when there is nothing to send,
  * the client having gone), or undefined at once when the SDK must serve the request.
  */
 export type DirectModern = (call: ModernCall) => Promise<unknown> | undefined;

@@ -44,7 +44,7 @@ export class RequestEngine {
     if (source.aborted) return undefined;
     // Its notifications wait while the client is not reading its stream, as on the other paths.
     if (exchange.notifications) bindNotificationValve(source, exchange.notifications);
-    this.stats.direct++;
+    this.stats.engine++;
     try {
       const result = await invoke(exchange.method, exchange.params, source);
       return source.aborted ? undefined : this.era.answer(exchange.id, exchange.method, result, takesText);

@@ -24,16 +24,16 @@ type Params = Record<string, unknown> | undefined;
  * A fresh SDK server for one connection (or one 2026-07-28 request), serving the app's shared,
  * prebuilt catalogs: a handful of request handlers, none per tool, so the cost does not grow with
  * the number of tools. A `connection` is kept informed of changes until it closes (a
- * `shared-session` learns of them through the shared state). The direct path sits in front of the
+ * `shared-session` learns of them through the shared state). The request engine sits in front of the
  * SDK on 2025-11-25 connections and sessions, on the transport the SDK connects to or, given a
- * `wire`, on that one (stdio: ahead of the SDK's per-connection entry); `direct: false` leaves
+ * `wire`, on that one (stdio: ahead of the SDK's per-connection entry); `engine: false` leaves
  * every request to the SDK (the byte-equality tests compare the two). Given `modern`, the
- * server's handlers are also that 2026-07-28 direct path's (the one server it serves with).
+ * server's handlers are also that 2026-07-28 request engine's (the one server it serves with).
  */
 export function createSdkServer(
   app: ServedApp,
   purpose: ServerPurpose,
-  { direct = true, wire, modern }: { direct?: boolean; wire?: Transport; modern?: ModernFront } = {},
+  { engine = true, wire, modern }: { engine?: boolean; wire?: Transport; modern?: ModernFront } = {},
 ): SdkMcpServer {
   const { info, instructions } = app.definition;
   const mcp = new SdkMcpServer(
@@ -42,15 +42,15 @@ export function createSdkServer(
       capabilities: app.capabilities,
       ...(instructions ? { instructions } : {}),
       requestState: { verify: (state, ctx) => app.codec.verify(state, ctx) },
-      // The direct path's server is bound to 2026-07-28 as the SDK's entry binds its own.
+      // The request engine's server is bound to 2026-07-28 as the SDK's entry binds its own.
       ...(modern ? { supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION] } : {}),
     },
   );
   const connection: LiveConnection = { mcp, subscriptions: new Set() };
   const server = mcp.server;
-  // A one-request 2026-07-28 server never serves the 2025-11-25 era: no direct path.
-  const sdk = direct && purpose !== 'request' ? sdkInternals() : undefined;
-  const directPath = sdk ? new SessionFront(server, sdk, app.stats) : undefined;
+  // A one-request 2026-07-28 server never serves the 2025-11-25 era: no request engine.
+  const sdk = engine && purpose !== 'request' ? sdkInternals() : undefined;
+  const front = sdk ? new SessionFront(server, sdk, app.stats) : undefined;
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {
@@ -84,16 +84,16 @@ export function createSdkServer(
         method as never,
         ((request: { params?: Params }, sdk: ServerContext) => serve(request.params, sourceOf(sdk))) as never,
       );
-    directPath?.handle(method, serve);
+    front?.handle(method, serve);
     modern?.handle(method, serve);
   };
-  // The SDK answers ping itself; the direct paths answer it the same way.
-  directPath?.handle('ping', async () => ({}));
+  // The SDK answers ping itself; the request engines answer it the same way.
+  front?.handle('ping', async () => ({}));
   modern?.handle('ping', async () => ({}));
-  // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the direct path in
+  // Connections of the 2025-11-25 era (stdio, in-memory, HTTP sessions) get the request engine in
   // front of the SDK once it is connected; 2026-07-28 requests always go through the SDK.
-  if (directPath && wire) directPath.interpose(wire);
-  else if (directPath) afterConnect(mcp, (transport) => directPath.interpose(transport));
+  if (front && wire) front.interpose(wire);
+  else if (front) afterConnect(mcp, (transport) => front.interpose(transport));
 
   registerMethodHandlers(app, server, connection, on);
   if (purpose === 'connection') app.broadcaster.track(connection);

@@ -30,7 +30,7 @@ interface ResultTextSink {
 /** The transports a `SessionFront` sits in front of. */
 const fronted = new WeakSet<Transport>();
 
-/** Whether the request engine sits in front of the SDK on `transport` (the fast path is on for its connection). */
+/** Whether the request engine sits in front of the SDK on `transport` (the request engine is on for its connection). */
 export function isFronted(transport: Transport): boolean {
   return fronted.has(transport);
 }

@@ -1,19 +1,19 @@
 /** What the request engine says about itself on stderr. */
 export const engineMessages = {
-  modernFastPathOff(reason: string): string {
-    return `[armature] the 2026-07-28 fast path is off (every such request goes through the SDK): ${reason}\n`;
+  modernEngineOff(reason: string): string {
+    return `[armature] the 2026-07-28 request engine is off (every such request goes through the SDK): ${reason}\n`;
   },
 };
 
 /**
  * What Armature says when one of its seams into another library finds that library not as it
- * expects: the fast path behind that seam is switched off and the library's public path serves.
+ * expects: the shortcut behind that seam is switched off and the library's public path serves.
  */
 export const seamMessages = {
   /** One line on stderr, once per process. */
-  sdkFastPathOff(problems: readonly string[]): string {
+  sdkEngineOff(problems: readonly string[]): string {
     return (
-      `[armature] the SDK fast path is off: ${problems.join('; ')}. Every request goes through the SDK's public ` +
+      `[armature] the request engine is off: ${problems.join('; ')}. Every request goes through the SDK's public ` +
       'request handling (correct, slower). Fix: install the @modelcontextprotocol/server version @armature/core pins, ' +
       'or update @armature/core.\n'
     );

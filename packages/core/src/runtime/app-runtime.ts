@@ -140,7 +140,7 @@ function capabilitiesOf(definition: AppDefinition): ServerCapabilities {
  * are served by `createSdkServer` (dispatch) and run by the one executor.
  */
 export class AppRuntime implements ServedApp {
-  readonly stats: RuntimeStats = { liveScopes: 0, calls: 0, direct: 0 };
+  readonly stats: RuntimeStats = { liveScopes: 0, calls: 0, engine: 0 };
   readonly tools: Catalog<ToolDefinition, Tool>;
   readonly resources: Catalog<ResourceDefinition, Resource>;
   readonly resourceTemplates: Catalog<ResourceTemplateDefinition, ResourceTemplateType>;

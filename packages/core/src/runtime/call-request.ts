@@ -17,8 +17,8 @@ export type ToolErrorReporter = (error: unknown, info: { tool: string; requestId
 export interface RuntimeStats {
   liveScopes: number;
   calls: number;
-  /** Requests answered by the fast path, without the SDK's per-message request handling. */
-  direct: number;
+  /** Requests answered by the request engine, without the SDK's per-message request handling. */
+  engine: number;
 }
 
 /** What every request of an app shares. */

@@ -24,7 +24,7 @@ export function callerOf(call: CallRequest): string | undefined {
 /** The client address of an HTTP call. */
 export function addressOf(call: CallRequest): string | undefined {
   const http = call.ctx.source.http;
-  // Reading `req` on the engine's direct path builds the web Request: only HTTP requests have one.
+  // Reading `req` on the request engine builds the web Request: only HTTP requests have one.
   return http ? clientAddressOf(http.req) : undefined;
 }
 

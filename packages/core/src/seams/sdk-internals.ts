@@ -1,5 +1,5 @@
 // The one module that reaches into members of `@modelcontextprotocol/server` its typings keep
-// private or protected (`.ci/lint-seams.mjs` fails on any other). The fast path (answering the
+// private or protected (`.ci/lint-seams.mjs` fails on any other). The request engine (answering the
 // frequent requests without the SDK's per-message parsing) needs them so that its answers stay the
 // SDK's own, byte for byte. Before anything is served with them, `sdkInternals()` checks that each
 // exists and that known results encode to known bytes; when not, it returns undefined, says so once
@@ -8,7 +8,7 @@ import { McpServer, PerRequestHTTPServerTransport, type RequestId, type Server, 
 import { LEGACY_REVISION, MODERN_REVISION } from '../context/revisions.js';
 import { seamMessages } from '../messages/seam-messages.js';
 
-/** The part of the SDK's era codec (`Server._wireCodec()`) the fast path encodes with. */
+/** The part of the SDK's era codec (`Server._wireCodec()`) the request engine encodes with. */
 export interface WireCodec {
   readonly era: string;
   hasRequestMethod(method: string): boolean;
@@ -82,7 +82,7 @@ const internals: SdkInternals = Object.freeze({
   logOf: (server: Server, request: LogRequest) => members(server).buildContext(request, undefined).mcpReq.log,
 });
 
-/** A result whose encoding on each revision the fast path relies on, and those encodings. */
+/** A result whose encoding on each revision the request engine relies on, and those encodings. */
 const PROBE_RESULT = Object.freeze({ content: [{ type: 'text', text: 'probe' }] });
 const EXPECTED: Readonly<Record<string, string>> = {
   [LEGACY_REVISION]: '{"content":[{"type":"text","text":"probe"}]}',
@@ -91,7 +91,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
     '{"content":[{"type":"text","text":"probe"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":?}}',
 };
 
-/** What is not as the fast path expects of a server bound to `revision` (empty when all is). */
+/** What is not as the request engine expects of a server bound to `revision` (empty when all is). */
 function problemsOf(server: Server, revision: string): string[] {
   const problems: string[] = [];
   for (const member of MEMBERS) {
@@ -124,7 +124,7 @@ export function sdkInternals(): SdkInternals | undefined {
   if (checked === undefined) {
     const probe = new McpServer({ name: 'probe', version: '0' }, { capabilities: { tools: {} } }).server;
     const problems = problemsOf(probe, LEGACY_REVISION);
-    if (problems.length > 0) process.stderr.write(seamMessages.sdkFastPathOff(problems));
+    if (problems.length > 0) process.stderr.write(seamMessages.sdkEngineOff(problems));
     checked = problems.length === 0 ? internals : null;
   }
   return checked ?? undefined;
@@ -134,7 +134,7 @@ export function sdkInternals(): SdkInternals | undefined {
  * Binds `server` to 2026-07-28 as `createMcpHandler` binds its per-request servers, through a
  * transport whose `send` hands what the server sends (the notifications of the calls it serves)
  * to `deliver`; then checks that a tool result encodes on that revision to known bytes. Throws,
- * saying what is not as expected, when the fast path must not serve with it.
+ * saying what is not as expected, when the request engine must not serve with it.
  */
 export async function bindToModern(server: Server, deliver: (message: unknown, related: RequestId | undefined) => void): Promise<void> {
   class Binding extends PerRequestHTTPServerTransport {

@@ -72,7 +72,7 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
 }
 
 /**
- * Refused wherever it appears: JSON.parse makes it an own key, which the direct path's checks see,
+ * Refused wherever it appears: JSON.parse makes it an own key, which the request engine's checks see,
  * while the SDK's schema parser turns it into the prototype of the object it builds (the key then
  * silently disappears). Refusing it before either parses keeps every path's answer the same.
  */

@@ -1,0 +1,49 @@
+import type { ServerResponse } from 'node:http';
+import type { NotificationStream } from '../../context/notification-valve.js';
+
+// Writing to a node:http response: a web `Response` following the socket's backpressure, and an
+// SSE response as its request's notification stream.
+
+/** An SSE response as the notification stream of its request: congested while its socket is full. */
+export function responseStream(res: ServerResponse): NotificationStream {
+  const congested = () => res.writableNeedDrain && !res.destroyed;
+  return {
+    get congested() {
+      return congested();
+    },
+    onceRoom(listener) {
+      if (!congested()) {
+        queueMicrotask(listener);
+        return;
+      }
+      const room = () => {
+        res.off('drain', room);
+        res.off('close', room);
+        listener();
+      };
+      res.on('drain', room);
+      res.on('close', room);
+    },
+  };
+}
+
+/** Writes a web `Response` to `res`, following the socket's backpressure; stops when the client goes away. */
+export async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const closed = new Promise<void>((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    for await (const chunk of response.body) {
+      if (gone.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    }
+  } catch {
+    // The body failed midway (the stream was cancelled): end what was sent.
+  }
+  res.end();
+}

@@ -1,0 +1,162 @@
+import {
+  type HandleRequestOptions,
+  type JSONRPCMessage,
+  type ScopeChallengeHandler,
+  type McpServer as SdkMcpServer,
+  type Server,
+  type Transport,
+  type TransportSendOptions,
+  WebStandardStreamableHTTPServerTransport,
+  type WebStandardStreamableHTTPServerTransportOptions,
+} from '@modelcontextprotocol/server';
+import { forwardCallbacks } from '../../seams/sdk-callbacks.js';
+import type { InitializedState, SessionState } from '../../seams/sdk-session-state.js';
+import { idKey } from '../wire/json-rpc-shape.js';
+import type { SessionEventStore } from './session-event-store.js';
+
+/**
+ * Where the answer to a request Armature took off the wire itself goes (a session POST answered
+ * without the SDK's transport): its notifications and requests, then its answer.
+ */
+export interface AnswerStream {
+  /** Settles once the message is written (stored first, in a resumable session). */
+  write(message: JSONRPCMessage): Promise<void> | void;
+  /** Settles once the answer is written and the response ended. */
+  end(answer?: JSONRPCMessage): Promise<void> | void;
+}
+
+/**
+ * Armature's transport of one 2025-11-25 session: the one the session's SDK server connects to. It
+ * knows which of the client's request ids are still unanswered and which of its own requests
+ * (elicitation, sampling, roots) still await the client's answer; it writes the answers of the
+ * requests Armature took off the wire itself to their streams, and, when several instances share
+ * the session, sends messages that belong on no request's stream through the relay (stored once,
+ * written by whichever instance holds the client's GET stream). The HTTP exchanges it does not
+ * frame itself (the handshake, the GET stream, DELETE, what the engine declines) are framed by the
+ * SDK's transport it holds, through that transport's public methods only.
+ */
+export class SessionTransport implements Transport {
+  readonly inFlight = new Set<string>();
+  /** Ids of requests this server sent the client that are still unanswered. */
+  readonly awaiting = new Set<string>();
+  /** Run when the success response to a client's request leaves (keyed by `idKey`). */
+  readonly onAnswered = new Map<string, () => Promise<void>>();
+  readonly events?: SessionEventStore;
+  /** Set when instances share sessions: where standalone messages go. */
+  relay?: (message: JSONRPCMessage) => Promise<void>;
+  /** The streams of the client requests Armature answers itself, by `idKey`. */
+  readonly answerStreams = new Map<string, AnswerStream>();
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  /** The SDK's transport, framing the HTTP exchanges Armature does not frame itself. */
+  private readonly framing: WebStandardStreamableHTTPServerTransport;
+
+  constructor(options: WebStandardStreamableHTTPServerTransportOptions & { eventStore?: SessionEventStore }) {
+    this.framing = new WebStandardStreamableHTTPServerTransport(options);
+    this.events = options.eventStore;
+    // However the session closes (the server closed, DELETE), the streams Armature answers on end with it.
+    forwardCallbacks(this.framing, this, () => {
+      for (const stream of this.answerStreams.values()) stream.end();
+      this.answerStreams.clear();
+    });
+  }
+
+  get sessionId(): string | undefined {
+    return this.framing.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.framing.start();
+  }
+
+  /** Passed on as the SDK server passes them when it connects. */
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.framing.setSupportedProtocolVersions(versions);
+  }
+
+  setScopeChallengeResolver(resolver: ScopeChallengeHandler): void {
+    this.framing.setScopeChallengeResolver(resolver);
+  }
+
+  /** A request of the session Armature does not answer itself, framed by the SDK's transport. */
+  handleRequest(request: Request, options?: HandleRequestOptions): Promise<Response> {
+    return this.framing.handleRequest(request, options);
+  }
+
+  /** The session's server and this transport as after the client's `initialize` (a session re-created here). */
+  restore(writer: SessionState, server: Server, sessionId: string, state: InitializedState): void {
+    writer.restore(server, this.framing, sessionId, state);
+  }
+
+  closeStandaloneSSEStream(): void {
+    this.framing.closeStandaloneSSEStream();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const isResponse = !('method' in message) && 'id' in message;
+    if ('method' in message && 'id' in message) this.awaiting.add(idKey(message.id));
+    // The server gave up on one of its requests (timeout, abort): no answer is awaited any more.
+    if ('method' in message && message.method === 'notifications/cancelled') this.awaiting.delete(idKey(message.params?.requestId));
+    if (this.relay && !isResponse && options?.relatedRequestId === undefined) return this.relay(message);
+    const sent = isResponse ? await this.beforeAnswer(message) : message;
+    const related = isResponse ? (message as { id: unknown }).id : options?.relatedRequestId;
+    const stream = related === undefined ? undefined : this.answerStreams.get(idKey(related));
+    try {
+      if (!stream) await this.framing.send(sent, options);
+      else if (!isResponse) await stream.write(sent);
+      else {
+        this.answerStreams.delete(idKey(related));
+        await stream.end(sent);
+      }
+    } finally {
+      // Forgotten only once the response is on its stream, so a reused id cannot take the stream over first.
+      if (isResponse) this.inFlight.delete(idKey((message as { id: unknown }).id));
+    }
+  }
+
+  /** Ends the session's streams, Armature's and the SDK's, and tells the server it closed. */
+  close(): Promise<void> {
+    return this.framing.close();
+  }
+
+  /** Writes an event another instance stored to this instance's GET stream, when it holds it. */
+  async writeRelayed(eventId: string, message: JSONRPCMessage): Promise<void> {
+    this.events?.adopt(eventId);
+    await this.framing.send(message);
+  }
+
+  /**
+   * Records what a successful request changed before the client can see the success (and act on
+   * it through another instance). When that fails the client gets the failure's message instead.
+   */
+  private async beforeAnswer(message: JSONRPCMessage): Promise<JSONRPCMessage> {
+    const id = (message as { id: string | number }).id;
+    const effect = this.onAnswered.get(idKey(id));
+    if (!effect) return message;
+    this.onAnswered.delete(idKey(id));
+    if (!('result' in message)) return message;
+    try {
+      await effect();
+      return message;
+    } catch (error) {
+      return { jsonrpc: '2.0', id, error: { code: -32000, message: (error as Error).message } };
+    }
+  }
+}
+
+export interface Session {
+  readonly transport: SessionTransport;
+  readonly server: SdkMcpServer;
+  /** Who opened the session (with auth on): another caller may not use it. */
+  readonly owner?: string;
+  readonly client?: string;
+  readonly events?: SessionEventStore;
+  readonly opened: number;
+  /** Counted against its client's cap here (opened on this instance, not re-created from the store). */
+  readonly counted: boolean;
+  initialized: boolean;
+  lastSeen: number;
+  /** The level the client set with `logging/setLevel` (tracked when instances share sessions). */
+  logLevel?: string;
+}
