@@ -1,4 +1,14 @@
-import { Context, createMcpApp, McpServer, Tool } from '@armature/core';
+import {
+  Context,
+  createMcpApp,
+  InMemoryTaskStore,
+  McpServer,
+  type TaskRecord,
+  type TaskStore,
+  type TaskUpdate,
+  TaskWatchers,
+  Tool,
+} from '@armature/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -76,6 +86,36 @@ export const limitedApp = createMcpApp(SearchIndexServer, {
     },
   },
 });
+// #endregion
+
+// #region custom-store
+/** A store of your own: its rows here stand in for a database table; it tells its watchers itself. */
+export class DatabaseTaskStore implements TaskStore {
+  private readonly rows = new InMemoryTaskStore();
+  private readonly watchers = new TaskWatchers();
+
+  create(record: TaskRecord) {
+    return this.rows.create(record);
+  }
+  get(taskId: string) {
+    return this.rows.get(taskId);
+  }
+  list(owner: string, cursor: string | undefined, limit: number) {
+    return this.rows.list(owner, cursor, limit);
+  }
+  async update(taskId: string, update: TaskUpdate) {
+    const record = await this.rows.update(taskId, update);
+    const renewal = Object.keys(update).every((key) => key === 'leaseExpiresAt'); // bookkeeping, not a change
+    if (record && !renewal) this.watchers.tell(record); // calls the listeners of record.taskId
+    return record;
+  }
+  watch(taskId: string, listener: (record: TaskRecord) => void) {
+    return this.watchers.add(taskId, listener); // returns how to remove the listener
+  }
+}
+
+export const store = new DatabaseTaskStore();
+export const customStoreApp = createMcpApp(SearchIndexServer, { tasks: { store } });
 // #endregion
 
 export const outputs: Record<string, string> = {
@@ -186,6 +226,32 @@ export async function main(): Promise<void> {
     await listener.close();
   }
   await showLimits();
+  await showCustomStore();
+}
+
+/** customStoreApp's store tells a task's watcher of its cancellation; a watcher removed hears nothing. */
+async function showCustomStore(): Promise<void> {
+  const listener = await customStoreApp.listenHttp({ port: 0 });
+  const client = new Client({ name: 'my-client', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    const exportTask = async () =>
+      (await client.request({ method: 'tools/call', params: { name: 'exportAll', arguments: {}, task: {} } }, CreateTaskResultSchema)).task
+        .taskId;
+    const [kept, removed] = [await exportTask(), await exportTask()];
+    const heard: string[] = [];
+    const hear = (name: string) => (record: TaskRecord) => heard.push(`${name} ${record.status}`);
+    const stopKept = store.watch(kept, hear('kept'));
+    const stopRemoved = store.watch(removed, hear('removed'));
+    stopRemoved();
+    stopRemoved(); // again: no effect
+    for (const taskId of [kept, removed]) await client.experimental.tasks.cancelTask(taskId);
+    stopKept();
+    expectEqual(heard, ['kept cancelled'], 'the custom store told only the watcher still added');
+  } finally {
+    await client.close();
+    await listener.close();
+  }
 }
 
 /** One caller asks limitedApp for a third export while two run: refused, naming the limit. */

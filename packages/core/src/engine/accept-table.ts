@@ -3,7 +3,8 @@ import { isPlainObject } from '../validation/plain-object.js';
 
 // Which requests the engine answers itself, on either revision: one table. Anything else (another
 // method, a param of another type or name, `_meta` the SDK would read differently) is declined and
-// served by the SDK, whose schemas answer it as they always did.
+// served by the SDK, whose schemas answer it as they always did. It judges a method and its params
+// only: the message's own shape is transports/wire's `isPlainRequest`, checked before (engine/ cannot import transports/).
 
 /** The params each method the engine serves may have (`_meta` is checked per revision below). */
 const PARAMS: Readonly<Record<string, (params: Record<string, unknown>) => boolean>> = {

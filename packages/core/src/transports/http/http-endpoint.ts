@@ -21,14 +21,14 @@ import { type OpenedAnswer, type SessionRequest, SessionTable } from '../session
 import type { Session } from '../sessions/session-transport.js';
 import { SharedSessions } from '../sessions/shared-sessions.js';
 import { jsonRpcErrorBody } from '../wire/json-rpc-error-response.js';
-import { asSessionMessage } from '../wire/json-rpc-shape.js';
+import { asSessionMessage, isPlainRequest } from '../wire/json-rpc-shape.js';
 import { sessionFramingChecked } from '../wire/sse-format.js';
 import { DEFAULT_FAILED_AUTH_LIMIT, FailedAuthLimit } from './failed-auth-limit.js';
 import { FetchExchange } from './fetch-exchange.js';
 import { type AdmissionOptions, type CallRequirements, HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
-import { isPlainRequest, type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
+import { type Message, type ParsedBody, whenBodyEnds } from './http-messages.js';
 import { HttpRateLimit, type HttpRateLimitOptions } from './http-rate-limit.js';
 import type { ServerCardOptions, ServerCardRoute } from './server-card.js';
 

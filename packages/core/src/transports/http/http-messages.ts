@@ -1,5 +1,4 @@
 /** Reading the JSON-RPC messages of an HTTP request and following its response body. */
-import { isPlainObject } from '../../validation/plain-object.js';
 
 /** A request body already parsed by the endpoint (wrapped, since `null` is a valid JSON body). */
 export interface ParsedBody {
@@ -10,25 +9,6 @@ export interface Message {
   readonly method?: unknown;
   readonly id?: unknown;
   readonly params?: Record<string, unknown>;
-}
-
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
-
-/**
- * A JSON-RPC request of plain shape, read by the SDK's schemas as it stands: `jsonrpc` "2.0", a
- * string or safe-integer id, a method, params (if any) an object, and no other member (a `result`
- * or `error` would make it a response).
- */
-export function isPlainRequest(message: unknown): message is Message & { id: string | number; method: string } {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
-  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-  return (
-    jsonrpc === '2.0' &&
-    (typeof id === 'string' || Number.isSafeInteger(id)) &&
-    typeof method === 'string' &&
-    (params === undefined || isPlainObject(params))
-  );
 }
 
 export function messagesOf(body: ParsedBody | undefined): Message[] {

@@ -3,7 +3,8 @@ import type { RequestHead } from '../../auth/bearer-auth.js';
 import { MODERN_REVISION } from '../../context/revisions.js';
 import { isEngineMethod } from '../../engine/accept-table.js';
 import { isPlainObject } from '../../validation/plain-object.js';
-import { isPlainRequest, type Message, type ParsedBody } from '../http/http-messages.js';
+import type { Message, ParsedBody } from '../http/http-messages.js';
+import { isPlainRequest } from '../wire/json-rpc-shape.js';
 
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;

@@ -280,6 +280,7 @@ export class SessionTable {
    */
   private async handle(session: Session, request: Request, parsed: ParsedBody | undefined, options: Record<string, unknown>) {
     const claims = session.events?.claims;
+    // Not `isPlainRequest`: every request the SDK's transport may open a stream for, plain or not, is claimed.
     const ids = messagesOf(parsed)
       .filter((m) => typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
       .map((m) => m.id as string | number);

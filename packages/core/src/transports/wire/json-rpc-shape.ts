@@ -1,31 +1,52 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../../validation/plain-object.js';
+
+/** A JSON-RPC 2.0 request or notification of plain shape (see `isPlainCall`). */
+export interface PlainCall {
+  readonly jsonrpc: '2.0';
+  readonly method: string;
+  readonly id?: string | number;
+  readonly params?: Record<string, unknown>;
+}
+
+const CALL_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
- * The common message, recognised without the SDK's schema parser: a JSON-RPC 2.0 request or
- * notification whose `params` (if any) is an object and whose `id` (if any) is a string or a safe
- * integer, with no other members, and whose `_meta` (if any) holds nothing the schema checks but a
- * string or safe-integer progress token. The SDK's `parseJSONRPCMessage` accepts it unchanged; anything
- * else is left to that parser, which decides as it always did.
+ * The one test of a call's plain shape, which the SDK's schemas read as it stands: `jsonrpc` "2.0",
+ * a string method, an id (if any) a string or safe integer, params (if any) an object, and no other
+ * member (a `result` or `error` would make it a response). `_meta` is each caller's to judge.
+ */
+function isPlainCall(value: unknown): value is PlainCall {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const key in value) if (!CALL_KEYS.has(key)) return false;
+  const { jsonrpc, id, method, params } = value as Record<string, unknown>;
+  return (
+    jsonrpc === '2.0' &&
+    typeof method === 'string' &&
+    (!('id' in value) || typeof id === 'string' || Number.isSafeInteger(id)) &&
+    (!('params' in value) || isPlainObject(params))
+  );
+}
+
+/**
+ * A request of plain shape (a call with an id), whatever its `_meta`: what the HTTP endpoint may
+ * take into a session, and what the 2026-07-28 routes may remember by its envelope.
+ */
+export function isPlainRequest(value: unknown): value is PlainCall & { readonly id: string | number } {
+  return isPlainCall(value) && 'id' in value;
+}
+
+/**
+ * The common message, recognised without the SDK's schema parser: a call of plain shape whose
+ * `_meta` (if any) holds nothing the schema checks but a string or safe-integer progress token. The
+ * SDK's `parseJSONRPCMessage` accepts it unchanged; anything else is left to that parser, which
+ * decides as it always did.
  */
 export function asPlainJsonRpcCall(value: unknown): JSONRPCMessage | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const message = value as Record<string, unknown>;
-  if (message.jsonrpc !== '2.0' || typeof message.method !== 'string') return undefined;
-  let members = 2;
-  if ('id' in message) {
-    const id = message.id;
-    if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-    members++;
-  }
-  if ('params' in message) {
-    const params = message.params;
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-    if ('_meta' in params && !isPlainMeta((params as { _meta?: unknown })._meta)) return undefined;
-    members++;
-  }
-  let count = 0;
-  for (const _ in message) count++;
-  return count === members ? (message as JSONRPCMessage) : undefined;
+  if (!isPlainCall(value)) return undefined;
+  const { params } = value;
+  if (params !== undefined && '_meta' in params && !isPlainMeta(params._meta)) return undefined;
+  return value as JSONRPCMessage;
 }
 
 function isPlainMeta(meta: unknown): boolean {
