@@ -25,13 +25,13 @@ it('loads what a started app uses, and rate-limiter-flexible only at the first r
     phase: 'served',
     answer: '5',
     // The SDK (with zod) and ext-apps' constants; the DTO libraries (class-validator with
-    // validator.js and libphonenumber-js); typedi, reflect-metadata, and the OpenTelemetry API.
-    // Not the official client (remote servers), jose (JWT auth), Ajv, nor rate-limiter-flexible.
+    // validator.js and libphonenumber-js); typedi and reflect-metadata. Not the official client
+    // (remote servers), jose (JWT auth), Ajv, rate-limiter-flexible, nor the OpenTelemetry API
+    // (the app registered no OpenTelemetry SDK; telemetry is on, its default).
     packages: [
       '@modelcontextprotocol/core',
       '@modelcontextprotocol/ext-apps',
       '@modelcontextprotocol/server',
-      '@opentelemetry/api',
       'class-transformer',
       'class-validator',
       'libphonenumber-js',

@@ -26,6 +26,22 @@ export const seamMessages = {
       'or update @armature/core.\n'
     );
   },
+  /** One line on stderr, once per process. */
+  otelKeyUnchecked(problem: string): string {
+    return (
+      `[armature] telemetry cannot tell whether OpenTelemetry is registered without loading its API: ${problem}. ` +
+      '@opentelemetry/api is loaded on first use (correct, heavier). Fix: install the @opentelemetry/api version @armature/core pins, ' +
+      'or update @armature/core.\n'
+    );
+  },
+  /** One line on stderr, once per process. */
+  otelApiMissing(problem: string): string {
+    return (
+      `[armature] OpenTelemetry is registered but @opentelemetry/api could not be loaded: ${problem}. Armature records no spans ` +
+      'nor metrics. Fix: install the dependencies of @armature/core again (it depends on @opentelemetry/api); a bundle made by ' +
+      'armature build runs next to the node_modules it was built from.\n'
+    );
+  },
   classTransformerOff(problem: string): string {
     return (
       `[armature] class-transformer's records cannot be read (${problem}): nested DTO types are not taken from @Type, ` +

@@ -1,5 +1,6 @@
 import { PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/server';
-import { type Attributes, SpanKind, type SpanOptions } from '@opentelemetry/api';
+import type { Attributes, SpanOptions } from '@opentelemetry/api';
+import type { OtelApi } from '../seams/opentelemetry.js';
 import { ATTR, EXECUTE_TOOL } from './mcp-semconv.js';
 
 /** Past this many distinct sets (tool names come from callers), a set is built per request, not kept. */
@@ -25,6 +26,7 @@ export class RequestAttributeSets {
 
   /** The set of a request: its method, its 2026-07-28 envelope, whether it came over HTTP, its connection and params. */
   of(
+    api: OtelApi,
     method: string,
     envelope: Record<string, unknown> | undefined,
     http: unknown,
@@ -39,10 +41,10 @@ export class RequestAttributeSets {
     const byName = this.child(this.sets, method);
     const byVersion = byName && this.child(byName, named);
     const pair = byVersion && this.child(byVersion, versioned, (): [RequestAttributeSet?, RequestAttributeSet?] => [undefined, undefined]);
-    if (!pair) return setOf(method, named, versioned, viaHttp === 1);
+    if (!pair) return setOf(api, method, named, versioned, viaHttp === 1);
     let set = pair[viaHttp];
     if (!set) {
-      set = setOf(method, named, versioned, viaHttp === 1);
+      set = setOf(api, method, named, versioned, viaHttp === 1);
       pair[viaHttp] = set;
       this.kept++;
     }
@@ -59,7 +61,7 @@ export class RequestAttributeSets {
   }
 }
 
-function setOf(method: string, name: string, version: string, http: boolean): RequestAttributeSet {
+function setOf(api: OtelApi, method: string, name: string, version: string, http: boolean): RequestAttributeSet {
   const attributes: Attributes = { [ATTR.method]: method };
   if (name && method === 'tools/call') {
     attributes[ATTR.toolName] = name;
@@ -75,6 +77,6 @@ function setOf(method: string, name: string, version: string, http: boolean): Re
   return Object.freeze({
     attributes,
     spanName: name ? `${method} ${name}` : method,
-    spanOptions: Object.freeze({ kind: SpanKind.SERVER, attributes }),
+    spanOptions: Object.freeze({ kind: api.SpanKind.SERVER, attributes }),
   });
 }

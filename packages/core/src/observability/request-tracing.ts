@@ -1,19 +1,7 @@
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import {
-  type Attributes,
-  context,
-  createContextKey,
-  type Context as OtelContext,
-  ProxyTracerProvider,
-  type Span,
-  SpanKind,
-  type SpanOptions,
-  SpanStatusCode,
-  type Tracer,
-  type TracerProvider,
-  trace,
-} from '@opentelemetry/api';
+import type { Attributes, Context as OtelContext, Span, SpanOptions, Tracer, TracerProvider } from '@opentelemetry/api';
 import { messageOf } from '../messages/call-messages.js';
+import { type OtelApi, otelApi } from '../seams/opentelemetry.js';
 import { ATTR, EXECUTE_TOOL, INVALID_ARGUMENTS, TOOL_ERROR } from './mcp-semconv.js';
 import { RequestAttributeSets } from './request-attribute-sets.js';
 import type { ServerEvents } from './server-events.js';
@@ -51,12 +39,34 @@ interface Failure {
   readonly message: string;
 }
 
-// The API's no-op provider, the delegate of a proxy nobody registered a provider for.
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
-/** Marks a context as an Armature request's, so that its client requests and tasks know which app traces them. */
-const TRACING_KEY = createContextKey('@armature/core request tracing');
+/** What tracing keeps of the API once an app registered something with it. */
+interface Otel {
+  readonly api: OtelApi;
+  /** The API's no-op provider, the delegate of a proxy nobody registered a provider for. */
+  readonly noopProvider: TracerProvider;
+  /** Marks a context as an Armature request's, so that its client requests and tasks know which app traces them. */
+  readonly key: symbol;
+}
 
-let tracerOf: { provider: TracerProvider; tracer: Tracer } | undefined;
+let otelOf: Otel | undefined;
+
+/** The API and what tracing keeps of it; undefined while the app registered nothing (the API is then not loaded). */
+function otel(): Otel | undefined {
+  if (otelOf) return otelOf;
+  const api = otelApi();
+  if (!api) return undefined;
+  otelOf = { api, noopProvider: new api.ProxyTracerProvider().getDelegate(), key: api.createContextKey('@armature/core request tracing') };
+  return otelOf;
+}
+
+/** Armature's tracer, and the API it came from. */
+interface Traced {
+  readonly otel: Otel;
+  readonly provider: TracerProvider;
+  readonly tracer: Tracer;
+}
+
+let tracedOf: Traced | undefined;
 
 /**
  * Armature's tracer from the registered provider, made once per provider (a provider's
@@ -64,12 +74,14 @@ let tracerOf: { provider: TracerProvider; tracer: Tracer } | undefined;
  * global lookup and a comparison, no allocation. A provider registered by another copy of the API
  * is not this copy's proxy, and is a real one.
  */
-function currentTracer(): Tracer | undefined {
-  const registered = trace.getTracerProvider();
-  const provider = registered instanceof ProxyTracerProvider ? registered.getDelegate() : registered;
-  if (provider === NOOP_TRACER_PROVIDER) return undefined;
-  if (tracerOf?.provider !== provider) tracerOf = { provider, tracer: provider.getTracer(SCOPE) };
-  return tracerOf.tracer;
+function currentTracer(): Traced | undefined {
+  const loaded = otel();
+  if (!loaded) return undefined;
+  const registered = loaded.api.trace.getTracerProvider();
+  const provider = registered instanceof loaded.api.ProxyTracerProvider ? registered.getDelegate() : registered;
+  if (provider === loaded.noopProvider) return undefined;
+  if (tracedOf?.provider !== provider) tracedOf = { otel: loaded, provider, tracer: provider.getTracer(SCOPE) };
+  return tracedOf;
 }
 
 /** How much of a request is traced: see `TelemetryOptions.detail`. */
@@ -87,7 +99,7 @@ export interface TelemetryOptions {
   detail?: TelemetryDetail;
 }
 
-/** The span a handler call runs in, made once per plan. */
+/** The span a handler call (or a step, or a task) runs in; a handler's is made once per plan. */
 interface HandlerSpan {
   readonly name: string;
   readonly options: SpanOptions;
@@ -106,11 +118,11 @@ function failureOfError(error: unknown): Failure {
   return { type: String(code), code, message: messageOf(error) };
 }
 
-function endSpan(span: Span, failure: Failure | undefined): void {
+function endSpan(api: OtelApi, span: Span, failure: Failure | undefined): void {
   if (failure) {
     span.setAttribute(ATTR.errorType, failure.type);
     if (failure.code !== undefined) span.setAttribute(ATTR.statusCode, String(failure.code));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: failure.message });
   }
   span.end();
 }
@@ -137,8 +149,8 @@ function recordRequest(span: Span, request: TracedRequest, params: unknown): voi
  * The app's OpenTelemetry instrumentation, through `@opentelemetry/api` only: a SERVER span per
  * request (the active span while it runs), a span per handler call and per task run, and with
  * `detail: 'steps'` a span per guard check, validation and request the server sends its client;
- * and the metrics. The app brings the SDK and its exporter; while it registers no provider, each
- * request costs two global lookups and nothing is allocated. A request its sampler leaves out
+ * and the metrics. The app brings the SDK and its exporter; while it registers nothing, the API is
+ * not loaded, each request costs one global lookup and nothing is allocated. A request its sampler leaves out
  * gets no child span. `enabled: false` (the `telemetry: false` option) turns it all off.
  */
 export class RequestTracing {
@@ -175,25 +187,29 @@ export class RequestTracing {
     run: (request: C, params: P) => Promise<R>,
   ): Promise<R> {
     if (!this.enabled) return run(request, params);
-    const tracer = currentTracer();
+    // Nothing registered: the API is not loaded, and there is neither a tracer nor a meter.
+    const loaded = otel();
+    if (!loaded) return run(request, params);
+    const traced = currentTracer();
     const instruments = this.metrics.current();
-    if (!tracer && !instruments) return run(request, params);
+    if (!traced && !instruments) return run(request, params);
     const started = performance.now();
     const source = request.ctx.source;
-    const set = this.attributeSets.of(request.method, source.envelope, source.http, server, params);
+    const set = this.attributeSets.of(loaded.api, request.method, source.envelope, source.http, server, params);
     if (instruments) this.metrics.started(request.method);
     let span: Span | undefined;
     const answer = settled(() => {
-      if (tracer) {
-        const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
+      if (traced) {
+        const { api, key } = loaded;
+        const parent = remoteParent(api, request.ctx.meta, source.http?.req?.headers);
         // The shared set is what a sampler may read; what is the request's own is added once it is recorded.
         const options = parent.link ? { ...set.spanOptions, links: [{ context: parent.link }] } : set.spanOptions;
-        span = tracer.startSpan(set.spanName, options, parent.context);
+        span = traced.tracer.startSpan(set.spanName, options, parent.context);
         request.traced = span.isRecording();
         if (request.traced) recordRequest(span, request, params);
         // The request runs in its span's context either way, so that what it sends carries the
         // sampling decision on; a span the sampler left out gets no children.
-        return context.with(trace.setSpan(this.marked(parent.context), span), run, undefined, request, params);
+        return api.context.with(api.trace.setSpan(this.marked(parent.context, key), span), run, undefined, request, params);
       }
       return run(request, params);
     });
@@ -201,21 +217,21 @@ export class RequestTracing {
     // the context manager's hooks once tracing has entered a context.
     return answer.then(
       (result) => {
-        this.ended(request.method, set.attributes, started, span, instruments, failureOfResult(result));
+        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
         return result;
       },
       (error: unknown) => {
         if (!(error instanceof ProtocolError) && span?.isRecording())
           span.recordException(error instanceof Error ? error : messageOf(error));
-        this.ended(request.method, set.attributes, started, span, instruments, failureOfError(error));
+        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
         throw error;
       },
     );
   }
 
   /** `parent` marked as one of this app's requests: the last one made is kept, since most requests share their parent (the root context). */
-  private marked(parent: OtelContext): OtelContext {
-    if (this.lastMarked?.parent !== parent) this.lastMarked = { parent, marked: parent.setValue(TRACING_KEY, this) };
+  private marked(parent: OtelContext, key: symbol): OtelContext {
+    if (this.lastMarked?.parent !== parent) this.lastMarked = { parent, marked: parent.setValue(key, this) };
     return this.lastMarked.marked;
   }
 
@@ -224,11 +240,12 @@ export class RequestTracing {
     method: string,
     attributes: Attributes,
     started: number,
+    traced: Traced | undefined,
     span: Span | undefined,
     instruments: Instruments | undefined,
     failure: Failure | undefined,
   ): void {
-    if (span) endSpan(span, failure);
+    if (traced && span) endSpan(traced.otel.api, span, failure);
     if (!instruments) return;
     this.metrics.ended(method);
     const measured = failure ? failedAttributes(attributes, failure) : attributes;
@@ -242,6 +259,11 @@ export class RequestTracing {
    * `{kind} {name}` for the others. Call only while the request is `traced`.
    */
   handler<R>(plan: TracedHandler, run: () => Promise<R>): Promise<R> {
+    return this.inSpan((api) => this.handlerSpan(api, plan), run, failureOfResult);
+  }
+
+  /** The span of a handler's calls, made the first time it is traced. */
+  private handlerSpan(api: OtelApi, plan: TracedHandler): HandlerSpan {
     let made = this.handlerSpans.get(plan);
     if (!made) {
       const attributes: Attributes = { [ATTR.handler]: plan.where, [ATTR.handlerKind]: plan.kind };
@@ -250,15 +272,15 @@ export class RequestTracing {
         attributes[ATTR.operation] = EXECUTE_TOOL;
       }
       const name = plan.kind === 'tool' ? `${EXECUTE_TOOL} ${plan.name}` : `${plan.kind} ${plan.name}`;
-      made = Object.freeze({ name, options: Object.freeze({ kind: SpanKind.INTERNAL, attributes: Object.freeze(attributes) }) });
+      made = Object.freeze({ name, options: Object.freeze({ kind: api.SpanKind.INTERNAL, attributes: Object.freeze(attributes) }) });
       this.handlerSpans.set(plan, made);
     }
-    return this.inSpan(made.name, made.options, run, failureOfResult);
+    return made;
   }
 
   /** Asks a handler's OAuth scopes and guards in their `guard {name}` span (`detail: 'steps'`), which says whether they allowed the call. */
   guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
-    return this.inSpan(`guard ${name}`, { kind: SpanKind.INTERNAL }, run, (allowed, span) => {
+    return this.inSpan(internalSpan(`guard ${name}`), run, (allowed, span) => {
       span.setAttribute(ATTR.allowed, allowed);
       return undefined;
     });
@@ -266,32 +288,33 @@ export class RequestTracing {
 
   /** Runs argument validation in its `validate {name}` span (`detail: 'steps'`); refused arguments end it as `invalid_arguments`. */
   validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): Promise<R> {
-    return this.inSpan(`validate ${name}`, { kind: SpanKind.INTERNAL }, run, (outcome, span) => {
+    return this.inSpan(internalSpan(`validate ${name}`), run, (outcome, span) => {
       if (outcome.ok) return undefined;
       span.setAttribute(ATTR.issues, outcome.issues?.length ?? 0);
       return { type: INVALID_ARGUMENTS, message: `${outcome.issues?.length ?? 0} invalid argument(s)` };
     });
   }
 
-  /** Runs `run` in a span of its own, a child of the active one, ended when it settles. */
+  /** Runs `run` in a span of its own (`made` names it), a child of the active one, ended when it settles. */
   private inSpan<R>(
-    name: string,
-    options: SpanOptions,
+    made: (api: OtelApi) => HandlerSpan,
     run: () => R | Promise<R>,
     failed: (result: R, span: Span) => Failure | undefined,
   ): Promise<R> {
-    const tracer = currentTracer();
-    if (!tracer) return settled(run);
-    const parent = context.active();
-    const span = tracer.startSpan(name, options, parent);
-    return settled(() => context.with(trace.setSpan(parent, span), run)).then(
+    const traced = currentTracer();
+    if (!traced) return settled(run);
+    const { api } = traced.otel;
+    const { name, options } = made(api);
+    const parent = api.context.active();
+    const span = traced.tracer.startSpan(name, options, parent);
+    return settled(() => api.context.with(api.trace.setSpan(parent, span), run)).then(
       (result) => {
-        endSpan(span, failed(result, span));
+        endSpan(api, span, failed(result, span));
         return result;
       },
       (error: unknown) => {
         if (!(error instanceof ProtocolError)) span.recordException(error instanceof Error ? error : messageOf(error));
-        endSpan(span, failureOfError(error));
+        endSpan(api, span, failureOfError(error));
         throw error;
       },
     );
@@ -324,12 +347,12 @@ export class RequestTracing {
     if (!this.enabled) return run();
     const instruments = this.metrics.current();
     // A task of a request its sampler left out is left out too.
-    const recording = trace.getActiveSpan()?.isRecording() ?? true;
+    const recording = otel()?.api.trace.getActiveSpan()?.isRecording() ?? true;
     const tracing = currentTracer() !== undefined && recording;
     if (!tracing && !instruments) return run();
     request.traced = tracing;
     const attributes = { [ATTR.taskId]: taskId, [ATTR.toolName]: tool, [ATTR.operation]: EXECUTE_TOOL };
-    const work = tracing ? () => this.inSpan(`task ${tool}`, { kind: SpanKind.INTERNAL, attributes }, run, failureOfResult) : run;
+    const work = tracing ? () => this.inSpan(internalSpan(`task ${tool}`, attributes), run, failureOfResult) : run;
     instruments?.runningTasks.add(1);
     const finished = (status: string) => {
       instruments?.runningTasks.add(-1);
@@ -355,15 +378,20 @@ function failedAttributes(attributes: Attributes, failure: Failure): Attributes 
   return measured;
 }
 
+/** A step's or task's INTERNAL span, named `name`. */
+function internalSpan(name: string, attributes?: Attributes): (api: OtelApi) => HandlerSpan {
+  return (api) => ({ name, options: { kind: api.SpanKind.INTERNAL, attributes } });
+}
+
 /** The app tracing the active request, when it is traced; else undefined. */
-function tracingOfActive(active: OtelContext): RequestTracing | undefined {
-  const tracing = active.getValue(TRACING_KEY) as RequestTracing | undefined;
+function tracingOfActive(otel: Otel, active: OtelContext): RequestTracing | undefined {
+  const tracing = active.getValue(otel.key) as RequestTracing | undefined;
   return tracing?.tracing ? tracing : undefined;
 }
 
 /** The tracer for a step's span (`detail: 'steps'`) under `active`: none when its span is not recorded (sampled out). */
-function stepTracer(active: OtelContext): Tracer | undefined {
-  return tracingOfActive(active)?.steps && trace.getSpan(active)?.isRecording() ? currentTracer() : undefined;
+function stepTracer(otel: Otel, active: OtelContext): Tracer | undefined {
+  return tracingOfActive(otel, active)?.steps && otel.api.trace.getSpan(active)?.isRecording() ? currentTracer()?.tracer : undefined;
 }
 
 /**
@@ -377,20 +405,23 @@ export async function clientRequest<R>(
   meta: Record<string, unknown> | undefined,
   send: (meta: Record<string, unknown> | undefined) => Promise<R>,
 ): Promise<R> {
-  const parent = context.active();
-  if (!tracingOfActive(parent)) return send(meta);
-  const tracer = stepTracer(parent);
-  if (!tracer) return send(metaWithContext(parent, meta));
-  const span = tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
-  const active: OtelContext = trace.setSpan(parent, span);
+  const loaded = otel();
+  if (!loaded) return send(meta);
+  const { api } = loaded;
+  const parent = api.context.active();
+  if (!tracingOfActive(loaded, parent)) return send(meta);
+  const tracer = stepTracer(loaded, parent);
+  if (!tracer) return send(metaWithContext(api, parent, meta));
+  const span = tracer.startSpan(method, { kind: api.SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
+  const active: OtelContext = api.trace.setSpan(parent, span);
   let failure: Failure | undefined;
   try {
-    return await context.with(active, send, undefined, metaWithContext(active, meta));
+    return await api.context.with(active, send, undefined, metaWithContext(api, active, meta));
   } catch (error) {
     failure = failureOfError(error);
     throw error;
   } finally {
-    endSpan(span, failure);
+    endSpan(api, span, failure);
   }
 }
 
@@ -401,13 +432,16 @@ export async function clientRequest<R>(
  * client answers in its retry, a request of its own).
  */
 export function clientQuestion<R>(method: string, answer: () => R): R {
-  const parent = context.active();
-  const tracer = stepTracer(parent);
+  const loaded = otel();
+  if (!loaded) return answer();
+  const { api } = loaded;
+  const parent = api.context.active();
+  const tracer = stepTracer(loaded, parent);
   if (!tracer) return answer();
-  const span = tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
+  const span = tracer.startSpan(method, { kind: api.SpanKind.CLIENT, attributes: { [ATTR.method]: method } }, parent);
   let asked = true;
   try {
-    const answered = context.with(trace.setSpan(parent, span), answer);
+    const answered = api.context.with(api.trace.setSpan(parent, span), answer);
     asked = false;
     return answered;
   } finally {
@@ -418,6 +452,8 @@ export function clientQuestion<R>(method: string, answer: () => R): R {
 
 /** `meta` with the active span's trace context written in, inside a traced request; else `meta` as it is. */
 export function withTraceContext(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  const active = context.active();
-  return tracingOfActive(active) ? metaWithContext(active, meta) : meta;
+  const loaded = otel();
+  if (!loaded) return meta;
+  const active = loaded.api.context.active();
+  return tracingOfActive(loaded, active) ? metaWithContext(loaded.api, active, meta) : meta;
 }

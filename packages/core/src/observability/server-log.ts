@@ -1,6 +1,6 @@
-import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { messageOf } from '../messages/call-messages.js';
 import { logMessages } from '../messages/log-messages.js';
+import { otelApi } from '../seams/opentelemetry.js';
 import type { ServerEvent, ServerEvents } from './server-events.js';
 import { sourceMappedStack } from './source-mapped-stack.js';
 
@@ -116,8 +116,9 @@ function escapeControls(line: string): string {
 
 /** The active span's ids, when a tracer provider is registered and a span is current. */
 function traceFields(): { traceId?: string; spanId?: string } {
-  const context = trace.getActiveSpan()?.spanContext();
-  return context && isSpanContextValid(context) ? { traceId: context.traceId, spanId: context.spanId } : {};
+  const api = otelApi();
+  const context = api?.trace.getActiveSpan()?.spanContext();
+  return context && api?.isSpanContextValid(context) ? { traceId: context.traceId, spanId: context.spanId } : {};
 }
 
 /** `err` as pino's standard serializer writes it: type, message, stack. */

@@ -1,14 +1,5 @@
-import {
-  type Attributes,
-  type Counter,
-  createNoopMeter,
-  type Histogram,
-  type Meter,
-  type MeterProvider,
-  metrics,
-  type ObservableResult,
-  type UpDownCounter,
-} from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Meter, MeterProvider, ObservableResult, UpDownCounter } from '@opentelemetry/api';
+import { otelApi } from '../seams/opentelemetry.js';
 import { ATTR, DURATION_BUCKETS, METRIC } from './mcp-semconv.js';
 import type { ServerEvents } from './server-events.js';
 
@@ -116,13 +107,15 @@ export class ServerMetrics {
     });
   }
 
-  /** The instruments of the registered meter provider; undefined when none is registered. */
+  /** The instruments of the registered meter provider; undefined when none is registered (nor anything else: the API is then not loaded). */
   current(): Instruments | undefined {
-    const provider = metrics.getMeterProvider();
+    const api = otelApi();
+    if (!api) return undefined;
+    const provider = api.metrics.getMeterProvider();
     if (provider !== this.provider) {
       this.provider = provider;
       const meter = provider.getMeter(SCOPE);
-      this.instruments = meter === createNoopMeter() ? undefined : instrumentsOf(meter, this.inFlight);
+      this.instruments = meter === api.createNoopMeter() ? undefined : instrumentsOf(meter, this.inFlight);
     }
     return this.instruments;
   }

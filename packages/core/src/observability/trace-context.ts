@@ -1,13 +1,5 @@
-import {
-  context,
-  type Context as OtelContext,
-  propagation,
-  ROOT_CONTEXT,
-  type SpanContext,
-  type TextMapGetter,
-  type TextMapSetter,
-  trace,
-} from '@opentelemetry/api';
+import type { Context as OtelContext, SpanContext, TextMapGetter, TextMapSetter } from '@opentelemetry/api';
+import type { OtelApi } from '../seams/opentelemetry.js';
 
 type Meta = Readonly<Record<string, unknown>>;
 
@@ -45,7 +37,8 @@ export interface RemoteParent {
  * header's context is the parent, else the ambient one. Read with the app's configured
  * propagators (W3C Trace Context once the SDK registers it).
  */
-export function remoteParent(meta: Meta, headers: Headers | undefined): RemoteParent {
+export function remoteParent(api: OtelApi, meta: Meta, headers: Headers | undefined): RemoteParent {
+  const { context, propagation, ROOT_CONTEXT, trace } = api;
   const active = context.active();
   const fromHeaders = headers ? propagation.extract(active, headers, HEADERS_GETTER) : active;
   const fromMeta = propagation.extract(ROOT_CONTEXT, meta, META_GETTER);
@@ -56,8 +49,8 @@ export function remoteParent(meta: Meta, headers: Headers | undefined): RemotePa
 }
 
 /** `_meta` with the current context written in (the caller's own keys kept), for a request the server sends. */
-export function metaWithContext(active: OtelContext, meta: Record<string, unknown> | undefined): Record<string, unknown> {
+export function metaWithContext(api: OtelApi, active: OtelContext, meta: Record<string, unknown> | undefined): Record<string, unknown> {
   const written: Record<string, unknown> = { ...meta };
-  propagation.inject(active, written, META_SETTER);
+  api.propagation.inject(active, written, META_SETTER);
   return written;
 }

@@ -1,0 +1,58 @@
+// Whether the app registered OpenTelemetry, read without loading `@opentelemetry/api`: the API keeps
+// what an app registers (tracer and meter providers, context manager, propagator) in one global
+// object, `globalThis[Symbol.for('opentelemetry.js.api.<major>')]`, shared by every copy of the API
+// of that major. That key is the API's internals, so it is read only here, after checking that the
+// installed API is of the major it names; when it is not (or its version cannot be read), this
+// says so once on stderr and the API is loaded at once, as if an app had registered something.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { seamMessages } from '../messages/seam-messages.js';
+
+export type OtelApi = typeof import('@opentelemetry/api');
+
+/** The API major whose global key this reads. */
+const MAJOR = 1;
+const GLOBAL_KEY = Symbol.for(`opentelemetry.js.api.${MAJOR}`);
+
+const require = createRequire(import.meta.url);
+
+/** What is not as this seam expects of the installed API (undefined when all is). */
+function problemOf(): string | undefined {
+  try {
+    // The API's `exports` do not list its package.json: it is read beside its entry (build/src/index.js).
+    const file = join(dirname(require.resolve('@opentelemetry/api')), '..', '..', 'package.json');
+    const version = (JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version;
+    if (typeof version !== 'string' || !version.startsWith(`${MAJOR}.`)) return `@opentelemetry/api is ${String(version)}`;
+  } catch (error) {
+    return `reading @opentelemetry/api's version throws ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return undefined;
+}
+
+/** The API once loaded; null when it could not be (telemetry is then off). */
+let api: OtelApi | null | undefined;
+/** Whether the global key can be trusted; undefined until first asked. */
+let keyChecked: boolean | undefined;
+
+/**
+ * `@opentelemetry/api`, loaded the first time an app has registered something with it, and from
+ * then on; undefined while nothing is registered (one global lookup, nothing loaded), and when
+ * the API cannot be loaded (said once on stderr).
+ */
+export function otelApi(): OtelApi | undefined {
+  if (api !== undefined) return api ?? undefined;
+  if (keyChecked === undefined) {
+    const problem = problemOf();
+    if (problem) process.stderr.write(seamMessages.otelKeyUnchecked(problem));
+    keyChecked = problem === undefined;
+  }
+  if (keyChecked && typeof (globalThis as Record<symbol, unknown>)[GLOBAL_KEY] !== 'object') return undefined;
+  try {
+    api = require('@opentelemetry/api') as OtelApi;
+  } catch (error) {
+    process.stderr.write(seamMessages.otelApiMissing(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)));
+    api = null;
+  }
+  return api ?? undefined;
+}
