@@ -15,7 +15,8 @@ export interface RedisEventLimits {
 
 // Appends one event to its stream (a Redis stream), then drops the oldest events past the count
 // and byte budgets, forgetting their ids so a Last-Event-ID naming one is refused like an unknown one.
-// With a channel, publishes the notice in the same step (instances hear of events in stream order).
+// With a channel, publishes the notice in the same step (instances hear of events in stream order);
+// with a claim (ARGV[11]), records it under KEYS[5] in the same step (a POST stream opened and primed).
 const STORE = `
 local entry = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 'm', ARGV[2], 'b', ARGV[3])
 local total = redis.call('INCRBY', KEYS[2], ARGV[3])
@@ -36,6 +37,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('SADD', KEYS[4], ARGV[7])
 redis.call('PEXPIRE', KEYS[4], ARGV[6])
 if ARGV[9] ~= '' then redis.call('PUBLISH', ARGV[9], ARGV[10]) end
+if ARGV[11] ~= '' then redis.call('SET', KEYS[5], ARGV[11], 'PX', ARGV[6]) end
 return entry
 `;
 
@@ -58,20 +60,26 @@ export class RedisEventStore implements SharedEventStore {
     /** Waits for Redis to (re)connect, within a bound, before a relayed event (`storeAndPublish`). */
     private readonly settled: () => Promise<void>,
   ) {
-    this.store = connection.script('armatureStoreEvent', 4, STORE);
+    this.store = connection.script('armatureStoreEvent', 5, STORE);
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    return this.append(streamId, message, '', () => '');
+    return this.append(streamId, message, '', () => '', '');
   }
 
   /** Waits for the connection within its bound: a relayed message is delayed by a reconnection, not lost. */
   async storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
     await this.settled();
-    return this.append(streamId, message, channelOf(this.channels, topic), notice);
+    return this.append(streamId, message, channelOf(this.channels, topic), notice, '');
   }
 
-  private async append(streamId: string, message: JSONRPCMessage, channel: string, notice: (eventId: string) => string): Promise<string> {
+  private async append(
+    streamId: string,
+    message: JSONRPCMessage,
+    channel: string,
+    notice: (eventId: string) => string,
+    claim: string,
+  ): Promise<string> {
     const eventId = randomUUID();
     const json = JSON.stringify(message);
     const session = streamId.slice(0, streamId.indexOf('/') + 1);
@@ -81,6 +89,7 @@ export class RedisEventStore implements SharedEventStore {
       `${this.prefix}evb:${streamId}`,
       this.idKey(eventId),
       `${this.prefix}evs:${session}`,
+      this.claimKey(streamId),
       eventId,
       json,
       Buffer.byteLength(json),
@@ -91,6 +100,7 @@ export class RedisEventStore implements SharedEventStore {
       `${this.prefix}eid:`,
       channel,
       notice(eventId),
+      claim,
     );
     return eventId;
   }
@@ -122,8 +132,11 @@ export class RedisEventStore implements SharedEventStore {
     await redis.del(set, ...keys);
   }
 
-  async claimStream(streamId: string, claim: StreamClaim): Promise<void> {
+  /** With `priming`, one script stores it and records the claim (one round trip per POST stream). */
+  async claimStream(streamId: string, claim: StreamClaim, priming?: JSONRPCMessage): Promise<string | undefined> {
+    if (priming) return this.append(streamId, priming, '', () => '', JSON.stringify(claim));
     await this.connection.ready.set(this.claimKey(streamId), JSON.stringify(claim), 'PX', this.limits.ttlMs);
+    return undefined;
   }
 
   async streamClaim(streamId: string): Promise<StreamClaim | undefined> {

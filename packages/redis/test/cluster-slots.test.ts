@@ -1,5 +1,6 @@
 import type { SharedState, TaskLimits, TaskRecord } from '@armature/core';
 import { RedisCluster } from '@armature/test-redis';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisState } from '../src/index.js';
@@ -97,6 +98,23 @@ describe('redisState on a three-master Redis Cluster', () => {
     await state.events.purge('sess/');
     expect(await other.events.getStreamIdForEventId(first)).toBe('sess/1');
     expect(await other.events.streamClaim('sess/1')).toBeUndefined();
+  });
+
+  it('claims a POST stream and stores its priming event in one script', async () => {
+    const priming = await state.events.claimStream('sess/2', { owner: 'b', requestIds: ['x'] }, {} as JSONRPCMessage);
+    expect(priming).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await other.events.streamClaim('sess/2')).toEqual({ owner: 'b', requestIds: ['x'] });
+    expect(await other.events.getStreamIdForEventId(priming as string)).toBe('sess/2');
+    const answer = await state.events.storeEvent('sess/2', { jsonrpc: '2.0', id: 'x', result: {} });
+    const replayed: string[] = [];
+    await other.events.replayEventsAfter(priming as string, {
+      send: async (id) => {
+        replayed.push(id);
+      },
+    });
+    expect(replayed).toEqual([answer]);
+    await state.events.purge('sess/');
+    expect(await other.events.streamClaim('sess/2')).toBeUndefined();
   });
 
   it('creates, lists, updates, counts and queues tasks, and tells another instance of a change', async () => {

@@ -60,8 +60,11 @@ export interface SharedEventStore extends EventStore {
    * bus's `topic`: every instance then hears of a stream's events in the order they were stored.
    */
   storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string>;
-  /** Records that instance `owner` answers the requests `requestIds` on the stream `streamId`. */
-  claimStream(streamId: string, claim: StreamClaim): Promise<void>;
+  /**
+   * Records that instance `owner` answers the requests `requestIds` on the stream `streamId`; with
+   * `priming`, stores it as the stream's first event in the same step and returns its id.
+   */
+  claimStream(streamId: string, claim: StreamClaim, priming?: JSONRPCMessage): Promise<string | undefined>;
   /** Who answers on `streamId`, if it was claimed (and its events are still held). */
   streamClaim(streamId: string): Promise<StreamClaim | undefined>;
 }

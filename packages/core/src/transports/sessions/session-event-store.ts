@@ -64,17 +64,17 @@ export class SessionEventStore implements EventStore {
 
   /**
    * Opens a POST stream whose requests (`requestIds`) Armature answers itself: claimed for them when
-   * instances share sessions, and primed (SEP-1699) when `priming`, both in one round trip; the
-   * priming event's id. Its later events are stored with `storeEvent`.
+   * instances share sessions, and primed (SEP-1699) when `priming`, both in one step of the store;
+   * the priming event's id. Its later events are stored with `storeEvent`.
    */
-  async openStream(streamId: string, requestIds: (string | number)[], priming: boolean): Promise<string | undefined> {
-    if (this.claims) this.open.add(streamId);
+  openStream(streamId: string, requestIds: (string | number)[], priming: boolean): Promise<string | undefined> {
     this.answering.set(streamId, new Set());
-    const [, primingId] = await Promise.all([
-      this.claims?.claimFor(this.prefix + streamId, requestIds),
-      priming ? this.shared.storeEvent(this.prefix + streamId, {} as JSONRPCMessage) : undefined,
-    ]);
-    return primingId;
+    const primingEvent = priming ? ({} as JSONRPCMessage) : undefined;
+    if (this.claims) {
+      this.open.add(streamId);
+      return this.claims.claimFor(this.prefix + streamId, requestIds, primingEvent);
+    }
+    return primingEvent ? this.shared.storeEvent(this.prefix + streamId, primingEvent) : Promise.resolve(undefined);
   }
 
   /** The first event of a POST stream claims it; its response ends what this store remembers of it. */

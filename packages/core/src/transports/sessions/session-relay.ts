@@ -14,6 +14,8 @@ export interface RelayTarget {
   written(sessionId: string, eventId: string, message: JSONRPCMessage): void;
   /** A client message that reached another instance (an answer, a cancellation). */
   fromClient(sessionId: string, message: JSONRPCMessage): void;
+  /** The client changed the session's record (its log level) through another instance. */
+  changed(sessionId: string): void;
   /** The session ended on another instance. */
   ended(sessionId: string): void;
 }
@@ -21,6 +23,7 @@ export interface RelayTarget {
 type Relayed =
   | { readonly kind: 'event'; readonly from: string; readonly session: string; readonly event: string; readonly message: JSONRPCMessage }
   | { readonly kind: 'client'; readonly from: string; readonly session: string; readonly message: JSONRPCMessage }
+  | { readonly kind: 'changed'; readonly from: string; readonly session: string }
   | { readonly kind: 'ended'; readonly from: string; readonly session: string };
 
 /**
@@ -65,6 +68,11 @@ export class SessionRelay {
     return this.publish({ kind: 'client', from: this.instance, session: sessionId, message });
   }
 
+  /** Tells the other instances that the session's record changed (published after the change is stored). */
+  changed(sessionId: string): Promise<void> {
+    return this.publish({ kind: 'changed', from: this.instance, session: sessionId });
+  }
+
   ended(sessionId: string): Promise<void> {
     return this.publish({ kind: 'ended', from: this.instance, session: sessionId });
   }
@@ -94,10 +102,11 @@ export class SessionRelay {
     if (relayed === undefined) return;
     for (const target of this.targets) {
       // Every instance writes stored events (the one holding the stream is the only one that can);
-      // client messages and endings were already handled where they arrived.
+      // client messages, changes and endings were already handled where they arrived.
       if (relayed.kind === 'event') target.written(relayed.session, relayed.event, relayed.message);
       else if (relayed.from === this.instance) continue;
       else if (relayed.kind === 'client') target.fromClient(relayed.session, relayed.message);
+      else if (relayed.kind === 'changed') target.changed(relayed.session);
       else target.ended(relayed.session);
     }
   }

@@ -157,6 +157,8 @@ export interface Session {
   readonly counted: boolean;
   initialized: boolean;
   lastSeen: number;
+  /** When this instance last pushed the shared record's expiry back (instances sharing sessions). */
+  refreshed?: number;
   /** The level the client set with `logging/setLevel` (tracked when instances share sessions). */
   logLevel?: string;
 }

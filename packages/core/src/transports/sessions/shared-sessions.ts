@@ -11,6 +11,9 @@ import { type ConnectSession, SessionCapReached, type SessionSharing } from './s
 import type { Session, SessionTransport } from './session-transport.js';
 import { StreamClaims } from './stream-claims.js';
 
+/** The longest a shared session's record goes without its expiry pushed back while it is used. */
+const MAX_REFRESH_MS = 1_000;
+
 /** Thrown by a shared-store operation; answered 503 naming the store. */
 class StoreFailure {
   constructor(readonly cause: unknown) {}
@@ -110,9 +113,23 @@ export class SharedSessions implements SessionSharing, RelayTarget {
     return session;
   }
 
+  /**
+   * Pushes the shared record's expiry back, and takes what the client changed through another
+   * instance, at most once per refresh interval (a tenth of the ttl, at most a second): a session
+   * in use keeps at least nine tenths of its ttl after its last call. A level set through another
+   * instance is read at the next call all the same (the relay's `changed` comes before its answer),
+   * and an ending through another instance drops this copy (the relay's `ended`).
+   */
   async refresh(sessionId: string, session: Session): Promise<boolean> {
     const ttl = session.initialized ? this.limits.sessionIdleTimeoutMs : this.limits.sessionInitializeTimeoutMs;
-    const current = await this.store(this.relay.state.sessions.touch(sessionId, ttl));
+    const now = Date.now();
+    if (session.refreshed !== undefined && now - session.refreshed < Math.min(MAX_REFRESH_MS, ttl / 10)) return true;
+    // Marked before the round trip, so the calls arriving meanwhile do not touch it again; unmarked if it fails.
+    session.refreshed = now;
+    const current = await this.store(this.relay.state.sessions.touch(sessionId, ttl)).catch((error: unknown) => {
+      session.refreshed = undefined;
+      throw error;
+    });
     if (!current) {
       this.copies.drop(sessionId);
       return false;
@@ -187,6 +204,8 @@ export class SharedSessions implements SessionSharing, RelayTarget {
       'logging/setLevel': async () => {
         session.logLevel = String(message.params?.level);
         await sessions.update(id, { logLevel: session.logLevel });
+        // Before the answer: the other instances' copies read the record again at their next call.
+        await this.relay.changed(id);
       },
     };
     if (message.method === 'notifications/initialized') {
@@ -229,6 +248,12 @@ export class SharedSessions implements SessionSharing, RelayTarget {
   written(sessionId: string, eventId: string, message: JSONRPCMessage): void {
     const session = this.copies.get(sessionId);
     if (session) void session.transport.writeRelayed(eventId, message).catch(() => undefined);
+  }
+
+  /** The next call refreshes this copy from the record, whatever the refresh interval says. */
+  changed(sessionId: string): void {
+    const session = this.copies.get(sessionId);
+    if (session) session.refreshed = undefined;
   }
 
   ended(sessionId: string): void {

@@ -41,9 +41,12 @@ export class StreamClaims {
     if (requestIds) await this.claimFor(streamId, requestIds);
   }
 
-  /** Claims `streamId` for `requestIds` (a POST whose requests Armature answers itself). */
-  async claimFor(streamId: string, requestIds: readonly (string | number)[]): Promise<void> {
-    await this.store.claimStream(streamId, { owner: this.instance, requestIds });
+  /**
+   * Claims `streamId` for `requestIds` (a POST whose requests Armature answers itself), storing
+   * `priming` as its first event in the same step when given; that event's id.
+   */
+  claimFor(streamId: string, requestIds: readonly (string | number)[], priming?: JSONRPCMessage): Promise<string | undefined> {
+    return this.store.claimStream(streamId, { owner: this.instance, requestIds }, priming);
   }
 
   /**

@@ -1,0 +1,91 @@
+import 'reflect-metadata';
+import { createMcpApp, McpServer, Tool } from '@armature/core';
+import { RedisServer } from '@armature/test-redis';
+import { IsInt } from 'class-validator';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisState } from '../src/index.js';
+import { openSession, post } from './support/raw-session.js';
+
+// The Redis work of one tools/call in a shared, resumable 2025-11-25 session, counted with MONITOR:
+// its stream claimed and primed in one script, its answer stored in one more, and the session's
+// record refreshed at most once per interval, not per call.
+
+class Pair {
+  @IsInt()
+  a!: number;
+
+  @IsInt()
+  b!: number;
+}
+
+@McpServer({ name: 'round-trips', version: '1.0.0' })
+class AddServer {
+  @Tool({ description: 'adds' })
+  add(input: Pair) {
+    return input.a + input.b;
+  }
+}
+
+const CALLS = 10;
+
+let redis: RedisServer;
+
+beforeAll(async () => {
+  redis = await RedisServer.start();
+});
+
+afterAll(async () => {
+  await redis?.dispose();
+});
+
+describe('a tools/call in a shared session on the Redis state', () => {
+  it('costs two scripts on Redis, and the record is refreshed once for calls close together', async () => {
+    const prefix = 'round-trips:';
+    const app = createMcpApp(AddServer, {
+      state: redisState({ url: redis.url, keyPrefix: prefix }),
+      requestStateKey: 'k'.repeat(32),
+      onError: () => undefined,
+    });
+    const listener = await app.listenHttp({ port: 0 });
+    const monitor = await new Redis(redis.url).monitor();
+    try {
+      const headers = await openSession(listener.url);
+      // A first call: the record refreshed with the idle timeout, and the session warm.
+      await post(
+        listener.url,
+        { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } },
+        headers,
+      );
+      const commands: string[][] = [];
+      // A script's own commands are listed too, from the source `lua`: only what the app sent is counted.
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (source !== 'lua') commands.push(args);
+      });
+      for (let i = 1; i <= CALLS; i++) {
+        const answer = await post(
+          listener.url,
+          { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 } } },
+          headers,
+        );
+        expect(answer.body).toContain(`{"type":"text","text":"${i + 1}"}`);
+      }
+      const scripts = commands.filter(([name]) => name?.toLowerCase() === 'evalsha');
+      const touches = scripts.filter((args) => args.some((arg) => arg.includes('sessions}:session:')));
+      // Besides the scripts, nothing on the sessions' and events' keys (the instance lease's renewals are not the calls').
+      const others = commands.filter(([name, key]) => name?.toLowerCase() !== 'evalsha' && /(sessions|events)\}:/.test(key ?? ''));
+      expect(others).toEqual([]);
+      expect(touches.length).toBeLessThanOrEqual(1);
+      expect(scripts.length).toBeLessThanOrEqual(2 * CALLS + 1);
+      // The record still lives for (about) the idle timeout.
+      const reader = new Redis(redis.url);
+      const ttl = await reader.pttl(`{${prefix}sessions}:session:${headers['mcp-session-id']}`);
+      reader.disconnect();
+      expect(ttl).toBeGreaterThan(29 * 60_000);
+    } finally {
+      monitor.disconnect();
+      await listener.close();
+      await app.close();
+    }
+  });
+});
