@@ -13,6 +13,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { type MaybePromise, promised } from '../context/maybe-promise.js';
 import { messageOf } from '../messages/call-messages.js';
 import { ATTR, EXECUTE_TOOL, INVALID_ARGUMENTS, TOOL_ERROR } from './mcp-semconv.js';
 import { RequestAttributeSets } from './request-attribute-sets.js';
@@ -115,15 +116,6 @@ function endSpan(span: Span, failure: Failure | undefined): void {
   span.end();
 }
 
-/** What `run` returns, as a promise; what it throws, as a rejection. */
-function settled<R>(run: () => R | Promise<R>): Promise<R> {
-  try {
-    return Promise.resolve(run());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
 /** A recorded request span's attributes of its own: its id, session and resource. */
 function recordRequest(span: Span, request: TracedRequest, params: unknown): void {
   span.setAttribute(ATTR.requestId, String(request.ctx.requestId));
@@ -166,14 +158,15 @@ export class RequestTracing {
   /**
    * Runs `run(request, params)` (the request's whole handling: middleware, handler, notifications,
    * scope) inside the request's SERVER span, parented by the trace context in its `_meta` or HTTP
-   * headers, and records its duration and outcome.
+   * headers, and records its duration and outcome. Neither recorded nor measured: `run`'s own
+   * value, a promise only when `run` made one.
    */
   serve<C extends TracedRequest, P, R>(
     request: C,
     server: Server | undefined,
     params: P,
-    run: (request: C, params: P) => Promise<R>,
-  ): Promise<R> {
+    run: (request: C, params: P) => MaybePromise<R>,
+  ): MaybePromise<R> {
     if (!this.enabled) return run(request, params);
     const tracer = currentTracer();
     const instruments = this.metrics.current();
@@ -183,7 +176,7 @@ export class RequestTracing {
     const set = this.attributeSets.of(request.method, source.envelope, source.http, server, params);
     if (instruments) this.metrics.started(request.method);
     let span: Span | undefined;
-    const answer = settled(() => {
+    const answer = promised(() => {
       if (tracer) {
         const parent = remoteParent(request.ctx.meta, source.http?.req?.headers);
         // The shared set is what a sampler may read; what is the request's own is added once it is recorded.
@@ -241,7 +234,7 @@ export class RequestTracing {
    * child of the request's: `execute_tool {name}` for tools (the GenAI execute_tool span),
    * `{kind} {name}` for the others. Call only while the request is `traced`.
    */
-  handler<R>(plan: TracedHandler, run: () => Promise<R>): Promise<R> {
+  handler<R>(plan: TracedHandler, run: () => MaybePromise<R>): Promise<R> {
     let made = this.handlerSpans.get(plan);
     if (!made) {
       const attributes: Attributes = { [ATTR.handler]: plan.where, [ATTR.handlerKind]: plan.kind };
@@ -257,7 +250,7 @@ export class RequestTracing {
   }
 
   /** Asks a handler's OAuth scopes and guards in their `guard {name}` span (`detail: 'steps'`), which says whether they allowed the call. */
-  guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
+  guards(name: string, run: () => MaybePromise<boolean>): Promise<boolean> {
     return this.inSpan(`guard ${name}`, { kind: SpanKind.INTERNAL }, run, (allowed, span) => {
       span.setAttribute(ATTR.allowed, allowed);
       return undefined;
@@ -281,10 +274,10 @@ export class RequestTracing {
     failed: (result: R, span: Span) => Failure | undefined,
   ): Promise<R> {
     const tracer = currentTracer();
-    if (!tracer) return settled(run);
+    if (!tracer) return promised(run);
     const parent = context.active();
     const span = tracer.startSpan(name, options, parent);
-    return settled(() => context.with(trace.setSpan(parent, span), run)).then(
+    return promised(() => context.with(trace.setSpan(parent, span), run)).then(
       (result) => {
         endSpan(span, failed(result, span));
         return result;
