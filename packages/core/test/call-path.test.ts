@@ -119,6 +119,59 @@ describe('one DI scope per request', () => {
     });
   });
 
+  it('asks guards in order whether each answers at once or with a promise, and stops at the first no', async () => {
+    const asked: string[] = [];
+    const guard = (name: string, answer: () => boolean | Promise<boolean>) => {
+      @Service()
+      class NamedGuard implements Guard {
+        canActivate(execution: ExecutionContext) {
+          // A refused call lists the tools the caller sees: only the call's own questions are kept.
+          if (execution.phase === 'call') asked.push(`${name}:${execution.name}`);
+          return answer();
+        }
+      }
+      return NamedGuard;
+    };
+    const SyncYes = guard('sync-yes', () => true);
+    const AsyncYes = guard('async-yes', async () => true);
+    const AsyncNo = guard('async-no', async () => false);
+    const SyncNo = guard('sync-no', () => false);
+    const Never = guard('never', () => true);
+    @McpServer({ name: 'mixed-guards', version: '1' })
+    class MixedServer {
+      @UseGuards(SyncYes, AsyncYes, SyncYes)
+      @Tool({ description: 'allowed' })
+      open() {
+        return 'opened';
+      }
+
+      @UseGuards(SyncYes, AsyncNo, Never)
+      @Tool({ description: 'refused after a promise' })
+      later() {
+        return 'ran';
+      }
+
+      @UseGuards(AsyncYes, SyncNo, Never)
+      @Tool({ description: 'refused at once after a promise' })
+      sooner() {
+        return 'ran';
+      }
+    }
+    connection = await connectInMemory(createMcpApp(MixedServer));
+    expect(textOf((await connection.client.callTool({ name: 'open', arguments: {} })) as { content?: unknown })).toBe('opened');
+    expect(asked).toEqual(['sync-yes:open', 'async-yes:open', 'sync-yes:open']);
+    const askedFor = { later: ['sync-yes:later', 'async-no:later'], sooner: ['async-yes:sooner', 'sync-no:sooner'] };
+    for (const name of ['later', 'sooner'] as const) {
+      asked.length = 0;
+      // A refused call is answered exactly like a call of a tool that does not exist.
+      await expect(connection.client.callTool({ name, arguments: {} })).rejects.toMatchObject({
+        message: expect.stringContaining(`Unknown tool: "${name}"`),
+      });
+      expect(asked).toEqual(askedFor[name]);
+      expect(asked).not.toContain(`never:${name}`);
+    }
+  });
+
   it('reports at start-up a guard class the container does not provide and that cannot be constructed', () => {
     class NeedsConfig implements Guard {
       constructor() {

@@ -13,10 +13,13 @@ import { isPlainObject } from '../validation/plain-object.js';
 
 type Params = Record<string, unknown> | undefined;
 
-/** A request handler as both paths run it: after the SDK's parsing, or straight from the engine. */
-export type RequestHandler = (params: Params, source: RequestSource) => Promise<unknown>;
-/** How the engine runs one method's handler on a revision. */
-export type Invoke = (method: string, params: Params, source: RequestSource) => Promise<unknown>;
+/**
+ * A request handler as both paths run it: after the SDK's parsing, or straight from the engine. Its
+ * result, or a promise of it when something in it was asynchronous.
+ */
+export type RequestHandler = (params: Params, source: RequestSource) => unknown;
+/** How the engine runs one method's handler on a revision: its result, or a promise of it. */
+export type Invoke = (method: string, params: Params, source: RequestSource) => unknown;
 
 /** An answer: the whole JSON-RPC message, or (for a wire that writes text) its result's JSON text. */
 export type Answer = JSONRPCMessage | { readonly resultText: string };

@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/server';
+import { isThenable, type MaybePromise } from '../context/maybe-promise.js';
 import { bindNotificationValve } from '../context/notification-valve.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
 import type { SdkInternals } from '../seams/sdk-internals.js';
@@ -35,9 +36,9 @@ export class RequestEngine {
 
   /**
    * The answer to `exchange` (one of the methods it `serves`), or undefined when the client
-   * cancelled or went away first: then nothing may be sent.
+   * cancelled or went away first: then nothing may be sent. A promise only when the handler made one.
    */
-  async run(exchange: Exchange, takesText = false): Promise<Answer | undefined> {
+  run(exchange: Exchange, takesText = false): MaybePromise<Answer | undefined> {
     const invoke = this.invokers.get(exchange.method) as Invoke;
     const source = new ExchangeSource(this.server, this.sdk, exchange);
     exchange.onGone((reason) => source.abort(reason));
@@ -45,11 +46,30 @@ export class RequestEngine {
     // Its notifications wait while the client is not reading its stream, as on the other paths.
     if (exchange.notifications) bindNotificationValve(source, exchange.notifications);
     this.stats.engine++;
+    let result: unknown;
     try {
-      const result = await invoke(exchange.method, exchange.params, source);
-      return source.aborted ? undefined : this.era.answer(exchange.id, exchange.method, result, takesText);
+      result = invoke(exchange.method, exchange.params, source);
     } catch (error) {
-      return source.aborted ? undefined : this.era.error(exchange.id, error);
+      return this.failed(source, exchange, error);
     }
+    if (!isThenable(result)) return this.answered(source, exchange, result, takesText);
+    return Promise.resolve(result).then(
+      (value) => this.answered(source, exchange, value, takesText),
+      (error: unknown) => this.failed(source, exchange, error),
+    );
+  }
+
+  /** The encoded result; a result the era refuses is answered with the error it threw. */
+  private answered(source: ExchangeSource, exchange: Exchange, result: unknown, takesText: boolean): Answer | undefined {
+    if (source.aborted) return undefined;
+    try {
+      return this.era.answer(exchange.id, exchange.method, result, takesText);
+    } catch (error) {
+      return this.era.error(exchange.id, error);
+    }
+  }
+
+  private failed(source: ExchangeSource, exchange: Exchange, error: unknown): Answer | undefined {
+    return source.aborted ? undefined : this.era.error(exchange.id, error);
   }
 }

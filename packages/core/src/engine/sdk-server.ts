@@ -5,6 +5,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { isThenable } from '../context/maybe-promise.js';
 import { MODERN_REVISION } from '../context/revisions.js';
 import type { ServerPurpose } from '../context/server-purpose.js';
 import { CallRequest } from '../runtime/call-request.js';
@@ -19,6 +20,20 @@ import type { ModernFront } from './modern-front.js';
 import { SessionFront } from './session-front.js';
 
 type Params = Record<string, unknown> | undefined;
+
+/** The request's result once it settled and its notifications left, after its scope is disposed, whatever happened. */
+async function settle(call: CallRequest, pending: unknown): Promise<unknown> {
+  try {
+    const result = await pending;
+    // Log lines and progress the handler did not await go out before its answer.
+    const sent = call.ctx.sent();
+    if (sent) await sent;
+    return result;
+  } finally {
+    const ended = call.end();
+    if (ended) await ended;
+  }
+}
 
 /**
  * A fresh SDK server for one connection (or one 2026-07-28 request), serving the app's shared,
@@ -54,21 +69,22 @@ export function createSdkServer(
   // `params`: a schema of Armature's own for a method the SDK has no schema for on every revision
   // (the tasks extension's methods on 2026-07-28); the handler checks the rest.
   const on = (method: string, handler: MethodHandler, params?: StandardSchemaV1) => {
-    const run = async (call: CallRequest, params: Params) => {
+    // A handler that answered at once, sent nothing through a valve and left no disposal running is
+    // answered with no promise; anything pending is awaited in that order by `settle`.
+    const run = (call: CallRequest, params: Params): unknown => {
       if (purpose === 'connection') noteCaller(connection, call);
+      let result: unknown;
       try {
-        const result =
+        result =
           app.middleware.length === 0
-            ? await handler(params, call)
-            : await withMiddleware(app.middleware, call, params, app, async () => handler(params, call));
-        // Log lines and progress the handler did not await go out before its answer.
-        const sent = call.ctx.sent();
-        if (sent) await sent;
-        return result;
-      } finally {
-        const ended = call.end();
-        if (ended) await ended;
+            ? handler(params, call)
+            : withMiddleware(app.middleware, call, params, app, async () => handler(params, call));
+      } catch (error) {
+        result = Promise.reject(error);
       }
+      if (isThenable(result) || call.ctx.sent()) return settle(call, result);
+      const ended = call.end();
+      return ended ? ended.then(() => result) : result;
     };
     // Traced as one request (its span active while it runs) when the app registered an OpenTelemetry SDK.
     const serve = (params: Params, source: RequestSource) =>

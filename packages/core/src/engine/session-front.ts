@@ -8,6 +8,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { isThenable } from '../context/maybe-promise.js';
 import type { NotificationValve } from '../context/notification-valve.js';
 import { LEGACY_REVISION } from '../context/revisions.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
@@ -26,6 +27,9 @@ import { RequestEngine } from './request-engine.js';
 interface ResultTextSink {
   sendResultText(id: RequestId, resultJson: string): Promise<void>;
 }
+
+/** A settled promise: what a handler's start is chained to, a turn of the microtask queue later. */
+const settledTurn = Promise.resolve();
 
 /** The transports a `SessionFront` sits in front of. */
 const fronted = new WeakSet<Transport>();
@@ -142,15 +146,33 @@ export class SessionFront {
     );
     this.running.set(id, exchange);
     const takesText = typeof (transport as Partial<ResultTextSink>).sendResultText === 'function';
-    // The handler starts a turn of the microtask queue later, as on the SDK path.
-    Promise.resolve()
-      .then(() => this.engine.run(exchange, takesText))
-      .then((answer) => (answer ? send(transport, id, answer) : undefined))
-      .catch((error) => this.server.onerror?.(new Error(`Failed to send response: ${error}`)))
-      .finally(() => {
-        if (this.running.get(id) === exchange) this.running.delete(id);
-      });
+    // The handler starts a turn of the microtask queue later, as on the SDK path (a reaction costs
+    // less than Node's queueMicrotask, which makes an async resource per callback).
+    settledTurn.then(() => this.answer(transport, exchange, takesText));
     return true;
+  }
+
+  /** Runs `exchange` and sends its answer: with no promise but the transport's own when the handler made none. */
+  private answer(transport: Transport, exchange: SessionExchange, takesText: boolean): void {
+    const done = () => {
+      if (this.running.get(exchange.id) === exchange) this.running.delete(exchange.id);
+    };
+    const failed = (error: unknown) => {
+      this.server.onerror?.(new Error(`Failed to send response: ${error}`));
+      done();
+    };
+    let sending: PromiseLike<void> | undefined;
+    try {
+      const answer = this.engine.run(exchange, takesText);
+      sending = isThenable(answer)
+        ? answer.then((settled) => (settled ? send(transport, exchange.id, settled) : undefined))
+        : answer && send(transport, exchange.id, answer);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    if (sending) sending.then(done, failed);
+    else done();
   }
 }
 

@@ -1,5 +1,6 @@
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Attributes, Context as OtelContext, Span, SpanOptions, Tracer, TracerProvider } from '@opentelemetry/api';
+import { type MaybePromise, promised } from '../context/maybe-promise.js';
 import { messageOf } from '../messages/call-messages.js';
 import { type OtelApi, otelApi } from '../seams/opentelemetry.js';
 import { ATTR, EXECUTE_TOOL, INVALID_ARGUMENTS, TOOL_ERROR } from './mcp-semconv.js';
@@ -127,15 +128,6 @@ function endSpan(api: OtelApi, span: Span, failure: Failure | undefined): void {
   span.end();
 }
 
-/** What `run` returns, as a promise; what it throws, as a rejection. */
-function settled<R>(run: () => R | Promise<R>): Promise<R> {
-  try {
-    return Promise.resolve(run());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
 /** A recorded request span's attributes of its own: its id, session and resource. */
 function recordRequest(span: Span, request: TracedRequest, params: unknown): void {
   span.setAttribute(ATTR.requestId, String(request.ctx.requestId));
@@ -178,14 +170,15 @@ export class RequestTracing {
   /**
    * Runs `run(request, params)` (the request's whole handling: middleware, handler, notifications,
    * scope) inside the request's SERVER span, parented by the trace context in its `_meta` or HTTP
-   * headers, and records its duration and outcome.
+   * headers, and records its duration and outcome. Neither recorded nor measured: `run`'s own
+   * value, a promise only when `run` made one.
    */
   serve<C extends TracedRequest, P, R>(
     request: C,
     server: Server | undefined,
     params: P,
-    run: (request: C, params: P) => Promise<R>,
-  ): Promise<R> {
+    run: (request: C, params: P) => MaybePromise<R>,
+  ): MaybePromise<R> {
     if (!this.enabled) return run(request, params);
     // Nothing registered: the API is not loaded, and there is neither a tracer nor a meter.
     const loaded = otel();
@@ -198,7 +191,7 @@ export class RequestTracing {
     const set = this.attributeSets.of(loaded.api, request.method, source.envelope, source.http, server, params);
     if (instruments) this.metrics.started(request.method);
     let span: Span | undefined;
-    const answer = settled(() => {
+    const answer = promised(() => {
       if (traced) {
         const { api, key } = loaded;
         const parent = remoteParent(api, request.ctx.meta, source.http?.req?.headers);
@@ -258,7 +251,7 @@ export class RequestTracing {
    * child of the request's: `execute_tool {name}` for tools (the GenAI execute_tool span),
    * `{kind} {name}` for the others. Call only while the request is `traced`.
    */
-  handler<R>(plan: TracedHandler, run: () => Promise<R>): Promise<R> {
+  handler<R>(plan: TracedHandler, run: () => MaybePromise<R>): Promise<R> {
     return this.inSpan((api) => this.handlerSpan(api, plan), run, failureOfResult);
   }
 
@@ -279,7 +272,7 @@ export class RequestTracing {
   }
 
   /** Asks a handler's OAuth scopes and guards in their `guard {name}` span (`detail: 'steps'`), which says whether they allowed the call. */
-  guards(name: string, run: () => Promise<boolean>): Promise<boolean> {
+  guards(name: string, run: () => MaybePromise<boolean>): Promise<boolean> {
     return this.inSpan(internalSpan(`guard ${name}`), run, (allowed, span) => {
       span.setAttribute(ATTR.allowed, allowed);
       return undefined;
@@ -302,12 +295,12 @@ export class RequestTracing {
     failed: (result: R, span: Span) => Failure | undefined,
   ): Promise<R> {
     const traced = currentTracer();
-    if (!traced) return settled(run);
+    if (!traced) return promised(run);
     const { api } = traced.otel;
     const { name, options } = made(api);
     const parent = api.context.active();
     const span = traced.tracer.startSpan(name, options, parent);
-    return settled(() => api.context.with(api.trace.setSpan(parent, span), run)).then(
+    return promised(() => api.context.with(api.trace.setSpan(parent, span), run)).then(
       (result) => {
         endSpan(api, span, failed(result, span));
         return result;

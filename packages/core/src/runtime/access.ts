@@ -1,6 +1,7 @@
 import { hasScopes } from '../auth/scopes.js';
 import type { CallPlan, ProviderPlan } from '../builder/definitions.js';
-import type { ExecutionContext } from '../context/execution-context.js';
+import type { ExecutionContext, Guard } from '../context/execution-context.js';
+import { after, isThenable, type MaybePromise } from '../context/maybe-promise.js';
 import type { CallRequest } from './call-request.js';
 import type { Catalog } from './catalog.js';
 
@@ -11,9 +12,10 @@ export function provide<T>(plan: ProviderPlan<T>, request: CallRequest): T | Pro
 
 /**
  * Whether the caller may use (`call`) or see (`list`) a handler: the visibility rules, its OAuth
- * scopes, then its guards in order, false at the first that says no. Guards come from the request's one DI scope.
+ * scopes, then its guards in order, false at the first that says no. Guards come from the request's
+ * one DI scope. A promise only once a guard (or its provider) answers with one.
  */
-export async function isAllowed(plan: CallPlan, phase: 'list' | 'call', request: CallRequest): Promise<boolean> {
+export function isAllowed(plan: CallPlan, phase: 'list' | 'call', request: CallRequest): MaybePromise<boolean> {
   if (request.hides(plan)) return false;
   if (!plan.guarded) return true;
   const ctx = request.ctx;
@@ -28,9 +30,15 @@ export async function isAllowed(plan: CallPlan, phase: 'list' | 'call', request:
     context: ctx,
     principal: ctx.principal,
   };
-  for (const provided of plan.guards) {
-    const guard = await provide(provided, request);
-    if (!(await guard.canActivate(execution))) return false;
+  return guardsAllow(plan, execution, request, 0);
+}
+
+/** Asks the plan's guards from `first` on, synchronously while each answers at once. */
+function guardsAllow(plan: CallPlan, execution: ExecutionContext, request: CallRequest, first: number): MaybePromise<boolean> {
+  for (let i = first; i < plan.guards.length; i++) {
+    const allowed = after(provide(plan.guards[i] as ProviderPlan<Guard>, request), (guard) => guard.canActivate(execution));
+    if (isThenable(allowed)) return Promise.resolve(allowed).then((yes) => (yes ? guardsAllow(plan, execution, request, i + 1) : false));
+    if (!allowed) return false;
   }
   return true;
 }

@@ -3,6 +3,7 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallPlan } from '../builder/definitions.js';
 import { ToolError } from '../context/errors.js';
 import type { ErrorFilter, ExecutionContext, Interceptor } from '../context/execution-context.js';
+import { after, isThenable, type MaybePromise } from '../context/maybe-promise.js';
 import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { RequestTracing } from '../observability/request-tracing.js';
@@ -64,14 +65,12 @@ class CallTimeoutError extends Error {
   }
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
 /**
  * Runs one handler the same way whatever its kind: guards, arguments, the server instance from the
  * request's one DI scope, interceptors, timeout, conversion, error mapping. The request disposes
- * the scope when it ends. `McpError` (any ProtocolError) always becomes a JSON-RPC error.
+ * the scope when it ends. `McpError` (any ProtocolError) always becomes a JSON-RPC error (thrown,
+ * or a rejection once a step was asynchronous). Synchronous until a step is asynchronous: a call
+ * whose guards, arguments, instance, method and conversion all answer at once makes no promise.
  */
 export function executeCall<R, S>(
   settings: ExecutorSettings,
@@ -80,7 +79,7 @@ export function executeCall<R, S>(
   subject: S,
   request: CallRequest,
   args: unknown,
-): Promise<R> {
+): MaybePromise<R> {
   const telemetry = settings.telemetry;
   // An untraced request (no tracer provider registered, telemetry off, or sampled out): no span, no closure.
   if (!request.traced || !telemetry) return runCall(settings, plan, kind, subject, request, args, undefined);
@@ -88,7 +87,16 @@ export function executeCall<R, S>(
   return telemetry.handler(plan, () => runCall(settings, plan, kind, subject, request, args, steps));
 }
 
-async function runCall<R, S>(
+/** What one call runs on, from its guards to its answer. */
+interface Call<R, S> {
+  readonly settings: ExecutorSettings;
+  readonly plan: CallPlan;
+  readonly kind: CallKind<R, S>;
+  readonly subject: S;
+  readonly request: CallRequest;
+}
+
+function runCall<R, S>(
   settings: ExecutorSettings,
   plan: CallPlan,
   kind: CallKind<R, S>,
@@ -97,63 +105,89 @@ async function runCall<R, S>(
   args: unknown,
   /** Spans the guards and the validation (`detail: 'steps'`). */
   telemetry: RequestTracing | undefined,
-): Promise<R> {
+): MaybePromise<R> {
+  const call: Call<R, S> = { settings, plan, kind, subject, request };
   if (plan.guarded || request.filtered) {
     const allowed = telemetry ? telemetry.guards(plan.name, () => isAllowed(plan, 'call', request)) : isAllowed(plan, 'call', request);
-    if (!(await allowed)) return kind.denied(plan, subject, request);
+    return after(allowed, (yes) => (yes ? limited(call, args, telemetry) : kind.denied(plan, subject, request)));
   }
-  // After the guards (a hidden handler is not revealed by its limit), before anything costly.
-  if (plan.rateLimits.length > 0 && settings.rateLimiting) {
-    const refusal = await settings.rateLimiting.check(plan, kind.label(plan), request);
-    if (refusal) {
-      const error = settings.rateLimiting.errorOf(refusal, plan.kind === 'tool');
-      if (!error) return kind.fail(refusal.message);
-      throw error;
-    }
-  }
+  return limited(call, args, telemetry);
+}
+
+/** After the guards (a hidden handler is not revealed by its limit), before anything costly: the plan's rate limits. */
+function limited<R, S>(call: Call<R, S>, args: unknown, telemetry: RequestTracing | undefined): MaybePromise<R> {
+  const { settings, plan, kind } = call;
+  if (plan.rateLimits.length === 0 || !settings.rateLimiting) return validated(call, args, telemetry);
+  const rateLimiting = settings.rateLimiting;
+  return rateLimiting.check(plan, kind.label(plan), call.request).then((refusal) => {
+    if (!refusal) return validated(call, args, telemetry);
+    const error = rateLimiting.errorOf(refusal, plan.kind === 'tool');
+    if (!error) return kind.fail(refusal.message);
+    throw error;
+  });
+}
+
+/** The arguments checked (a compiled DTO answers synchronously), then the method called with them. */
+function validated<R, S>(call: Call<R, S>, args: unknown, telemetry: RequestTracing | undefined): MaybePromise<R> {
+  const { plan, kind } = call;
   const prepared = telemetry
     ? telemetry.validation(plan.name, () => prepareArguments(plan.input, args))
     : prepareArguments(plan.input, args);
-  // A compiled DTO answers synchronously: no turn of the microtask queue for nothing.
-  const input = isThenable(prepared) ? await prepared : prepared;
-  if (!input.ok) return kind.invalidArguments(plan, input.issues);
+  return after(prepared, (input) => (input.ok ? invoked(call, args, input.value) : kind.invalidArguments(plan, input.issues)));
+}
 
+/** The server instance from the request's scope, then its method; whatever fails is the kind's failure. */
+function invoked<R, S>(call: Call<R, S>, args: unknown, input: unknown): MaybePromise<R> {
+  const { settings, plan, kind, request } = call;
   const ctx = request.ctx;
   const channel = ctx.roundTrip;
   // The signed state of a multi-round-trip call is only valid for this caller, handler and arguments.
   if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.source.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;
   request.label = plan.name;
+  const fail = (thrown: unknown) => failed(settings, plan, kind, request, input, thrown);
   try {
     const resolved = plan.needsInstance ? request.scopeOf().get(plan.serverClass) : undefined;
-    const instance = isThenable(resolved) ? await resolved : resolved;
-    let value =
-      plan.interceptors.length === 0
-        ? plan.invoke(instance, input.value, ctx)
-        : intercepted(plan, executionOf(plan, request, input.value), request, async (args) => plan.invoke(instance, args, ctx));
-    const start = ctx.taskStart;
-    if (start instanceof TaskHandOver) {
-      const abort = (reason: unknown) => ctx.abort(reason);
-      const outcome = await withTimeout(untilHandOver(Promise.resolve(value), start), settings.timeoutMs, abort);
-      if ('adoption' in outcome) {
-        // The call is answered with the task; the rest of the handler, under the task's ttl, settles it.
-        const { adoption } = outcome;
-        const rest = withTimeout(Promise.resolve(value), adoption.timeoutMs, abort).then(
-          (later) => answered(settings, plan, kind, subject, request, later),
-          (thrown: unknown) => failed(settings, plan, kind, request, input.value, thrown),
-        );
-        adoption.finish(rest, request.handOver());
-        return adoption.answer as R;
-      }
-      value = outcome.value;
-    }
-    // A method that returned a plain value has already finished: only a pending one needs the timer.
-    else if (isThenable(value)) value = await withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason));
-    const answer = answered(settings, plan, kind, subject, request, value);
-    return isThenable(answer) ? await answer : answer;
+    const answer = after(resolved, (instance) => called(call, input, instance));
+    return isThenable(answer) ? Promise.resolve(answer).then(undefined, fail) : answer;
   } catch (thrown) {
-    return failed(settings, plan, kind, request, input.value, thrown);
+    return fail(thrown);
   }
+}
+
+/** The method's value as the kind's answer: the timeout runs only for a pending value, a task hand-over waits for the handler's choice. */
+function called<R, S>(call: Call<R, S>, input: unknown, instance: unknown): MaybePromise<R> {
+  const { settings, plan, kind, subject, request } = call;
+  const ctx = request.ctx;
+  const value =
+    plan.interceptors.length === 0
+      ? plan.invoke(instance, input, ctx)
+      : intercepted(plan, executionOf(plan, request, input), request, async (args) => plan.invoke(instance, args, ctx));
+  const start = ctx.taskStart;
+  if (start instanceof TaskHandOver) return handedOver(call, input, value, start);
+  // A method that returned a plain value has already finished: only a pending one needs the timer.
+  if (!isThenable(value)) return answered(settings, plan, kind, subject, request, value);
+  return withTimeout(Promise.resolve(value), settings.timeoutMs, (reason) => ctx.abort(reason)).then((later) =>
+    answered(settings, plan, kind, subject, request, later),
+  );
+}
+
+/** A handler that may call `ctx.continueAsTask()`: answered with its value, or with the task it became. */
+async function handedOver<R, S>(call: Call<R, S>, input: unknown, value: unknown, start: TaskHandOver): Promise<R> {
+  const { settings, plan, kind, subject, request } = call;
+  const abort = (reason: unknown) => request.ctx.abort(reason);
+  const outcome = await withTimeout(untilHandOver(Promise.resolve(value), start), settings.timeoutMs, abort);
+  if ('adoption' in outcome) {
+    // The call is answered with the task; the rest of the handler, under the task's ttl, settles it.
+    const { adoption } = outcome;
+    const rest = withTimeout(Promise.resolve(value), adoption.timeoutMs, abort).then(
+      (later) => answered(settings, plan, kind, subject, request, later),
+      (thrown: unknown) => failed(settings, plan, kind, request, input, thrown),
+    );
+    adoption.finish(rest, request.handOver());
+    return adoption.answer as R;
+  }
+  return answered(settings, plan, kind, subject, request, outcome.value);
 }
 
 /** The method's value as the kind's answer (a promise only when converting it takes one). */

@@ -18,7 +18,8 @@ export interface WireCodec {
 }
 
 export type SdkRequest = { method: string; params?: Record<string, unknown> };
-export type SdkHandler = (request: SdkRequest, ctx: ServerContext) => Promise<unknown>;
+/** A handler as the SDK runs it: it awaits what the handler returns, a promise or not. */
+export type SdkHandler = (request: SdkRequest, ctx: ServerContext) => unknown;
 
 /** What the log filter of the SDK reads of a request: its session, id, envelope (2026-07-28) and how to notify. */
 export interface LogRequest {

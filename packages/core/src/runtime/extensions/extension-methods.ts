@@ -1,5 +1,6 @@
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ExtensionDefinition, ExtensionMethodDefinition } from '../../builder/definitions.js';
+import type { MaybePromise } from '../../context/maybe-promise.js';
 import { callMessages } from '../../messages/call-messages.js';
 import { isPlainObject } from '../../validation/plain-object.js';
 import type { CallRequest } from '../call-request.js';
@@ -56,7 +57,7 @@ export function callExtensionMethod(
   method: ExtensionMethodDefinition,
   params: Params,
   call: CallRequest,
-): Promise<Result> {
+): MaybePromise<Result> {
   if (method.requiresClientExtension && !negotiates(call, extension)) throw extensionNotDeclared(extension, method.name);
   const { _meta: _ignored, ...args } = params ?? {};
   if (!method.longLived) return executeCall(settings, method.plan, methodKind, method, call, args);

@@ -1,5 +1,6 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
+import { promised } from '../../context/maybe-promise.js';
 import { callMessages, messageOf } from '../../messages/call-messages.js';
 import type { ServerEvents } from '../../observability/server-events.js';
 import type { TaskLimits, TaskQuota } from '../../state/task-quota.js';
@@ -98,7 +99,7 @@ export class TaskRunner {
       telemetry: this.env.telemetry,
     };
     const checked = { ...tool.plan, guarded: false };
-    const execute = () => executeCall(settings, checked, this.env.kinds.tools, tool, request, args);
+    const execute = () => promised(() => executeCall(settings, checked, this.env.kinds.tools, tool, request, args));
     run.finish(tool, this.env.telemetry ? this.env.telemetry.task(taskId, tool.name, request, execute) : execute(), async () =>
       request.end(),
     );
