@@ -83,6 +83,9 @@ export class Connection {
     });
   }
 
+  /** The wait for the next `ready` or `end`, shared by every `settled` caller while it lasts. */
+  private nextReady: Promise<void> | undefined;
+
   /** Connects, or rejects naming the server once `timeoutMs` passed. */
   async open(timeoutMs: number): Promise<void> {
     if (this.client.status === 'ready') return;
@@ -120,20 +123,29 @@ export class Connection {
     if (client.status === 'ready' || client.status === 'end') return this.ready;
     if (client.status === 'wait') void client.connect().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
-    let onReady: (() => void) | undefined;
-    await new Promise<void>((resolve) => {
-      onReady = resolve;
+    const bound = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, boundMs);
-      client.once('ready', onReady);
-      client.once('end', onReady);
-    }).finally(() => {
-      clearTimeout(timer);
-      if (onReady) {
-        client.off('ready', onReady);
-        client.off('end', onReady);
-      }
     });
+    await Promise.race([this.readyOrEnd(), bound]).finally(() => clearTimeout(timer));
     return this.ready;
+  }
+
+  /**
+   * Settles at the connection's next `ready` or `end`: one listener pair however many wait (each
+   * waiter's own listener went past the emitter's limit of 10 while Redis connected at start).
+   */
+  private readyOrEnd(): Promise<void> {
+    this.nextReady ??= new Promise<void>((resolve) => {
+      const done = () => {
+        this.client.off('ready', done);
+        this.client.off('end', done);
+        this.nextReady = undefined;
+        resolve();
+      };
+      this.client.on('ready', done);
+      this.client.on('end', done);
+    });
+    return this.nextReady;
   }
 
   /**
