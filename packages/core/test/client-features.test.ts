@@ -290,3 +290,86 @@ describe('in memory (2025-11-25)', () => {
     expect(textOf(await c.client.callTool({ name: 'charge', arguments: {} }))).toBe('charged mem for 2 seat(s), instance=true');
   });
 });
+
+/** Posts one JSON-RPC message of the session; the response. */
+function post(url: string, session: string | undefined, message: Record<string, unknown>) {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(session ? { 'mcp-session-id': session } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  });
+}
+
+/**
+ * Calls `interview` in a session whose client never opens the GET stream: the methods of the
+ * requests that came on the call's own stream (each answered as it comes), until its answer.
+ */
+async function askedOnTheCallStream(requestEngine: boolean): Promise<string[]> {
+  const app = createMcpApp(FeatureServer, { onError: (error) => void reported.push(error), requestEngine });
+  const listener = await app.listenHttp({ port: 0 });
+  cleanup.push(() => listener.close());
+  const capabilities = { elicitation: { form: {} }, sampling: {}, roots: {} };
+  const opened = await post(listener.url, undefined, {
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'no-get', version: '1' } },
+  });
+  const session = opened.headers.get('mcp-session-id') ?? undefined;
+  await opened.text();
+  await (await post(listener.url, session, { method: 'notifications/initialized' })).text();
+  const answers: Record<string, unknown> = {
+    'elicitation/create': { action: 'accept', content: { a: 'x', b: 1 } },
+    'sampling/createMessage': { role: 'assistant', model: 'echo', content: { type: 'text', text: 'ok' } },
+    'roots/list': { roots: [] },
+  };
+  const asked: string[] = [];
+  const call = await post(listener.url, session, { id: 1, method: 'tools/call', params: { name: 'interview', arguments: {} } });
+  const reader = (call.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  // Bounded: a question that went elsewhere leaves the call waiting for ever.
+  const deadline = setTimeout(() => void reader.cancel(), 10_000);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return [...asked, 'stream ended without an answer'];
+      buffered += value;
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const data = buffered
+          .slice(0, end)
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('');
+        buffered = buffered.slice(end + 2);
+        if (!data) continue;
+        const message = JSON.parse(data) as { id?: number; method?: string; result?: unknown };
+        if (message.id === 1 && message.method === undefined) return asked;
+        if (message.method && message.id !== undefined) {
+          asked.push(message.method);
+          await (await post(listener.url, session, { id: message.id, result: answers[message.method] })).text();
+        }
+      }
+    }
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+describe.each([
+  ['the request engine', true],
+  ["the SDK's path", false],
+])('2025-11-25, served by %s', (_label, requestEngine) => {
+  it("asks every question on the call's own stream: a client that never opens the GET stream is asked all the same", async () => {
+    expect(await askedOnTheCallStream(requestEngine)).toEqual([
+      'elicitation/create',
+      'elicitation/create',
+      'sampling/createMessage',
+      'roots/list',
+    ]);
+  });
+});

@@ -84,12 +84,13 @@ export class ExchangeSource implements RequestSource {
     return this.logger(level, data, logger);
   }
 
+  // On the request's own stream, as `send` (see SdkContextSource's).
   elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: RequestOptions) {
-    return this.server.elicitInput(params, options);
+    return this.server.elicitInput(params, { ...options, relatedRequestId: this.exchange.related } as RequestOptions);
   }
 
   requestSampling(params: CreateMessageRequest['params'], options?: RequestOptions) {
-    return this.server.createMessage(params, options);
+    return this.server.createMessage(params, { ...options, relatedRequestId: this.exchange.related } as RequestOptions);
   }
 
   sdkContext(): ServerContext {

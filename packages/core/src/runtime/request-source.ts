@@ -171,11 +171,13 @@ class SdkRequestSource implements RequestSource {
   log(level: LoggingLevel, data: unknown, logger?: string) {
     return this.ctx.mcpReq.log(level, data, logger);
   }
+  // On the request's own stream, as `send`: the SDK's own put them on the session's GET stream,
+  // which a client need not open (and which, with instances sharing the session, another instance holds).
   elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: RequestOptions) {
-    return this.ctx.mcpReq.elicitInput(params, options);
+    return this.ctx.mcpReq.elicitInput(params, { ...options, relatedRequestId: this.ctx.mcpReq.id });
   }
   requestSampling(params: CreateMessageRequest['params'], options?: RequestOptions) {
-    return this.ctx.mcpReq.requestSampling(params, options);
+    return this.ctx.mcpReq.requestSampling(params, { ...options, relatedRequestId: this.ctx.mcpReq.id });
   }
   sdkContext(): ServerContext {
     return this.ctx;
