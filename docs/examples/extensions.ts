@@ -74,6 +74,22 @@ export const badges: Extension = defineExtension({
 export const badgedApp = createMcpApp(EchoAppServer, { extensions: [badges] });
 // #endregion
 
+// #region revisions
+export const notes: Extension = defineExtension({
+  id: 'com.example/notes',
+  methods: {
+    // Served on both revisions, answered by each one's rules.
+    'notes/where': {
+      handle: (_params, ctx) => ({ revision: ctx.revision, perConnection: ctx.revision === '2025-11-25' ? ctx.connectionId : null }),
+    },
+    // Served on 2026-07-28 only: -32601 on 2025-11-25.
+    'notes/answer': { revisions: ['2026-07-28'], handle: (_params, ctx) => ({ answers: Object.keys(ctx.inputResponses ?? {}) }) },
+  },
+});
+
+export const notesApp = createMcpApp(EchoAppServer, { extensions: [notes] });
+// #endregion
+
 async function connect(capabilities: Record<string, unknown>, to: McpApp = app) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const server = to.createServer();
@@ -142,4 +158,18 @@ export async function main(): Promise<void> {
   }
   await badgedApp.close();
   expectEqual(closed, ['badges'], 'closed with the app');
+  const noted = await connect({}, notesApp);
+  try {
+    const anyResult: StandardSchemaV1<Record<string, unknown>> = {
+      '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
+    };
+    const where = await noted.client.request({ method: 'notes/where', params: {} }, anyResult);
+    expectEqual(where.revision, '2025-11-25', 'the revision the request speaks');
+    expectEqual(String(where.perConnection).startsWith('connection:'), true, 'an in-memory connection has its own id');
+    const refused = await noted.client.request({ method: 'notes/answer', params: {} }, anyResult).catch((e: ProtocolError) => e);
+    expectEqual((refused as ProtocolError).code, -32601, 'a 2026-07-28 method on 2025-11-25');
+  } finally {
+    await noted.close();
+    await notesApp.close();
+  }
 }

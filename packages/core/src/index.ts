@@ -74,6 +74,7 @@ export {
   type ExtensionResourceTemplate,
   type ExtensionTool,
   type ExtensionToolChange,
+  type ProtocolRevision,
 } from './context/extension.js';
 export { Principal } from './context/principal.js';
 export { AppResource } from './decorators/app-resource.decorator.js';

@@ -54,6 +54,14 @@ describe('extensions: start-up checks', () => {
             methods: { 'no-slash': { handle }, 'notifications/x': { handle }, 'tools/list': { handle }, 'a/do': { handle } },
           }),
           defineExtension({ id: 'com.example/b', methods: { 'a/do': { handle }, 'b/do': {} as never } }),
+          defineExtension({
+            id: 'com.example/c',
+            methods: {
+              'tasks/get': { handle },
+              'c/none': { revisions: [], handle },
+              'c/old': { revisions: ['2024-11-05'] as never, handle },
+            },
+          }),
         ],
       }),
     );
@@ -63,8 +71,16 @@ describe('extensions: start-up checks', () => {
       ['ARM164', 'extension com.example/a method tools/list'],
       ['ARM164', 'extension com.example/b method a/do'],
       ['ARM165', 'extension com.example/b method b/do'],
+      ['ARM164', 'extension com.example/c method tasks/get'],
+      ['ARM165', 'extension com.example/c method c/none'],
+      ['ARM165', 'extension com.example/c method c/old'],
     ]);
     expect(error.problems[3]?.message).toBe('the method "a/do" is already served by extension com.example/a');
+    // The task methods are the tasks extension's, set up before the app's.
+    expect(error.problems[5]?.message).toBe('the method "tasks/get" is already served by extension io.modelcontextprotocol/tasks');
+    expect(error.problems[7]?.message).toBe(
+      `methods['c/old'].revisions is ["2024-11-05"]; it must be a non-empty list of '2025-11-25' and '2026-07-28'`,
+    );
   });
 
   it("lists a setup's problems and throws with the app's others, and refuses a resource URI served twice", () => {
@@ -127,6 +143,49 @@ describe('extensions: served', () => {
       expect(order).toEqual(['app count/add', 'extension count/add']);
     } finally {
       await close();
+    }
+  });
+});
+
+describe.each([false, true])('extensions: methods by revision over HTTP (2026-07-28: %s)', (modern) => {
+  it('serves a method only on its revisions, and tells the handler the revision and connection', async () => {
+    const app = createMcpApp(ExtServer, {
+      extensions: [
+        defineExtension({
+          id: 'com.example/rev',
+          methods: {
+            'rev/any': { handle: (_params, ctx) => ({ revision: ctx.revision, connection: ctx.connectionId }) },
+            'rev/new': { revisions: ['2026-07-28'], handle },
+            'rev/old': { revisions: ['2025-11-25'], handle },
+          },
+        }),
+        // Advertises nothing: its method is not served either.
+        defineExtension({ id: 'com.example/off', methods: { 'off/do': { handle } }, setup: (host) => host.advertise(undefined) }),
+      ],
+    });
+    const { client, close } = await connectHttp(app, { modern });
+    try {
+      const call = (method: string) =>
+        client.request({ method, params: {} } as never, anySchema as never) as Promise<Record<string, unknown>>;
+      const refusal = (method: string) =>
+        call(method).then(
+          () => undefined,
+          (error: { code: number }) => error.code,
+        );
+      const first = await call('rev/any');
+      expect(first.revision).toBe(modern ? '2026-07-28' : '2025-11-25');
+      // A 2025-11-25 session is one connection; a 2026-07-28 HTTP request has none but its own.
+      expect(first.connection).toMatch(modern ? /^connection:/ : /^session:/);
+      if (modern) expect((await call('rev/any')).connection).not.toBe(first.connection);
+      else expect((await call('rev/any')).connection).toBe(first.connection);
+      expect(await refusal(modern ? 'rev/old' : 'rev/new')).toBe(-32601);
+      await expect(call(modern ? 'rev/new' : 'rev/old')).resolves.toBeDefined();
+      // Not served: answered as any method the server does not have (on 2026-07-28 HTTP, by the SDK's entry).
+      expect(await refusal('off/do')).toBe(await refusal('nothing/here'));
+      expect(await refusal('off/do')).toBeDefined();
+    } finally {
+      await close();
+      await app.close();
     }
   });
 });

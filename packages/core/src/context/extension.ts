@@ -3,6 +3,10 @@ import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
 import type { Constructor } from '../metadata/metadata-args.js';
 import type { Context, ContextLogger } from './context.js';
 import type { Middleware } from './execution-context.js';
+import type { LEGACY_REVISION, MODERN_REVISION } from './revisions.js';
+
+/** A protocol revision Armature serves: 2025-11-25 (sessions) or 2026-07-28 (stateless). */
+export type ProtocolRevision = typeof LEGACY_REVISION | typeof MODERN_REVISION;
 
 // The public extension interface, after the five points of SEP-3371 (draft): an extension declares
 // its id and settings (registration, capability negotiation), custom JSON-RPC methods, middleware
@@ -27,6 +31,19 @@ export interface ExtensionMeta {
 export interface ExtensionContext {
   /** The extension this call is for. */
   readonly extensionId: string;
+  /** The protocol revision the request speaks, for a method answered by each revision's rules. */
+  readonly revision: ProtocolRevision;
+  /**
+   * The connection the request came on, to keep a client's state by: the session's id on a
+   * 2025-11-25 HTTP session, else an id of the connection (a stdio process, an in-memory pair).
+   * A 2026-07-28 request over HTTP has no connection: its id is its own.
+   */
+  readonly connectionId: string;
+  /**
+   * The `inputResponses` a 2026-07-28 request carries (answers to a server's input requests, which
+   * the SDK lifts out of the params), each an object; undefined when none.
+   */
+  readonly inputResponses: Readonly<Record<string, unknown>> | undefined;
   /**
    * The settings the client declared for extension `id` (default: this one) in its capabilities'
    * `extensions` (at `initialize` on 2025-11-25, per request on 2026-07-28); undefined when it
@@ -75,6 +92,11 @@ export interface ExtensionMethod<P = Record<string, unknown>> {
    * many such calls one caller may hold yourself. Default false.
    */
   readonly longLived?: boolean;
+  /**
+   * The protocol revisions the method is served on (default: both); on another it is answered
+   * `-32601`, as a method that does not exist.
+   */
+  readonly revisions?: readonly ProtocolRevision[];
   /** Answers the call: the returned object is the JSON-RPC result. */
   handle(params: P, ctx: ExtensionContext): unknown;
 }
@@ -164,7 +186,8 @@ export interface ExtensionHost {
   readonly extensionId: string;
   /**
    * Replaces what `capabilities.extensions[id]` advertises (the `settings` given); `undefined`
-   * advertises nothing, e.g. when the app has nothing of the extension to serve.
+   * advertises nothing, e.g. when the app has nothing of the extension to serve: its methods are
+   * then not served either (`-32601`).
    */
   advertise(settings: Record<string, unknown> | undefined): void;
   /** A tool of the app (its classes', and its mounted parts'), or undefined. */

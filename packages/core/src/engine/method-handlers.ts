@@ -53,7 +53,7 @@ const extensionParams: StandardSchemaV1<Params, Params> = {
  */
 export function registerMethodHandlers(app: ServedApp, server: Server, connection: LiveConnection, on: RegisterMethod): void {
   const { tools, prompts } = app.kinds;
-  const asTask = app.capabilities.tasks ? serveTasks(app, server, on) : undefined;
+  const asTask = app.capabilities.tasks ? serveTasks(app, server) : undefined;
   // A list without guards or scopes is the same for every caller: its pages are kept by the catalog
   // (shared and frozen, so never handed to middleware, which may change a result).
   const page = async <D extends { plan: CallPlan }, V>(key: string, catalog: Catalog<D, V>, params: Params, call: CallRequest) => {
@@ -133,7 +133,9 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
   if (app.capabilities.completions) {
     on('completion/complete', async (params, call) => complete(app, params, call));
   }
+  // An extension that advertises nothing (`host.advertise(undefined)`) serves no method either.
   for (const extension of app.definition.extensions) {
+    if (extension.settings === undefined) continue;
     for (const method of extension.methods.values()) {
       on(method.name, (params, call) => callExtensionMethod(app, extension, method, params, call), extensionParams);
     }
