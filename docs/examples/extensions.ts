@@ -90,6 +90,21 @@ export const notes: Extension = defineExtension({
 export const notesApp = createMcpApp(EchoAppServer, { extensions: [notes] });
 // #endregion
 
+// #region tool-call
+export const cache: Extension = defineExtension({
+  id: 'com.example/cache',
+  // Before each tools/call: an answer in the tool's place, or undefined to let the tool run.
+  onToolCall: async (call, ctx) => {
+    if (ctx.meta.get('com.example/cache') !== 'use') return undefined; // the tool runs as usual
+    if (!(await call.allowed())) return call.refuse(); // the tool's guards, as an ordinary call asks them
+    await call.count(); // and its rate limits
+    return { content: [{ type: 'text', text: `${call.name}: from the cache` }] };
+  },
+});
+
+export const cachedApp = createMcpApp(EchoAppServer, { extensions: [cache] });
+// #endregion
+
 async function connect(capabilities: Record<string, unknown>, to: McpApp = app) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const server = to.createServer();
@@ -158,6 +173,16 @@ export async function main(): Promise<void> {
   }
   await badgedApp.close();
   expectEqual(closed, ['badges'], 'closed with the app');
+  const cached = await connect({}, cachedApp);
+  try {
+    const ran = await cached.client.callTool({ name: 'ping', arguments: {} });
+    expectEqual(ran.content, [{ type: 'text', text: 'pong' }], 'the tool ran');
+    const fromCache = await cached.client.callTool({ name: 'ping', arguments: {}, _meta: { 'com.example/cache': 'use' } });
+    expectEqual(fromCache.content, [{ type: 'text', text: 'ping: from the cache' }], 'answered in its place');
+  } finally {
+    await cached.close();
+    await cachedApp.close();
+  }
   const noted = await connect({}, notesApp);
   try {
     const anyResult: StandardSchemaV1<Record<string, unknown>> = {

@@ -73,6 +73,7 @@ export {
   type ExtensionResourceEntry,
   type ExtensionResourceTemplate,
   type ExtensionTool,
+  type ExtensionToolCall,
   type ExtensionToolChange,
   type ProtocolRevision,
 } from './context/extension.js';

@@ -7,6 +7,7 @@ import { withDecoratedSkills } from '../extensions/skills/skills-extension.js';
 import { tasksExtension } from '../extensions/tasks/tasks-extension.js';
 import { type LoggerOption } from '../observability/server-log.js';
 import type { RuntimeOptions } from '../runtime/app-runtime.js';
+import { taskToolCalls } from '../runtime/tasks/task-handlers.js';
 import { type TaskMethodsHost, taskMethods } from '../runtime/tasks/task-methods.js';
 import type { AppState } from '../state/app-state.js';
 import { optionProblems, withOptionProblems } from './app-options.js';
@@ -25,7 +26,7 @@ type AppBuildOptions = BuildOptions &
  * (`tasks.fallbackTools`, a server class of their own), the skills extension a class with
  * `@Skills` brings, Armature's own extensions (tasks, MCP Apps) set up before the app's; every
  * problem (the options', the container's) in one `ArmatureBuildError`. `runtime`: the app's
- * runtime once made, which the task methods answer from.
+ * runtime once made, which the task methods and the task answer to tools/call answer from.
  */
 export function buildApp(
   given: readonly AppPart[],
@@ -39,7 +40,11 @@ export function buildApp(
   checkSingleInstance(classes);
   const extensions = withDecoratedSkills(classes, options.extensions);
   return withOptionProblems(
-    () => buildAppDefinition(parts, { ...options, container, extensions }, undefined, [tasksExtension(taskMethods(runtime)), mcpApps()]),
+    () =>
+      buildAppDefinition(parts, { ...options, container, extensions }, undefined, [
+        tasksExtension(taskMethods(runtime), taskToolCalls(runtime)),
+        mcpApps(),
+      ]),
     optionProblems(options),
   );
 }

@@ -106,7 +106,7 @@ function buildExtension(
   const { settings } = extension;
   if (settings !== undefined && !isJsonObject(settings))
     add(MESSAGES.extensionSettingsInvalid, where, isPlainObject(settings) ? 'an object that is not plain JSON' : describe(settings));
-  for (const hook of ['onRequest', 'setup', 'accepts', 'close'] as const) {
+  for (const hook of ['onRequest', 'onToolCall', 'setup', 'accepts', 'close'] as const) {
     const value = extension[hook];
     if (value !== undefined && typeof value !== 'function')
       add(MESSAGES.extensionMemberInvalid, where, hook, 'a function', describe(value));
@@ -139,6 +139,7 @@ function buildExtension(
     settings: deepFreeze(structuredClone(settings ?? {})),
     methods,
     ...(extension.onRequest ? { onRequest: extension.onRequest as Middleware } : {}),
+    ...(extension.onToolCall ? { onToolCall: extension.onToolCall.bind(extension) } : {}),
     ...(extension.setup ? { setup: extension.setup.bind(extension) } : {}),
     ...(extension.accepts ? { accepts: extension.accepts.bind(extension) } : {}),
     ...(extension.close ? { close: extension.close.bind(extension) } : {}),

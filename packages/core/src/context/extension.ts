@@ -172,6 +172,28 @@ export interface ExtensionResourceChange {
   readonly _meta: Record<string, unknown>;
 }
 
+/**
+ * A `tools/call` as an extension's `onToolCall` sees it, before the tool runs: the tool, the
+ * request's params, and the checks an ordinary call makes, for an answer given in its place.
+ */
+export interface ExtensionToolCall {
+  /** The tool's name. */
+  readonly name: string;
+  /** What `tools/list` advertises for the tool, before any extension changes it. */
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  /** The request's params as the client sent them: `name`, `arguments`, and any other member (e.g. 2025-11-25's `task`). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the caller may call the tool: its guards, scopes and visibility, asked as an ordinary
+   * call asks them. An answer given in place of the tool's asks this first.
+   */
+  allowed(): Promise<boolean>;
+  /** Answers what an ordinary call answers a caller who may not call the tool (the unknown-tool error). */
+  refuse(): Promise<never>;
+  /** Counts the call against the tool's rate limits (the app's and its own), throwing the rate-limit error past one. */
+  count(): Promise<void>;
+}
+
 /** Where and under which code a `host.problem` is listed. */
 export interface ExtensionProblemOptions {
   /** What the problem is about, e.g. a tool's `where` (default: `extension <id>`). */
@@ -229,6 +251,15 @@ export interface ExtensionOptions {
   readonly methods?: Readonly<Record<string, ExtensionMethod<any>>>;
   /** Runs around every request the app handles, after the app's own `middleware`. */
   readonly onRequest?: Middleware;
+  /**
+   * Runs before each `tools/call` of a tool the caller may see (inside the middleware): returns
+   * the answer given in place of the tool's (the JSON-RPC result as it is, e.g. the tasks
+   * extension's task), or undefined to let the tool run as an ordinary call, with its guards, rate
+   * limits and interceptors. An answer given in its place makes those checks itself (`call.allowed()`,
+   * `call.refuse()`, `call.count()`). Extensions are asked in the order they are set up; the first
+   * answer wins. Not run for an extension that advertises nothing.
+   */
+  onToolCall?(call: ExtensionToolCall, ctx: ExtensionContext): unknown;
   /**
    * Whether a client that declared the extension (at `capabilities.extensions[id]`) takes part in
    * it, from the settings it declared: what `requiresClientExtension` and `host.extendTool` go by.
