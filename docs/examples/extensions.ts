@@ -74,6 +74,37 @@ export const badges: Extension = defineExtension({
 export const badgedApp = createMcpApp(EchoAppServer, { extensions: [badges] });
 // #endregion
 
+// #region revisions
+export const notes: Extension = defineExtension({
+  id: 'com.example/notes',
+  methods: {
+    // Served on both revisions, answered by each one's rules.
+    'notes/where': {
+      handle: (_params, ctx) => ({ revision: ctx.revision, perConnection: ctx.revision === '2025-11-25' ? ctx.connectionId : null }),
+    },
+    // Served on 2026-07-28 only: -32601 on 2025-11-25.
+    'notes/answer': { revisions: ['2026-07-28'], handle: (_params, ctx) => ({ answers: Object.keys(ctx.inputResponses ?? {}) }) },
+  },
+});
+
+export const notesApp = createMcpApp(EchoAppServer, { extensions: [notes] });
+// #endregion
+
+// #region tool-call
+export const cache: Extension = defineExtension({
+  id: 'com.example/cache',
+  // Before each tools/call: an answer in the tool's place, or undefined to let the tool run.
+  onToolCall: async (call, ctx) => {
+    if (ctx.meta.get('com.example/cache') !== 'use') return undefined; // the tool runs as usual
+    if (!(await call.allowed())) return call.refuse(); // the tool's guards, as an ordinary call asks them
+    await call.count(); // and its rate limits
+    return { content: [{ type: 'text', text: `${call.name}: from the cache` }] };
+  },
+});
+
+export const cachedApp = createMcpApp(EchoAppServer, { extensions: [cache] });
+// #endregion
+
 async function connect(capabilities: Record<string, unknown>, to: McpApp = app) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const server = to.createServer();
@@ -142,4 +173,28 @@ export async function main(): Promise<void> {
   }
   await badgedApp.close();
   expectEqual(closed, ['badges'], 'closed with the app');
+  const cached = await connect({}, cachedApp);
+  try {
+    const ran = await cached.client.callTool({ name: 'ping', arguments: {} });
+    expectEqual(ran.content, [{ type: 'text', text: 'pong' }], 'the tool ran');
+    const fromCache = await cached.client.callTool({ name: 'ping', arguments: {}, _meta: { 'com.example/cache': 'use' } });
+    expectEqual(fromCache.content, [{ type: 'text', text: 'ping: from the cache' }], 'answered in its place');
+  } finally {
+    await cached.close();
+    await cachedApp.close();
+  }
+  const noted = await connect({}, notesApp);
+  try {
+    const anyResult: StandardSchemaV1<Record<string, unknown>> = {
+      '~standard': { version: 1, vendor: 'docs', validate: (value) => ({ value: value as Record<string, unknown> }) },
+    };
+    const where = await noted.client.request({ method: 'notes/where', params: {} }, anyResult);
+    expectEqual(where.revision, '2025-11-25', 'the revision the request speaks');
+    expectEqual(String(where.perConnection).startsWith('connection:'), true, 'an in-memory connection has its own id');
+    const refused = await noted.client.request({ method: 'notes/answer', params: {} }, anyResult).catch((e: ProtocolError) => e);
+    expectEqual((refused as ProtocolError).code, -32601, 'a 2026-07-28 method on 2025-11-25');
+  } finally {
+    await noted.close();
+    await notesApp.close();
+  }
 }

@@ -73,7 +73,9 @@ export {
   type ExtensionResourceEntry,
   type ExtensionResourceTemplate,
   type ExtensionTool,
+  type ExtensionToolCall,
   type ExtensionToolChange,
+  type ProtocolRevision,
 } from './context/extension.js';
 export { Principal } from './context/principal.js';
 export { AppResource } from './decorators/app-resource.decorator.js';

@@ -1,6 +1,6 @@
 import { IsInt } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { createMcpApp, defineExtension, type Extension, McpServer, Tool } from '../src/index.js';
+import { createMcpApp, defineExtension, type Extension, McpServer, RateLimit, Tool, UseGuards } from '../src/index.js';
 import { buildError } from './support/build-error.js';
 import { connectHttp, connectInMemory } from './support/clients.js';
 
@@ -31,6 +31,7 @@ describe('extensions: start-up checks', () => {
           defineExtension({ id: 'io.modelcontextprotocol/tasks' }),
           defineExtension({ id: 'com.example/b', settings: [] as unknown as Record<string, unknown> }),
           defineExtension({ id: 'com.example/c', onRequest: 'x' as never }),
+          defineExtension({ id: 'com.example/d', onToolCall: 'x' as never }),
         ],
       }),
     );
@@ -41,6 +42,7 @@ describe('extensions: start-up checks', () => {
       ['ARM162', 'extension io.modelcontextprotocol/tasks'],
       ['ARM166', 'extension com.example/b'],
       ['ARM165', 'extension com.example/c'],
+      ['ARM165', 'extension com.example/d'],
     ]);
     expect(error.problems[2]?.message).toBe('the extension id com.example/a is already taken by the extension listed at extensions[2]');
   });
@@ -54,6 +56,14 @@ describe('extensions: start-up checks', () => {
             methods: { 'no-slash': { handle }, 'notifications/x': { handle }, 'tools/list': { handle }, 'a/do': { handle } },
           }),
           defineExtension({ id: 'com.example/b', methods: { 'a/do': { handle }, 'b/do': {} as never } }),
+          defineExtension({
+            id: 'com.example/c',
+            methods: {
+              'tasks/get': { handle },
+              'c/none': { revisions: [], handle },
+              'c/old': { revisions: ['2024-11-05'] as never, handle },
+            },
+          }),
         ],
       }),
     );
@@ -63,8 +73,16 @@ describe('extensions: start-up checks', () => {
       ['ARM164', 'extension com.example/a method tools/list'],
       ['ARM164', 'extension com.example/b method a/do'],
       ['ARM165', 'extension com.example/b method b/do'],
+      ['ARM164', 'extension com.example/c method tasks/get'],
+      ['ARM165', 'extension com.example/c method c/none'],
+      ['ARM165', 'extension com.example/c method c/old'],
     ]);
     expect(error.problems[3]?.message).toBe('the method "a/do" is already served by extension com.example/a');
+    // The task methods are the tasks extension's, set up before the app's.
+    expect(error.problems[5]?.message).toBe('the method "tasks/get" is already served by extension io.modelcontextprotocol/tasks');
+    expect(error.problems[7]?.message).toBe(
+      `methods['c/old'].revisions is ["2024-11-05"]; it must be a non-empty list of '2025-11-25' and '2026-07-28'`,
+    );
   });
 
   it("lists a setup's problems and throws with the app's others, and refuses a resource URI served twice", () => {
@@ -127,6 +145,110 @@ describe('extensions: served', () => {
       expect(order).toEqual(['app count/add', 'extension count/add']);
     } finally {
       await close();
+    }
+  });
+});
+
+describe.each([false, true])('extensions: methods by revision over HTTP (2026-07-28: %s)', (modern) => {
+  it('serves a method only on its revisions, and tells the handler the revision and connection', async () => {
+    const app = createMcpApp(ExtServer, {
+      extensions: [
+        defineExtension({
+          id: 'com.example/rev',
+          methods: {
+            'rev/any': { handle: (_params, ctx) => ({ revision: ctx.revision, connection: ctx.connectionId }) },
+            'rev/new': { revisions: ['2026-07-28'], handle },
+            'rev/old': { revisions: ['2025-11-25'], handle },
+          },
+        }),
+        // Advertises nothing: its method is not served either.
+        defineExtension({ id: 'com.example/off', methods: { 'off/do': { handle } }, setup: (host) => host.advertise(undefined) }),
+      ],
+    });
+    const { client, close } = await connectHttp(app, { modern });
+    try {
+      const call = (method: string) =>
+        client.request({ method, params: {} } as never, anySchema as never) as Promise<Record<string, unknown>>;
+      const refusal = (method: string) =>
+        call(method).then(
+          () => undefined,
+          (error: { code: number }) => error.code,
+        );
+      const first = await call('rev/any');
+      expect(first.revision).toBe(modern ? '2026-07-28' : '2025-11-25');
+      // A 2025-11-25 session is one connection; a 2026-07-28 HTTP request has none but its own.
+      expect(first.connection).toMatch(modern ? /^connection:/ : /^session:/);
+      if (modern) expect((await call('rev/any')).connection).not.toBe(first.connection);
+      else expect((await call('rev/any')).connection).toBe(first.connection);
+      expect(await refusal(modern ? 'rev/old' : 'rev/new')).toBe(-32601);
+      await expect(call(modern ? 'rev/new' : 'rev/old')).resolves.toBeDefined();
+      // Not served: answered as any method the server does not have (on 2026-07-28 HTTP, by the SDK's entry).
+      expect(await refusal('off/do')).toBe(await refusal('nothing/here'));
+      expect(await refusal('off/do')).toBeDefined();
+    } finally {
+      await close();
+      await app.close();
+    }
+  });
+});
+
+@McpServer({ name: 'hooked', version: '1.0.0' })
+class HookedServer {
+  @RateLimit({ limit: 1, windowMs: 60_000 })
+  @Tool({ description: 'Looks something up' })
+  lookup() {
+    return 'looked up';
+  }
+
+  @UseGuards({ canActivate: () => false })
+  @Tool({ description: 'Nobody may call it' })
+  secret() {
+    return 'secret';
+  }
+}
+
+describe.each([false, true])('extensions: onToolCall over HTTP (2026-07-28: %s)', (modern) => {
+  it('answers in the tool’s place or lets it run, with the checks of an ordinary call', async () => {
+    const seen: string[] = [];
+    const app = createMcpApp(HookedServer, {
+      extensions: [
+        defineExtension({
+          id: 'com.example/cache',
+          onToolCall: async (call, ctx) => {
+            seen.push(`${call.name} ${String(call.descriptor.name)} ${ctx.revision}`);
+            if (call.params._meta === undefined || !(call.params._meta as Record<string, unknown>)['com.example/cached']) return undefined;
+            if (!(await call.allowed())) return call.refuse();
+            await call.count();
+            return { content: [{ type: 'text', text: 'from the cache' }] };
+          },
+        }),
+      ],
+    });
+    const { client, close } = await connectHttp(app, { modern });
+    const cached = { 'com.example/cached': true };
+    const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]?.text;
+    const refusal = (request: Promise<unknown>) =>
+      request.then(
+        () => undefined,
+        (error: { code: number; message: string }) => error,
+      );
+    try {
+      // Undefined: the tool runs.
+      expect(text(await client.callTool({ name: 'lookup', arguments: {} }))).toBe('looked up');
+      // An answer in its place, counted against the tool's limit of one a minute (already spent).
+      const limited = await refusal(client.callTool({ name: 'lookup', arguments: {}, _meta: cached }));
+      expect(limited?.message).toMatch(/Rate limit reached: tool "lookup"/);
+      // A caller the guards refuse is answered as by an ordinary call: the unknown-tool error.
+      const ordinary = await refusal(client.callTool({ name: 'secret', arguments: {} }));
+      const hooked = await refusal(client.callTool({ name: 'secret', arguments: {}, _meta: cached }));
+      expect(hooked).toEqual(ordinary);
+      expect(ordinary?.message).toMatch(/secret/);
+      expect(seen).toEqual(
+        ['lookup', 'lookup', 'secret', 'secret'].map((name) => `${name} ${name} ${modern ? '2026-07-28' : '2025-11-25'}`),
+      );
+    } finally {
+      await close();
+      await app.close();
     }
   });
 });

@@ -87,6 +87,23 @@ describe('@armature/core public surface', () => {
     expectTypeOf<core.TaskStart>().toEqualTypeOf<'call' | 'continueAsTask'>();
   });
 
+  it('lets an extension serve a method on one revision and answer by each revision (ExtensionMethod.revisions, ExtensionContext.revision)', () => {
+    expectTypeOf<core.ProtocolRevision>().toEqualTypeOf<'2025-11-25' | '2026-07-28'>();
+    expectTypeOf<core.ExtensionMethod['revisions']>().toEqualTypeOf<readonly core.ProtocolRevision[] | undefined>();
+    expectTypeOf<core.ExtensionContext['revision']>().toEqualTypeOf<core.ProtocolRevision>();
+    expectTypeOf<core.ExtensionContext['connectionId']>().toEqualTypeOf<string>();
+    expectTypeOf<core.ExtensionContext['inputResponses']>().toEqualTypeOf<Readonly<Record<string, unknown>> | undefined>();
+  });
+
+  it('lets an extension answer a tools/call in the tool’s place (ExtensionOptions.onToolCall)', () => {
+    expectTypeOf<core.ExtensionOptions['onToolCall']>().toEqualTypeOf<
+      ((call: core.ExtensionToolCall, ctx: core.ExtensionContext) => unknown) | undefined
+    >();
+    expectTypeOf<core.ExtensionToolCall['allowed']>().toEqualTypeOf<() => Promise<boolean>>();
+    expectTypeOf<core.ExtensionToolCall['refuse']>().toEqualTypeOf<() => Promise<never>>();
+    expectTypeOf<core.ExtensionToolCall['count']>().toEqualTypeOf<() => Promise<void>>();
+  });
+
   it("offers the app's event hub as McpApp.onEvent (the only way in: runtime.events stays internal)", () => {
     expect(typeof core.McpApp.prototype.onEvent).toBe('function');
   });

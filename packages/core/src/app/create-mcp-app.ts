@@ -82,7 +82,7 @@ export class McpApp {
   constructor(given: readonly AppPart[], options: CreateMcpAppOptions = {}) {
     const container = options.container ?? new TypediContainerAdapter();
     this.state = options.state ?? memoryState();
-    this.definition = buildApp(given, options, container);
+    this.definition = buildApp(given, options, container, () => this.runtime);
     // Tasks live in the state's task store unless the options name one.
     const tasks = this.state.tasks && !options.tasks?.store ? { ...options.tasks, store: this.state.tasks } : options.tasks;
     this.runtime = new AppRuntime(this.definition, container, options.onError, {

@@ -1,5 +1,6 @@
 import type { Middleware } from '../context/execution-context.js';
 import type { Extension, ExtensionContext, ExtensionMethod } from '../context/extension.js';
+import { LEGACY_REVISION, MODERN_REVISION } from '../context/revisions.js';
 import type { BuildProblem } from '../messages/build-error.js';
 import { MESSAGES, type MessageDefinition, problem } from '../messages/message-catalog.js';
 import type { Constructor } from '../metadata/metadata-args.js';
@@ -22,9 +23,12 @@ const RESERVED_IDS: Readonly<Record<string, string>> = {
   'io.modelcontextprotocol/ui': 'MCP Apps, which Armature serves itself',
 };
 
+/** The revisions a method may be served on (`revisions`). */
+const REVISIONS: readonly string[] = [LEGACY_REVISION, MODERN_REVISION];
+
 /**
  * The request methods MCP defines (both revisions) that Armature or the SDK answers: an extension
- * may not take one.
+ * may not take one. The task methods are the tasks extension's (set up first, so it owns them).
  */
 const BUILT_IN_METHODS = new Set([
   'initialize',
@@ -42,11 +46,6 @@ const BUILT_IN_METHODS = new Set([
   'prompts/get',
   'completion/complete',
   'subscriptions/listen',
-  'tasks/get',
-  'tasks/result',
-  'tasks/list',
-  'tasks/cancel',
-  'tasks/update',
   'sampling/createMessage',
   'elicitation/create',
   'roots/list',
@@ -107,7 +106,7 @@ function buildExtension(
   const { settings } = extension;
   if (settings !== undefined && !isJsonObject(settings))
     add(MESSAGES.extensionSettingsInvalid, where, isPlainObject(settings) ? 'an object that is not plain JSON' : describe(settings));
-  for (const hook of ['onRequest', 'setup', 'accepts', 'close'] as const) {
+  for (const hook of ['onRequest', 'onToolCall', 'setup', 'accepts', 'close'] as const) {
     const value = extension[hook];
     if (value !== undefined && typeof value !== 'function')
       add(MESSAGES.extensionMemberInvalid, where, hook, 'a function', describe(value));
@@ -140,6 +139,7 @@ function buildExtension(
     settings: deepFreeze(structuredClone(settings ?? {})),
     methods,
     ...(extension.onRequest ? { onRequest: extension.onRequest as Middleware } : {}),
+    ...(extension.onToolCall ? { onToolCall: extension.onToolCall.bind(extension) } : {}),
     ...(extension.setup ? { setup: extension.setup.bind(extension) } : {}),
     ...(extension.accepts ? { accepts: extension.accepts.bind(extension) } : {}),
     ...(extension.close ? { close: extension.close.bind(extension) } : {}),
@@ -161,9 +161,15 @@ function methodOf(
     problems.push(problem(MESSAGES.extensionMemberInvalid, where, `methods['${name}'].handle`, 'a function', found));
     return undefined;
   }
-  const { params, handle, requiresClientExtension, longLived } = method as unknown as ExtensionMethod;
+  const { params, handle, requiresClientExtension, longLived, revisions } = method as unknown as ExtensionMethod;
   if (params !== undefined && typeof params !== 'function') {
     problems.push(problem(MESSAGES.extensionMemberInvalid, where, `methods['${name}'].params`, 'a DTO class', describe(params)));
+    return undefined;
+  }
+  if (revisions !== undefined && !(Array.isArray(revisions) && revisions.length > 0 && revisions.every((r) => REVISIONS.includes(r)))) {
+    const expected = `a non-empty list of ${REVISIONS.map((r) => `'${r}'`).join(' and ')}`;
+    const found = Array.isArray(revisions) ? JSON.stringify(revisions) : describe(revisions);
+    problems.push(problem(MESSAGES.extensionMemberInvalid, where, `methods['${name}'].revisions`, expected, found));
     return undefined;
   }
   let input: CallPlan['input'] = RAW;
@@ -180,6 +186,7 @@ function methodOf(
     name,
     requiresClientExtension: requiresClientExtension === true,
     longLived: longLived === true,
+    ...(revisions ? { revisions: Object.freeze([...revisions]) } : {}),
     plan: planOf(planning, serverClass, 'method', name, where, input, invoke),
   });
 }

@@ -1,7 +1,7 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplateDescriptor, Tool, UriTemplate } from '@modelcontextprotocol/server';
 import type { Context } from '../context/context.js';
 import type { Guard, Interceptor, Middleware } from '../context/execution-context.js';
-import type { ExtensionHost } from '../context/extension.js';
+import type { ExtensionContext, ExtensionHost, ExtensionToolCall, ProtocolRevision } from '../context/extension.js';
 import type { ArgumentLimits, Constructor, HandlerKind, JsonSchema, McpServerOptions, TaskStart } from '../metadata/metadata-args.js';
 import type { HeaderParam } from '../schema/header-params.js';
 import type { JsonValidator } from '../validation/json-schema-validator.js';
@@ -206,6 +206,8 @@ export interface ExtensionMethodDefinition {
   readonly requiresClientExtension: boolean;
   /** Runs without the app's timeout (`longLived: true`). */
   readonly longLived: boolean;
+  /** The revisions it is served on (`revisions`); undefined for both. */
+  readonly revisions?: readonly ProtocolRevision[];
   readonly plan: CallPlan;
 }
 
@@ -218,6 +220,7 @@ export interface ExtensionDefinition {
   readonly settings?: Readonly<Record<string, unknown>>;
   readonly methods: ReadonlyMap<string, ExtensionMethodDefinition>;
   readonly onRequest?: Middleware;
+  readonly onToolCall?: (call: ExtensionToolCall, ctx: ExtensionContext) => unknown;
   readonly setup?: (host: ExtensionHost) => void;
   readonly accepts?: (declared: Readonly<Record<string, unknown>>) => boolean;
   readonly close?: () => void | Promise<void>;

@@ -3,6 +3,10 @@ import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
 import type { Constructor } from '../metadata/metadata-args.js';
 import type { Context, ContextLogger } from './context.js';
 import type { Middleware } from './execution-context.js';
+import type { LEGACY_REVISION, MODERN_REVISION } from './revisions.js';
+
+/** A protocol revision Armature serves: 2025-11-25 (sessions) or 2026-07-28 (stateless). */
+export type ProtocolRevision = typeof LEGACY_REVISION | typeof MODERN_REVISION;
 
 // The public extension interface, after the five points of SEP-3371 (draft): an extension declares
 // its id and settings (registration, capability negotiation), custom JSON-RPC methods, middleware
@@ -27,6 +31,19 @@ export interface ExtensionMeta {
 export interface ExtensionContext {
   /** The extension this call is for. */
   readonly extensionId: string;
+  /** The protocol revision the request speaks, for a method answered by each revision's rules. */
+  readonly revision: ProtocolRevision;
+  /**
+   * The connection the request came on, to keep a client's state by: the session's id on a
+   * 2025-11-25 HTTP session, else an id of the connection (a stdio process, an in-memory pair).
+   * A 2026-07-28 request over HTTP has no connection: its id is its own.
+   */
+  readonly connectionId: string;
+  /**
+   * The `inputResponses` a 2026-07-28 request carries (answers to a server's input requests, which
+   * the SDK lifts out of the params), each an object; undefined when none.
+   */
+  readonly inputResponses: Readonly<Record<string, unknown>> | undefined;
   /**
    * The settings the client declared for extension `id` (default: this one) in its capabilities'
    * `extensions` (at `initialize` on 2025-11-25, per request on 2026-07-28); undefined when it
@@ -75,6 +92,11 @@ export interface ExtensionMethod<P = Record<string, unknown>> {
    * many such calls one caller may hold yourself. Default false.
    */
   readonly longLived?: boolean;
+  /**
+   * The protocol revisions the method is served on (default: both); on another it is answered
+   * `-32601`, as a method that does not exist.
+   */
+  readonly revisions?: readonly ProtocolRevision[];
   /** Answers the call: the returned object is the JSON-RPC result. */
   handle(params: P, ctx: ExtensionContext): unknown;
 }
@@ -150,6 +172,28 @@ export interface ExtensionResourceChange {
   readonly _meta: Record<string, unknown>;
 }
 
+/**
+ * A `tools/call` as an extension's `onToolCall` sees it, before the tool runs: the tool, the
+ * request's params, and the checks an ordinary call makes, for an answer given in its place.
+ */
+export interface ExtensionToolCall {
+  /** The tool's name. */
+  readonly name: string;
+  /** What `tools/list` advertises for the tool, before any extension changes it. */
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  /** The request's params as the client sent them: `name`, `arguments`, and any other member (e.g. 2025-11-25's `task`). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the caller may call the tool: its guards, scopes and visibility, asked as an ordinary
+   * call asks them. An answer given in place of the tool's asks this first.
+   */
+  allowed(): Promise<boolean>;
+  /** Answers what an ordinary call answers a caller who may not call the tool (the unknown-tool error). */
+  refuse(): Promise<never>;
+  /** Counts the call against the tool's rate limits (the app's and its own), throwing the rate-limit error past one. */
+  count(): Promise<void>;
+}
+
 /** Where and under which code a `host.problem` is listed. */
 export interface ExtensionProblemOptions {
   /** What the problem is about, e.g. a tool's `where` (default: `extension <id>`). */
@@ -164,7 +208,8 @@ export interface ExtensionHost {
   readonly extensionId: string;
   /**
    * Replaces what `capabilities.extensions[id]` advertises (the `settings` given); `undefined`
-   * advertises nothing, e.g. when the app has nothing of the extension to serve.
+   * advertises nothing, e.g. when the app has nothing of the extension to serve: its methods are
+   * then not served either (`-32601`).
    */
   advertise(settings: Record<string, unknown> | undefined): void;
   /** A tool of the app (its classes', and its mounted parts'), or undefined. */
@@ -206,6 +251,15 @@ export interface ExtensionOptions {
   readonly methods?: Readonly<Record<string, ExtensionMethod<any>>>;
   /** Runs around every request the app handles, after the app's own `middleware`. */
   readonly onRequest?: Middleware;
+  /**
+   * Runs before each `tools/call` of a tool the caller may see (inside the middleware): returns
+   * the answer given in place of the tool's (the JSON-RPC result as it is, e.g. the tasks
+   * extension's task), or undefined to let the tool run as an ordinary call, with its guards, rate
+   * limits and interceptors. An answer given in its place makes those checks itself (`call.allowed()`,
+   * `call.refuse()`, `call.count()`). Extensions are asked in the order they are set up; the first
+   * answer wins. Not run for an extension that advertises nothing.
+   */
+  onToolCall?(call: ExtensionToolCall, ctx: ExtensionContext): unknown;
   /**
    * Whether a client that declared the extension (at `capabilities.extensions[id]`) takes part in
    * it, from the settings it declared: what `requiresClientExtension` and `host.extendTool` go by.

@@ -8,9 +8,9 @@ import { type Catalog, paginate } from '../runtime/catalog.js';
 import type { LiveConnection } from '../runtime/change-notifier.js';
 import { executeCall } from '../runtime/execute-call.js';
 import { callExtensionMethod } from '../runtime/extensions/extension-methods.js';
+import { toolCallHooks } from '../runtime/extensions/tool-call-hooks.js';
 import { mayCall, seesServedTools, toolsPageFor, visibleTools } from '../runtime/extensions/tool-views.js';
 import { matchTemplate, planOfUri, type ServedApp, watchUri } from '../runtime/served-app.js';
-import { serveTasks } from '../runtime/tasks/task-handlers.js';
 
 type Params = Record<string, unknown> | undefined;
 /** One method's handler, run after the middleware, with the request's params and its call. */
@@ -53,7 +53,8 @@ const extensionParams: StandardSchemaV1<Params, Params> = {
  */
 export function registerMethodHandlers(app: ServedApp, server: Server, connection: LiveConnection, on: RegisterMethod): void {
   const { tools, prompts } = app.kinds;
-  const asTask = app.capabilities.tasks ? serveTasks(app, server, on) : undefined;
+  // The extensions that may answer a tools/call in the tool's place (tasks: with a task).
+  const hooks = toolCallHooks(app, server);
   // A list without guards or scopes is the same for every caller: its pages are kept by the catalog
   // (shared and frozen, so never handed to middleware, which may change a result).
   const page = async <D extends { plan: CallPlan }, V>(key: string, catalog: Catalog<D, V>, params: Params, call: CallRequest) => {
@@ -67,7 +68,7 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
   on('tools/list', (params, call) =>
     seesServedTools(app, call) ? page('tools', app.tools, params, call) : toolsPageFor(app, params?.cursor as string | undefined, call),
   );
-  // Not an async function: a call of a known tool on an app without tasks is the executor's promise itself.
+  // Not an async function: a call of a known tool on an app without hooks is the executor's promise itself.
   on('tools/call', (params, call) => {
     const name = String(params?.name);
     const tool = app.tools.get(name);
@@ -78,8 +79,8 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
           visible.map((t) => t.name),
         ),
       );
-    if (!asTask) return executeCall(app, tool.plan, tools, tool, call, params?.arguments);
-    return asTask(tool, params, call).then((task) => task ?? executeCall(app, tool.plan, tools, tool, call, params?.arguments));
+    if (!hooks) return executeCall(app, tool.plan, tools, tool, call, params?.arguments);
+    return hooks(tool, params, call).then((answer) => answer ?? executeCall(app, tool.plan, tools, tool, call, params?.arguments));
   });
 
   if (app.capabilities.resources) {
@@ -133,7 +134,9 @@ export function registerMethodHandlers(app: ServedApp, server: Server, connectio
   if (app.capabilities.completions) {
     on('completion/complete', async (params, call) => complete(app, params, call));
   }
+  // An extension that advertises nothing (`host.advertise(undefined)`) serves no method either.
   for (const extension of app.definition.extensions) {
+    if (extension.settings === undefined) continue;
     for (const method of extension.methods.values()) {
       on(method.name, (params, call) => callExtensionMethod(app, extension, method, params, call), extensionParams);
     }

@@ -156,6 +156,10 @@ export const callMessages = {
   taskIdMissing(): string {
     return 'params.taskId must be a string: the taskId of the task, as the tools/call that created it answered';
   },
+  /** A task method (`tasks/get`, ...) called without a taskId. */
+  taskMethodIdMissing(method: string): string {
+    return `Invalid params for ${method}: ${callMessages.taskIdMissing()}`;
+  },
   /** A task refused because `limit` (a `tasks.limits` option) is reached: what was hit and what to do. */
   taskLimitReached(limit: keyof typeof TASK_LIMIT_REACHED, max: number): string {
     return `Task refused: ${TASK_LIMIT_REACHED[limit](max)}`;

@@ -19,12 +19,14 @@ import {
   type LogLevel,
 } from '../context/context.js';
 import { ToolError } from '../context/errors.js';
-import { EXTENSION_VIEW, type ExtensionContext } from '../context/extension.js';
+import { EXTENSION_VIEW, type ExtensionContext, type ProtocolRevision } from '../context/extension.js';
 import { type NotificationValve, notificationValveOf } from '../context/notification-valve.js';
+import { LEGACY_REVISION, MODERN_REVISION } from '../context/revisions.js';
 import { callMessages } from '../messages/call-messages.js';
 import type { Constructor } from '../metadata/metadata-args.js';
 import { validateDto } from '../validation/validate-dto.js';
 import { type ClientChannel, elicitationFormOf, type RequestStateCodecOf, RoundTripChannel, SessionChannel } from './client-requests.js';
+import { connectionIdOf } from './connection-id.js';
 import { ExtensionView } from './extensions/extension-view.js';
 import type { RequestSource } from './request-source.js';
 import { TaskHandOver } from './task-hand-over.js';
@@ -117,6 +119,16 @@ export class RequestContext extends Context {
     this.roundTrip = typeof source.envelope?.[PROTOCOL_VERSION_META_KEY] === 'string' ? new RoundTripChannel(source, codec) : undefined;
   }
 
+  /** The revision the request speaks: 2026-07-28 when it carries the per-request envelope. */
+  get revision(): ProtocolRevision {
+    return this.roundTrip ? MODERN_REVISION : LEGACY_REVISION;
+  }
+
+  /** The connection the request came on (see `connectionIdOf`). */
+  get connectionId(): string {
+    return connectionIdOf(this.source, this.server);
+  }
+
   /** How this request reaches its client: the 2026-07-28 round, or the 2025-11-25 session. */
   get channel(): ClientChannel {
     const adopted = this.adopted;
@@ -207,7 +219,7 @@ export class RequestContext extends Context {
 
   /** Extension `id`'s view of this request (`defineExtension` handlers get it). */
   [EXTENSION_VIEW](id: string): ExtensionContext {
-    return new ExtensionView(this, id, (method, params) => this.notify(method, params));
+    return new ExtensionView(this, id, (method, params) => this.notify(method, params), this);
   }
 
   /**

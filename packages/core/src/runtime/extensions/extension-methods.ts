@@ -48,8 +48,8 @@ export function extensionNotDeclared(extension: ExtensionDefinition, method: str
 
 /**
  * Runs one extension method through the one executor (guards, rate limits, params, interceptors,
- * timeout unless `longLived`, error masking, its span), after checking the client negotiated the extension when the
- * method asks for it. `_meta` is the request's, not a param: the handler reads it from its context.
+ * timeout unless `longLived`, error masking, its span), after checking it is served on the
+ * request's revision and the client negotiated the extension when the method asks for it. `_meta` is the request's, not a param: the handler reads it from its context.
  */
 export function callExtensionMethod(
   settings: ExecutorSettings,
@@ -58,6 +58,8 @@ export function callExtensionMethod(
   params: Params,
   call: CallRequest,
 ): MaybePromise<Result> {
+  if (method.revisions && !method.revisions.includes(call.ctx.revision))
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method.name}`);
   if (method.requiresClientExtension && !negotiates(call, extension)) throw extensionNotDeclared(extension, method.name);
   const { _meta: _ignored, ...args } = params ?? {};
   if (!method.longLived) return executeCall(settings, method.plan, methodKind, method, call, args);

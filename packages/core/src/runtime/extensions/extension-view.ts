@@ -1,9 +1,16 @@
 import type { Context } from '../../context/context.js';
-import type { ExtensionContext, ExtensionMeta } from '../../context/extension.js';
+import type { ExtensionContext, ExtensionMeta, ProtocolRevision } from '../../context/extension.js';
 import { isPlainObject } from '../../validation/plain-object.js';
 
 /** Sends one notification for the request (through its stream's backpressure). */
 export type RequestNotify = (method: string, params?: Record<string, unknown>) => Promise<void>;
+
+/** What the view reads of the request beside the public Context (the runtime's Context has it). */
+export interface RequestFacts {
+  readonly revision: ProtocolRevision;
+  readonly connectionId: string;
+  readonly source: { readonly inputResponses: Record<string, unknown> | undefined };
+}
 
 /**
  * An extension's view of one request (`ExtensionContext`): made per call from the request's
@@ -17,7 +24,20 @@ export class ExtensionView implements ExtensionContext, ExtensionMeta {
     readonly context: Context,
     readonly extensionId: string,
     private readonly send: RequestNotify,
+    private readonly facts: RequestFacts,
   ) {}
+
+  get revision(): ProtocolRevision {
+    return this.facts.revision;
+  }
+
+  get connectionId(): string {
+    return this.facts.connectionId;
+  }
+
+  get inputResponses(): Readonly<Record<string, unknown>> | undefined {
+    return this.facts.source.inputResponses;
+  }
 
   client(id: string = this.extensionId): Readonly<Record<string, unknown>> | undefined {
     const declared = this.context.clientCapabilities?.extensions?.[id];

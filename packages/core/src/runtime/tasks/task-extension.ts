@@ -1,7 +1,6 @@
 import { type AuthInfo, CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION } from '../../context/protocol-extensions.js';
 import type { TaskRecord } from '../../state/task-store.js';
-import type { CallRequest } from '../call-request.js';
 import { principalKey } from '../principal-key.js';
 import { wireOf } from './wire-task.js';
 
@@ -12,15 +11,9 @@ import { wireOf } from './wire-task.js';
 export const TASKS_EXTENSION_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } };
 
 /**
- * Whether the request declares the extension in its per-request client capabilities
- * (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions`): only then may a task be
- * returned, and only then are `tasks/get`, `tasks/update` and `tasks/cancel` served.
+ * Whether a request's envelope (its `_meta`) declares the extension in its per-request client
+ * capabilities (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions`).
  */
-export function declaresTasks(call: CallRequest): boolean {
-  return declaresTasksIn(call.ctx.source.envelope);
-}
-
-/** Whether a request's envelope (its `_meta`) declares the extension (see `declaresTasks`). */
 export function declaresTasksIn(envelope: Record<string, unknown> | undefined): boolean {
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
   const declared = capabilities?.extensions?.[TASKS_EXTENSION];

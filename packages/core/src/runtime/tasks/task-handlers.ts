@@ -1,54 +1,27 @@
-import { randomUUID } from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode, type Server, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../builder/definitions.js';
+import type { ExtensionContext, ExtensionToolCall } from '../../context/extension.js';
+import { MODERN_REVISION } from '../../context/revisions.js';
 import { callMessages } from '../../messages/call-messages.js';
 import type { TaskRecord } from '../../state/task-store.js';
-import { isAllowed } from '../access.js';
 import type { CallRequest } from '../call-request.js';
-import { principalOf } from '../principal-key.js';
-import { type RateLimiting, rateLimitedError } from '../rate-limiting.js';
+import { internalsOf } from '../extensions/tool-call-hooks.js';
 import { TaskHandOver } from '../task-hand-over.js';
-import { declaresTasks, detailedTaskOf, extensionOwner, tasksExtensionMissing } from './task-extension.js';
+import { detailedTaskOf, extensionOwner, tasksExtensionMissing } from './task-extension.js';
+import { legacyOwner } from './task-methods.js';
 import type { TaskService } from './task-service.js';
 import { wireOf } from './wire-task.js';
 
 type Params = Record<string, unknown> | undefined;
-type On = (method: string, handler: (params: Params, call: CallRequest) => unknown, params?: StandardSchemaV1) => void;
 
-/** What serving tasks needs from the app. */
+/** What answering tools/call with a task needs from the app, once it runs. */
 export interface TaskHost {
   readonly tasks: TaskService;
-  readonly pageSize: number;
-  /** Counts a task's call against its tool's rate limits when it is asked for. */
-  readonly rateLimiting?: RateLimiting;
 }
 
-/** How a `tools/call` is answered as a task, or undefined to run it as an ordinary call. */
-export type TaskRoute = (tool: ToolDefinition, params: Params, call: CallRequest) => Promise<unknown>;
-
-/**
- * The params of `tasks/get`, `tasks/cancel` and `tasks/update`, checked by Armature rather than by
- * the SDK: on 2026-07-28 the SDK serves these names (removed from the core protocol, defined again
- * by the tasks extension) only to a handler registered with its own params schema.
- */
-const taskIdParams: StandardSchemaV1<Params, Params> = {
-  '~standard': {
-    version: 1,
-    vendor: 'armature',
-    validate: (value) =>
-      typeof (value as Params)?.taskId === 'string' ? { value: value as Params } : { issues: [{ message: callMessages.taskIdMissing() }] },
-  },
-};
-
-/**
- * Who may see a task of the 2025-11-25 utility: the authenticated principal, else the session,
- * else the connection (stdio, in-memory).
- */
-function ownerOf(call: CallRequest, connection: string): string {
-  const principal = principalOf(call);
-  if (principal) return principal;
-  const session = call.ctx.source.sessionId;
-  return session ? `session:${session}` : `connection:${connection}`;
+/** Who may see a task of the 2025-11-25 utility (see `legacyOwner`). */
+function ownerOf(call: CallRequest): string {
+  return legacyOwner(call.ctx.principal, call.ctx.connectionId);
 }
 
 /** Who may see a task of the 2026-07-28 extension (see `extensionOwner`). */
@@ -56,88 +29,36 @@ function extensionOwnerOf(call: CallRequest): string {
   return extensionOwner(call.ctx.principal);
 }
 
-/** True for a request of the 2026-07-28 revision (it carries the per-request envelope). */
-function modern(call: CallRequest): boolean {
-  return call.ctx.roundTrip !== undefined;
+// A call that goes on as it is: `ctx.continueAsTask()` of a tool that may call it resolves at once.
+function ordinary(tool: ToolDefinition, call: CallRequest): undefined {
+  if (tool.taskStart) call.ctx.taskStart = 'as-is';
+  return undefined;
 }
 
 /**
- * Serves tasks on one connection's SDK server: the 2025-11-25 tasks utility (`tasks/get`,
- * `tasks/result`, `tasks/list`, `tasks/cancel`) and the 2026-07-28 tasks extension (`tasks/get`,
- * `tasks/update`, `tasks/cancel`), each request answered by its revision's rules from the same
- * TaskService; returns how `tools/call` starts a task.
+ * The tasks extension's `onToolCall`: answers a `tools/call` with a task by each revision's rules
+ * (the 2025-11-25 utility's `task` param, the 2026-07-28 extension's server-side choice), and the
+ * fallback tools' calls; undefined runs the tool as an ordinary call. `host` is read per call: the
+ * app's runtime is made after its extensions are built.
  */
-export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
-  const connection = randomUUID();
-  const { tasks } = app;
-  const taskIdOf = (params: Params) => String(params?.taskId);
-  /** The owner of an extension request, after checking the request declares the extension. */
-  const extensionCaller = (method: string, call: CallRequest) => {
-    if (!declaresTasks(call)) throw tasksExtensionMissing(callMessages.taskMethodNeedsExtension(method));
-    return extensionOwnerOf(call);
-  };
-
-  on(
-    'tasks/get',
-    async (params, call) =>
-      modern(call)
-        ? detailedTaskOf(await tasks.record(taskIdOf(params), extensionCaller('tasks/get', call)))
-        : tasks.get(taskIdOf(params), ownerOf(call, connection)),
-    taskIdParams,
-  );
-  on(
-    'tasks/cancel',
-    async (params, call) => {
-      if (!modern(call)) return tasks.cancel(taskIdOf(params), ownerOf(call, connection));
-      await tasks.requestCancel(taskIdOf(params), extensionCaller('tasks/cancel', call));
-      return {};
-    },
-    taskIdParams,
-  );
-  // The extension's answers to a task's inputRequests.
-  on(
-    'tasks/update',
-    async (params, call) => {
-      if (!modern(call)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-      const owner = extensionCaller('tasks/update', call);
-      // The SDK lifts `inputResponses` out of a 2026-07-28 request's params, keeping only the
-      // answers that are objects (a malformed map or entry is no answer at all).
-      await tasks.answer(taskIdOf(params), owner, call.ctx.source.inputResponses ?? {});
-      return {};
-    },
-    taskIdParams,
-  );
-  on('tasks/result', (params, call) => tasks.result(taskIdOf(params), ownerOf(call, connection), call.ctx.signal));
-  on('tasks/list', (params, call) => tasks.list(ownerOf(call, connection), params?.cursor as string | undefined, app.pageSize));
-
-  // From here the answer is a task or a task error: a caller who may not use the tool learns that
-  // first, exactly as from an ordinary call. Guards and scopes are asked here, once: the task's
-  // background run does not ask them again.
-  const hidden = async (tool: ToolDefinition, call: CallRequest) =>
-    (tool.plan.guarded || call.filtered) && !(await isAllowed(tool.plan, 'call', call));
-  // Rate limits are counted here too, once, as for an ordinary call; a refused task is a JSON-RPC error.
-  const counted = async (tool: ToolDefinition, call: CallRequest) => {
-    if (tool.plan.rateLimits.length === 0 || !app.rateLimiting) return;
-    const refusal = await app.rateLimiting.check(tool.plan, `tool "${tool.name}"`, call);
-    if (refusal) throw rateLimitedError(refusal, app.rateLimiting.errorShape);
-  };
-
-  // A call that goes on as it is: `ctx.continueAsTask()` of a tool that may call it resolves at once.
-  const ordinary = (tool: ToolDefinition, call: CallRequest) => {
-    if (tool.taskStart) call.ctx.taskStart = 'as-is';
-    return undefined;
-  };
-
-  return async (tool, params, call) => {
+export function taskToolCalls(host: () => TaskHost): (hooked: ExtensionToolCall, ctx: ExtensionContext) => Promise<unknown> {
+  return async (hooked, ctx) => {
+    const { tasks } = host();
+    const { tool, request: call, server } = internalsOf(hooked);
+    const params: Params = hooked.params;
+    const modern = ctx.revision === MODERN_REVISION;
     const { fallback } = tasks;
     if (fallback?.serves(tool.name)) {
-      return fallback.answer(tool.name, params?.arguments, modern(call) ? extensionOwnerOf(call) : ownerOf(call, connection));
+      return fallback.answer(tool.name, params?.arguments, modern ? extensionOwnerOf(call) : ownerOf(call));
     }
-    if (modern(call)) {
+    // From here the answer is a task or a task error: a caller who may not use the tool learns that
+    // first, exactly as from an ordinary call (`hooked.refuse()`). Guards, scopes and rate limits
+    // are asked here, once: the task's background run does not ask them again.
+    if (modern) {
       // spec 2026-07-28 tasks extension: the server decides; it may return a task only to a
       // request that declares the extension, and answers -32021 when it cannot do without one.
       if (tool.taskSupport === 'forbidden') return undefined;
-      const declared = declaresTasks(call);
+      const declared = ctx.client() !== undefined;
       if (!declared && tool.taskSupport === 'optional') return ordinary(tool, call);
       if (declared && tool.taskStart) {
         // An ordinary call (its guards, limits and input_required rounds) until the handler calls
@@ -147,9 +68,9 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
         call.ctx.taskStart = new TaskHandOver(() => tasks.adopt(tool, params?.arguments, call, owner, answer));
         return undefined;
       }
-      if (await hidden(tool, call)) return tasks.denied(tool, call);
+      if (!(await hooked.allowed())) return hooked.refuse();
       if (!declared && !fallback) throw tasksExtensionMissing(callMessages.taskCapabilityRequired(tool.name));
-      await counted(tool, call);
+      await hooked.count();
       // A client without the extension, and the app's fallback tools: the task starts, its id is the answer.
       if (!declared) return fallback?.started(await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true));
       const record = await tasks.start(tool, params?.arguments, {}, call, extensionOwnerOf(call), server, true);
@@ -158,17 +79,17 @@ export function serveTasks(app: TaskHost, server: Server, on: On): TaskRoute {
     const requested = params?.task as { ttl?: unknown } | undefined;
     const asked = requested !== undefined && requested !== null;
     if (!asked && tool.taskSupport !== 'required') return ordinary(tool, call);
-    if (await hidden(tool, call)) return tasks.denied(tool, call);
+    if (!(await hooked.allowed())) return hooked.refuse();
     // spec 2025-11-25 (tool-level negotiation): a required tool called without a task, or a task
     // asked of a tool without one, is -32601.
-    if (!asked && !tasks.fallback) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
+    if (!asked && !fallback) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskRequired(tool.name));
     if (!asked) {
-      await counted(tool, call);
-      return tasks.fallback?.started(await tasks.start(tool, params?.arguments, {}, call, ownerOf(call, connection), server));
+      await hooked.count();
+      return fallback?.started(await tasks.start(tool, params?.arguments, {}, call, ownerOf(call), server));
     }
     if (tool.taskSupport === 'forbidden') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, callMessages.taskForbidden(tool.name));
-    await counted(tool, call);
-    const record = await tasks.start(tool, params?.arguments, requested, call, ownerOf(call, connection), server);
+    await hooked.count();
+    const record = await tasks.start(tool, params?.arguments, requested, call, ownerOf(call), server);
     // The SDK (2.4.0) checks every tools/call answer against CallToolResult on 2025-11-25 and
     // refuses one that carries `task` without `content`: the empty `content` lets the
     // CreateTaskResult through; task-aware clients read `task`.

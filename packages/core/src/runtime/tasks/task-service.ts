@@ -273,11 +273,6 @@ export class TaskService {
     return cancelled;
   }
 
-  /** The answer to a caller who may not use the tool: exactly that of an ordinary call to it. */
-  denied(tool: ToolDefinition, call: CallRequest): Promise<never> {
-    return this.env.kinds.tools.denied(tool.plan, tool, call);
-  }
-
   /**
    * `tasks/result`: waits until the task is terminal, then answers what the `tools/call` would have
    * (its result, or its JSON-RPC error), tagged with the task.
