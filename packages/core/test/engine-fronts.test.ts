@@ -327,28 +327,9 @@ describe.each([
 describe('the session framing self-check flipped', () => {
   it("frames every session answer with the SDK's transport, with the same bytes, and says why once", async () => {
     const viaSdk = await converse(httpSession, false);
-    // Fresh modules: the self-check runs again, on a probe whose transport frames an event its own way.
-    vi.resetModules();
-    const prototype = WebStandardStreamableHTTPServerTransport.prototype as unknown as {
-      writeSSEEvent(
-        this: { sessionId?: string },
-        controller: ReadableStreamDefaultController,
-        encoder: TextEncoder,
-        message: unknown,
-        id?: string,
-      ): boolean;
-    };
-    const original = prototype.writeSSEEvent;
-    vi.spyOn(prototype, 'writeSSEEvent').mockImplementation(function (this: { sessionId?: string }, controller, encoder, message, id) {
-      if (this.sessionId !== 'armature-probe-session') return original.call(this, controller, encoder, message, id);
-      controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
-      return true;
-    });
     const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
-    const fresh = await import('../src/index.js');
-    const { FrontServer: FreshServer } = await import('./support/front-server.js');
-    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
+    const app = await sdkFramedApp();
     try {
       const answers = await httpSession.converse(app);
       expect(answers).toEqual(viaSdk.answers);
@@ -481,7 +462,10 @@ async function streamConversation(app: McpApp, resumable: boolean): Promise<stri
   }
 }
 
-/** The app of the framing self-check flipped (fresh modules): every session exchange is framed by the SDK's transport. */
+/**
+ * An app on fresh modules, so that the framing self-check runs again, on a probe whose transport
+ * frames an event its own way: every session exchange is then framed by the SDK's transport.
+ */
 async function sdkFramedApp(): Promise<McpApp> {
   vi.resetModules();
   const prototype = WebStandardStreamableHTTPServerTransport.prototype as unknown as {
@@ -499,11 +483,9 @@ async function sdkFramedApp(): Promise<McpApp> {
     controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
     return true;
   });
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   const fresh = await import('../src/index.js');
   const { FrontServer: FreshServer } = await import('./support/front-server.js');
-  const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true });
-  return app;
+  return fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
 }
 
 describe.each([false, true])("a session's GET streams (resumable: %s)", (resumable) => {
@@ -520,6 +502,7 @@ describe.each([false, true])("a session's GET streams (resumable: %s)", (resumab
     // Only the initialize went through the SDK's transport.
     expect(handled.mock.calls.length).toBe(1);
     vi.restoreAllMocks();
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const sdkApp = await sdkFramedApp();
     let framedBySdk: string[];
     try {
