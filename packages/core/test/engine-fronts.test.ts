@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
 import { createMcpApp, type McpApp } from '../src/index.js';
 import { sessionFramingChecked } from '../src/transports/wire/sse-format.js';
+import { holdStream, lastEventId } from './support/event-streams.js';
 import { FrontServer } from './support/front-server.js';
 import { rawHttp } from './support/raw-http.js';
 
@@ -326,34 +327,15 @@ describe.each([
 describe('the session framing self-check flipped', () => {
   it("frames every session answer with the SDK's transport, with the same bytes, and says why once", async () => {
     const viaSdk = await converse(httpSession, false);
-    // Fresh modules: the self-check runs again, on a probe whose transport frames an event its own way.
-    vi.resetModules();
-    const prototype = WebStandardStreamableHTTPServerTransport.prototype as unknown as {
-      writeSSEEvent(
-        this: { sessionId?: string },
-        controller: ReadableStreamDefaultController,
-        encoder: TextEncoder,
-        message: unknown,
-        id?: string,
-      ): boolean;
-    };
-    const original = prototype.writeSSEEvent;
-    vi.spyOn(prototype, 'writeSSEEvent').mockImplementation(function (this: { sessionId?: string }, controller, encoder, message, id) {
-      if (this.sessionId !== 'armature-probe-session') return original.call(this, controller, encoder, message, id);
-      controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
-      return true;
-    });
     const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
-    const fresh = await import('../src/index.js');
-    const { FrontServer: FreshServer } = await import('./support/front-server.js');
-    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
+    const app = await sdkFramedApp();
     try {
       const answers = await httpSession.converse(app);
       expect(answers).toEqual(viaSdk.answers);
       expect(said.mock.calls.join('')).toContain("framed by the SDK's session transport");
-      // The probes' four requests, then the handshake and every request of the conversation.
-      expect(handled.mock.calls.length).toBe(4 + 2 + CONVERSATION.length);
+      // The probes' eight requests, then the handshake and every request of the conversation.
+      expect(handled.mock.calls.length).toBe(8 + 2 + CONVERSATION.length);
     } finally {
       await app.close();
     }
@@ -427,4 +409,120 @@ describe.each([inMemory, stdio, httpSession, httpResumable, httpFetch])('the sea
       await app.close();
     }
   });
+});
+
+/** A keep-alive comment: when one comes depends on the machine's speed. */
+const KEEP_ALIVE = ': keepalive\n\n';
+
+/**
+ * A session's GET streams over node:http, each step as `status content-type body` (event ids
+ * numbered): the standalone stream gets a list change, a second GET is refused, the client drops
+ * the stream and another change is sent meanwhile, the client resumes with the last id it saw
+ * (and gets the change, on a stream that stays open for the next), resumes from the start, and
+ * presents an id that is not the session's; then the session ends.
+ */
+async function streamConversation(app: McpApp, resumable: boolean): Promise<string[]> {
+  const listener = await app.listenHttp({ port: 0, ...(resumable ? { eventStore: true, retryIntervalMs: 1_500 } : {}) });
+  try {
+    const init = await rawHttp(listener.url, { headers: JSON_HEADERS, body: JSON.stringify(INITIALIZE) });
+    const session = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
+    await rawHttp(listener.url, { headers: { ...JSON_HEADERS, ...session }, body: JSON.stringify(INITIALIZED) });
+    const get = (extra: Record<string, string> = {}) => holdStream(listener.url, { accept: 'text/event-stream', ...session, ...extra });
+    const steps: string[] = [];
+    const step = (stream: { status: number; contentType: string }, body: string) =>
+      steps.push(`${stream.status} ${stream.contentType} ${numberedEventIds(body.replaceAll(KEEP_ALIVE, ''))}`);
+    const first = await get();
+    const second = await get();
+    step(second, await second.ended());
+    app.tools.disable('add');
+    const seen = await first.events(1);
+    step(first, seen);
+    first.drop();
+    app.tools.enable('add');
+    // The change reached the store (or nowhere, without one) once the server saw the client go.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const resumed = await get({ 'last-event-id': lastEventId(seen) || 'none' });
+    app.tools.disable('search');
+    const afterResume = await resumed.events(resumable ? 2 : 1);
+    step(resumed, afterResume);
+    const conflict = await get({ 'last-event-id': lastEventId(seen) || 'none' });
+    step(conflict, await conflict.ended());
+    resumed.drop();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Without an event store a Last-Event-ID is not read: that GET would open the standalone stream.
+    if (resumable) {
+      const foreign = await get({ 'last-event-id': 'not-an-event-of-this-session' });
+      step(foreign, await foreign.ended());
+    }
+    const deleted = await rawHttp(listener.url, { method: 'DELETE', headers: { ...JSON_HEADERS, ...session } });
+    steps.push(`${deleted.status} ${deleted.body}`);
+    return steps;
+  } finally {
+    await listener.close();
+  }
+}
+
+/**
+ * An app on fresh modules, so that the framing self-check runs again, on a probe whose transport
+ * frames an event its own way: every session exchange is then framed by the SDK's transport.
+ */
+async function sdkFramedApp(): Promise<McpApp> {
+  vi.resetModules();
+  const prototype = WebStandardStreamableHTTPServerTransport.prototype as unknown as {
+    writeSSEEvent(
+      this: { sessionId?: string },
+      controller: ReadableStreamDefaultController,
+      encoder: TextEncoder,
+      message: unknown,
+      id?: string,
+    ): boolean;
+  };
+  const original = prototype.writeSSEEvent;
+  vi.spyOn(prototype, 'writeSSEEvent').mockImplementation(function (this: { sessionId?: string }, controller, encoder, message, id) {
+    if (this.sessionId !== 'armature-probe-session') return original.call(this, controller, encoder, message, id);
+    controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
+    return true;
+  });
+  const fresh = await import('../src/index.js');
+  const { FrontServer: FreshServer } = await import('./support/front-server.js');
+  return fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
+}
+
+describe.each([false, true])("a session's GET streams (resumable: %s)", (resumable) => {
+  it("are written by Armature's session transport as the SDK's writes them, and resumed from the event store", async () => {
+    await sessionFramingChecked();
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const app = createMcpApp(FrontServer, { onError: () => undefined, exposeErrors: true });
+    let own: string[];
+    try {
+      own = await streamConversation(app, resumable);
+    } finally {
+      await app.close();
+    }
+    // Only the initialize went through the SDK's transport.
+    expect(handled.mock.calls.length).toBe(1);
+    vi.restoreAllMocks();
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const sdkApp = await sdkFramedApp();
+    let framedBySdk: string[];
+    try {
+      framedBySdk = await streamConversation(sdkApp, resumable);
+    } finally {
+      await sdkApp.close();
+    }
+    expect(own).toEqual(framedBySdk);
+    const changed = 'data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}';
+    expect(own[0]).toBe(
+      '409 application/json {"jsonrpc":"2.0","error":{"code":-32000,"message":"Conflict: Only one SSE stream is allowed per session"},"id":null}',
+    );
+    expect(own[1]).toMatch(/^200 text\/event-stream event: message\n/);
+    expect(own[1]).toContain(changed);
+    // Resumed: the change sent while the client was away, then the next one on the same stream.
+    if (resumable) {
+      expect(own[2]).toMatch(/^200 text\/event-stream event: message\nid: <1>\ndata: \{.*\}\n\nevent: message\nid: <2>\n/);
+      expect(own[3]).toMatch(/^409 application\/json .*Conflict: Stream already has an active connection/);
+      expect(own[4]).toMatch(/^404 application\/json .*Event stream not found/);
+    }
+    expect(own.at(-1)).toBe('200 ');
+  }, 60_000);
 });

@@ -45,6 +45,25 @@ function exchange(
   });
 }
 
+/** Opens an initialized session at `url` whose log level is info; the headers of its requests. */
+async function openSession(url: string): Promise<Record<string, string>> {
+  const init = await exchange(
+    url,
+    'POST',
+    {},
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    },
+  );
+  const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
+  await exchange(url, 'POST', headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  await exchange(url, 'POST', headers, { jsonrpc: '2.0', id: 'l', method: 'logging/setLevel', params: { level: 'info' } });
+  return headers;
+}
+
 let app: McpApp | undefined;
 
 afterEach(async () => {
@@ -56,20 +75,7 @@ describe('a resumable session call answered by the engine', () => {
   it('is resumed with Last-Event-ID on the same instance, and the answer arrives there', async () => {
     app = createMcpApp(Slow);
     const listener = await app.listenHttp({ port: 0, eventStore: true });
-    const init = await exchange(
-      listener.url,
-      'POST',
-      {},
-      {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      },
-    );
-    const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
-    await exchange(listener.url, 'POST', headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
-    await exchange(listener.url, 'POST', headers, { jsonrpc: '2.0', id: 'l', method: 'logging/setLevel', params: { level: 'info' } });
+    const headers = await openSession(listener.url);
     const directBefore = app.stats.engine;
     const primed = await exchange(
       listener.url,
@@ -80,6 +86,30 @@ describe('a resumable session call answered by the engine', () => {
     );
     const resumed = await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': primed.body });
     expect(app.stats.engine - directBefore).toBe(1);
+    const events = resumed.body.split('\n\n').filter((event) => event.includes('data: {'));
+    expect(events.map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)))).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'started' } },
+      { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'finished' }] } },
+    ]);
+  });
+});
+
+describe("a resumable session call framed by the SDK's session transport", () => {
+  it('is resumed by that transport, which writes the answer on the resumed stream', async () => {
+    app = createMcpApp(Slow);
+    const listener = await app.listenHttp({ port: 0, eventStore: true });
+    const headers = await openSession(listener.url);
+    // Another supported revision in the header: Armature leaves the call to the SDK's transport,
+    // which frames its stream (primed, as the session negotiated 2025-11-25).
+    const primed = await exchange(
+      listener.url,
+      'POST',
+      { ...headers, 'mcp-protocol-version': '2025-06-18' },
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+      true,
+    );
+    // Armature holds the session's GET streams, but this stream is still the SDK transport's to write.
+    const resumed = await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': primed.body });
     const events = resumed.body.split('\n\n').filter((event) => event.includes('data: {'));
     expect(events.map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)))).toEqual([
       { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'started' } },

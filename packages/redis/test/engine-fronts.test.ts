@@ -5,7 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { IsInt } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisState } from '../src/index.js';
-import { openSession, post, type RawAnswer } from './support/raw-session.js';
+import { holdStream, openSession, post, type RawAnswer } from './support/raw-session.js';
 
 // The engine front of packages/core's engine-fronts test, on the Redis state: a 2025-11-25 session
 // on redisState is shared and resumable, and the engine answers its requests itself (priming event,
@@ -148,4 +148,64 @@ describe('a 2025-11-25 session on the Redis state, answered by the request engin
     expect(text).toContain('No stock left');
     expect(text).toMatch(/"method":"notifications\/message","params":\{"level":"info","data":"working"\}\}\n\nevent: message\nid: <3>/);
   });
+});
+
+/**
+ * A session's GET stream, each step as `status body` (event ids numbered, keep-alives aside): a
+ * list change on it, a second GET refused, the stream dropped while another change is sent, a
+ * resume with the last id seen (the change, then the next on the same stream), a resume of a
+ * stream that is open, an id that is not the session's.
+ */
+async function streamConversation(state: 'redis' | 'memory'): Promise<string[]> {
+  const app = createMcpApp(FrontServer, {
+    ...(state === 'redis' ? { state: redisState({ url: redis.url, keyPrefix: 'fronts-get:' }), requestStateKey: 'k'.repeat(32) } : {}),
+    onError: () => undefined,
+  });
+  const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500, ...(state === 'memory' ? { eventStore: true } : {}) });
+  const steps: string[] = [];
+  const step = (status: number, body: string) => steps.push(`${status} ${numberedEventIds(body.replaceAll(': keepalive\n\n', ''))}`);
+  try {
+    const session = await openSession(listener.url);
+    const first = await holdStream(listener.url, session);
+    const second = await holdStream(listener.url, session);
+    step(second.status, await second.events(1));
+    await app.tools.disable('add');
+    const seen = await first.events(1);
+    step(first.status, seen);
+    first.drop();
+    await app.tools.enable('add');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lastId = [...seen.matchAll(/^id: (.+)$/gm)].at(-1)?.[1] ?? '';
+    const resumed = await holdStream(listener.url, { ...session, 'last-event-id': lastId });
+    await app.tools.disable('refuse');
+    step(resumed.status, await resumed.events(2));
+    const conflict = await holdStream(listener.url, { ...session, 'last-event-id': lastId });
+    step(conflict.status, await conflict.events(1));
+    resumed.drop();
+    const foreign = await holdStream(listener.url, { ...session, 'last-event-id': 'not-an-event-of-this-session' });
+    step(foreign.status, await foreign.events(1));
+    return steps;
+  } finally {
+    await listener.close();
+    await app.close();
+  }
+}
+
+describe("a 2025-11-25 session's GET stream on the Redis state", () => {
+  it('is written and resumed from the Redis event store as from the in-memory one (which engine-fronts in core holds to the SDK bytes)', async () => {
+    // First in memory: the session framing self-check (once per process) is done by then.
+    const inMemory = await streamConversation('memory');
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const onRedis = await streamConversation('redis');
+    // Only the initialize went through the SDK's transport.
+    expect(handled.mock.calls.length).toBe(1);
+    expect(onRedis).toEqual(inMemory);
+    expect(onRedis[0]).toMatch(/^409 .*Only one SSE stream is allowed per session/);
+    expect(onRedis[1]).toMatch(
+      /^200 event: message\nid: <1>\ndata: \{"jsonrpc":"2.0","method":"notifications\/tools\/list_changed"\}\n\n$/,
+    );
+    expect(onRedis[2]).toMatch(/^200 event: message\nid: <1>\ndata: .*\n\nevent: message\nid: <2>\ndata: .*\n\n$/);
+    expect(onRedis[3]).toMatch(/^409 .*Stream already has an active connection/);
+    expect(onRedis[4]).toMatch(/^404 .*Event stream not found/);
+  }, 60_000);
 });

@@ -56,6 +56,11 @@ export const wireMessages = {
   tooManySessions: (max: number) => `Service Unavailable: the server holds its maximum of ${max} sessions (maxSessions); retry later`,
   tooManyClientSessions: (max: number) =>
     `Too Many Requests: this client already holds ${max} sessions (maxSessionsPerClient); end unused ones with DELETE, or retry later`,
+  // As the SDK's session transport words them (a session's GET stream; the self-check compares)
+  standaloneStreamTaken: 'Conflict: Only one SSE stream is allowed per session',
+  resumedStreamTaken: 'Conflict: Stream already has an active connection',
+  unknownEventId: 'Invalid event ID format',
+  replayFailed: 'Error replaying events',
   eventStreamNotFound: 'Event stream not found: resume with a Last-Event-ID from this session, or open a new stream without it',
   idInFlightInSession: (id: unknown) =>
     `Invalid Request: a request with id ${JSON.stringify(id)} is still in flight in this session; use a new id for each request`,

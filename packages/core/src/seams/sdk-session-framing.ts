@@ -1,8 +1,9 @@
-// Armature writes the SSE answers of 2025-11-25 session requests itself (node:http), as the SDK's
-// session transport writes them: the same headers, events, event ids and priming event. Those rules
-// are copied (transports/sse-format.ts), so before Armature answers any session request itself,
-// `checkSessionFraming` has the SDK's transport answer a probe session's request and compares its
-// response with what the copied rules write for the same messages. When they differ it says so once
+// Armature writes the SSE answers of 2025-11-25 session requests itself (node:http), and holds a
+// session's GET stream, as the SDK's session transport writes them: the same headers, events, event
+// ids and priming event, the same refusal of a second GET stream. Those rules are copied
+// (transports/wire/sse-format.ts, messages/wire-messages.ts), so before Armature answers any session
+// request itself, `checkSessionFraming` has the SDK's transport answer a probe session's request and
+// GET stream and compares its responses with what the copied rules write for the same messages. When they differ it says so once
 // on stderr and every session request is framed by the SDK's transport instead.
 import { type EventStore, type JSONRPCMessage, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { seamMessages } from '../messages/seam-messages.js';
@@ -15,6 +16,8 @@ export interface SessionFraming {
   frame(message: unknown, eventId?: string): string;
   /** The first event of a resumable stream. */
   priming(eventId: string, retryMs: number | undefined): string;
+  /** The body refusing a second GET stream in a session. */
+  readonly standaloneTaken: string;
 }
 
 const PROBE_SESSION = 'armature-probe-session';
@@ -34,8 +37,19 @@ function probeStore(stored: [string, JSONRPCMessage][]): EventStore {
   };
 }
 
-/** A probe session's answer to a ping, from the SDK's transport: its response, and the events it stored. */
-async function probeAnswer(resumable: boolean): Promise<{ response: Response; body: string; stored: [string, JSONRPCMessage][] }> {
+/** What the SDK's transport writes on a probe session's GET stream. */
+interface ProbeStream {
+  readonly response: Response;
+  /** The first event written on it: a notification the server sent outside any request. */
+  readonly event: string;
+  /** The body refusing a second GET stream while it is open. */
+  readonly refusal: string;
+}
+
+/** A probe session's answer to a ping, and its GET stream, from the SDK's transport; the events it stored. */
+async function probeAnswer(
+  resumable: boolean,
+): Promise<{ response: Response; body: string; stored: [string, JSONRPCMessage][]; stream: ProbeStream }> {
   const stored: [string, JSONRPCMessage][] = [];
   const mcp = new McpServer({ name: 'probe', version: '0' });
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -46,15 +60,22 @@ async function probeAnswer(resumable: boolean): Promise<{ response: Response; bo
     transport.handleRequest(
       new Request('http://armature.invalid/mcp', { method: 'POST', headers: { ...ACCEPT, ...headers }, body: JSON.stringify(body) }),
     );
+  const inSession = { 'mcp-session-id': PROBE_SESSION, 'mcp-protocol-version': '2025-11-25' };
+  const get = () =>
+    transport.handleRequest(new Request('http://armature.invalid/mcp', { headers: { accept: 'text/event-stream', ...inSession } }));
   try {
     await mcp.connect(transport);
     const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '0' } };
     await (await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params })).text();
-    const response = await post(
-      { jsonrpc: '2.0', id: 7, method: 'ping' },
-      { 'mcp-session-id': PROBE_SESSION, 'mcp-protocol-version': '2025-11-25' },
-    );
-    return { response, body: await response.text(), stored };
+    const response = await post({ jsonrpc: '2.0', id: 7, method: 'ping' }, inSession);
+    const body = await response.text();
+    const opened = await get();
+    const refusal = await (await get()).text();
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    const reader = (opened.body as ReadableStream<Uint8Array>).getReader();
+    const event = new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    return { response, body, stored, stream: { response: opened, event, refusal } };
   } finally {
     await mcp.close().catch(() => undefined);
   }
@@ -65,15 +86,24 @@ async function problemsOf(framing: SessionFraming): Promise<string[]> {
   const problems: string[] = [];
   try {
     const resumable = await probeAnswer(true);
-    const [primingId] = resumable.stored.at(-2) ?? [''];
-    const [answerId, answer] = resumable.stored.at(-1) ?? ['', {}];
+    // Stored last: the ping's priming event and answer, then the notification on the GET stream.
+    const [primingId] = resumable.stored.at(-3) ?? [''];
+    const [answerId, answer] = resumable.stored.at(-2) ?? ['', {}];
     const plain = await probeAnswer(false);
+    const [notificationId, notification] = resumable.stored.at(-1) ?? ['', {}];
     const expected = [framing.priming(primingId, RETRY_MS) + framing.frame(answer, answerId), framing.frame(answer)];
-    for (const [i, { response, body }] of [resumable, plain].entries()) {
-      for (const [key, value] of Object.entries(framing.headers)) {
-        if (response.headers.get(key) !== value) problems.push(`the ${key} header is ${response.headers.get(key)}, not ${value}`);
+    const expectedEvents = [framing.frame(notification, notificationId), framing.frame(notification)];
+    for (const [i, { response, body, stream }] of [resumable, plain].entries()) {
+      for (const [key, value] of Object.entries({ ...framing.headers, 'mcp-session-id': PROBE_SESSION })) {
+        for (const [what, { headers }] of [['an answer', response] as const, ['a GET stream', stream.response] as const]) {
+          if (headers.get(key) !== value) problems.push(`the ${key} header of ${what} is ${headers.get(key)}, not ${value}`);
+        }
       }
       if (response.status !== 200 || body !== expected[i]) problems.push(`an answer is framed as ${JSON.stringify(body)}`);
+      if (stream.response.status !== 200 || stream.event !== expectedEvents[i]) {
+        problems.push(`a GET stream's event is framed as ${JSON.stringify(stream.event)}`);
+      }
+      if (stream.refusal !== framing.standaloneTaken) problems.push(`a second GET stream is refused with ${stream.refusal}`);
     }
   } catch (error) {
     problems.push(`a probe session throws ${error instanceof Error ? error.message : String(error)}`);

@@ -44,3 +44,49 @@ export async function openSession(
   await send({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   return headers;
 }
+
+/** An open SSE response, read as it arrives. */
+export interface HeldStream {
+  readonly status: number;
+  /** Resolves with the body once it holds `count` events (keep-alive comments aside), or ended. */
+  events(count: number): Promise<string>;
+  /** The client goes away. */
+  drop(): void;
+}
+
+/** Opens a GET of a session; resolves once its response's headers arrived. */
+export function holdStream(url: string, headers: Record<string, string>): Promise<HeldStream> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+      let body = '';
+      let ended = false;
+      let wake: () => void = () => undefined;
+      res.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+        wake();
+      });
+      res.on('end', () => {
+        ended = true;
+        wake();
+      });
+      res.on('error', () => undefined);
+      const count = () => body.split('\n\n').filter((event) => /^(id|data|event):/m.test(event)).length;
+      resolve({
+        status: res.statusCode ?? 0,
+        events: (wanted) =>
+          new Promise((settle, fail) => {
+            const timer = setTimeout(() => fail(new Error(`stream timed out with ${JSON.stringify(body)}`)), 20_000);
+            wake = () => {
+              if (count() < wanted && !ended) return;
+              clearTimeout(timer);
+              settle(body);
+            };
+            wake();
+          }),
+        drop: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -36,14 +36,24 @@ export async function writeResponse(res: ServerResponse, response: Response, gon
     res.end();
     return;
   }
+  // An event stream's headers go at once: the client knows its stream is open before the first event
+  // (a GET stream may wait long for one).
+  if (headers['content-type'] === 'text/event-stream') res.flushHeaders();
+  const reader = response.body.getReader();
+  // A client that went away cancels the body at once: an open event stream (a session's GET stream)
+  // is given up then, not at its next event, so the client's reconnection finds it gone.
+  const cancel = () => void reader.cancel().catch(() => undefined);
   const closed = new Promise<void>((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
+  gone.addEventListener('abort', cancel, { once: true });
+  if (gone.aborted) cancel();
   try {
-    for await (const chunk of response.body) {
-      if (gone.aborted) break;
-      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    for (let read = await reader.read(); !read.done && !gone.aborted; read = await reader.read()) {
+      if (!res.write(read.value)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
     }
   } catch {
     // The body failed midway (the stream was cancelled): end what was sent.
+  } finally {
+    gone.removeEventListener('abort', cancel);
   }
   res.end();
 }

@@ -30,6 +30,8 @@ export class SessionEventStore implements EventStore {
    * waits on (`follow`), each told when an event of its stream is stored.
    */
   private readonly answering = new Map<string, Set<() => void>>();
+  /** POST streams the SDK's transport frames on this instance, not answered yet: a resume of one is its to serve. */
+  private readonly framedBySdk = new Set<string>();
 
   /**
    * @param shared must implement `getStreamIdForEventId` (the endpoint checks it at start-up).
@@ -50,6 +52,10 @@ export class SessionEventStore implements EventStore {
       return Promise.resolve(adopted);
     }
     if (this.muted) return Promise.resolve(randomUUID());
+    if (streamId !== GET_STREAM && !this.answering.has(streamId)) {
+      if (!('method' in message) && 'id' in message) this.framedBySdk.delete(streamId);
+      else this.framedBySdk.add(streamId);
+    }
     const stored =
       this.claims && streamId !== GET_STREAM
         ? this.storeClaimed(streamId, message)
@@ -109,6 +115,11 @@ export class SessionEventStore implements EventStore {
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
     const streamId = await this.shared.getStreamIdForEventId?.(eventId);
     return streamId?.startsWith(this.prefix) ? streamId.slice(this.prefix.length) : undefined;
+  }
+
+  /** Whether `streamId` is a POST stream the SDK's transport still frames on this instance. */
+  framesBySdk(streamId: string): boolean {
+    return this.framedBySdk.has(streamId);
   }
 
   /** True when `eventId` is one of this session's events (still held). */

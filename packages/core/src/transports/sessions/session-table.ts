@@ -120,7 +120,9 @@ export class SessionTable {
       if (request.method === 'POST' && (await this.sharing.relayed(sessionId, session, parsed))) return new Response(null, { status: 202 });
       if (this.delivered(session, request, parsed, caller)) return new Response(null, { status: 202 });
       if (this.speaksSession(session, request) && request.method === 'DELETE') return this.deleted(session, sessionId);
-      return this.handle(session, this.withSessionVersion(request, session), parsed, options);
+      const versioned = this.withSessionVersion(request, session);
+      if (this.streamsItself(session, versioned)) return session.transport.openStream(versioned);
+      return this.handle(session, versioned, parsed, options);
     }
     if (request.method !== 'POST') {
       return jsonRpcErrorResponse(400, -32000, wireMessages.sessionIdRequired);
@@ -228,6 +230,16 @@ export class SessionTable {
       framesAsSdk() &&
       session.transport.sessionId !== undefined &&
       (version === null || version === session.server.server.getNegotiatedProtocolVersion())
+    );
+  }
+
+  /**
+   * Whether Armature holds the GET stream `request` asks for itself: one the SDK's transport would
+   * open (the client accepts an event stream), in a session Armature speaks.
+   */
+  private streamsItself(session: Session, request: Request): boolean {
+    return (
+      request.method === 'GET' && !!request.headers.get('accept')?.includes('text/event-stream') && this.speaksSession(session, request)
     );
   }
 

@@ -9,10 +9,13 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
+import { wireMessages } from '../../messages/wire-messages.js';
 import { forwardCallbacks } from '../../seams/sdk-callbacks.js';
 import type { InitializedState, SessionState } from '../../seams/sdk-session-state.js';
+import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
 import { idKey } from '../wire/json-rpc-shape.js';
-import type { SessionEventStore } from './session-event-store.js';
+import { GET_STREAM, type SessionEventStore } from './session-event-store.js';
+import { SessionEventStream } from './session-event-stream.js';
 
 /**
  * Where the answer to a request Armature took off the wire itself goes (a session POST answered
@@ -31,8 +34,10 @@ export interface AnswerStream {
  * (elicitation, sampling, roots) still await the client's answer; it writes the answers of the
  * requests Armature took off the wire itself to their streams, and, when several instances share
  * the session, sends messages that belong on no request's stream through the relay (stored once,
- * written by whichever instance holds the client's GET stream). The HTTP exchanges it does not
- * frame itself (the handshake, the GET stream, DELETE, what the engine declines) are framed by the
+ * written by whichever instance holds the client's GET stream). It holds the client's GET stream,
+ * and replays a stream the client resumes (`Last-Event-ID`) from the session's event store. The
+ * HTTP exchanges it does not frame itself (the handshake, what the engine declines, the resume of
+ * a stream the SDK still answers, everything when the framing self-check failed) are framed by the
  * SDK's transport it holds, through that transport's public methods only.
  */
 export class SessionTransport implements Transport {
@@ -51,14 +56,19 @@ export class SessionTransport implements Transport {
   onerror?: Transport['onerror'];
   /** The SDK's transport, framing the HTTP exchanges Armature does not frame itself. */
   private readonly framing: WebStandardStreamableHTTPServerTransport;
+  /** The client's standalone (GET) stream, when Armature holds it. */
+  private standalone?: SessionEventStream;
+  private closed = false;
 
   constructor(options: WebStandardStreamableHTTPServerTransportOptions & { eventStore?: SessionEventStore }) {
     this.framing = new WebStandardStreamableHTTPServerTransport(options);
     this.events = options.eventStore;
     // However the session closes (the server closed, DELETE), the streams Armature answers on end with it.
     forwardCallbacks(this.framing, this, () => {
+      this.closed = true;
       for (const stream of this.answerStreams.values()) stream.end();
       this.answerStreams.clear();
+      this.standalone?.close();
     });
   }
 
@@ -90,7 +100,76 @@ export class SessionTransport implements Transport {
   }
 
   closeStandaloneSSEStream(): void {
-    this.framing.closeStandaloneSSEStream();
+    if (this.standalone) this.standalone.close();
+    else this.framing.closeStandaloneSSEStream();
+  }
+
+  /**
+   * A GET of the session that the SDK's transport would accept (the table checked its session,
+   * revision and Accept header), answered as that transport answers it: with an event store and a
+   * `Last-Event-ID`, the resumed stream's events; otherwise the session's standalone stream, one
+   * at a time.
+   */
+  openStream(request: Request): Promise<Response> | Response {
+    if (this.closed) return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
+    const lastEventId = request.headers.get('last-event-id');
+    if (this.events && lastEventId) return this.resume(request, this.events, lastEventId);
+    if (this.standalone) return this.refused(409, wireMessages.standaloneStreamTaken);
+    const stream = this.standaloneStream();
+    this.standalone = stream;
+    stream.keepOpen();
+    return stream.response;
+  }
+
+  /**
+   * The events after `lastEventId` on its stream. A resumed standalone stream becomes the session's
+   * (the one open before ends); another stream ends after its events (a request Armature answers
+   * is followed by the store until answered); a stream the SDK's transport still answers is its
+   * to resume.
+   */
+  private async resume(request: Request, events: SessionEventStore, lastEventId: string): Promise<Response> {
+    try {
+      const streamId = await events.getStreamIdForEventId(lastEventId);
+      if (streamId === undefined) return this.refused(400, wireMessages.unknownEventId);
+      if (events.framesBySdk(streamId)) return this.framing.handleRequest(request);
+      if (streamId === GET_STREAM && this.standalone) return this.refused(409, wireMessages.resumedStreamTaken);
+      const stream = this.standaloneStream();
+      const resumed = await events.replayEventsAfter(lastEventId, {
+        send: async (eventId, message) => {
+          stream.replayed.add(eventId);
+          if (!stream.write(message, eventId)) stream.close();
+        },
+      });
+      if (this.closed || stream.closed) {
+        stream.close();
+        return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
+      }
+      if (resumed !== GET_STREAM) {
+        stream.close();
+        return stream.response;
+      }
+      this.standalone?.close();
+      this.standalone = stream;
+      stream.keepOpen();
+      return stream.response;
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return jsonRpcErrorResponse(500, -32000, wireMessages.replayFailed);
+    }
+  }
+
+  /** A stream that is forgotten as the session's standalone one when it ends. */
+  private standaloneStream(): SessionEventStream {
+    const stream = new SessionEventStream(this.sessionId as string, () => {
+      if (this.standalone === stream) this.standalone = undefined;
+    });
+    return stream;
+  }
+
+  /** A GET refused as the SDK's transport refuses it (and reports it to the server's `onerror`). */
+  private refused(status: number, message: string): Response {
+    this.onerror?.(new Error(message));
+    return jsonRpcErrorResponse(status, -32000, message);
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -98,7 +177,10 @@ export class SessionTransport implements Transport {
     if ('method' in message && 'id' in message) this.awaiting.add(idKey(message.id));
     // The server gave up on one of its requests (timeout, abort): no answer is awaited any more.
     if ('method' in message && message.method === 'notifications/cancelled') this.awaiting.delete(idKey(message.params?.requestId));
-    if (this.relay && !isResponse && options?.relatedRequestId === undefined) return this.relay(message);
+    if (!isResponse && options?.relatedRequestId === undefined) {
+      if (this.relay) return this.relay(message);
+      if (this.standalone) return this.toStandalone(message);
+    }
     const sent = isResponse ? await this.beforeAnswer(message) : message;
     const related = isResponse ? (message as { id: unknown }).id : options?.relatedRequestId;
     const stream = related === undefined ? undefined : this.answerStreams.get(idKey(related));
@@ -122,8 +204,24 @@ export class SessionTransport implements Transport {
 
   /** Writes an event another instance stored to this instance's GET stream, when it holds it. */
   async writeRelayed(eventId: string, message: JSONRPCMessage): Promise<void> {
+    if (this.standalone) {
+      this.written(message, eventId);
+      return;
+    }
     this.events?.adopt(eventId);
     await this.framing.send(message);
+  }
+
+  /** A message on the standalone stream Armature holds: stored first in a resumable session. */
+  private async toStandalone(message: JSONRPCMessage): Promise<void> {
+    const eventId = this.events ? await this.events.storeEvent(GET_STREAM, message) : undefined;
+    this.written(message, eventId);
+  }
+
+  /** Writes a standalone message to the GET stream held now, unless a replay on it wrote it already. */
+  private written(message: JSONRPCMessage, eventId: string | undefined): void {
+    const stream = this.standalone;
+    if (stream && (eventId === undefined || !stream.replayed.has(eventId))) stream.write(message, eventId);
   }
 
   /**

@@ -3,7 +3,9 @@
 // itself (2026-07-28 over node:http and fetch, 2025-11-25 session POSTs).
 
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { wireMessages } from '../../messages/wire-messages.js';
 import { checkSessionFraming } from '../../seams/sdk-session-framing.js';
+import { jsonRpcErrorBody } from './json-rpc-error-response.js';
 
 /** Interval of the SSE keep-alive comment on a streamed answer: the SDK's `DEFAULT_SSE_KEEP_ALIVE_MS`. */
 export const KEEP_ALIVE_MS = 15_000;
@@ -57,5 +59,10 @@ export function primingFrame(eventId: string, retryMs: number | undefined): stri
  * do; until it did, and when it does not, 2025-11-25 session answers are framed by the SDK's.
  */
 export function sessionFramingChecked(): Promise<boolean> {
-  return checkSessionFraming({ headers: SSE_HEADERS, frame: sseFrame, priming: primingFrame });
+  return checkSessionFraming({
+    headers: SSE_HEADERS,
+    frame: sseFrame,
+    priming: primingFrame,
+    standaloneTaken: jsonRpcErrorBody(-32000, wireMessages.standaloneStreamTaken),
+  });
 }
