@@ -30,6 +30,12 @@ export interface SessionSharing {
   store<T>(work: Promise<T>): Promise<T>;
   /** The answer to a failure of the shared store, or undefined to let the error through. */
   failure(error: unknown, parsed: ParsedBody | undefined): Response | undefined;
+  /**
+   * Serves a GET of the session (`open`): what other instances relay to the session's GET stream
+   * while this instance revives the session and opens the stream is written to it once it is open,
+   * not lost in between.
+   */
+  openingStream(sessionId: string, open: () => Promise<Response>): Promise<Response>;
   /** A session opened on another instance, re-created here; undefined when none is known for `caller`. */
   revive(sessionId: string, caller: Caller, connect: ConnectSession): Promise<Session | undefined>;
   /** Before serving a session's request: extends its life and takes what the client changed elsewhere; false when it ended meanwhile. */
@@ -56,6 +62,7 @@ export const localSessions: SessionSharing = Object.freeze({
   connected: () => undefined,
   store: <T>(work: Promise<T>) => work,
   failure: () => undefined,
+  openingStream: (_sessionId: string, open: () => Promise<Response>) => open(),
   revive: async () => undefined,
   refresh: async () => true,
   relayed: async () => false,

@@ -95,7 +95,13 @@ export class SessionTable {
     }
   }
 
-  private async route(request: Request, caller: Caller, parsed: ParsedBody | undefined): Promise<Response> {
+  private route(request: Request, caller: Caller, parsed: ParsedBody | undefined): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId && request.method === 'GET') return this.sharing.openingStream(sessionId, () => this.routed(request, caller, parsed));
+    return this.routed(request, caller, parsed);
+  }
+
+  private async routed(request: Request, caller: Caller, parsed: ParsedBody | undefined): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     const options = { ...(caller.principal ? { authInfo: caller.principal } : {}), ...(parsed ? { parsedBody: parsed.value } : {}) };
     if (sessionId) {

@@ -47,6 +47,8 @@ export interface SessionCopies {
 export class SharedSessions implements SessionSharing, RelayTarget {
   readonly shared = true;
   private readonly reviving = new Map<string, Promise<Session | undefined>>();
+  /** Sessions whose GET stream is being opened here, with the relayed events held until it is. */
+  private readonly opening = new Map<string, { gets: number; held: [eventId: string, message: JSONRPCMessage][] }>();
   private readonly unregister: () => void;
 
   constructor(
@@ -79,6 +81,24 @@ export class SharedSessions implements SessionSharing, RelayTarget {
     const messages = messagesOf(parsed);
     const id = messages.length === 1 ? (messages[0]?.id ?? null) : null;
     return jsonRpcErrorResponse(503, -32000, storeUnavailableMessage(this.relay.state.name), id, { 'retry-after': '5' });
+  }
+
+  async openingStream(sessionId: string, open: () => Promise<Response>): Promise<Response> {
+    let opening = this.opening.get(sessionId);
+    if (!opening) {
+      opening = { gets: 0, held: [] };
+      this.opening.set(sessionId, opening);
+    }
+    opening.gets++;
+    try {
+      return await open();
+    } finally {
+      if (--opening.gets === 0) {
+        this.opening.delete(sessionId);
+        // The stream is open now (or was refused: then they go where they would have gone).
+        for (const [eventId, message] of opening.held) this.written(sessionId, eventId, message);
+      }
+    }
   }
 
   /** Once, however many requests for the session arrive together. */
@@ -246,6 +266,11 @@ export class SharedSessions implements SessionSharing, RelayTarget {
 
   /** An event stored by another instance for the session's GET stream: written if this instance holds it. */
   written(sessionId: string, eventId: string, message: JSONRPCMessage): void {
+    const opening = this.opening.get(sessionId);
+    if (opening) {
+      opening.held.push([eventId, message]);
+      return;
+    }
     const session = this.copies.get(sessionId);
     if (session) void session.transport.writeRelayed(eventId, message).catch(() => undefined);
   }
