@@ -32,7 +32,7 @@ export interface Settings {
 export const FULL: Settings = {
   quick: false,
   passes: 5,
-  spawnPasses: 5,
+  spawnPasses: 11,
   stdioCalls: 20_000,
   inFlight: 64,
   warmupCalls: 10_000,

@@ -65,7 +65,16 @@ describe('armature build', () => {
     expect(runs('dist/main.js')).toEqual(expected);
     expect(runs('dist/bundle/main.mjs')).toEqual(expected);
     // ASCII only (escaped strings, no JSDoc): V8 keeps and scans it as one-byte text.
-    expect(readFileSync(join(root, built.entry), 'utf8')).not.toMatch(/[^\t\n\r\x20-\x7e]/);
+    expect(readFileSync(join(root, 'dist/bundle/main.app.mjs'), 'utf8')).not.toMatch(/[^\t\n\r\x20-\x7e]/);
+  });
+
+  it('writes a launcher as the entry, which starts the app on Node 20 (no compile cache there) as it did', async () => {
+    const built = await buildApp({ cwd: root });
+    expect(readFileSync(join(root, built.entry), 'utf8')).toContain('await import("./main.app.mjs")');
+    expect(built.files).toEqual(
+      expect.arrayContaining(['dist/bundle/main.mjs', 'dist/bundle/main.app.mjs', 'dist/bundle/main.app.mjs.map']),
+    );
+    // Node 22's side: apps/runtimes/test/node-compile-cache.test.ts.
   });
 
   it('--target workers writes one module to dist/worker with no import.meta.url left (workerd gives modules none)', async () => {

@@ -70,7 +70,7 @@ describe.sequential('a project made by npm create armature (stdio), installed wi
       expect(existsSync(join(root, 'dist/main.js'))).toBe(true);
       // npm run build bundles too, and npm start runs the bundle (what a client starts over stdio).
       expect(existsSync(join(root, 'dist/bundle/main.mjs'))).toBe(true);
-      expect(existsSync(join(root, 'dist/bundle/main.mjs.map'))).toBe(true);
+      expect(existsSync(join(root, 'dist/bundle/main.app.mjs.map'))).toBe(true);
       const started = new Client({ name: 'e2e-start', version: '1.0.0' });
       await started.connect(
         new StdioClientTransport({ command: 'npm', args: ['start', '--silent'], cwd: root, env: childEnv() as Record<string, string> }),

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -54,7 +54,8 @@ function compiledSourceMaps(): Plugin {
 
 /**
  * `armature build`: the compiled server and everything it imports, joined into one ES module (plus
- * a chunk per lazily imported library) with rolldown. A fresh process then reads and links one file
+ * a chunk per lazily imported library) with rolldown, started by a launcher that turns on Node's
+ * compile cache first (for Node; a Worker is the bundle alone). A fresh process then reads and links one file
  * instead of several hundred, and class-validator (with class-transformer and typedi) comes from its side-effect-free ES build, so the
  * validators no DTO uses (and validator.js, libphonenumber-js behind them) are left out. tsc stays the
  * compiler: it alone emits the decorator metadata Armature reads, so the bundle starts from its output.
@@ -82,8 +83,10 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
 
   const notInstalled = new Set<string>();
   const { build } = await import('rolldown');
+  const name = basename(entry, extname(entry));
   const output: RolldownOutput = await build({
-    input: { [basename(entry, extname(entry))]: entry },
+    // For Node, `<name>.mjs` is the launcher written below and the app is `<name>.app.mjs`.
+    input: { [workers ? name : `${name}.app`]: entry },
     cwd: root,
     platform: 'node',
     external: isExternal,
@@ -121,10 +124,35 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
     );
   });
 
-  const files = output.output.map((file) => toPosix(relative(root, join(outDir, file.fileName)))).sort();
-  const bytes = output.output.reduce((sum, file) => sum + (file.type === 'chunk' ? Buffer.byteLength(file.code) : 0), 0);
-  const main = output.output.find((file) => file.type === 'chunk' && file.isEntry);
-  return { entry: toPosix(relative(root, join(outDir, main?.fileName ?? ''))), files, bytes, notInstalled: [...notInstalled].sort() };
+  const written = output.output.map((file) => ({
+    fileName: file.fileName,
+    bytes: file.type === 'chunk' ? Buffer.byteLength(file.code) : 0,
+  }));
+  const main = output.output.find((file) => file.type === 'chunk' && file.isEntry)?.fileName ?? '';
+  let entryFile = main;
+  if (!workers) {
+    entryFile = `${name}.mjs`;
+    const code = compileCacheLauncher(main);
+    writeFileSync(join(outDir, entryFile), code);
+    written.push({ fileName: entryFile, bytes: Buffer.byteLength(code) });
+  }
+  const files = written.map((file) => toPosix(relative(root, join(outDir, file.fileName)))).sort();
+  const bytes = written.reduce((sum, file) => sum + file.bytes, 0);
+  return { entry: toPosix(relative(root, join(outDir, entryFile))), files, bytes, notInstalled: [...notInstalled].sort() };
+}
+
+/**
+ * What `node <name>.mjs` runs: Node's compile cache turned on, then the app's bundle. From Node
+ * 22.8 a start reads the code V8 compiled at the previous one (in `os.tmpdir()`, or where
+ * `NODE_COMPILE_CACHE` says) instead of compiling the 1 MB or so of the bundle again;
+ * `NODE_DISABLE_COMPILE_CACHE=1` turns it off, and where the folder cannot be written the start
+ * simply compiles. Node 20 has no such cache: there the launcher only imports the app. It must
+ * run before the app's module is loaded, hence a file of its own.
+ */
+function compileCacheLauncher(app: string): string {
+  return ["import module from 'node:module';", 'module.enableCompileCache?.();', `await import(${JSON.stringify(`./${app}`)});`, ''].join(
+    '\n',
+  );
 }
 
 /**

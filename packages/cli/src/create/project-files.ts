@@ -649,7 +649,7 @@ export function commandRows(options: ProjectOptions, startsWhat: string): string
             ],
             [
               `\`${runScript(pm, 'start')}\``,
-              `Run the bundle (${startsWhat}). Measured to the first \`tools/list\` answer (the benchmark's \`cold start 2\` line, Node 20): about 0.8x the time of a server written with the official SDK, and under half that of \`node dist/main.js\`; \`--enable-source-maps\` would add about a fifth, so it is off, and the stacks Armature prints (a failed call in its log) are mapped to \`src/\` files when printed. Set \`NODE_OPTIONS=--enable-source-maps\` to map every stack.`,
+              `Run the bundle (${startsWhat}). Measured to the first \`tools/list\` answer (the benchmark's \`cold start 2\` line): about 0.8x the time of a server written with the official SDK on Node 20 (0.82x at a load average of 3 to 6 on two cores, judged pass by pass; up to 0.94x on a busier machine), and under half that of \`node dist/main.js\`; on Node 22 the bundle turns on Node's compile cache, and from the second start it took 0.78x where Node 20 took 0.91x in the same session; through \`npm start\` npm's own start adds about half a second, so MCP clients run \`node\` on the bundle directly; \`--enable-source-maps\` would add about a fifth, so it is off, and the stacks Armature prints (a failed call in its log) are mapped to \`src/\` files when printed. Set \`NODE_OPTIONS=--enable-source-maps\` to map every stack.`,
             ],
           ]),
     [
