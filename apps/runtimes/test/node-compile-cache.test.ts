@@ -25,29 +25,29 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-/** Runs the bundle once with its own temporary folder; returns how many files V8's cache holds after. */
-function start(env: Record<string, string> = {}): number {
-  const tmp = mkdtempSync(join(tmpdir(), 'armature-compile-cache-tmp-'));
-  try {
-    const run = spawnSync(NODE22, ['dist/bundle/main.mjs'], {
-      cwd: project,
-      encoding: 'utf8',
-      env: { ...process.env, TMPDIR: tmp, ...env },
-    });
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe('answered\n');
-    const cache = join(tmp, 'node-compile-cache');
-    return existsSync(cache) ? readdirSync(cache, { recursive: true }).filter((f) => statSync(join(cache, String(f))).isFile()).length : 0;
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+/** Runs the bundle once from a clean cache; returns how many files V8's cache holds after, in `cache`. */
+function start(cache: string, env: Record<string, string> = {}): number {
+  rmSync(cache, { recursive: true, force: true });
+  const run = spawnSync(NODE22, ['dist/bundle/main.mjs'], { cwd: project, encoding: 'utf8', env: { ...process.env, ...env } });
+  expect(run.stderr).toBe('');
+  expect(run.stdout).toBe('answered\n');
+  return existsSync(cache) ? readdirSync(cache, { recursive: true }).filter((f) => statSync(join(cache, String(f))).isFile()).length : 0;
 }
 
 describe('the bundle on Node 22', () => {
-  it("turns Node's compile cache on before the app loads, unless NODE_DISABLE_COMPILE_CACHE says not to", () => {
+  it("turns Node's compile cache on beside the bundle before the app loads, unless NODE_DISABLE_COMPILE_CACHE says not to", () => {
     expect(spawnSync(NODE22, ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v22\./);
+    const beside = join(project, 'dist/bundle/.compile-cache');
     // The launcher itself is compiled before the cache is on: what is written is the app's bundle.
-    expect(start()).toBeGreaterThan(0);
-    expect(start({ NODE_DISABLE_COMPILE_CACHE: '1' })).toBe(0);
+    expect(start(beside)).toBeGreaterThan(0);
+    expect(start(beside, { NODE_DISABLE_COMPILE_CACHE: '1' })).toBe(0);
+    // Nothing in the shared temporary folder; NODE_COMPILE_CACHE moves it.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'armature-compile-cache-elsewhere-'));
+    try {
+      expect(start(beside, { NODE_COMPILE_CACHE: elsewhere })).toBe(0);
+      expect(readdirSync(elsewhere, { recursive: true }).length).toBeGreaterThan(0);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

@@ -143,16 +143,22 @@ export async function buildApp(options: BuildOptions = {}): Promise<BuildResult>
 
 /**
  * What `node <name>.mjs` runs: Node's compile cache turned on, then the app's bundle. From Node
- * 22.8 a start reads the code V8 compiled at the previous one (in `os.tmpdir()`, or where
- * `NODE_COMPILE_CACHE` says) instead of compiling the 1 MB or so of the bundle again;
- * `NODE_DISABLE_COMPILE_CACHE=1` turns it off, and where the folder cannot be written the start
- * simply compiles. Node 20 has no such cache: there the launcher only imports the app. It must
- * run before the app's module is loaded, hence a file of its own.
+ * 22.8 a start reads the code V8 compiled at the previous one instead of compiling the 1 MB or so
+ * of the bundle again. The cache is kept beside the bundle (`.compile-cache`), in a folder that
+ * belongs to whoever built the app, not in a shared temporary folder another local user could
+ * have made first; `NODE_COMPILE_CACHE` puts it elsewhere, `NODE_DISABLE_COMPILE_CACHE=1` turns it
+ * off, and where the folder cannot be written (a read-only image) the start simply compiles. Node
+ * 20 has no such cache: there the launcher only imports the app. It must run before the app's
+ * module is loaded, hence a file of its own.
  */
 function compileCacheLauncher(app: string): string {
-  return ["import module from 'node:module';", 'module.enableCompileCache?.();', `await import(${JSON.stringify(`./${app}`)});`, ''].join(
-    '\n',
-  );
+  return [
+    "import module from 'node:module';",
+    "import { fileURLToPath } from 'node:url';",
+    "module.enableCompileCache?.(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('.compile-cache', import.meta.url)));",
+    `await import(${JSON.stringify(`./${app}`)});`,
+    '',
+  ].join('\n');
 }
 
 /**
