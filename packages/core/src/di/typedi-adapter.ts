@@ -134,7 +134,13 @@ export class TypediContainerAdapter implements ContainerAdapter {
 
 /** One call's scope over typedi. */
 export class TypediRequestScope implements RequestScope {
-  private readonly instances = new Map<unknown, unknown>();
+  /**
+   * The instances made in this scope, in the order they were made: the first in fields of its
+   * own (most scopes make one, the server class), the others in a map made when a second comes.
+   */
+  private firstToken: unknown;
+  private first: unknown;
+  private more?: Map<unknown, unknown>;
   private disposed = false;
 
   constructor(
@@ -148,14 +154,20 @@ export class TypediRequestScope implements RequestScope {
     if (token === (Principal as unknown)) return this.ctx.principal as T;
     const replaced = this.adapter.overrideFor(token);
     if (replaced !== undefined) return replaced as T;
-    const existing = this.instances.get(token);
+    const existing = token === this.firstToken ? this.first : this.more?.get(token);
     if (existing !== undefined) return existing as T;
     const plan = this.adapter.planFor(token);
     if (!plan) return this.adapter.root.get(token as never) as T;
     const Target = plan.target as unknown as new (...args: unknown[]) => T;
     const instance = new Target(...plan.params.map((resolve) => resolve(this)));
     for (const [name, resolve] of plan.properties) (instance as Record<string, unknown>)[name] = resolve(this);
-    this.instances.set(token, instance);
+    if (this.first === undefined) {
+      this.firstToken = token;
+      this.first = instance;
+    } else {
+      this.more ??= new Map();
+      this.more.set(token, instance);
+    }
     return instance;
   }
 
@@ -163,11 +175,14 @@ export class TypediRequestScope implements RequestScope {
   dispose(): void | Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    const { first, more } = this;
+    this.firstToken = this.first = this.more = undefined;
+    if (first === undefined) return;
+    const hooked: unknown[] = [];
+    if (typeof disposalHookOf(first) === 'function') hooked.push(first);
+    if (more) for (const instance of more.values()) if (typeof disposalHookOf(instance) === 'function') hooked.push(instance);
     // Dependents first: an instance may still use what it depends on while it disposes.
-    const instances = [...this.instances.values()].reverse();
-    this.instances.clear();
-    const hooked = instances.filter((instance) => typeof disposalHookOf(instance) === 'function');
-    return hooked.length === 0 ? undefined : disposeInOrder(hooked);
+    return hooked.length === 0 ? undefined : disposeInOrder(hooked.reverse());
   }
 }
 

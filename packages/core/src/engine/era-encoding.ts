@@ -10,6 +10,7 @@ import { isKeptPage } from '../runtime/catalog.js';
 import { type RequestSource, sourceOf } from '../runtime/request-source.js';
 import type { SdkHandler, SdkInternals, WireCodec } from '../seams/sdk-internals.js';
 import { isPlainObject } from '../validation/plain-object.js';
+import { plainToolResultText } from './plain-result-text.js';
 
 type Params = Record<string, unknown> | undefined;
 
@@ -97,6 +98,11 @@ export function legacyEra(server: Server, sdk: SdkInternals): Era {
   return {
     prepare: (_method, handler) => (_m, params, source) => handler(params, source),
     answer(id, method, result, takesText) {
+      // A plain tool result's text is written without building and walking its answer.
+      if (takesText && method === 'tools/call' && isPlainToolResult(result)) {
+        const resultText = plainToolResultText(result as Parameters<typeof plainToolResultText>[0]);
+        if (resultText !== undefined) return { resultText };
+      }
       // A list page a catalog keeps is the same object until the catalog changes: its text is made once.
       if (takesText && isKeptPage(result)) {
         let resultText = encodedTexts.get(result as object);

@@ -8,6 +8,7 @@ import type {
   Server,
   ServerContext,
 } from '@modelcontextprotocol/server';
+import type { NotificationValve } from '../context/notification-valve.js';
 import { type RequestSource, serverContextOf } from '../runtime/request-source.js';
 import type { SdkInternals, SdkLog } from '../seams/sdk-internals.js';
 import type { Exchange } from './exchange.js';
@@ -30,6 +31,7 @@ export class ExchangeSource implements RequestSource {
   private cancelled = false;
   private logger?: SdkLog;
   private sdk?: ServerContext;
+  private valve?: NotificationValve;
 
   constructor(
     private readonly server: Server,
@@ -48,6 +50,12 @@ export class ExchangeSource implements RequestSource {
 
   get http() {
     return this.exchange.http;
+  }
+
+  /** Its notifications wait while the client is not reading its stream, as on the other paths. */
+  get notificationValve(): NotificationValve | undefined {
+    if (this.valve === undefined && this.exchange.notifications) this.valve = this.exchange.notifications();
+    return this.valve;
   }
 
   get signal(): AbortSignal {

@@ -91,7 +91,17 @@ export class ModernFront {
     for (const key in params as Record<string, unknown>) if (key !== '_meta') lifted[key] = (params as Record<string, unknown>)[key];
     const exchange = new ModernExchangeOf(call, lifted, envelope);
     this.calls.set(exchange, call);
-    return Promise.resolve(engine.run(exchange)).finally(() => this.calls.delete(exchange)) as Promise<JSONRPCMessage | undefined>;
+    const forget = () => this.calls.delete(exchange);
+    return Promise.resolve(engine.run(exchange)).then(
+      (answer) => {
+        forget();
+        return answer as JSONRPCMessage | undefined;
+      },
+      (error: unknown) => {
+        forget();
+        throw error;
+      },
+    );
   }
 }
 

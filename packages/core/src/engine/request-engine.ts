@@ -1,6 +1,5 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { isThenable, type MaybePromise } from '../context/maybe-promise.js';
-import { bindNotificationValve } from '../context/notification-valve.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
 import type { SdkInternals } from '../seams/sdk-internals.js';
 import { isEngineMethod } from './accept-table.js';
@@ -43,8 +42,6 @@ export class RequestEngine {
     const source = new ExchangeSource(this.server, this.sdk, exchange);
     exchange.onGone((reason) => source.abort(reason));
     if (source.aborted) return undefined;
-    // Its notifications wait while the client is not reading its stream, as on the other paths.
-    if (exchange.notifications) bindNotificationValve(source, exchange.notifications);
     this.stats.engine++;
     let result: unknown;
     try {

@@ -25,7 +25,8 @@ import { RequestEngine } from './request-engine.js';
  * list page, the same object until its catalog changes, is then serialized once, not per request.
  */
 interface ResultTextSink {
-  sendResultText(id: RequestId, resultJson: string): Promise<void>;
+  /** Undefined when the line went out with nothing to wait for (no promise to settle per answer). */
+  sendResultText(id: RequestId, resultJson: string): Promise<void> | undefined;
 }
 
 /** A settled promise: what a handler's start is chained to, a turn of the microtask queue later. */
@@ -154,13 +155,6 @@ export class SessionFront {
 
   /** Runs `exchange` and sends its answer: with no promise but the transport's own when the handler made none. */
   private answer(transport: Transport, exchange: SessionExchange, takesText: boolean): void {
-    const done = () => {
-      if (this.running.get(exchange.id) === exchange) this.running.delete(exchange.id);
-    };
-    const failed = (error: unknown) => {
-      this.server.onerror?.(new Error(`Failed to send response: ${error}`));
-      done();
-    };
     let sending: PromiseLike<void> | undefined;
     try {
       const answer = this.engine.run(exchange, takesText);
@@ -168,15 +162,28 @@ export class SessionFront {
         ? answer.then((settled) => (settled ? send(transport, exchange.id, settled) : undefined))
         : answer && send(transport, exchange.id, answer);
     } catch (error) {
-      failed(error);
+      this.failed(exchange, error);
       return;
     }
-    if (sending) sending.then(done, failed);
-    else done();
+    if (sending)
+      sending.then(
+        () => this.done(exchange),
+        (error: unknown) => this.failed(exchange, error),
+      );
+    else this.done(exchange);
+  }
+
+  private done(exchange: SessionExchange): void {
+    if (this.running.get(exchange.id) === exchange) this.running.delete(exchange.id);
+  }
+
+  private failed(exchange: SessionExchange, error: unknown): void {
+    this.server.onerror?.(new Error(`Failed to send response: ${error}`));
+    this.done(exchange);
   }
 }
 
-function send(transport: Transport, id: RequestId, answer: Answer): Promise<void> {
+function send(transport: Transport, id: RequestId, answer: Answer): Promise<void> | undefined {
   return 'resultText' in answer
     ? (transport as unknown as ResultTextSink).sendResultText(id, answer.resultText)
     : transport.send(answer as JSONRPCMessage);

@@ -156,8 +156,8 @@ export class RequestContext extends Context {
   /** The backpressure of the stream this request's notifications go to (its SSE response, or stdout). */
   private get notificationValve(): NotificationValve | undefined {
     this.notified = true;
-    // The engine binds it to the request's source (reading `http.req` there would build a web Request).
-    return notificationValveOf(this.source) ?? notificationValveOf(this.source.http?.req, this.server);
+    // The engine's source carries it (reading `http.req` there would build a web Request).
+    return this.source.notificationValve ?? notificationValveOf(this.source.http?.req, this.server);
   }
 
   /** Whether this request sent (or may have sent) a notification through a valve. */

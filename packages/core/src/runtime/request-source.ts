@@ -13,6 +13,7 @@ import type {
   RequestOptions,
   ServerContext,
 } from '@modelcontextprotocol/server';
+import type { NotificationValve } from '../context/notification-valve.js';
 
 type Outgoing = { method: string; params?: Record<string, unknown> };
 
@@ -36,6 +37,11 @@ export interface RequestSource {
   readonly http: ServerContext['http'];
   /** Aborted when the client cancels or goes away. */
   readonly signal: AbortSignal;
+  /**
+   * The backpressure of the stream this request alone answers on, when its front gave one (made
+   * when first read); otherwise the wire's, found through its request or server.
+   */
+  readonly notificationValve?: NotificationValve;
   /** The verified state of an earlier round (2026-07-28), if any. */
   requestState<T>(): T | undefined;
   notify(notification: Outgoing): Promise<void>;

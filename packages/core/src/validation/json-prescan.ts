@@ -40,11 +40,7 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const start = i + 1;
-      for (i = start; i < text.length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === BACKSLASH) i++;
-        else if (s === QUOTE) break;
-      }
+      i = closingQuote(text, start);
       keyStart = start;
       continue;
     }
@@ -69,6 +65,20 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
     if (values > limits.maxValues) return { problem: `the message holds more than ${limits.maxValues} values`, id, rawId };
   }
   return { id, rawId };
+}
+
+/**
+ * Where the string whose text starts at `start` (after its opening quote) ends: its closing quote,
+ * the first one after an even run of backslashes (or the text's length when there is none). Found
+ * with `indexOf`, which is many times faster than a loop over the characters of a long string.
+ */
+export function closingQuote(text: string, start: number): number {
+  for (let quote = text.indexOf('"', start); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslash = quote - 1;
+    while (backslash >= start && text.charCodeAt(backslash) === BACKSLASH) backslash--;
+    if ((quote - 1 - backslash) % 2 === 0) return quote;
+  }
+  return text.length;
 }
 
 /**

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MESSAGE_LIMITS, prescanJson } from '../../src/validation/json-prescan.js';
+import { closingQuote, DEFAULT_MESSAGE_LIMITS, prescanJson } from '../../src/validation/json-prescan.js';
 
 const problemOf = (text: string) => prescanJson(text, DEFAULT_MESSAGE_LIMITS).problem;
 const PROTO = 'the message has a "__proto__" key, which could reach an object\'s prototype; remove it';
@@ -48,5 +49,29 @@ describe('prescanJson', () => {
     expect(scan('"a\\"b"')).toEqual({ id: 'a"b', rawId: '"a\\"b"' });
     // Only the top-level key spelt `id` counts, not a nested one or one written with escapes.
     expect(prescanJson('{"params":{"id":1},"i\\u0064":2}', DEFAULT_MESSAGE_LIMITS)).toEqual({});
+  });
+});
+
+describe('closingQuote', () => {
+  /** The walk it replaces: a backslash skips the next character, the first other quote closes. */
+  function walked(text: string, start: number): number {
+    let i = start;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x5c) i++;
+      else if (c === 0x22) return i;
+    }
+    return text.length;
+  }
+
+  it('finds the quote the character walk finds, escaped quotes and backslash runs included', () => {
+    const text = fc.string({ unit: fc.constantFrom('"', '\\', 'a', '\u00e9', '{', ':'), maxLength: 40 });
+    fc.assert(
+      fc.property(text, fc.nat(40), (body, at) => {
+        const start = Math.min(at, body.length);
+        expect(closingQuote(body, start)).toBe(walked(body, start));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

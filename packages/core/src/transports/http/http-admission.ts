@@ -23,6 +23,7 @@ import type { Caller } from './http-caller.js';
 import { type Message, messagesOf, type ParsedBody } from './http-messages.js';
 import type { HttpRateLimit } from './http-rate-limit.js';
 import type { ServerCardRoute } from './server-card.js';
+import { textMemo } from './text-memo.js';
 
 /** The endpoint's options admission reads (part of `HttpEndpointOptions`). */
 export interface AdmissionOptions {
@@ -75,6 +76,8 @@ const HEADER_MISMATCH = -32020;
 export class HttpAdmission {
   readonly maxBody: number;
   private readonly allowedHosts: string[] | false;
+  /** The SDK's verdict on a Host header, judged once per header value while the same few come again. */
+  private readonly hostVerdict = textMemo((host) => validateHostHeader(host, this.allowedHosts || []));
   private readonly allowedOrigins: string[] | false;
   private readonly auth?: BearerAuth;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
@@ -112,7 +115,12 @@ export class HttpAdmission {
     }
     // The SDK's checks read only `headers.get` of what they are given.
     const head = request as Request;
-    const host = this.allowedHosts ? validateHostHeader(head.headers.get('host'), this.allowedHosts) : undefined;
+    const hostHeader = head.headers.get('host');
+    const host = !this.allowedHosts
+      ? undefined
+      : hostHeader === null
+        ? validateHostHeader(hostHeader, this.allowedHosts)
+        : this.hostVerdict(hostHeader);
     const badHost =
       host &&
       !host.ok &&

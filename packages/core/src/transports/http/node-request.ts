@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHead } from '../../auth/bearer-auth.js';
 import { continueSent } from '../../seams/node-http.js';
+import { textMemo } from './text-memo.js';
 
 // Reading a node:http request: its URL, head and headers without a web `Request`, and its body
 // counted against the size limit as it arrives.
@@ -21,12 +22,17 @@ export function urlOf(req: IncomingMessage): string | undefined {
   const host = req.headers.host ?? 'localhost';
   // `new URL` would also take a Host carrying a path or credentials; a Host names a host and port only.
   if (/[\s/@?#\\]/.test(host)) return undefined;
+  return hrefOf(`http://${host}${req.url ?? '/'}`);
+}
+
+/** The URL's `href`, parsed once per text while the same few come again. */
+const hrefOf = textMemo((text) => {
   try {
-    return new URL(`http://${host}${req.url ?? '/'}`).href;
+    return new URL(text).href;
   } catch {
     return undefined;
   }
-}
+});
 
 export function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();

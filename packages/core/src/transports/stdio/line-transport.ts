@@ -5,7 +5,7 @@ import { type NotificationStream, NotificationValve } from '../../context/notifi
 import { wireMessages } from '../../messages/wire-messages.js';
 import type { ServerEvents } from '../../observability/server-events.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../../validation/json-prescan.js';
-import { asPlainJsonRpcCall, idKey } from '../wire/json-rpc-shape.js';
+import { asPlainJsonRpcCall } from '../wire/json-rpc-shape.js';
 import { LARGE_INPUT, nextTurn } from '../wire/large-input.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -66,8 +66,11 @@ export class LineTransport implements Transport, NotificationStream {
   private draining = false;
   private pendingBytes = 0;
   private discarding = false;
-  /** Ids of the peer's requests not answered yet (JSON-RPC: unique among pending requests). */
-  private readonly inFlight = new Set<string>();
+  /**
+   * Ids of the peer's requests not answered yet (JSON-RPC: unique among pending requests). A set of
+   * the ids themselves: it tells the string "1" from the number 1 as they are.
+   */
+  private readonly inFlight = new Set<unknown>();
   private closed = false;
   private readonly maxBytes: number;
   private readonly messageLimits: Readonly<Required<MessageLimits>>;
@@ -111,23 +114,27 @@ export class LineTransport implements Transport, NotificationStream {
 
   /**
    * Sends the response to `id` whose result is `resultJson`, already serialized: the same line
-   * `send` writes for `{ result, jsonrpc: '2.0', id }`.
+   * `send` writes for `{ result, jsonrpc: '2.0', id }`. Undefined when there is nothing to wait for.
    */
-  sendResultText(id: RequestId, resultJson: string): Promise<void> {
+  sendResultText(id: RequestId, resultJson: string): Promise<void> | undefined {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
     this.answered(id);
-    return this.queue(`{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`);
+    return this.queued(`{"result":${resultJson},"jsonrpc":"2.0","id":${typeof id === 'number' ? id : JSON.stringify(id)}}\n`);
   }
 
   private answered(id: RequestId): void {
-    this.inFlight.delete(idKey(id));
+    this.inFlight.delete(id);
     this.notifications.answered(id);
   }
 
   private queue(line: string): Promise<void> {
+    return this.queued(line) ?? Promise.resolve();
+  }
+
+  /** Queues `line`; a promise of room only when stdout is congested. */
+  private queued(line: string): Promise<void> | undefined {
     this.write(line);
-    if (!this.congested) return Promise.resolve();
-    return new Promise((resolve) => this.onceRoom(resolve));
+    return this.congested ? new Promise((resolve) => this.onceRoom(resolve)) : undefined;
   }
 
   /**
@@ -202,6 +209,7 @@ export class LineTransport implements Transport, NotificationStream {
 
   private readonly onData = (chunk: Buffer | string) => {
     let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (this.pending.length === 0 && !this.discarding && !this.draining) data = this.handleWholeLines(data);
     for (let newline = data.indexOf(NEWLINE); newline !== -1 && !this.closed; newline = data.indexOf(NEWLINE)) {
       const head = data.subarray(0, newline);
       data = data.subarray(newline + 1);
@@ -231,6 +239,26 @@ export class LineTransport implements Transport, NotificationStream {
     }
     this.pending.push(Buffer.from(data));
   };
+
+  /**
+   * Handles the complete lines at the start of `data` from one decoded text, when they are valid
+   * UTF-8 and too short together for any to be over-long or large: one check and one decoding per
+   * chunk instead of a buffer, a check and a decoding per line. Returns what is left for the
+   * line-by-line path (all of `data` when it does not qualify).
+   */
+  private handleWholeLines(data: Buffer): Buffer {
+    const end = data.lastIndexOf(NEWLINE) + 1;
+    if (end === 0 || end > this.maxBytes || end >= LARGE_INPUT) return data;
+    const whole = data.subarray(0, end);
+    if (!isUtf8(whole)) return data;
+    const text = whole.toString('utf8');
+    for (let start = 0, newline = text.indexOf('\n'); newline !== -1 && !this.closed; newline = text.indexOf('\n', start)) {
+      const line = text.slice(start, newline).trim();
+      start = newline + 1;
+      if (line !== '') this.handleText(line);
+    }
+    return data.subarray(end);
+  }
 
   /** The id of an over-long message, read from its first bytes, so its caller gets the answer. */
   private idFromHead(buffers: readonly Buffer[]): string | number | null {
@@ -272,7 +300,11 @@ export class LineTransport implements Transport, NotificationStream {
 
   private handleLine(line: Buffer): void {
     const text = this.decode(line);
-    if (text === undefined) return;
+    if (text !== undefined) this.handleText(text);
+  }
+
+  /** Handles one line's text (trimmed, not empty). */
+  private handleText(text: string): void {
     const scan = this.scan(text);
     if (!scan) return;
     const value = this.parse(text);
@@ -349,15 +381,14 @@ export class LineTransport implements Transport, NotificationStream {
       return;
     }
     if ('method' in message && 'id' in message) {
-      const key = idKey(message.id);
-      if (this.inFlight.has(key)) {
+      if (this.inFlight.has(message.id)) {
         this.reject(message.id, -32600, wireMessages.idInFlight(message.id));
         return;
       }
-      this.inFlight.add(key);
+      this.inFlight.add(message.id);
     }
     if ('method' in message && message.method === 'notifications/cancelled') {
-      this.inFlight.delete(idKey((message.params as { requestId?: unknown } | undefined)?.requestId));
+      this.inFlight.delete((message.params as { requestId?: unknown } | undefined)?.requestId);
     }
     this.onmessage?.(message);
   }
