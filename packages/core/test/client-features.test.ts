@@ -329,7 +329,8 @@ async function askedOnTheCallStream(requestEngine: boolean): Promise<string[]> {
   };
   const asked: string[] = [];
   const call = await post(listener.url, session, { id: 1, method: 'tools/call', params: { name: 'interview', arguments: {} } });
-  const reader = (call.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+  const reader = (call.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
   let buffered = '';
   // Bounded: a question that went elsewhere leaves the call waiting for ever.
   const deadline = setTimeout(() => void reader.cancel(), 10_000);
@@ -337,7 +338,7 @@ async function askedOnTheCallStream(requestEngine: boolean): Promise<string[]> {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return [...asked, 'stream ended without an answer'];
-      buffered += value;
+      buffered += decoder.decode(value, { stream: true });
       for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
         const data = buffered
           .slice(0, end)
