@@ -372,7 +372,7 @@ describe('tracing (in memory, 2025-11-25)', () => {
 
   it('refuses a telemetry option it does not know at start-up, naming the fix (ARM185)', () => {
     expect(() => createMcpApp(TracedServer, { telemetry: { detail: 'all' } as never })).toThrow(
-      /telemetry is \{"detail":"all"\}; it must be true, false or \{ detail: 'handlers' \| 'steps' \} \[ARM185\]/,
+      /telemetry is \{"detail":"all"\}; it must be true, false or \{ detail: 'handlers' \| 'steps', metrics: an ArmatureMetricProducer \} \[ARM185\]/,
     );
   });
 
