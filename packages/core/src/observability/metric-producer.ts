@@ -113,12 +113,8 @@ export interface ProducedCollection {
   readonly errors: unknown[];
 }
 
-/** An instrument kept by the producer, with how it reports. */
-interface Kept {
-  readonly descriptor: Descriptor;
-  readonly temporality: Temporality;
-  collect(now: HrTime): ProducedMetricData | undefined;
-}
+/** How an instrument kept by the producer reports at a collection (undefined: nothing to report). */
+type Collect = (now: HrTime) => ProducedMetricData | undefined;
 
 /**
  * Armature's metrics, aggregated in place and handed to the OpenTelemetry SDK when a reader
@@ -131,7 +127,7 @@ interface Kept {
  * takes what it reports.
  */
 export class ArmatureMetricProducer {
-  private readonly kept: Kept[] = [];
+  private readonly kept: Collect[] = [];
   private readonly observers = new Set<(result: Observations) => void>();
   /** The instruments the app records into, made the first time it asks. */
   private made?: Instruments;
@@ -167,8 +163,8 @@ export class ArmatureMetricProducer {
   async collect(): Promise<ProducedCollection> {
     const now = hrNow();
     const metrics: ProducedMetricData[] = [];
-    for (const kept of this.kept) {
-      const data = kept.collect(now);
+    for (const collect of this.kept) {
+      const data = collect(now);
       if (data) metrics.push(data);
     }
     return {
@@ -191,23 +187,16 @@ export class ArmatureMetricProducer {
     const { descriptor, temporality } = this.descriptor(spec);
     const histogram = new ProducedHistogram(spec.boundaries ?? DURATION_BUCKETS);
     const boundaries = [...histogram.boundaries];
-    this.kept.push({
-      descriptor,
-      temporality,
-      collect: (now) => {
-        const dataPoints: DataPoint<HistogramValue>[] = [];
-        for (const point of reported(histogram.series.points(), temporality)) {
-          dataPoints.push({
-            attributes: point.attributes,
-            startTime: point.startTime,
-            endTime: now,
-            value: histogramValue(point, boundaries),
-          });
-          if (temporality === DELTA) Object.assign(point, emptyHistogram(point.attributes, boundaries.length + 1, now));
-        }
-        if (dataPoints.length === 0) return undefined;
-        return { descriptor, aggregationTemporality: temporality, dataPointType: HISTOGRAM_POINTS, dataPoints };
-      },
+    this.kept.push((now) => {
+      const dataPoints = dataPointsOf(
+        histogram.series.points(),
+        temporality,
+        now,
+        (point) => histogramValue(point, boundaries),
+        (point) => Object.assign(point, emptyHistogram(point.attributes, boundaries.length + 1, now)),
+      );
+      if (dataPoints.length === 0) return undefined;
+      return { descriptor, aggregationTemporality: temporality, dataPointType: HISTOGRAM_POINTS, dataPoints };
     });
     return histogram;
   }
@@ -215,18 +204,16 @@ export class ArmatureMetricProducer {
   private sum(spec: InstrumentSpec, monotonic: boolean): ProducedSum {
     const { descriptor, temporality } = this.descriptor(spec);
     const sum = new ProducedSum(monotonic);
-    this.kept.push({
-      descriptor,
-      temporality,
-      collect: (now) => {
-        const dataPoints: DataPoint<number>[] = [];
-        for (const point of reported(sum.series.points(), temporality)) {
-          dataPoints.push({ attributes: point.attributes, startTime: point.startTime, endTime: now, value: point.value });
-          if (temporality === DELTA) resetSum(point, now);
-        }
-        if (dataPoints.length === 0) return undefined;
-        return { descriptor, aggregationTemporality: temporality, dataPointType: SUM_POINTS, dataPoints, isMonotonic: monotonic };
-      },
+    this.kept.push((now) => {
+      const dataPoints = dataPointsOf(
+        sum.series.points(),
+        temporality,
+        now,
+        (point) => point.value,
+        (point) => resetSum(point, now),
+      );
+      if (dataPoints.length === 0) return undefined;
+      return { descriptor, aggregationTemporality: temporality, dataPointType: SUM_POINTS, dataPoints, isMonotonic: monotonic };
     });
     return sum;
   }
@@ -236,37 +223,44 @@ export class ArmatureMetricProducer {
     const { descriptor, temporality } = this.descriptor(spec);
     const sum = new ProducedSum(false);
     const last = new Map<SumPoint, number>();
-    this.kept.push({
-      descriptor,
-      temporality,
-      collect: (now) => {
-        for (const point of sum.series.points()) point.value = 0;
-        const result: Observations = { observe: (value, attributes) => sum.add(value, attributes) };
-        for (const observer of this.observers) observer(result);
-        const dataPoints: DataPoint<number>[] = [];
-        for (const point of sum.series.points()) {
-          const value = temporality === DELTA ? point.value - (last.get(point) ?? 0) : point.value;
-          dataPoints.push({ attributes: point.attributes, startTime: point.startTime, endTime: now, value });
-          if (temporality === DELTA) {
-            last.set(point, point.value);
-            point.startTime = now;
-          }
+    this.kept.push((now) => {
+      for (const point of sum.series.points()) point.value = 0;
+      const result: Observations = { observe: (value, attributes) => sum.add(value, attributes) };
+      for (const observer of this.observers) observer(result);
+      const dataPoints: DataPoint<number>[] = [];
+      for (const point of sum.series.points()) {
+        const value = temporality === DELTA ? point.value - (last.get(point) ?? 0) : point.value;
+        dataPoints.push({ attributes: point.attributes, startTime: point.startTime, endTime: now, value });
+        if (temporality === DELTA) {
+          last.set(point, point.value);
+          point.startTime = now;
         }
-        if (dataPoints.length === 0) return undefined;
-        return { descriptor, aggregationTemporality: temporality, dataPointType: SUM_POINTS, dataPoints, isMonotonic: false };
-      },
+      }
+      if (dataPoints.length === 0) return undefined;
+      return { descriptor, aggregationTemporality: temporality, dataPointType: SUM_POINTS, dataPoints, isMonotonic: false };
     });
   }
 }
 
-/** The series a collection reports: all with a measurement (cumulative), or those measured since the last collection (delta). */
-function* reported<P extends Point>(points: IterableIterator<P>, temporality: Temporality): Generator<P> {
+/**
+ * The data points a collection reports: every series with a measurement (cumulative), or those
+ * measured since the last collection (delta), each `reset` once reported to a delta reader.
+ */
+function dataPointsOf<P extends Point, V>(
+  points: IterableIterator<P>,
+  temporality: Temporality,
+  now: HrTime,
+  read: (point: P) => V,
+  reset: (point: P) => void,
+): DataPoint<V>[] {
+  const dataPoints: DataPoint<V>[] = [];
   for (const point of points) {
-    if (temporality === DELTA ? point.fresh > 0 : true) {
-      point.fresh = 0;
-      yield point;
-    }
+    if (temporality === DELTA && point.fresh === 0) continue;
+    point.fresh = 0;
+    dataPoints.push({ attributes: point.attributes, startTime: point.startTime, endTime: now, value: read(point) });
+    if (temporality === DELTA) reset(point);
   }
+  return dataPoints;
 }
 
 function histogramValue(point: HistogramPoint, boundaries: number[]): HistogramValue {
