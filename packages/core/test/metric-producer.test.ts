@@ -17,6 +17,8 @@ import { IsString, MinLength } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArmatureMetricProducer, createMcpApp, Field, McpServer, Tool, ToolError } from '../src/index.js';
 import { instrumentSpecs } from '../src/observability/instrument-specs.js';
+import { RequestTracing } from '../src/observability/request-tracing.js';
+import { ServerEvents } from '../src/observability/server-events.js';
 import { connectInMemory } from './support/clients.js';
 
 class Query {
@@ -231,6 +233,21 @@ describe('ArmatureMetricProducer', () => {
       'mcp.server.operation.duration': exporter.selectAggregationTemporality(InstrumentType.HISTOGRAM),
       'armature.server.active_sessions': exporter.selectAggregationTemporality(InstrumentType.UP_DOWN_COUNTER),
     });
+  });
+
+  it('measures a request answered at once as it answers, with no promise made around it', async () => {
+    const producer = new ArmatureMetricProducer();
+    const tracing = new RequestTracing(true, new ServerEvents(), { metrics: producer });
+    const source = { sessionId: undefined, http: undefined, envelope: undefined };
+    const request = { method: 'tools/call', traced: false, ctx: { requestId: 1, meta: {}, source } };
+    const answer = tracing.serve(request, undefined, { name: 'echo' }, () => ({ content: [] }));
+    expect(answer).toEqual({ content: [] });
+    expect(answer).not.toBeInstanceOf(Promise);
+    const { resourceMetrics } = await producer.collect();
+    const durations = resourceMetrics.scopeMetrics[0]?.metrics.find((metric) => metric.descriptor.name === 'mcp.server.operation.duration');
+    expect(durations?.dataPoints.map((point) => [point.attributes['gen_ai.tool.name'], (point.value as { count: number }).count])).toEqual([
+      ['echo', 1],
+    ]);
   });
 
   it('is refused as telemetry.metrics unless made by new ArmatureMetricProducer() (ARM185)', () => {

@@ -1,6 +1,6 @@
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Attributes, Context as OtelContext, Span, SpanOptions, Tracer, TracerProvider } from '@opentelemetry/api';
-import { type MaybePromise, promised } from '../context/maybe-promise.js';
+import { isThenable, type MaybePromise, promised } from '../context/maybe-promise.js';
 import { messageOf } from '../messages/call-messages.js';
 import { type OtelApi, otelApi } from '../seams/opentelemetry.js';
 import { type Instruments, SCOPE } from './instrument-specs.js';
@@ -198,7 +198,8 @@ export class RequestTracing {
     const set = this.attributeSets.of(request.method, source.envelope, source.http, server, params);
     if (instruments) this.metrics.started(request.method);
     let span: Span | undefined;
-    const answer = promised(() => {
+    let answer: MaybePromise<R>;
+    try {
       if (traced) {
         const { api, key } = traced.otel;
         const parent = remoteParent(api, request.ctx.meta, source.http?.req?.headers);
@@ -209,24 +210,24 @@ export class RequestTracing {
         if (request.traced) recordRequest(span, request, params);
         // The request runs in its span's context either way, so that what it sends carries the
         // sampling decision on; a span the sampler left out gets no children.
-        return api.context.with(api.trace.setSpan(this.marked(parent.context, key), span), run, undefined, request, params);
-      }
-      return run(request, params);
+        answer = api.context.with(api.trace.setSpan(this.marked(parent.context, key), span), run, undefined, request, params);
+      } else answer = run(request, params);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    const answered = (result: R): R => {
+      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
+      return result;
+    };
+    // An answer given at once is measured at once, with no promise: once tracing has entered a
+    // context, each promise a request makes costs the context manager's hooks. A promise gets one
+    // reaction, not an async function awaiting it.
+    if (!isThenable(answer)) return answered(answer);
+    return answer.then(answered, (error: unknown) => {
+      if (!(error instanceof ProtocolError) && span?.isRecording()) span.recordException(error instanceof Error ? error : messageOf(error));
+      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
+      throw error;
     });
-    // One reaction, not an async function awaiting the run: each promise a request makes costs
-    // the context manager's hooks once tracing has entered a context.
-    return answer.then(
-      (result) => {
-        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
-        return result;
-      },
-      (error: unknown) => {
-        if (!(error instanceof ProtocolError) && span?.isRecording())
-          span.recordException(error instanceof Error ? error : messageOf(error));
-        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
-        throw error;
-      },
-    );
   }
 
   /** `parent` marked as one of this app's requests: the last one made is kept, since most requests share their parent (the root context). */
