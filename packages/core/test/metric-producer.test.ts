@@ -20,6 +20,7 @@ import { instrumentSpecs } from '../src/observability/instrument-specs.js';
 import { RequestTracing } from '../src/observability/request-tracing.js';
 import { ServerEvents } from '../src/observability/server-events.js';
 import { connectInMemory } from './support/clients.js';
+import { reportRefusal } from './support/refusal.js';
 
 class Query {
   @Field('What to look for')
@@ -76,13 +77,7 @@ async function serve(app: ReturnType<typeof createMcpApp>, round: number) {
   await client.callTool({ name: 'echo', arguments: { q: 'again' } });
   await client.callTool({ name: 'broken', arguments: { q: 'xx' } });
   await client.callTool({ name: 'echo', arguments: { q: 'x' } }).catch(() => undefined);
-  (app as unknown as { runtime: { events: { emit(event: unknown): void } } }).runtime.events.emit({
-    event: 'refused',
-    reason: 'rate-limit',
-    message: 'slow down',
-    method: 'tools/call',
-    retryAfterMs: 1000,
-  });
+  reportRefusal(app);
   await connected.close();
 }
 
