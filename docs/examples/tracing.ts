@@ -1,4 +1,4 @@
-import { createMcpApp, Field, McpServer, Tool } from '@armature/core';
+import { ArmatureMetricProducer, createMcpApp, Field, McpServer, Tool } from '@armature/core';
 import { Client } from '@modelcontextprotocol/client';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -77,6 +77,27 @@ export class ShopServer {
 }
 // #endregion
 
+// #region producer
+/**
+ * Armature's metrics handed to the SDK's reader by a producer, at no per-request cost of the
+ * metrics SDK: the same reader exports them with your own. Give the producer the reader's
+ * exporter (its temporality) and the app.
+ */
+export function serveWithMetricProducer(measures: PushMetricExporter = new ConsoleMetricExporter()) {
+  const armatureMetrics = new ArmatureMetricProducer({ temporality: measures });
+  const reader = new PeriodicExportingMetricReader({
+    exporter: measures,
+    exportIntervalMillis: 60_000,
+    metricProducers: [armatureMetrics],
+  });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  // Your own instruments still go through the meter provider you register.
+  metrics.setGlobalMeterProvider(meterProvider);
+  const app = createMcpApp(ShopServer, { telemetry: { metrics: armatureMetrics } });
+  return { app, reader, meterProvider };
+}
+// #endregion
+
 // #region client
 /** A caller that is traced itself sends its span in `_meta`: the server's spans join its trace. */
 export function orderInTrace(shop: Client, traceparent: string) {
@@ -126,5 +147,30 @@ export async function main(): Promise<void> {
     await close();
     await app.close();
     await telemetry.stop();
+  }
+  await checkMetricProducer();
+}
+
+/** The producer's wiring: the reader's export has the call's duration, with the SDK's own histogram shape. */
+async function checkMetricProducer(): Promise<void> {
+  const measures = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const { app, reader, meterProvider } = serveWithMetricProducer(measures);
+  const { client, close } = await connectInMemory(app);
+  try {
+    await client.callTool({ name: 'order', arguments: { product: 'tea' } });
+    await reader.forceFlush();
+    const exported = measures.getMetrics().flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
+    const duration = exported.find((metric) => metric.descriptor.name === 'mcp.server.operation.duration');
+    const point = duration?.dataPoints[0];
+    expectEqual(
+      [duration?.descriptor.unit, point?.attributes['gen_ai.tool.name'], (point?.value as { count?: number } | undefined)?.count],
+      ['s', 'order', 1],
+      'the producer’s export: one call of order, in seconds',
+    );
+  } finally {
+    await close();
+    await app.close();
+    await meterProvider.shutdown();
+    metrics.disable();
   }
 }

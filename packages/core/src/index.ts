@@ -115,6 +115,14 @@ export type {
 } from './metadata/metadata-args.js';
 export { getMetadataStorage, MetadataStorage } from './metadata/metadata-storage.js';
 export type { RateLimitKey, RateLimitRule } from './metadata/rate-limit-rule.js';
+export {
+  ArmatureMetricProducer,
+  type ArmatureMetricProducerOptions,
+  type ProducedCollection,
+  type ProducedMetricData,
+  type Temporality,
+  type TemporalitySource,
+} from './observability/metric-producer.js';
 export type { TelemetryDetail, TelemetryOptions } from './observability/request-tracing.js';
 export type { RefusalReason, ServerEvent, ServerEventListener } from './observability/server-events.js';
 export type { LoggerOption, ServerLogger, ServerLogLevel, StderrLog } from './observability/server-log.js';

@@ -10,6 +10,7 @@ describe('@armature/core public surface', () => {
       [
         'AppResource',
         'ArmatureBuildError',
+        'ArmatureMetricProducer',
         'BearerAuth',
         'Complete',
         'Context',

@@ -47,6 +47,7 @@ import {
   UseGuards,
 } from '../src/index.js';
 import { connectInMemory } from './support/clients.js';
+import { reportRefusal } from './support/refusal.js';
 
 class Query {
   @Field('What to look for')
@@ -372,7 +373,7 @@ describe('tracing (in memory, 2025-11-25)', () => {
 
   it('refuses a telemetry option it does not know at start-up, naming the fix (ARM185)', () => {
     expect(() => createMcpApp(TracedServer, { telemetry: { detail: 'all' } as never })).toThrow(
-      /telemetry is \{"detail":"all"\}; it must be true, false or \{ detail: 'handlers' \| 'steps' \} \[ARM185\]/,
+      /telemetry is \{"detail":"all"\}; it must be true, false or \{ detail: 'handlers' \| 'steps', metrics: an ArmatureMetricProducer \} \[ARM185\]/,
     );
   });
 
@@ -479,13 +480,7 @@ describe('metrics', () => {
     await client.callTool({ name: 'broken', arguments: { q: 'hi' } });
     await client.callTool({ name: 'background', arguments: { q: 'job' }, task: {} } as never);
     // The rate limiter and the other refusal sites tell the app's event hub; metrics count from there.
-    (app as unknown as { runtime: { events: { emit(event: unknown): void } } }).runtime.events.emit({
-      event: 'refused',
-      reason: 'rate-limit',
-      message: 'slow down',
-      method: 'tools/call',
-      retryAfterMs: 1000,
-    });
+    reportRefusal(app);
     let recorded = await otel.collect();
     const finishedTasks = async () => {
       recorded = await otel.collect();

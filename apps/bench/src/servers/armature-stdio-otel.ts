@@ -1,7 +1,7 @@
 // Armature over stdio with the OpenTelemetry SDK registered (otel-setup.ts):
-// `node armature-stdio-otel.js --otel full|traces|metrics|sampled`.
+// `node armature-stdio-otel.js --otel full|traces|metrics|sampled|producer|sampled-producer`.
 import { createBenchApp } from './armature-app.js';
 import { otelSetupOf, registerOtel } from './otel-setup.js';
 
-registerOtel(otelSetupOf(process.argv));
-createBenchApp(0).listenStdio();
+const telemetry = registerOtel(otelSetupOf(process.argv));
+createBenchApp(0, telemetry ? { telemetry } : {}).listenStdio();

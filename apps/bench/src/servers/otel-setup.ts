@@ -1,7 +1,10 @@
 // The OpenTelemetry SDK registered the way docs/observability.md shows (tracer provider with a
 // batch processor, context manager, W3C propagator, meter provider), its exporters dropping
 // everything. `full` records traces (100% sampled) and metrics, `sampled` traces 1% of requests
-// (and metrics).
+// (and metrics), `metrics` metrics alone through the metrics API, `producer` metrics alone through
+// Armature's MetricProducer given to the reader (docs/observability.md), `sampled-producer` both:
+// traces sampled at 1% and metrics through the producer.
+import { ArmatureMetricProducer, type TelemetryOptions } from '@armature/core';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -14,7 +17,7 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 
-export type OtelSetup = 'full' | 'traces' | 'metrics' | 'sampled';
+export type OtelSetup = 'full' | 'traces' | 'metrics' | 'sampled' | 'producer' | 'sampled-producer';
 
 const dropSpans: SpanExporter = {
   export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }),
@@ -27,25 +30,37 @@ const dropMetrics: PushMetricExporter = {
   selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
 };
 
-export function registerOtel(setup: OtelSetup): void {
+/** Registers the SDK for `setup`; returns the app's telemetry option (the producer's, for `producer`). */
+export function registerOtel(setup: OtelSetup): TelemetryOptions | undefined {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // The SDK's exporters enter a context at each export (to suppress tracing of their own work),
+  // which turns the context manager's promise hooks on for the rest of the process: entered once
+  // here, so that each line is measured in that steady state from its first call, not only once
+  // its first export ran (5 s in, midway through a metrics-only line).
+  context.with(context.active(), () => undefined);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  if (setup !== 'metrics') {
-    const ratio = setup === 'sampled' ? 0.01 : 1;
+  if (setup !== 'metrics' && setup !== 'producer') {
+    const ratio = setup === 'sampled' || setup === 'sampled-producer' ? 0.01 : 1;
     const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
     trace.setGlobalTracerProvider(new BasicTracerProvider({ sampler, spanProcessors: [new BatchSpanProcessor(dropSpans)] }));
   }
-  if (setup !== 'traces') {
-    const reader = new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 5_000 });
-    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-  }
+  if (setup === 'traces') return undefined;
+  const producer =
+    setup === 'producer' || setup === 'sampled-producer' ? new ArmatureMetricProducer({ temporality: dropMetrics }) : undefined;
+  const reader = new PeriodicExportingMetricReader({
+    exporter: dropMetrics,
+    exportIntervalMillis: 5_000,
+    metricProducers: producer ? [producer] : [],
+  });
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  return producer ? { metrics: producer } : undefined;
 }
 
 /** The setup named after `--otel` in argv (`full` without it). */
 export function otelSetupOf(argv: readonly string[]): OtelSetup {
   const at = argv.indexOf('--otel');
   const setup = (at > 0 ? argv[at + 1] : 'full') as OtelSetup;
-  if (!['full', 'traces', 'metrics', 'sampled'].includes(setup))
-    throw new Error(`--otel ${setup}: expected full, traces, metrics or sampled`);
+  if (!['full', 'traces', 'metrics', 'sampled', 'producer', 'sampled-producer'].includes(setup))
+    throw new Error(`--otel ${setup}: expected full, traces, metrics, sampled, producer or sampled-producer`);
   return setup;
 }

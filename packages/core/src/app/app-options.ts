@@ -1,6 +1,7 @@
 import type { AppDefinition } from '../builder/definitions.js';
 import { ArmatureBuildError, type BuildProblem } from '../messages/build-error.js';
 import { MESSAGES, problem } from '../messages/message-catalog.js';
+import { ArmatureMetricProducer } from '../observability/metric-producer.js';
 import { type LoggerOption, loggerOptionProblem } from '../observability/server-log.js';
 import type { AppState } from '../state/app-state.js';
 
@@ -43,9 +44,12 @@ export function optionProblems(options: {
 
 function isTelemetryOptions(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  const detail = (value as { detail?: unknown }).detail;
-  return keys.every((key) => key === 'detail') && (detail === undefined || detail === 'handlers' || detail === 'steps');
+  const { detail, metrics } = value as { detail?: unknown; metrics?: unknown };
+  return (
+    Object.keys(value).every((key) => key === 'detail' || key === 'metrics') &&
+    (detail === undefined || detail === 'handlers' || detail === 'steps') &&
+    (metrics === undefined || metrics instanceof ArmatureMetricProducer)
+  );
 }
 
 /** Builds, reporting the options' problems in the same one error as the build's. */

@@ -405,7 +405,7 @@ export const MESSAGES = {
     'the telemetry option is not one Armature knows',
     ['telemetry is { detail: "all" }'] as const,
     (found: string) => ({
-      message: `${found}; it must be true, false or { detail: 'handlers' | 'steps' }`,
+      message: `${found}; it must be true, false or { detail: 'handlers' | 'steps', metrics: an ArmatureMetricProducer }`,
       fix: "createMcpApp(Server, { telemetry: { detail: 'steps' } }) for a span per guard, validation and client request, or leave it out for the default",
     }),
   ),

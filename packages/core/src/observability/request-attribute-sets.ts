@@ -1,6 +1,5 @@
 import { PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/server';
-import type { Attributes, SpanOptions } from '@opentelemetry/api';
-import type { OtelApi } from '../seams/opentelemetry.js';
+import type { Attributes, SpanKind, SpanOptions } from '@opentelemetry/api';
 import { ATTR, EXECUTE_TOOL } from './mcp-semconv.js';
 
 /** Past this many distinct sets (tool names come from callers), a set is built per request, not kept. */
@@ -26,7 +25,6 @@ export class RequestAttributeSets {
 
   /** The set of a request: its method, its 2026-07-28 envelope, whether it came over HTTP, its connection and params. */
   of(
-    api: OtelApi,
     method: string,
     envelope: Record<string, unknown> | undefined,
     http: unknown,
@@ -41,10 +39,10 @@ export class RequestAttributeSets {
     const byName = this.child(this.sets, method);
     const byVersion = byName && this.child(byName, named);
     const pair = byVersion && this.child(byVersion, versioned, (): [RequestAttributeSet?, RequestAttributeSet?] => [undefined, undefined]);
-    if (!pair) return setOf(api, method, named, versioned, viaHttp === 1);
+    if (!pair) return setOf(method, named, versioned, viaHttp === 1);
     let set = pair[viaHttp];
     if (!set) {
-      set = setOf(api, method, named, versioned, viaHttp === 1);
+      set = setOf(method, named, versioned, viaHttp === 1);
       pair[viaHttp] = set;
       this.kept++;
     }
@@ -61,7 +59,10 @@ export class RequestAttributeSets {
   }
 }
 
-function setOf(api: OtelApi, method: string, name: string, version: string, http: boolean): RequestAttributeSet {
+/** `SpanKind.SERVER`, which the API numbers as the specification does: the set is made without the API, which a producer's metrics do not load. */
+const SERVER = 1 as SpanKind.SERVER;
+
+function setOf(method: string, name: string, version: string, http: boolean): RequestAttributeSet {
   const attributes: Attributes = { [ATTR.method]: method };
   if (name && method === 'tools/call') {
     attributes[ATTR.toolName] = name;
@@ -77,6 +78,6 @@ function setOf(api: OtelApi, method: string, name: string, version: string, http
   return Object.freeze({
     attributes,
     spanName: name ? `${method} ${name}` : method,
-    spanOptions: Object.freeze({ kind: api.SpanKind.SERVER, attributes }),
+    spanOptions: Object.freeze({ kind: SERVER, attributes }),
   });
 }

@@ -1,12 +1,14 @@
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Attributes, Context as OtelContext, Span, SpanOptions, Tracer, TracerProvider } from '@opentelemetry/api';
-import { type MaybePromise, promised } from '../context/maybe-promise.js';
+import { isThenable, type MaybePromise, promised } from '../context/maybe-promise.js';
 import { messageOf } from '../messages/call-messages.js';
 import { type OtelApi, otelApi } from '../seams/opentelemetry.js';
+import { type Instruments, SCOPE } from './instrument-specs.js';
 import { ATTR, EXECUTE_TOOL, INVALID_ARGUMENTS, TOOL_ERROR } from './mcp-semconv.js';
+import type { ArmatureMetricProducer } from './metric-producer.js';
 import { RequestAttributeSets } from './request-attribute-sets.js';
 import type { ServerEvents } from './server-events.js';
-import { type Instruments, SCOPE, ServerMetrics } from './server-metrics.js';
+import { ServerMetrics } from './server-metrics.js';
 import { metaWithContext, remoteParent } from './trace-context.js';
 
 /** What the server span reads from a request (a `CallRequest`). */
@@ -98,6 +100,12 @@ export interface TelemetryOptions {
    * each level costs.
    */
   detail?: TelemetryDetail;
+  /**
+   * Records the metrics into this producer, which a reader of the OpenTelemetry SDK collects
+   * (`metricProducers: [producer]`), instead of through the metrics API's meter: see
+   * {@link ArmatureMetricProducer}. Left out: the registered meter provider's instruments.
+   */
+  metrics?: ArmatureMetricProducer;
 }
 
 /** The span a handler call (or a step, or a task) runs in; a handler's is made once per plan. */
@@ -146,7 +154,7 @@ function recordRequest(span: Span, request: TracedRequest, params: unknown): voi
  * gets no child span. `enabled: false` (the `telemetry: false` option) turns it all off.
  */
 export class RequestTracing {
-  private readonly metrics = new ServerMetrics();
+  private readonly metrics: ServerMetrics;
   private readonly attributeSets = new RequestAttributeSets();
   private readonly handlerSpans = new WeakMap<TracedHandler, HandlerSpan>();
   private lastMarked?: { readonly parent: OtelContext; readonly marked: OtelContext };
@@ -156,9 +164,10 @@ export class RequestTracing {
   constructor(
     private readonly enabled: boolean,
     events: ServerEvents,
-    detail: TelemetryDetail = 'handlers',
+    options: TelemetryOptions = {},
   ) {
-    this.steps = detail === 'steps';
+    this.steps = options.detail === 'steps';
+    this.metrics = new ServerMetrics(enabled ? options.metrics : undefined);
     if (enabled) this.metrics.listen(events);
   }
 
@@ -180,20 +189,19 @@ export class RequestTracing {
     run: (request: C, params: P) => MaybePromise<R>,
   ): MaybePromise<R> {
     if (!this.enabled) return run(request, params);
-    // Nothing registered: the API is not loaded, and there is neither a tracer nor a meter.
-    const loaded = otel();
-    if (!loaded) return run(request, params);
+    // Nothing registered (the API is not loaded) and no producer: neither a tracer nor a meter.
     const traced = currentTracer();
     const instruments = this.metrics.current();
     if (!traced && !instruments) return run(request, params);
     const started = performance.now();
     const source = request.ctx.source;
-    const set = this.attributeSets.of(loaded.api, request.method, source.envelope, source.http, server, params);
+    const set = this.attributeSets.of(request.method, source.envelope, source.http, server, params);
     if (instruments) this.metrics.started(request.method);
     let span: Span | undefined;
-    const answer = promised(() => {
+    let answer: MaybePromise<R>;
+    try {
       if (traced) {
-        const { api, key } = loaded;
+        const { api, key } = traced.otel;
         const parent = remoteParent(api, request.ctx.meta, source.http?.req?.headers);
         // The shared set is what a sampler may read; what is the request's own is added once it is recorded.
         const options = parent.link ? { ...set.spanOptions, links: [{ context: parent.link }] } : set.spanOptions;
@@ -202,24 +210,24 @@ export class RequestTracing {
         if (request.traced) recordRequest(span, request, params);
         // The request runs in its span's context either way, so that what it sends carries the
         // sampling decision on; a span the sampler left out gets no children.
-        return api.context.with(api.trace.setSpan(this.marked(parent.context, key), span), run, undefined, request, params);
-      }
-      return run(request, params);
+        answer = api.context.with(api.trace.setSpan(this.marked(parent.context, key), span), run, undefined, request, params);
+      } else answer = run(request, params);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    const answered = (result: R): R => {
+      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
+      return result;
+    };
+    // An answer given at once is measured at once, with no promise: once tracing has entered a
+    // context, each promise a request makes costs the context manager's hooks. A promise gets one
+    // reaction, not an async function awaiting it.
+    if (!isThenable(answer)) return answered(answer);
+    return answer.then(answered, (error: unknown) => {
+      if (!(error instanceof ProtocolError) && span?.isRecording()) span.recordException(error instanceof Error ? error : messageOf(error));
+      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
+      throw error;
     });
-    // One reaction, not an async function awaiting the run: each promise a request makes costs
-    // the context manager's hooks once tracing has entered a context.
-    return answer.then(
-      (result) => {
-        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
-        return result;
-      },
-      (error: unknown) => {
-        if (!(error instanceof ProtocolError) && span?.isRecording())
-          span.recordException(error instanceof Error ? error : messageOf(error));
-        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
-        throw error;
-      },
-    );
   }
 
   /** `parent` marked as one of this app's requests: the last one made is kept, since most requests share their parent (the root context). */

@@ -1,67 +1,41 @@
-import type { Attributes, Counter, Histogram, Meter, MeterProvider, ObservableResult, UpDownCounter } from '@opentelemetry/api';
+import type { Attributes, Meter, MeterProvider } from '@opentelemetry/api';
 import { otelApi } from '../seams/opentelemetry.js';
-import { ATTR, DURATION_BUCKETS, METRIC } from './mcp-semconv.js';
+import {
+  type Adder,
+  type InstrumentSpec,
+  type Instruments,
+  instrumentSpecs,
+  type Observations,
+  type Recorder,
+  SCOPE,
+} from './instrument-specs.js';
+import { ATTR } from './mcp-semconv.js';
+import type { ArmatureMetricProducer } from './metric-producer.js';
 import type { ServerEvents } from './server-events.js';
 
-/** The instrumentation scope of every span and metric Armature records. */
-export const SCOPE = '@armature/core';
-
-export interface Instruments {
-  readonly operationDuration: Histogram;
-  readonly sessionDuration: Histogram;
-  readonly errors: Counter;
-  readonly activeSessions: UpDownCounter;
-  readonly refused: Counter;
-  readonly runningTasks: UpDownCounter;
-  readonly finishedTasks: Counter;
-}
-
+/** The instruments of the metrics API's `meter`. */
 function instrumentsOf(meter: Meter, inFlight: InFlight): Instruments {
-  const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
+  const specs = instrumentSpecs();
+  const options = ({ unit, description, boundaries }: InstrumentSpec) =>
+    boundaries ? { unit, description, advice: { explicitBucketBoundaries: [...boundaries] } } : { unit, description };
+  const histogram = (spec: InstrumentSpec): Recorder => meter.createHistogram(spec.name, options(spec));
+  const counter = (spec: InstrumentSpec): Adder =>
+    spec.type === 'COUNTER' ? meter.createCounter(spec.name, options(spec)) : meter.createUpDownCounter(spec.name, options(spec));
   // Observed when the metrics are collected, from a count kept per method: nothing recorded per request.
   meter
-    .createObservableUpDownCounter(METRIC.activeRequests, { unit: '{request}', description: 'MCP requests being served.' })
+    .createObservableUpDownCounter(specs.activeRequests.name, options(specs.activeRequests))
     .addCallback((result) => inFlight.observe(result));
   return {
-    operationDuration: meter.createHistogram(METRIC.operationDuration, {
-      unit: 's',
-      description: 'MCP request duration as observed on the server, from its receipt until its answer.',
-      advice,
-    }),
-    sessionDuration: meter.createHistogram(METRIC.sessionDuration, {
-      unit: 's',
-      description: 'How long an MCP session (a 2025-11-25 connection) lasted on this server.',
-      advice,
-    }),
-    errors: meter.createCounter(METRIC.errors, {
-      unit: '{request}',
-      description: 'MCP requests answered with a JSON-RPC error or a tool error result.',
-    }),
-    activeSessions: meter.createUpDownCounter(METRIC.activeSessions, {
-      unit: '{session}',
-      description: 'Open MCP sessions (2025-11-25 connections) on this server.',
-    }),
-    refused: meter.createCounter(METRIC.refused, {
-      unit: '{request}',
-      description: 'Requests or connections refused before being served, by reason (rate-limit, session-cap, ...).',
-    }),
-    runningTasks: meter.createUpDownCounter(METRIC.runningTasks, {
-      unit: '{task}',
-      description: 'Task handlers running in the background on this server.',
-    }),
-    finishedTasks: meter.createCounter(METRIC.finishedTasks, {
-      unit: '{task}',
-      description: 'Task handlers that finished, by the status they ended with.',
-    }),
+    operationDuration: histogram(specs.operationDuration),
+    sessionDuration: histogram(specs.sessionDuration),
+    errors: counter(specs.errors),
+    activeSessions: counter(specs.activeSessions),
+    refused: counter(specs.refused),
+    runningTasks: counter(specs.runningTasks),
+    finishedTasks: counter(specs.finishedTasks),
   };
 }
 
-/**
- * The app's instruments, from whatever meter provider is registered globally when they are used:
- * made again when the app registers another (the metrics API has no proxy, so instruments made
- * before the SDK started would stay no-ops), and undefined while the provider is the API's
- * no-op one, so that an app without metrics builds no attribute object per request.
- */
 /** The requests being served, by method, for `armature.server.active_requests`. */
 class InFlight {
   private readonly counts = new Map<string, { count: number; readonly attributes: Attributes }>();
@@ -77,15 +51,28 @@ class InFlight {
     if (entry) entry.count--;
   }
 
-  observe(result: ObservableResult): void {
+  observe(result: Observations): void {
     for (const { count, attributes } of this.counts.values()) result.observe(count, attributes);
   }
 }
 
+/**
+ * The app's instruments. With an {@link ArmatureMetricProducer} (chosen when the app is made), the
+ * producer's, and the metrics API is never asked. Else from whatever meter provider is registered
+ * globally when they are used: made again when the app registers another (the metrics API has no
+ * proxy, so instruments made before the SDK started would stay no-ops), and undefined while the
+ * provider is the API's no-op one, so that an app without metrics builds no attribute object per
+ * request.
+ */
 export class ServerMetrics {
   private provider?: MeterProvider;
   private instruments?: Instruments;
   private readonly inFlight = new InFlight();
+
+  constructor(private readonly producer?: ArmatureMetricProducer) {
+    if (!producer) return;
+    this.instruments = producer.attach((result) => this.inFlight.observe(result));
+  }
 
   /** A request began being served (counted while the app records metrics). */
   started(method: string): void {
@@ -109,6 +96,7 @@ export class ServerMetrics {
 
   /** The instruments of the registered meter provider; undefined when none is registered (nor anything else: the API is then not loaded). */
   current(): Instruments | undefined {
+    if (this.producer) return this.instruments;
     const api = otelApi();
     if (!api) return undefined;
     const provider = api.metrics.getMeterProvider();

@@ -189,7 +189,7 @@ export class AppRuntime implements ServedApp {
     this.broadcaster = new ChangeBroadcaster((sessionId) => this.visibility.forgetSession(sessionId));
     this.maxSubscriptionsPerSession = options.maxSubscriptionsPerSession ?? 1_000;
     const telemetry = options.telemetry ?? true;
-    this.telemetry = new RequestTracing(telemetry !== false, this.events, typeof telemetry === 'object' ? telemetry.detail : undefined);
+    this.telemetry = new RequestTracing(telemetry !== false, this.events, typeof telemetry === 'object' ? telemetry : undefined);
     // requestState comes back from the client: it must be signed, or a client could forge answers.
     this.codec = createRequestStateCodec({
       key: options.requestStateKey ?? randomBytes(32),
