@@ -1,8 +1,14 @@
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Message } from '../src/transports/http/http-messages.js';
 import { ModernRoutes } from '../src/transports/modern/modern-routes.js';
+
+// Counted, to see which requests are classified again.
+vi.mock('@modelcontextprotocol/server', async (original) => {
+  const sdk = await original<typeof import('@modelcontextprotocol/server')>();
+  return { ...sdk, classifyInboundRequest: vi.fn(sdk.classifyInboundRequest) };
+});
 
 // The request engine asks the SDK's classifier once per envelope: its verdict for every request must
 // stay exactly the classifier's, whatever came before it.
@@ -24,6 +30,10 @@ const envelope = fc.record(
     ],
   },
 );
+// Now and then with its members in the reverse order: a remembered verdict does not depend on it.
+const anyOrder = fc
+  .tuple(envelope, fc.boolean())
+  .map(([meta, reverse]) => (reverse ? Object.fromEntries(Object.entries(meta).reverse()) : meta) as typeof meta);
 const message = fc
   .record({
     jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0'),
@@ -32,7 +42,7 @@ const message = fc
     params: fc.oneof(
       {
         weight: 6,
-        arbitrary: fc.record({ name: fc.constant('add'), arguments: fc.constant({ a: 1 }), _meta: envelope }, { requiredKeys: ['_meta'] }),
+        arbitrary: fc.record({ name: fc.constant('add'), arguments: fc.constant({ a: 1 }), _meta: anyOrder }, { requiredKeys: ['_meta'] }),
       },
       { weight: 1, arbitrary: fc.constant([]) },
       { weight: 1, arbitrary: fc.constant({ _meta: 'x' }) },
@@ -93,5 +103,25 @@ describe('remembered 2026-07-28 routes', () => {
     // A body the classifier would refuse outright is still refused: only plain shapes are remembered.
     expect(routes.isModern({ ...body(2), result: {} } as Message, headers)).toBe(false);
     expect(routes.isModern(body(3), headers)).toBe(true);
+  });
+
+  it('remember a copy of the envelope: a handler changing the one it was given changes nothing remembered', () => {
+    const routes = new ModernRoutes();
+    const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
+    const envelopeOf = (): Record<string, unknown> => ({
+      'io.modelcontextprotocol/protocolVersion': VERSION,
+      'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    });
+    const body = (id: number, meta: Record<string, unknown>) =>
+      ({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: meta } }) as Message;
+    const given = envelopeOf();
+    expect(routes.isModern(body(1, given), headers)).toBe(true);
+    const classified = vi.mocked(classifyInboundRequest).mock.calls.length;
+    given['io.modelcontextprotocol/protocolVersion'] = '2025-11-25';
+    // The client's next request, its envelope in another order: remembered, not classified again.
+    const reordered = Object.fromEntries(Object.entries(envelopeOf()).reverse());
+    expect(routes.isModern(body(2, reordered), headers)).toBe(true);
+    expect(vi.mocked(classifyInboundRequest).mock.calls.length).toBe(classified);
   });
 });

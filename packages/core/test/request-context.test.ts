@@ -26,6 +26,9 @@ class ShapeServer {
           .sort(),
         signal: mcpReq?.signal instanceof AbortSignal,
         http: sdk?.http === undefined ? 'none' : Object.keys(sdk.http).filter((key) => key !== 'req' && key.startsWith('auth')),
+        // Its own members (`req` a getter on the engine's path, made when read), and their values but `req`'s.
+        httpMembers: sdk?.http === undefined ? 'none' : Object.keys(sdk.http).sort(),
+        httpValues: sdk?.http === undefined ? 'none' : { ...sdk.http, req: sdk.http.req instanceof Request },
       },
     };
   }

@@ -56,8 +56,83 @@ export interface RequestSource {
   sdkContext(): ServerContext;
 }
 
-/** The sources behind the SDK contexts `serverContextOf` made, so the SDK's seams can hand them back. */
-const sources = new WeakMap<ServerContext, RequestSource>();
+/**
+ * An SDK context made from a source: the SDK's `ServerContext` members as own properties, in the
+ * order an object literal would have them (so it destructures, spreads and lists the same), every
+ * member delegating to the source, which it keeps in a private field for `sourceOf` (no table
+ * entry per context).
+ */
+class SourceContext implements ServerContext {
+  readonly #source: RequestSource;
+  readonly sessionId: ServerContext['sessionId'];
+  readonly mcpReq: ServerContext['mcpReq'];
+  readonly http: ServerContext['http'];
+
+  constructor(source: RequestSource) {
+    this.#source = source;
+    this.sessionId = source.sessionId;
+    this.mcpReq = new SourceRequest(source);
+    this.http = source.http;
+  }
+
+  /** The source of a context this class made, else undefined. */
+  static sourceOf(ctx: ServerContext): RequestSource | undefined {
+    return #source in ctx ? (ctx as SourceContext).#source : undefined;
+  }
+}
+
+/**
+ * The `mcpReq` of a `SourceContext`. Its `signal` is an own getter (read only when asked, as the
+ * source makes it only then) defined from one shared descriptor: an object literal with a getter
+ * is built by a slow path, about 1 µs a request, and ends in dictionary mode.
+ */
+class SourceRequest {
+  readonly #source: RequestSource;
+  readonly id: RequestId;
+  readonly method: string;
+  readonly _meta: RequestMeta | undefined;
+  readonly envelope: Partial<RequestMetaEnvelope> | undefined;
+  readonly inputResponses: Record<string, unknown> | undefined;
+  readonly requestState: ServerContext['mcpReq']['requestState'];
+  declare readonly signal: AbortSignal;
+  declare readonly send: ServerContext['mcpReq']['send'];
+  declare readonly notify: ServerContext['mcpReq']['notify'];
+  declare readonly log: ServerContext['mcpReq']['log'];
+  declare readonly elicitInput: ServerContext['mcpReq']['elicitInput'];
+  declare readonly requestSampling: ServerContext['mcpReq']['requestSampling'];
+
+  constructor(source: RequestSource) {
+    this.#source = source;
+    this.id = source.id;
+    this.method = source.method;
+    this._meta = source.meta as RequestMeta | undefined;
+    this.envelope = source.envelope as Partial<RequestMetaEnvelope> | undefined;
+    this.inputResponses = source.inputResponses;
+    this.requestState = () => source.requestState();
+    Object.defineProperty(this, 'signal', SIGNAL);
+    // The members after it, in the literal's order.
+    const after: Pick<ServerContext['mcpReq'], 'send' | 'notify' | 'log' | 'elicitInput' | 'requestSampling'> = {
+      send: ((request: Outgoing, options?: RequestOptions) => source.send(request, options)) as ServerContext['mcpReq']['send'],
+      notify: (notification) => source.notify(notification as Outgoing),
+      log: (level, data, logger) => source.log(level, data, logger),
+      elicitInput: (params, options) => source.elicitInput(params, options),
+      requestSampling: (params, options) => source.requestSampling(params, options),
+    };
+    Object.assign(this, after);
+  }
+
+  static signalOf(request: SourceRequest): AbortSignal {
+    return request.#source.signal;
+  }
+}
+
+const SIGNAL: PropertyDescriptor = {
+  get(this: SourceRequest) {
+    return SourceRequest.signalOf(this);
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /**
  * A complete SDK context for `source` (the SDK's public `ServerContext` type, every member
@@ -65,33 +140,12 @@ const sources = new WeakMap<ServerContext, RequestSource>();
  * `sdkContextOf`. `sourceOf` finds the source again.
  */
 export function serverContextOf(source: RequestSource): ServerContext {
-  const ctx: ServerContext = {
-    sessionId: source.sessionId,
-    mcpReq: {
-      id: source.id,
-      method: source.method,
-      _meta: source.meta as RequestMeta | undefined,
-      envelope: source.envelope as Partial<RequestMetaEnvelope> | undefined,
-      inputResponses: source.inputResponses,
-      requestState: () => source.requestState(),
-      get signal() {
-        return source.signal;
-      },
-      send: ((request: Outgoing, options?: RequestOptions) => source.send(request, options)) as ServerContext['mcpReq']['send'],
-      notify: (notification) => source.notify(notification as Outgoing),
-      log: (level, data, logger) => source.log(level, data, logger),
-      elicitInput: (params, options) => source.elicitInput(params, options),
-      requestSampling: (params, options) => source.requestSampling(params, options),
-    },
-    http: source.http,
-  };
-  sources.set(ctx, source);
-  return ctx;
+  return new SourceContext(source);
 }
 
 /** The source of a context the SDK hands a handler: the one it was made from, or the SDK's own context's. */
 export function sourceOf(ctx: ServerContext): RequestSource {
-  return sources.get(ctx) ?? new SdkRequestSource(ctx);
+  return SourceContext.sourceOf(ctx) ?? new SdkRequestSource(ctx);
 }
 
 /**

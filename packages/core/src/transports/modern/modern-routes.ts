@@ -9,6 +9,12 @@ import { isPlainRequest } from '../wire/json-rpc-shape.js';
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;
 
+/** A remembered request: its method and a copy of its `_meta` (a handler may change the one it was given). */
+interface Remembered {
+  readonly method: string;
+  readonly meta: unknown;
+}
+
 /** A plain request (see `isPlainRequest`) whose `_meta` is an object: its envelope decides its route. */
 function isEnvelopedRequest(message: Message): boolean {
   return isPlainRequest(message) && isPlainObject(message.params) && isPlainObject(message.params._meta);
@@ -18,11 +24,14 @@ function isEnvelopedRequest(message: Message): boolean {
  * Whether the SDK's classifier routes a request to its 2026-07-28 path, asked once per envelope.
  * For a request of plain shape whose standard headers match its body, the classifier's verdict
  * depends on the method and the `_meta` envelope alone (its zod checks of the body's shape then
- * pass, and it reads no other param): the verdict for a method and envelope text is kept, so a
+ * pass, and it reads no other param): the verdict for a method and envelope is kept (compared
+ * member by member, not encoded to a text per request), so a
  * client's every later request skips those checks. Anything else is classified each time.
  */
 export class ModernRoutes {
-  private readonly modern = new Set<string>();
+  /** The envelopes routed to 2026-07-28, by a hash of their method and members. */
+  private readonly modern = new Map<number, Remembered[]>();
+  private remembered = 0;
 
   /**
    * A checked POST body the request engine may answer: one 2026-07-28 request of an engine method
@@ -57,8 +66,11 @@ export class ModernRoutes {
 
   isModern(message: Message, headers: { protocolVersion: string; mcpMethod: string; mcpName: string | undefined }): boolean {
     const plain = isEnvelopedRequest(message);
-    const key = plain ? `${message.method}\n${JSON.stringify(message.params?._meta)}` : undefined;
-    if (key !== undefined && this.modern.has(key)) return true;
+    const meta = message.params?._meta;
+    const hash = plain ? jsonHash(meta, stringHash(message.method as string, HASH_SEED)) : 0;
+    if (plain) {
+      for (const known of this.modern.get(hash) ?? NONE) if (known.method === message.method && sameJson(known.meta, meta)) return true;
+    }
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: headers.protocolVersion,
@@ -67,10 +79,65 @@ export class ModernRoutes {
       body: message,
     });
     const modern = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === headers.protocolVersion;
-    if (modern && key !== undefined) {
-      if (this.modern.size >= MAX_REMEMBERED) this.modern.clear();
-      this.modern.add(key);
+    if (modern && plain) {
+      if (this.remembered >= MAX_REMEMBERED) {
+        this.modern.clear();
+        this.remembered = 0;
+      }
+      const known = { method: message.method as string, meta: JSON.parse(JSON.stringify(meta)) as unknown };
+      const bucket = this.modern.get(hash);
+      if (bucket) bucket.push(known);
+      else this.modern.set(hash, [known]);
+      this.remembered++;
     }
     return modern;
   }
+}
+
+const NONE: readonly Remembered[] = [];
+const HASH_SEED = 0x811c9dc5;
+
+/** FNV-1a of a string's UTF-16 units, from `hash`. */
+function stringHash(text: string, hash: number): number {
+  let h = hash;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * A hash of a JSON value (as `JSON.parse` makes it) that does not depend on the order of an
+ * object's members, made without allocating: what `sameJson` finds equal hashes the same.
+ */
+function jsonHash(value: unknown, hash: number): number {
+  if (typeof value === 'string') return stringHash(value, Math.imul(hash ^ 1, 0x01000193));
+  // A number by its integer part (equal numbers hash the same), true, false and null by a constant each.
+  if (typeof value === 'number') return Math.imul(hash ^ 2 ^ (value | 0), 0x01000193) >>> 0;
+  if (typeof value !== 'object' || value === null)
+    return Math.imul(hash ^ (value === true ? 5 : value === false ? 6 : 7), 0x01000193) >>> 0;
+  if (Array.isArray(value)) {
+    let h = Math.imul(hash ^ 3, 0x01000193);
+    for (const item of value) h = jsonHash(item, h);
+    return h;
+  }
+  let members = 0;
+  for (const key in value) members = (members + jsonHash((value as Record<string, unknown>)[key], stringHash(key, HASH_SEED))) >>> 0;
+  return Math.imul(hash ^ 4 ^ members, 0x01000193) >>> 0;
+}
+
+/** Whether two JSON values (as `JSON.parse` makes them) are equal, whatever the order of their objects' members. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  let members = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(b, key) || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+    members++;
+  }
+  for (const _ in b) members--;
+  return members === 0;
 }
