@@ -36,11 +36,22 @@ class MeasuredServer {
     return `echo ${input.q}`;
   }
 
+  @Tool({ description: 'Answers once the test lets it' })
+  async held() {
+    await gate;
+    return 'released';
+  }
+
   @Tool({ description: 'Fails as a tool' })
   broken(_input: Query) {
     throw new ToolError('out of stock');
   }
 }
+
+let release: () => void = () => undefined;
+let gate = new Promise<void>((resolve) => {
+  release = resolve;
+});
 
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -243,6 +254,28 @@ describe('ArmatureMetricProducer', () => {
     expect(durations?.dataPoints.map((point) => [point.attributes['gen_ai.tool.name'], (point.value as { count: number }).count])).toEqual([
       ['echo', 1],
     ]);
+  });
+
+  it('stops asking an app that closed for its requests in flight', async () => {
+    const producer = new ArmatureMetricProducer();
+    const app = createMcpApp(MeasuredServer, { telemetry: { metrics: producer } });
+    const { client, close } = await connectInMemory(app);
+    const active = async () => {
+      const { resourceMetrics } = await producer.collect();
+      const metric = resourceMetrics.scopeMetrics[0]?.metrics.find((m) => m.descriptor.name === 'armature.server.active_requests');
+      return metric?.dataPoints.find((point) => point.attributes['mcp.method.name'] === 'tools/call')?.value;
+    };
+    const call = client.callTool({ name: 'held', arguments: {} });
+    while ((await active()) !== 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await app.close();
+    // Still running on the closed app's connection, and no longer counted.
+    expect(await active()).toBe(0);
+    release();
+    await call;
+    await close();
+    gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
   });
 
   it('is refused as telemetry.metrics unless made by new ArmatureMetricProducer() (ARM185)', () => {

@@ -107,6 +107,7 @@ export class McpApp {
         await unshare();
       },
     );
+    this.lifecycle.track(async () => this.runtime.telemetry.close());
     // With a task queue (redisState) and tools with retries: the tasks of instances that stop run again here.
     if ([...this.definition.tools.values()].some((tool) => tool.taskRetries > 0)) this.lifecycle.track(this.runtime.tasks.resumeLost());
     this.remotes = this.definition.remoteParts.map((part) => new RemotePart(part, this.runtime, this.definition.info));

@@ -159,6 +159,11 @@ export class ArmatureMetricProducer {
     return this.made;
   }
 
+  /** @internal An app that closed: its requests in flight are no longer asked for. */
+  detach(observer: (result: Observations) => void): void {
+    this.observers.delete(observer);
+  }
+
   /** The SDK's `MetricProducer.collect`: Armature's metrics as they stand, in the SDK's shape. */
   async collect(): Promise<ProducedCollection> {
     const now = hrNow();

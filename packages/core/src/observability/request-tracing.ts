@@ -171,6 +171,11 @@ export class RequestTracing {
     if (enabled) this.metrics.listen(events);
   }
 
+  /** The app closed (see `ServerMetrics.close`). */
+  close(): void {
+    this.metrics.close();
+  }
+
   /** Whether spans are recorded now: the instrumentation is on and a tracer provider is registered. */
   get tracing(): boolean {
     return this.enabled && currentTracer() !== undefined;

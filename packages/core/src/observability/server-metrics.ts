@@ -69,9 +69,15 @@ export class ServerMetrics {
   private instruments?: Instruments;
   private readonly inFlight = new InFlight();
 
+  private readonly observer = (result: Observations) => this.inFlight.observe(result);
+
   constructor(private readonly producer?: ArmatureMetricProducer) {
-    if (!producer) return;
-    this.instruments = producer.attach((result) => this.inFlight.observe(result));
+    if (producer) this.instruments = producer.attach(this.observer);
+  }
+
+  /** The app closed: a producer it shares with other apps stops asking for its requests in flight. */
+  close(): void {
+    this.producer?.detach(this.observer);
   }
 
   /** A request began being served (counted while the app records metrics). */
