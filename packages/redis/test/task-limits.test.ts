@@ -154,8 +154,10 @@ describe('task limits on the Redis state, through three instances', () => {
 
   it('caps the tasks one owner holds in total; an expired task frees its share when its ttl passes', async () => {
     const client = await session();
-    // `finish` runs 300 ms: four at once (the running cap), then two more, all kept afterwards.
-    const firsts = await Promise.all(Array.from({ length: 4 }, () => create(client, 'finish', 1_500)));
+    // `finish` runs 300 ms: four at once (the running cap), then two more, all kept afterwards. The
+    // first four are kept 4 s, so that none expires before the next three are asked for, however
+    // slowly a loaded machine completes and polls them.
+    const firsts = await Promise.all(Array.from({ length: 4 }, () => create(client, 'finish', 4_000)));
     expect(accepted(firsts)).toBe(4);
     for (const task of firsts as Array<{ taskId: string }>) {
       await until(
