@@ -4,13 +4,16 @@
 // all from the same samples.
 import { performance } from 'node:perf_hooks';
 
-export const SIDES = ['armature', 'bundled', 'sdk', 'sdkV1', 'raw', 'memory', 'bun', 'deno', 'untraced', 'direct'] as const;
+export const SIDES = ['armature', 'bundled', 'sdk', 'sdkBundled', 'sdkV1', 'raw', 'memory', 'bun', 'deno', 'untraced', 'direct'] as const;
 export type SideName = (typeof SIDES)[number];
 export const SIDE_TITLES: Record<SideName, string> = {
   armature: 'Armature',
   // The same Armature server after `armature build` (one bundled file), for the start-up scenarios.
   bundled: 'Armature bundled',
   sdk: 'SDK v2',
+  // The SDK v2 server after the same `armature build`, for the start-up scenarios: what a bundle
+  // that carries the SDK starts in at best, the floor of the bundled Armature side's goal.
+  sdkBundled: 'SDK v2 bundled',
   sdkV1: 'SDK v1',
   raw: 'raw loop',
   // The same Armature app with the in-memory state, the anchor of the Redis state lines.

@@ -96,6 +96,7 @@ const COLORS: Record<SideName, string> = {
   armature: '#2563eb',
   bundled: '#1e3a8a',
   sdk: '#6b7280',
+  sdkBundled: '#374151',
   sdkV1: '#c4b5fd',
   raw: '#10b981',
   memory: '#93c5fd',
