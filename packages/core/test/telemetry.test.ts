@@ -46,6 +46,8 @@ import {
   ToolError,
   UseGuards,
 } from '../src/index.js';
+import { RequestTracing } from '../src/observability/request-tracing.js';
+import { ServerEvents } from '../src/observability/server-events.js';
 import { connectInMemory } from './support/clients.js';
 import { reportRefusal } from './support/refusal.js';
 
@@ -240,6 +242,32 @@ describe('tracing (in memory, 2025-11-25)', () => {
     // Requests other than tool calls are spans too, named by their method alone.
     await client.listTools();
     expect(named(otel.finished(), 'tools/list').attributes['mcp.method.name']).toBe('tools/list');
+  });
+
+  it('ends the span of a handler, guard or validation answered at once as it answers, with no promise made around it', async () => {
+    const otel = registerSdk();
+    const tracing = new RequestTracing(true, new ServerEvents(), STEPS);
+    const plan = { kind: 'tool', name: 'echo', where: 'TracedServer.echo' };
+    const answer = tracing.handler(plan, () => 'done');
+    expect(answer).toBe('done');
+    expect(tracing.guards('echo', () => false)).toBe(false);
+    const refused = { ok: false, issues: ['q'] };
+    expect(tracing.validation('echo', () => refused)).toBe(refused);
+    // Ended already, before any turn of the microtask queue.
+    expect(otel.finished().map((span) => span.name)).toEqual(['execute_tool echo', 'guard echo', 'validate echo']);
+    expect(named(otel.finished(), 'validate echo').attributes['error.type']).toBe('invalid_arguments');
+    // What a step throws is still a rejection, its span ended with the exception recorded.
+    const thrown = tracing.handler(plan, () => {
+      throw new Error('boom');
+    });
+    await expect(thrown).rejects.toThrow('boom');
+    const failed = otel.finished().filter((span) => span.name === 'execute_tool echo')[1];
+    expect(failed?.events.map((event) => event.name)).toEqual(['exception']);
+    // A pending answer ends its span once it settles.
+    const later = tracing.handler(plan, async () => 'later');
+    expect(later).toBeInstanceOf(Promise);
+    await expect(later).resolves.toBe('later');
+    expect(otel.finished().filter((span) => span.name === 'execute_tool echo')).toHaveLength(3);
   });
 
   it('asks the guards in a guard span under the handler span (detail: steps), which says whether they allowed the call', async () => {

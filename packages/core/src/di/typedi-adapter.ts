@@ -159,8 +159,12 @@ export class TypediRequestScope implements RequestScope {
     const plan = this.adapter.planFor(token);
     if (!plan) return this.adapter.root.get(token as never) as T;
     const Target = plan.target as unknown as new (...args: unknown[]) => T;
-    const instance = new Target(...plan.params.map((resolve) => resolve(this)));
-    for (const [name, resolve] of plan.properties) (instance as Record<string, unknown>)[name] = resolve(this);
+    // Most server classes take nothing: no argument array to build for them.
+    const instance = plan.params.length === 0 ? new Target() : new Target(...plan.params.map((resolve) => resolve(this)));
+    for (let i = 0; i < plan.properties.length; i++) {
+      const [name, resolve] = plan.properties[i] as (typeof plan.properties)[number];
+      (instance as Record<string, unknown>)[name] = resolve(this);
+    }
     if (this.first === undefined) {
       this.firstToken = token;
       this.first = instance;

@@ -6,16 +6,22 @@ import { isPlainObject } from '../validation/plain-object.js';
 // served by the SDK, whose schemas answer it as they always did. It judges a method and its params
 // only: the message's own shape is transports/wire's `isPlainRequest`, checked before (engine/ cannot import transports/).
 
+const isMetaKey = (key: string) => key === '_meta';
+const isCallKey = (key: string) => key === 'name' || key === 'arguments' || key === '_meta';
+const isListKey = (key: string) => key === 'cursor' || key === '_meta';
+
 /** The params each method the engine serves may have (`_meta` is checked per revision below). */
 const PARAMS: Readonly<Record<string, (params: Record<string, unknown>) => boolean>> = {
-  'tools/call': (p) =>
-    typeof p.name === 'string' &&
-    (p.arguments === undefined || isPlainObject(p.arguments)) &&
-    Object.keys(p).every((key) => key === 'name' || key === 'arguments' || key === '_meta'),
-  'tools/list': (p) =>
-    (p.cursor === undefined || typeof p.cursor === 'string') && Object.keys(p).every((key) => key === 'cursor' || key === '_meta'),
-  ping: (p) => Object.keys(p).every((key) => key === '_meta'),
+  'tools/call': (p) => typeof p.name === 'string' && (p.arguments === undefined || isPlainObject(p.arguments)) && ownKeysAre(p, isCallKey),
+  'tools/list': (p) => (p.cursor === undefined || typeof p.cursor === 'string') && ownKeysAre(p, isListKey),
+  ping: (p) => ownKeysAre(p, isMetaKey),
 };
+
+/** `Object.keys(p).every(allowed)`, without the array of keys a request would otherwise allocate. */
+function ownKeysAre(p: Record<string, unknown>, allowed: (key: string) => boolean): boolean {
+  for (const key in p) if (Object.hasOwn(p, key) && !allowed(key)) return false;
+  return true;
+}
 
 /** Whether the engine serves `method` at all. */
 export function isEngineMethod(method: string): boolean {

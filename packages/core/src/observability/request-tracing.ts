@@ -264,7 +264,7 @@ export class RequestTracing {
    * child of the request's: `execute_tool {name}` for tools (the GenAI execute_tool span),
    * `{kind} {name}` for the others. Call only while the request is `traced`.
    */
-  handler<R>(plan: TracedHandler, run: () => MaybePromise<R>): Promise<R> {
+  handler<R>(plan: TracedHandler, run: () => MaybePromise<R>): MaybePromise<R> {
     return this.inSpan((api) => this.handlerSpan(api, plan), run, failureOfResult);
   }
 
@@ -285,7 +285,7 @@ export class RequestTracing {
   }
 
   /** Asks a handler's OAuth scopes and guards in their `guard {name}` span (`detail: 'steps'`), which says whether they allowed the call. */
-  guards(name: string, run: () => MaybePromise<boolean>): Promise<boolean> {
+  guards(name: string, run: () => MaybePromise<boolean>): MaybePromise<boolean> {
     return this.inSpan(internalSpan(`guard ${name}`), run, (allowed, span) => {
       span.setAttribute(ATTR.allowed, allowed);
       return undefined;
@@ -293,7 +293,7 @@ export class RequestTracing {
   }
 
   /** Runs argument validation in its `validate {name}` span (`detail: 'steps'`); refused arguments end it as `invalid_arguments`. */
-  validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): Promise<R> {
+  validation<R extends { ok: boolean; issues?: readonly unknown[] }>(name: string, run: () => R | Promise<R>): MaybePromise<R> {
     return this.inSpan(internalSpan(`validate ${name}`), run, (outcome, span) => {
       if (outcome.ok) return undefined;
       span.setAttribute(ATTR.issues, outcome.issues?.length ?? 0);
@@ -301,27 +301,39 @@ export class RequestTracing {
     });
   }
 
-  /** Runs `run` in a span of its own (`made` names it), a child of the active one, ended when it settles. */
+  /**
+   * Runs `run` in a span of its own (`made` names it), a child of the active one, ended when it
+   * settles: at once, with no promise, when `run` answered at once (each promise pays the context
+   * manager's hooks); what it throws is a rejection, as from an async function.
+   */
   private inSpan<R>(
     made: (api: OtelApi) => HandlerSpan,
     run: () => R | Promise<R>,
     failed: (result: R, span: Span) => Failure | undefined,
-  ): Promise<R> {
+  ): MaybePromise<R> {
     const traced = currentTracer();
     if (!traced) return promised(run);
     const { api } = traced.otel;
     const { name, options } = made(api);
     const parent = api.context.active();
     const span = traced.tracer.startSpan(name, options, parent);
-    return promised(() => api.context.with(api.trace.setSpan(parent, span), run)).then(
+    let answer: R | Promise<R>;
+    try {
+      answer = api.context.with(api.trace.setSpan(parent, span), run);
+    } catch (error) {
+      return Promise.reject(spanFailed(api, span, error));
+    }
+    if (!isThenable(answer)) {
+      endSpan(api, span, failed(answer, span));
+      return answer;
+    }
+    return Promise.resolve(answer).then(
       (result) => {
         endSpan(api, span, failed(result, span));
         return result;
       },
       (error: unknown) => {
-        if (!(error instanceof ProtocolError)) span.recordException(error instanceof Error ? error : messageOf(error));
-        endSpan(api, span, failureOfError(error));
-        throw error;
+        throw spanFailed(api, span, error);
       },
     );
   }
@@ -358,7 +370,7 @@ export class RequestTracing {
     if (!tracing && !instruments) return run();
     request.traced = tracing;
     const attributes = { [ATTR.taskId]: taskId, [ATTR.toolName]: tool, [ATTR.operation]: EXECUTE_TOOL };
-    const work = tracing ? () => this.inSpan(internalSpan(`task ${tool}`, attributes), run, failureOfResult) : run;
+    const work = tracing ? () => promised(() => this.inSpan(internalSpan(`task ${tool}`, attributes), run, failureOfResult)) : run;
     instruments?.runningTasks.add(1);
     const finished = (status: string) => {
       instruments?.runningTasks.add(-1);
@@ -375,6 +387,13 @@ export class RequestTracing {
       },
     );
   }
+}
+
+/** Ends `span` as failed by `error` (its exception recorded unless it is a JSON-RPC error); returns `error`. */
+function spanFailed(api: OtelApi, span: Span, error: unknown): unknown {
+  if (!(error instanceof ProtocolError)) span.recordException(error instanceof Error ? error : messageOf(error));
+  endSpan(api, span, failureOfError(error));
+  return error;
 }
 
 /** A request's attributes with how it failed, for its error count and duration (a failure is rare: a new object). */

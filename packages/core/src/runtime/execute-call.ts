@@ -7,6 +7,7 @@ import { after, isThenable, type MaybePromise } from '../context/maybe-promise.j
 import { callMessages, messageOf } from '../messages/call-messages.js';
 import type { ValidationIssue } from '../messages/validation-issue.js';
 import type { RequestTracing } from '../observability/request-tracing.js';
+import type { ValidationOutcome } from '../validation/dto-validator.js';
 import { prepareArguments } from '../validation/prepare-arguments.js';
 import { isAllowed, provide } from './access.js';
 import type { CallRequest, RuntimeStats, ToolErrorReporter } from './call-request.js';
@@ -129,11 +130,18 @@ function limited<R, S>(call: Call<R, S>, args: unknown, telemetry: RequestTracin
 
 /** The arguments checked (a compiled DTO answers synchronously), then the method called with them. */
 function validated<R, S>(call: Call<R, S>, args: unknown, telemetry: RequestTracing | undefined): MaybePromise<R> {
-  const { plan, kind } = call;
+  const { plan } = call;
   const prepared = telemetry
     ? telemetry.validation(plan.name, () => prepareArguments(plan.input, args))
     : prepareArguments(plan.input, args);
-  return after(prepared, (input) => (input.ok ? invoked(call, args, input.value) : kind.invalidArguments(plan, input.issues)));
+  // No closure for the usual synchronous outcome.
+  if (isThenable(prepared)) return Promise.resolve(prepared).then((input) => checkedInput(call, args, input));
+  return checkedInput(call, args, prepared);
+}
+
+/** The method called with the checked arguments, or the kind's answer to invalid ones. */
+function checkedInput<R, S>(call: Call<R, S>, args: unknown, input: ValidationOutcome): MaybePromise<R> {
+  return input.ok ? invoked(call, args, input.value) : call.kind.invalidArguments(call.plan, input.issues);
 }
 
 /** The server instance from the request's scope, then its method; whatever fails is the kind's failure. */
@@ -145,13 +153,16 @@ function invoked<R, S>(call: Call<R, S>, args: unknown, input: unknown): MaybePr
   if (channel && kind.inputRequired) channel.open(ctx.principal, ctx.source.sessionId, `${plan.kind}:${plan.name}`, args);
   settings.stats.calls++;
   request.label = plan.name;
-  const fail = (thrown: unknown) => failed(settings, plan, kind, request, input, thrown);
   try {
     const resolved = plan.needsInstance ? request.scopeOf().get(plan.serverClass) : undefined;
-    const answer = after(resolved, (instance) => called(call, input, instance));
-    return isThenable(answer) ? Promise.resolve(answer).then(undefined, fail) : answer;
+    // No closure for the usual synchronous instance and answer: made only once a step is pending.
+    const answer = isThenable(resolved)
+      ? Promise.resolve(resolved).then((instance) => called(call, input, instance))
+      : called(call, input, resolved);
+    if (!isThenable(answer)) return answer;
+    return Promise.resolve(answer).then(undefined, (thrown: unknown) => failed(settings, plan, kind, request, input, thrown));
   } catch (thrown) {
-    return fail(thrown);
+    return failed(settings, plan, kind, request, input, thrown);
   }
 }
 

@@ -226,10 +226,10 @@ function checkSource(cls: Function, grouped: Record<string, ValidationMetadata[]
   const targetName = `o.constructor === ${ref(cls)} ? ${JSON.stringify(cls.name)} : o.constructor ? o.constructor.name : undefined`;
   return `function check(o, path, out) {
 const tn = ${targetName};
-const ks = Object.keys(o);
-for (let i = 0; i < ks.length; i++) {
-const g = ${ref(grouped)}[ks[i]];
-if (!g || g.length === 0) out.push({ path: join(path, ks[i]), message: 'unknown property; remove it' });
+for (const k in o) {
+if (!Object.hasOwn(o, k)) continue;
+const g = ${ref(grouped)}[k];
+if (!g || g.length === 0) out.push({ path: join(path, k), message: 'unknown property; remove it' });
 }
 ${blocks.join('\n')}
 return undefined;

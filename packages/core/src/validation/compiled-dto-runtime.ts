@@ -147,10 +147,17 @@ export function copyKey(
 /** `{ each: true }`: the constraint on every item of an array, Set or Map (class-validator's own order of calls). */
 export function validateEach(constraint: ConstraintInstance, value: unknown, args: unknown): boolean {
   const items = value instanceof Map ? Array.from(value.values()) : Array.isArray(value) ? value : Array.from(value as Iterable<unknown>);
-  const results = items.map((item) => constraint.validate(item, args));
+  // Every item is asked, as class-validator's `map` asks them (holes skipped), with no array of answers.
+  let valid = true;
+  let promised = false;
+  for (let i = 0; i < items.length; i++) {
+    if (!(i in items)) continue;
+    const answer = constraint.validate(items[i], args);
+    if (isPromise(answer)) promised = true;
+    else if (!answer) valid = false;
+  }
   // validateSync drops a promise's answer (it arrives after the errors are returned).
-  if (results.some(isPromise)) return true;
-  return results.every((valid) => valid);
+  return promised || valid;
 }
 
 /** ValidationExecutor.createValidationError's message. */

@@ -68,6 +68,26 @@ export function prescanJson(text: string, limits: Readonly<Required<MessageLimit
 }
 
 /**
+ * True when `prescanJson` would find no problem in `text`, known without its pass over every
+ * character: no key can be `__proto__` (neither the name nor a backslash, which an escaped spelling
+ * needs, is in it), it has no more characters than `maxValues` (each value it counts is a comma), and
+ * no more `{` and `[` anywhere than `maxDepth` (each level it counts is one of them). A few native
+ * searches of the text; what the pre-scan also reads, the id, is then read only when needed.
+ */
+export function withinLimitsUnscanned(text: string, limits: Readonly<Required<MessageLimits>>): boolean {
+  if (text.length > limits.maxValues || text.includes('\\') || text.includes('__proto__')) return false;
+  const opened = countUpTo(text, '{', limits.maxDepth);
+  return opened <= limits.maxDepth && opened + countUpTo(text, '[', limits.maxDepth - opened) <= limits.maxDepth;
+}
+
+/** How many times `char` occurs in `text`, counted up to one more than `max`. */
+function countUpTo(text: string, char: string, max: number): number {
+  let count = 0;
+  for (let at = text.indexOf(char); at !== -1 && count <= max; at = text.indexOf(char, at + 1)) count++;
+  return count;
+}
+
+/**
  * Where the string whose text starts at `start` (after its opening quote) ends: its closing quote,
  * the first one after an even run of backslashes (or the text's length when there is none). Found
  * with `indexOf`, which is many times faster than a loop over the characters of a long string.

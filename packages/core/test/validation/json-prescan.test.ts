@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closingQuote, DEFAULT_MESSAGE_LIMITS, prescanJson } from '../../src/validation/json-prescan.js';
+import { closingQuote, DEFAULT_MESSAGE_LIMITS, prescanJson, withinLimitsUnscanned } from '../../src/validation/json-prescan.js';
 
 const problemOf = (text: string) => prescanJson(text, DEFAULT_MESSAGE_LIMITS).problem;
 const PROTO = 'the message has a "__proto__" key, which could reach an object\'s prototype; remove it';
@@ -73,5 +73,40 @@ describe('closingQuote', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+});
+
+describe('withinLimitsUnscanned', () => {
+  // Texts near every limit: nesting, separators, `__proto__` keys plain and escaped, strings holding brackets.
+  const unit = fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', 'a', '1', ' ', '__proto__', '"__proto__"', '"\\u005f_proto__"');
+  const text = fc.oneof(fc.string({ unit, maxLength: 30 }), fc.json({ maxDepth: 6 }));
+  const limits = fc.record({ maxDepth: fc.integer({ min: 0, max: 6 }), maxValues: fc.integer({ min: 0, max: 40 }) });
+
+  it('says a text is within the limits only when the pre-scan finds no problem in it', () => {
+    let unscanned = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(text, limits, (body, within) => {
+        const problem = prescanJson(body, within).problem;
+        if (problem !== undefined) refused++;
+        if (withinLimitsUnscanned(body, within)) {
+          unscanned++;
+          expect(problem).toBeUndefined();
+        }
+      }),
+      { numRuns: 5_000 },
+    );
+    // Both answers were exercised, not one of them alone.
+    expect(unscanned).toBeGreaterThan(500);
+    expect(refused).toBeGreaterThan(500);
+  });
+
+  it('leaves a request of the usual size to no pre-scan, and any spelling of a "__proto__" key to it', () => {
+    const call =
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"query":"a","filters":{"tags":["x"],"kinds":["doc"]}}}}';
+    expect(withinLimitsUnscanned(call, DEFAULT_MESSAGE_LIMITS)).toBe(true);
+    expect(withinLimitsUnscanned('{"__proto__":1}', DEFAULT_MESSAGE_LIMITS)).toBe(false);
+    expect(withinLimitsUnscanned('{"\\u005f_proto__":1}', DEFAULT_MESSAGE_LIMITS)).toBe(false);
+    expect(withinLimitsUnscanned('['.repeat(65), DEFAULT_MESSAGE_LIMITS)).toBe(false);
   });
 });

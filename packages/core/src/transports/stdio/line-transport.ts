@@ -4,7 +4,13 @@ import { type JSONRPCMessage, parseJSONRPCMessage, type RequestId, type Transpor
 import { type NotificationStream, NotificationValve } from '../../context/notification-valve.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import type { ServerEvents } from '../../observability/server-events.js';
-import { DEFAULT_MESSAGE_LIMITS, type MessageLimits, prescanJson } from '../../validation/json-prescan.js';
+import {
+  DEFAULT_MESSAGE_LIMITS,
+  type MessageLimits,
+  type PrescanResult,
+  prescanJson,
+  withinLimitsUnscanned,
+} from '../../validation/json-prescan.js';
 import { asPlainJsonRpcCall } from '../wire/json-rpc-shape.js';
 import { LARGE_INPUT, nextTurn } from '../wire/large-input.js';
 
@@ -31,6 +37,8 @@ export interface LineTransportOptions {
 const NEWLINE = 0x0a;
 /** `parse`'s answer for a line that is not JSON (already rejected). */
 const NOT_JSON = Symbol('not JSON');
+/** `scan`'s answer for a line known to be within the limits without the pre-scan (its id not read). */
+const UNSCANNED: PrescanResult = Object.freeze({});
 /** How much of an over-long line is kept to read its id from (ids come first in practice). */
 const HEAD_BYTES = 4_096;
 
@@ -308,7 +316,7 @@ export class LineTransport implements Transport, NotificationStream {
     const scan = this.scan(text);
     if (!scan) return;
     const value = this.parse(text);
-    if (value !== NOT_JSON) this.deliver(value, scan);
+    if (value !== NOT_JSON) this.deliver(value, text, scan);
   }
 
   /** `handleLine`, each step a turn of the event loop apart. */
@@ -322,7 +330,7 @@ export class LineTransport implements Transport, NotificationStream {
     const value = this.closed ? NOT_JSON : this.parse(text);
     if (value === NOT_JSON) return;
     await nextTurn();
-    if (!this.closed) this.deliver(value, scan);
+    if (!this.closed) this.deliver(value, text, scan);
   }
 
   /** The line as text, or undefined when it is empty or not UTF-8 (answered). */
@@ -335,8 +343,12 @@ export class LineTransport implements Transport, NotificationStream {
     return text === '' ? undefined : text;
   }
 
-  /** The pre-scan of the text, or undefined when it breaks a message limit (answered). */
-  private scan(text: string): ReturnType<typeof prescanJson> | undefined {
+  /**
+   * The pre-scan of the text, or undefined when it breaks a message limit (answered); `UNSCANNED`
+   * when the text is known to be within the limits without it (most lines).
+   */
+  private scan(text: string): PrescanResult | undefined {
+    if (withinLimitsUnscanned(text, this.messageLimits)) return UNSCANNED;
     const scan = prescanJson(text, this.messageLimits);
     if (!scan.problem) return scan;
     this.reject(scan.id ?? null, -32600, wireMessages.invalidRequest(scan.problem));
@@ -353,7 +365,7 @@ export class LineTransport implements Transport, NotificationStream {
   }
 
   /** Checks a parsed line as a JSON-RPC message and hands it on. */
-  private deliver(value: unknown, scan: ReturnType<typeof prescanJson>): void {
+  private deliver(value: unknown, text: string, scan: PrescanResult): void {
     if (Array.isArray(value)) {
       this.reject(null, -32600, wireMessages.batchOnStdio);
       return;
@@ -361,7 +373,7 @@ export class LineTransport implements Transport, NotificationStream {
     const rawId = (value as { id?: unknown } | null)?.id;
     if (typeof rawId === 'number' && !Number.isSafeInteger(rawId)) {
       // JSON.parse has already rounded it: answer with the id exactly as written, never a neighbour's.
-      const raw = scan.rawId ?? 'null';
+      const raw = (scan === UNSCANNED ? prescanJson(text, this.messageLimits) : scan).rawId ?? 'null';
       this.writeRaw(
         raw,
         -32600,
