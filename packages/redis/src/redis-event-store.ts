@@ -13,32 +13,40 @@ export interface RedisEventLimits {
   readonly ttlMs: number;
 }
 
-// Appends one event to its stream (a Redis stream), then drops the oldest events past the count
-// and byte budgets, forgetting their ids so a Last-Event-ID naming one is refused like an unknown one.
-// With a channel, publishes the notice in the same step (instances hear of events in stream order);
-// with a claim (ARGV[11]), records it under KEYS[5] in the same step (a POST stream opened and primed).
+// Appends events to their stream (a Redis stream) in one step, each under its opaque id (a key of
+// ARGV[5] and the id, in the events' hash slot: with a fixed number of declared keys, the first
+// argument is a key, which ioredis's cluster auto-pipelining groups commands by), then drops the
+// oldest events past the count and byte budgets, forgetting their ids so a Last-Event-ID naming one
+// is refused like an unknown one. The stream's keys live for the ttl after
+// its last step. With a channel (ARGV[6]), publishes the notice in the same step (instances hear of
+// events in stream order); with a claim (ARGV[8]), records it under KEYS[4] (a POST stream opened).
+// ARGV[9..]: each event's id, message and byte length.
 const STORE = `
-local entry = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 'm', ARGV[2], 'b', ARGV[3])
-local total = redis.call('INCRBY', KEYS[2], ARGV[3])
+local added = 0
+for at = 9, #ARGV, 3 do
+  local entry = redis.call('XADD', KEYS[1], '*', 'e', ARGV[at], 'm', ARGV[at + 1], 'b', ARGV[at + 2])
+  redis.call('SET', ARGV[5] .. ARGV[at], ARGV[4] .. '\\n' .. entry, 'PX', ARGV[3])
+  added = added + tonumber(ARGV[at + 2])
+end
+local total = redis.call('INCRBY', KEYS[2], added)
 local count = redis.call('XLEN', KEYS[1])
-while count > 0 and (count > tonumber(ARGV[4]) or total > tonumber(ARGV[5])) do
+while count > 0 and (count > tonumber(ARGV[1]) or total > tonumber(ARGV[2])) do
   local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
   redis.call('XDEL', KEYS[1], oldest[1])
   local fields = oldest[2]
   for i = 1, #fields, 2 do
     if fields[i] == 'b' then total = redis.call('DECRBY', KEYS[2], fields[i + 1])
-    elseif fields[i] == 'e' then redis.call('DEL', ARGV[8] .. fields[i + 1]) end
+    elseif fields[i] == 'e' then redis.call('DEL', ARGV[5] .. fields[i + 1]) end
   end
   count = count - 1
 end
-redis.call('SET', KEYS[3], ARGV[7] .. '\\n' .. entry, 'PX', ARGV[6])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-redis.call('SADD', KEYS[4], ARGV[7])
-redis.call('PEXPIRE', KEYS[4], ARGV[6])
-if ARGV[9] ~= '' then redis.call('PUBLISH', ARGV[9], ARGV[10]) end
-if ARGV[11] ~= '' then redis.call('SET', KEYS[5], ARGV[11], 'PX', ARGV[6]) end
-return entry
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
+if ARGV[8] ~= '' then redis.call('SET', KEYS[4], ARGV[8], 'PX', ARGV[3]) end
+return added
 `;
 
 /**
@@ -60,49 +68,62 @@ export class RedisEventStore implements SharedEventStore {
     /** Waits for Redis to (re)connect, within a bound, before a relayed event (`storeAndPublish`). */
     private readonly settled: () => Promise<void>,
   ) {
-    this.store = connection.script('armatureStoreEvent', 5, STORE);
+    this.store = connection.script('armatureStoreEvents', 4, STORE);
   }
 
-  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    return this.append(streamId, message, '', () => '', '');
+  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return (await this.append(streamId, [message], '', () => '', ''))[0] as string;
   }
 
   /** Waits for the connection within its bound: a relayed message is delayed by a reconnection, not lost. */
   async storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
     await this.settled();
-    return this.append(streamId, message, channelOf(this.channels, topic), notice, '');
+    return (await this.append(streamId, [message], channelOf(this.channels, topic), notice, ''))[0] as string;
+  }
+
+  /** One script, whatever the number of messages: one round trip per POST stream opened with its answer. */
+  storeEvents(streamId: string, messages: readonly JSONRPCMessage[], claim?: StreamClaim): Promise<string[]> {
+    return this.append(streamId, messages, '', () => '', claim ? JSON.stringify(claim) : '');
+  }
+
+  /** Fails at once, naming the server, while the connection is down. */
+  assertReachable(): void {
+    void this.connection.ready;
   }
 
   private async append(
     streamId: string,
-    message: JSONRPCMessage,
+    messages: readonly JSONRPCMessage[],
     channel: string,
-    notice: (eventId: string) => string,
+    notice: (lastEventId: string) => string,
     claim: string,
-  ): Promise<string> {
-    const eventId = randomUUID();
-    const json = JSON.stringify(message);
+  ): Promise<string[]> {
     const session = streamId.slice(0, streamId.indexOf('/') + 1);
     const { maxEventsPerStream, maxBytesPerStream, ttlMs } = this.limits;
+    const eventIds: string[] = [];
+    const events: (string | number)[] = [];
+    for (const message of messages) {
+      const eventId = randomUUID();
+      const json = JSON.stringify(message);
+      eventIds.push(eventId);
+      events.push(eventId, json, Buffer.byteLength(json));
+    }
     await this.store(
       this.streamKey(streamId),
       `${this.prefix}evb:${streamId}`,
-      this.idKey(eventId),
       `${this.prefix}evs:${session}`,
       this.claimKey(streamId),
-      eventId,
-      json,
-      Buffer.byteLength(json),
       maxEventsPerStream,
       maxBytesPerStream,
       ttlMs,
       streamId,
       `${this.prefix}eid:`,
       channel,
-      notice(eventId),
+      notice(eventIds.at(-1) ?? ''),
       claim,
+      ...events,
     );
-    return eventId;
+    return eventIds;
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
@@ -130,13 +151,6 @@ export class RedisEventStore implements SharedEventStore {
     const streams = await redis.smembers(set);
     const keys = streams.flatMap((s) => [this.streamKey(s), `${this.prefix}evb:${s}`, this.claimKey(s)]);
     await redis.del(set, ...keys);
-  }
-
-  /** With `priming`, one script stores it and records the claim (one round trip per POST stream). */
-  async claimStream(streamId: string, claim: StreamClaim, priming?: JSONRPCMessage): Promise<string | undefined> {
-    if (priming) return this.append(streamId, priming, '', () => '', JSON.stringify(claim));
-    await this.connection.ready.set(this.claimKey(streamId), JSON.stringify(claim), 'PX', this.limits.ttlMs);
-    return undefined;
   }
 
   async streamClaim(streamId: string): Promise<StreamClaim | undefined> {
