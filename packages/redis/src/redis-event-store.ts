@@ -13,41 +13,65 @@ export interface RedisEventLimits {
   readonly ttlMs: number;
 }
 
-// Appends events to their stream (a Redis stream) in one step, each under its opaque id (a key of
-// ARGV[5] and the id, in the events' hash slot: with a fixed number of declared keys, the first
-// argument is a key, which ioredis's cluster auto-pipelining groups commands by), then drops the
-// oldest events past the count and byte budgets, forgetting their ids so a Last-Event-ID naming one
-// is refused like an unknown one. The stream's keys live for the ttl after
-// its last step. With a channel (ARGV[6]), publishes the notice in the same step (instances hear of
-// events in stream order); with a claim (ARGV[8]), records it under KEYS[4] (a POST stream opened).
-// ARGV[9..]: each event's id, message and byte length.
+// Appends the events of one or more streams (each a Redis stream) in one step. For each stream
+// (ARGV from 5 on: its id, its session's prefix, a channel, a notice, a claim, its number of events,
+// then each event's id, message and byte length): each event under its opaque id, then the oldest
+// events dropped past the count and byte budgets, their ids forgotten so a Last-Event-ID naming one
+// is refused like an unknown one; the stream's keys live for the ttl after its last step. With a
+// channel, the notice is published in the same step (instances hear of events in stream order);
+// with a claim, it is recorded (a POST stream opened). Every key is built from ARGV[4], the events'
+// hash-tagged prefix, so all are in the slot of KEYS[1] (declared for routing: on a cluster,
+// ioredis's auto-pipelining groups commands by their first key).
 const STORE = `
-local added = 0
-for at = 9, #ARGV, 3 do
-  local entry = redis.call('XADD', KEYS[1], '*', 'e', ARGV[at], 'm', ARGV[at + 1], 'b', ARGV[at + 2])
-  redis.call('SET', ARGV[5] .. ARGV[at], ARGV[4] .. '\\n' .. entry, 'PX', ARGV[3])
-  added = added + tonumber(ARGV[at + 2])
-end
-local total = redis.call('INCRBY', KEYS[2], added)
-local count = redis.call('XLEN', KEYS[1])
-while count > 0 and (count > tonumber(ARGV[1]) or total > tonumber(ARGV[2])) do
-  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
-  redis.call('XDEL', KEYS[1], oldest[1])
-  local fields = oldest[2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 'b' then total = redis.call('DECRBY', KEYS[2], fields[i + 1])
-    elseif fields[i] == 'e' then redis.call('DEL', ARGV[5] .. fields[i + 1]) end
+local ttl, prefix = ARGV[3], ARGV[4]
+local at = 5
+while at <= #ARGV do
+  local streamId, session, channel, notice, claim, n = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], tonumber(ARGV[at + 5])
+  at = at + 6
+  local stream, bytes = prefix .. 'ev:' .. streamId, prefix .. 'evb:' .. streamId
+  local added = 0
+  for _ = 1, n do
+    local entry = redis.call('XADD', stream, '*', 'e', ARGV[at], 'm', ARGV[at + 1], 'b', ARGV[at + 2])
+    redis.call('SET', prefix .. 'eid:' .. ARGV[at], streamId .. '\\n' .. entry, 'PX', ttl)
+    added = added + tonumber(ARGV[at + 2])
+    at = at + 3
   end
-  count = count - 1
+  local total = redis.call('INCRBY', bytes, added)
+  local count = redis.call('XLEN', stream)
+  while count > 0 and (count > tonumber(ARGV[1]) or total > tonumber(ARGV[2])) do
+    local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
+    redis.call('XDEL', stream, oldest[1])
+    local fields = oldest[2]
+    for i = 1, #fields, 2 do
+      if fields[i] == 'b' then total = redis.call('DECRBY', bytes, fields[i + 1])
+      elseif fields[i] == 'e' then redis.call('DEL', prefix .. 'eid:' .. fields[i + 1]) end
+    end
+    count = count - 1
+  end
+  redis.call('PEXPIRE', stream, ttl)
+  redis.call('PEXPIRE', bytes, ttl)
+  local set = prefix .. 'evs:' .. session
+  redis.call('SADD', set, streamId)
+  redis.call('PEXPIRE', set, ttl)
+  if channel ~= '' then redis.call('PUBLISH', channel, notice) end
+  if claim ~= '' then redis.call('SET', prefix .. 'evo:' .. streamId, claim, 'PX', ttl) end
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('SADD', KEYS[3], ARGV[4])
-redis.call('PEXPIRE', KEYS[3], ARGV[3])
-if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
-if ARGV[8] ~= '' then redis.call('SET', KEYS[4], ARGV[8], 'PX', ARGV[3]) end
-return added
+return 1
 `;
+
+/** The most streams one script stores (the rest wait for the next one). */
+const MAX_BATCH = 64;
+
+/** A settled promise: a store waits a turn of the microtask queue for others of the same turn. */
+const settledTurn = Promise.resolve();
+
+/** The events of one stream waiting for the next script: its part of ARGV, and its caller. */
+interface Pending {
+  readonly streamId: string;
+  readonly args: readonly (string | number)[];
+  readonly done: () => void;
+  readonly failed: (error: unknown) => void;
+}
 
 /**
  * The resumable events of every instance's 2025-11-25 sessions, on Redis: one Redis stream per SSE
@@ -57,6 +81,10 @@ return added
  */
 export class RedisEventStore implements SharedEventStore {
   private readonly store: ReturnType<Connection['script']>;
+  /** The stores waiting for the next script. */
+  private readonly pending: Pending[] = [];
+  /** Whether a script is under way (or about to be sent). */
+  private running = false;
 
   constructor(
     private readonly connection: Connection,
@@ -68,7 +96,7 @@ export class RedisEventStore implements SharedEventStore {
     /** Waits for Redis to (re)connect, within a bound, before a relayed event (`storeAndPublish`). */
     private readonly settled: () => Promise<void>,
   ) {
-    this.store = connection.script('armatureStoreEvents', 4, STORE);
+    this.store = connection.script('armatureStoreEvents', 1, STORE);
   }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
@@ -81,7 +109,7 @@ export class RedisEventStore implements SharedEventStore {
     return (await this.append(streamId, [message], channelOf(this.channels, topic), notice, ''))[0] as string;
   }
 
-  /** One script, whatever the number of messages: one round trip per POST stream opened with its answer. */
+  /** In one script, whatever the number of messages: one per POST stream opened with its answer, or less. */
   storeEvents(streamId: string, messages: readonly JSONRPCMessage[], claim?: StreamClaim): Promise<string[]> {
     return this.append(streamId, messages, '', () => '', claim ? JSON.stringify(claim) : '');
   }
@@ -91,15 +119,18 @@ export class RedisEventStore implements SharedEventStore {
     void this.connection.ready;
   }
 
-  private async append(
+  /**
+   * Stores `messages` as the next events of `streamId`. Stores of several streams go to Redis
+   * together, in one script: those of the same turn, and those that arrive while a script is
+   * under way (which then waits for it). Each caller learns of its own once the script ran.
+   */
+  private append(
     streamId: string,
     messages: readonly JSONRPCMessage[],
     channel: string,
     notice: (lastEventId: string) => string,
     claim: string,
   ): Promise<string[]> {
-    const session = streamId.slice(0, streamId.indexOf('/') + 1);
-    const { maxEventsPerStream, maxBytesPerStream, ttlMs } = this.limits;
     const eventIds: string[] = [];
     const events: (string | number)[] = [];
     for (const message of messages) {
@@ -108,22 +139,43 @@ export class RedisEventStore implements SharedEventStore {
       eventIds.push(eventId);
       events.push(eventId, json, Buffer.byteLength(json));
     }
-    await this.store(
-      this.streamKey(streamId),
-      `${this.prefix}evb:${streamId}`,
-      `${this.prefix}evs:${session}`,
-      this.claimKey(streamId),
-      maxEventsPerStream,
-      maxBytesPerStream,
-      ttlMs,
-      streamId,
-      `${this.prefix}eid:`,
-      channel,
-      notice(eventIds.at(-1) ?? ''),
-      claim,
-      ...events,
+    const session = streamId.slice(0, streamId.indexOf('/') + 1);
+    const args = [streamId, session, channel, notice(eventIds.at(-1) ?? ''), claim, messages.length, ...events];
+    return new Promise<string[]>((resolve, reject) => {
+      this.pending.push({ streamId, args, done: () => resolve(eventIds), failed: reject });
+      if (this.running) return;
+      this.running = true;
+      settledTurn.then(() => this.flush());
+    });
+  }
+
+  /** Runs one script for the stores waiting, then the next one for those that came meanwhile. */
+  private flush(): void {
+    const batch = this.pending.splice(0, MAX_BATCH);
+    const first = batch[0];
+    if (!first) {
+      this.running = false;
+      return;
+    }
+    const { maxEventsPerStream, maxBytesPerStream, ttlMs } = this.limits;
+    const args: (string | number)[] = [this.streamKey(first.streamId), maxEventsPerStream, maxBytesPerStream, ttlMs, this.prefix];
+    for (const pending of batch) for (const arg of pending.args) args.push(arg);
+    let ran: Promise<unknown>;
+    try {
+      ran = this.store(...args);
+    } catch (error) {
+      ran = Promise.reject(error);
+    }
+    ran.then(
+      () => {
+        for (const pending of batch) pending.done();
+        this.flush();
+      },
+      (error: unknown) => {
+        for (const pending of batch) pending.failed(error);
+        this.flush();
+      },
     );
-    return eventIds;
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {

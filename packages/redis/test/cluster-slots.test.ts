@@ -137,6 +137,30 @@ describe('redisState on a three-master Redis Cluster', () => {
     await state.events.purge('sess/');
   });
 
+  it('stores the events of several streams stored in the same turn in one script, each in order', async () => {
+    const streams = ['sess4/a', 'sess4/b', 'sess5/c'];
+    const stored = await Promise.all(
+      streams.map((stream, i) =>
+        state.events.storeEvents(stream, [{} as JSONRPCMessage, { jsonrpc: '2.0', id: i, result: {} }], { owner: 'a', requestIds: [i] }),
+      ),
+    );
+    for (const [i, stream] of streams.entries()) {
+      const ids = stored[i] as string[];
+      expect(await other.events.getStreamIdForEventId(ids[1] as string)).toBe(stream);
+      expect(await other.events.streamClaim(stream)).toEqual({ owner: 'a', requestIds: [i] });
+      const replayed: unknown[] = [];
+      await other.events.replayEventsAfter(ids[0] as string, {
+        send: async (_id, message) => {
+          replayed.push(message);
+        },
+      });
+      expect(replayed).toEqual([{ jsonrpc: '2.0', id: i, result: {} }]);
+    }
+    await state.events.purge('sess4/');
+    await state.events.purge('sess5/');
+    expect(await other.events.streamClaim('sess4/a')).toBeUndefined();
+  });
+
   it('creates, lists, updates, counts and queues tasks, and tells another instance of a change', async () => {
     const now = Date.now();
     const task: TaskRecord = {

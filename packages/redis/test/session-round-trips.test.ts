@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { createMcpApp, McpServer, Tool } from '@armature/core';
 import { RedisServer } from '@armature/test-redis';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { IsInt } from 'class-validator';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisState } from '../src/index.js';
 import { openSession, post } from './support/raw-session.js';
 
@@ -91,6 +92,41 @@ describe('a tools/call in a shared session on the Redis state', () => {
       monitor.disconnect();
       await listener.close();
       await app.close();
+    }
+  });
+});
+
+describe('the event stores of several calls under way together', () => {
+  it('go to Redis in one script, each stream answered in order', async () => {
+    const state = redisState({ url: redis.url, keyPrefix: 'batched:' });
+    await state.bus.subscribe('changes', () => undefined);
+    // Redis has the script from now on (a first EVALSHA may be answered NOSCRIPT, then sent as EVAL).
+    await state.events.storeEvent('s/warm', { jsonrpc: '2.0', method: 'notifications/warm' });
+    const monitor = await new Redis(redis.url).monitor();
+    try {
+      const scripts: string[][] = [];
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (source !== 'lua' && args[0]?.toLowerCase() === 'evalsha') scripts.push(args);
+      });
+      const streams = Array.from({ length: 8 }, (_, i) => `s/${i}`);
+      const stored = await Promise.all(
+        streams.map((stream, i) => state.events.storeEvents(stream, [{} as JSONRPCMessage, { jsonrpc: '2.0', id: i, result: {} }])),
+      );
+      // A marker after them: every command before it has been seen by MONITOR.
+      await state.events.storeEvent('s/marker', { jsonrpc: '2.0', method: 'notifications/marker' });
+      await vi.waitFor(() => expect(scripts.some((args) => args.includes('s/marker'))).toBe(true));
+      expect(scripts.filter((args) => !args.includes('s/marker'))).toHaveLength(1);
+      for (const [i, stream] of streams.entries()) {
+        const ids = stored[i] as string[];
+        const replayed: unknown[] = [];
+        expect(await state.events.replayEventsAfter(ids[0] as string, { send: async (_id, message) => void replayed.push(message) })).toBe(
+          stream,
+        );
+        expect(replayed).toEqual([{ jsonrpc: '2.0', id: i, result: {} }]);
+      }
+    } finally {
+      monitor.disconnect();
+      await state.close();
     }
   });
 });
