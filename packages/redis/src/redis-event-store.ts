@@ -59,8 +59,9 @@ end
 return 1
 `;
 
-/** The most streams one script stores (the rest wait for the next one). */
+/** The most streams one script stores, and the bytes of messages past which it takes no more (the rest wait for the next one). */
 const MAX_BATCH = 64;
+const MAX_BATCH_BYTES = 1024 * 1024;
 
 /** A settled promise: a store waits a turn of the microtask queue for others of the same turn. */
 const settledTurn = Promise.resolve();
@@ -69,6 +70,8 @@ const settledTurn = Promise.resolve();
 interface Pending {
   readonly streamId: string;
   readonly args: readonly (string | number)[];
+  /** The bytes of its messages. */
+  readonly bytes: number;
   readonly done: () => void;
   readonly failed: (error: unknown) => void;
 }
@@ -133,16 +136,19 @@ export class RedisEventStore implements SharedEventStore {
   ): Promise<string[]> {
     const eventIds: string[] = [];
     const events: (string | number)[] = [];
+    let bytes = 0;
     for (const message of messages) {
       const eventId = randomUUID();
       const json = JSON.stringify(message);
+      const length = Buffer.byteLength(json);
       eventIds.push(eventId);
-      events.push(eventId, json, Buffer.byteLength(json));
+      events.push(eventId, json, length);
+      bytes += length;
     }
     const session = streamId.slice(0, streamId.indexOf('/') + 1);
     const args = [streamId, session, channel, notice(eventIds.at(-1) ?? ''), claim, messages.length, ...events];
     return new Promise<string[]>((resolve, reject) => {
-      this.pending.push({ streamId, args, done: () => resolve(eventIds), failed: reject });
+      this.pending.push({ streamId, args, bytes, done: () => resolve(eventIds), failed: reject });
       if (this.running) return;
       this.running = true;
       settledTurn.then(() => this.flush());
@@ -151,7 +157,14 @@ export class RedisEventStore implements SharedEventStore {
 
   /** Runs one script for the stores waiting, then the next one for those that came meanwhile. */
   private flush(): void {
-    const batch = this.pending.splice(0, MAX_BATCH);
+    let taken = 0;
+    let bytes = 0;
+    for (const pending of this.pending) {
+      if (taken === MAX_BATCH || (taken > 0 && bytes + pending.bytes > MAX_BATCH_BYTES)) break;
+      taken++;
+      bytes += pending.bytes;
+    }
+    const batch = this.pending.splice(0, taken);
     const first = batch[0];
     if (!first) {
       this.running = false;

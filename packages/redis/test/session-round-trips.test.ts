@@ -131,6 +131,40 @@ describe('the event stores of several calls under way together', () => {
   });
 });
 
+describe('the event stores of large answers under way together', () => {
+  it('go to Redis in several scripts, none past a mebibyte of messages but by one stream', async () => {
+    const state = redisState({ url: redis.url, keyPrefix: 'large:' });
+    await state.bus.subscribe('changes', () => undefined);
+    await state.events.storeEvent('l/warm', { jsonrpc: '2.0', method: 'notifications/warm' });
+    const monitor = await new Redis(redis.url).monitor();
+    try {
+      const scripts: string[][] = [];
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (source !== 'lua' && args[0]?.toLowerCase() === 'evalsha') scripts.push(args);
+      });
+      const text = 'x'.repeat(600 * 1024);
+      const answer = (i: number) => ({ jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text }] } }) as JSONRPCMessage;
+      const stored = await Promise.all([0, 1, 2].map((i) => state.events.storeEvents(`l/${i}`, [{} as JSONRPCMessage, answer(i)])));
+      await state.events.storeEvent('l/marker', { jsonrpc: '2.0', method: 'notifications/marker' });
+      await vi.waitFor(() => expect(scripts.some((args) => args.includes('l/marker'))).toBe(true));
+      // Two such answers pass the bound: one script each.
+      expect(scripts.filter((args) => !args.includes('l/marker')).map((args) => args.filter((arg) => /^l\/\d$/.test(arg)))).toEqual([
+        ['l/0'],
+        ['l/1'],
+        ['l/2'],
+      ]);
+      for (const [i, ids] of stored.entries()) {
+        const replayed: unknown[] = [];
+        await state.events.replayEventsAfter(ids[0] as string, { send: async (_id, message) => void replayed.push(message) });
+        expect(replayed).toEqual([answer(i)]);
+      }
+    } finally {
+      monitor.disconnect();
+      await state.close();
+    }
+  });
+});
+
 /** What `read` gets from a connection of its own, closed after. */
 async function monitorless<T>(url: string, read: (reader: Redis) => Promise<T>): Promise<T> {
   const reader = new Redis(url);
