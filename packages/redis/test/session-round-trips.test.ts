@@ -98,72 +98,54 @@ describe('a tools/call in a shared session on the Redis state', () => {
 
 describe('the event stores of several calls under way together', () => {
   it('go to Redis in one script, each stream answered in order', async () => {
-    const state = redisState({ url: redis.url, keyPrefix: 'batched:' });
-    await state.bus.subscribe('changes', () => undefined);
-    // Redis has the script from now on (a first EVALSHA may be answered NOSCRIPT, then sent as EVAL).
-    await state.events.storeEvent('s/warm', { jsonrpc: '2.0', method: 'notifications/warm' });
-    const monitor = await new Redis(redis.url).monitor();
-    try {
-      const scripts: string[][] = [];
-      monitor.on('monitor', (_time: string, args: string[], source: string) => {
-        if (source !== 'lua' && args[0]?.toLowerCase() === 'evalsha') scripts.push(args);
-      });
-      const streams = Array.from({ length: 8 }, (_, i) => `s/${i}`);
-      const stored = await Promise.all(
-        streams.map((stream, i) => state.events.storeEvents(stream, [{} as JSONRPCMessage, { jsonrpc: '2.0', id: i, result: {} }])),
-      );
-      // A marker after them: every command before it has been seen by MONITOR.
-      await state.events.storeEvent('s/marker', { jsonrpc: '2.0', method: 'notifications/marker' });
-      await vi.waitFor(() => expect(scripts.some((args) => args.includes('s/marker'))).toBe(true));
-      expect(scripts.filter((args) => !args.includes('s/marker'))).toHaveLength(1);
-      for (const [i, stream] of streams.entries()) {
-        const ids = stored[i] as string[];
-        const replayed: unknown[] = [];
-        expect(await state.events.replayEventsAfter(ids[0] as string, { send: async (_id, message) => void replayed.push(message) })).toBe(
-          stream,
-        );
-        expect(replayed).toEqual([{ jsonrpc: '2.0', id: i, result: {} }]);
-      }
-    } finally {
-      monitor.disconnect();
-      await state.close();
-    }
+    const answers = Array.from({ length: 8 }, (_, i) => ({ jsonrpc: '2.0', id: i, result: {} }) as JSONRPCMessage);
+    const { scripts, replayed } = await storedTogether('batched', answers);
+    expect(scripts).toHaveLength(1);
+    expect(replayed).toEqual(answers.map((answer) => [answer]));
+  });
+
+  it('go in several scripts when large, none past a mebibyte of messages but by one stream', async () => {
+    const text = 'x'.repeat(600 * 1024);
+    const answers = [0, 1, 2].map((i) => ({ jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text }] } }) as JSONRPCMessage);
+    const { scripts, replayed } = await storedTogether('large', answers);
+    // Two such answers pass the bound: one script each.
+    expect(scripts.map((args) => args.filter((arg) => /^s\/\d$/.test(arg)))).toEqual([['s/0'], ['s/1'], ['s/2']]);
+    expect(replayed).toEqual(answers.map((answer) => [answer]));
   });
 });
 
-describe('the event stores of large answers under way together', () => {
-  it('go to Redis in several scripts, none past a mebibyte of messages but by one stream', async () => {
-    const state = redisState({ url: redis.url, keyPrefix: 'large:' });
-    await state.bus.subscribe('changes', () => undefined);
-    await state.events.storeEvent('l/warm', { jsonrpc: '2.0', method: 'notifications/warm' });
-    const monitor = await new Redis(redis.url).monitor();
-    try {
-      const scripts: string[][] = [];
-      monitor.on('monitor', (_time: string, args: string[], source: string) => {
-        if (source !== 'lua' && args[0]?.toLowerCase() === 'evalsha') scripts.push(args);
-      });
-      const text = 'x'.repeat(600 * 1024);
-      const answer = (i: number) => ({ jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text }] } }) as JSONRPCMessage;
-      const stored = await Promise.all([0, 1, 2].map((i) => state.events.storeEvents(`l/${i}`, [{} as JSONRPCMessage, answer(i)])));
-      await state.events.storeEvent('l/marker', { jsonrpc: '2.0', method: 'notifications/marker' });
-      await vi.waitFor(() => expect(scripts.some((args) => args.includes('l/marker'))).toBe(true));
-      // Two such answers pass the bound: one script each.
-      expect(scripts.filter((args) => !args.includes('l/marker')).map((args) => args.filter((arg) => /^l\/\d$/.test(arg)))).toEqual([
-        ['l/0'],
-        ['l/1'],
-        ['l/2'],
-      ]);
-      for (const [i, ids] of stored.entries()) {
-        const replayed: unknown[] = [];
-        await state.events.replayEventsAfter(ids[0] as string, { send: async (_id, message) => void replayed.push(message) });
-        expect(replayed).toEqual([answer(i)]);
-      }
-    } finally {
-      monitor.disconnect();
-      await state.close();
+/**
+ * Stores each of `answers` after a priming event, on its own stream (`s/0`, `s/1`...), all in the
+ * same turn, on a Redis state of its own: the scripts that took them (as MONITOR saw them), and
+ * what a resume from each priming event replays.
+ */
+async function storedTogether(prefix: string, answers: JSONRPCMessage[]): Promise<{ scripts: string[][]; replayed: unknown[][] }> {
+  const state = redisState({ url: redis.url, keyPrefix: `${prefix}:` });
+  await state.bus.subscribe('changes', () => undefined);
+  // Redis has the script from now on (a first EVALSHA may be answered NOSCRIPT, then sent as EVAL).
+  await state.events.storeEvent('warm', { jsonrpc: '2.0', method: 'notifications/warm' });
+  const monitor = await new Redis(redis.url).monitor();
+  try {
+    const scripts: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args[0]?.toLowerCase() === 'evalsha') scripts.push(args);
+    });
+    const stored = await Promise.all(answers.map((answer, i) => state.events.storeEvents(`s/${i}`, [{} as JSONRPCMessage, answer])));
+    // A marker after them: every command before it has been seen by MONITOR.
+    await state.events.storeEvent('marker', { jsonrpc: '2.0', method: 'notifications/marker' });
+    await vi.waitFor(() => expect(scripts.some((args) => args.includes('marker'))).toBe(true));
+    const replayed: unknown[][] = [];
+    for (const ids of stored) {
+      const messages: unknown[] = [];
+      await state.events.replayEventsAfter(ids[0] as string, { send: async (_id, message) => void messages.push(message) });
+      replayed.push(messages);
     }
-  });
-});
+    return { scripts: scripts.filter((args) => !args.includes('marker')), replayed };
+  } finally {
+    monitor.disconnect();
+    await state.close();
+  }
+}
 
 /** What `read` gets from a connection of its own, closed after. */
 async function monitorless<T>(url: string, read: (reader: Redis) => Promise<T>): Promise<T> {
