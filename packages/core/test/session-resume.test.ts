@@ -148,49 +148,37 @@ describe("a resumable session call framed by the SDK's session transport", () =>
 
 describe('a resumable session call the engine answers within the turn it began in', () => {
   it('writes its priming event, notification and answer together, each stored: a resume from the priming event replays them', async () => {
-    app = createMcpApp(Fast);
-    const listener = await app.listenHttp({ port: 0, eventStore: true });
-    const headers = await openSession(listener.url);
-    const call = await exchange(listener.url, 'POST', headers, {
-      jsonrpc: '2.0',
-      id: 3,
-      method: 'tools/call',
-      params: { name: 'fast', arguments: {} },
-    });
-    const events = eventsOf(call.body);
+    const { events, resume } = await callFast(3, 'fast');
     const log = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'started' } };
     const answer = { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'finished' }] } };
     expect(events.map((event) => event.data)).toEqual([undefined, log, answer]);
     expect(events.every((event) => event.id !== undefined)).toBe(true);
     const [priming, ...rest] = events;
-    const resumed = await exchange(listener.url, 'GET', {
-      ...headers,
-      accept: 'text/event-stream',
-      'last-event-id': priming?.id as string,
-    });
-    expect(eventsOf(resumed.body)).toEqual(rest);
+    expect(await resume(priming?.id as string)).toEqual(rest);
   });
 
   it('closed by its handler before anything was written: the priming event ends the response, the answer is resumed', async () => {
-    app = createMcpApp(Fast);
-    const listener = await app.listenHttp({ port: 0, eventStore: true });
-    const headers = await openSession(listener.url);
-    const call = await exchange(listener.url, 'POST', headers, {
-      jsonrpc: '2.0',
-      id: 4,
-      method: 'tools/call',
-      params: { name: 'polled', arguments: {} },
-    });
-    const events = eventsOf(call.body);
+    const { events, resume } = await callFast(4, 'polled');
     expect(events).toHaveLength(1);
     expect(events[0]?.data).toBeUndefined();
-    const resumed = await exchange(listener.url, 'GET', {
-      ...headers,
-      accept: 'text/event-stream',
-      'last-event-id': events[0]?.id as string,
-    });
-    expect(eventsOf(resumed.body).map((event) => event.data)).toEqual([
+    expect((await resume(events[0]?.id as string)).map((event) => event.data)).toEqual([
       { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'polled' }] } },
     ]);
   });
 });
+
+/** Calls `tool` of `Fast` as request `id` in a new resumable session: the events of its POST's answer, and how to resume from one. */
+async function callFast(id: number, tool: string) {
+  app = createMcpApp(Fast);
+  const listener = await app.listenHttp({ port: 0, eventStore: true });
+  const headers = await openSession(listener.url);
+  const call = await exchange(listener.url, 'POST', headers, {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: tool, arguments: {} },
+  });
+  const resume = async (lastEventId: string) =>
+    eventsOf((await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId })).body);
+  return { events: eventsOf(call.body), resume };
+}
