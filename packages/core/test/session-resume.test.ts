@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Context, createMcpApp, type McpApp, McpServer, Tool } from '../src/index.js';
+import { Context, createMcpApp, type McpApp, McpServer, sdkContextOf, Tool } from '../src/index.js';
 
 // A resumable 2025-11-25 session whose call the request engine answers itself: the client drops
 // the call's stream after its priming event and resumes with Last-Event-ID on the same instance;
@@ -14,6 +14,34 @@ class Slow {
     await new Promise((resolve) => setTimeout(resolve, 400));
     return 'finished';
   }
+}
+
+@McpServer({ name: 'resume-fast', version: '1.0.0' })
+class Fast {
+  @Tool({ description: 'logs and answers at once' })
+  async fast(ctx: Context) {
+    void ctx.log.info('started');
+    return 'finished';
+  }
+
+  @Tool({ description: 'closes its stream at once, then answers later' })
+  async polled(ctx: Context) {
+    sdkContextOf(ctx)?.http?.closeSSE?.();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return 'polled';
+  }
+}
+
+/** The events of an SSE body: each one's id (undefined for none) and its data, parsed (undefined for none). */
+function eventsOf(body: string): { id?: string; data?: unknown }[] {
+  return body
+    .split('\n\n')
+    .filter((event) => event.trim() !== '')
+    .map((event) => {
+      const id = /^id: (.+)$/m.exec(event)?.[1];
+      const data = /^data: (.+)$/m.exec(event)?.[1];
+      return { ...(id !== undefined ? { id } : {}), ...(data !== undefined ? { data: JSON.parse(data) } : {}) };
+    });
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -117,3 +145,40 @@ describe("a resumable session call framed by the SDK's session transport", () =>
     ]);
   });
 });
+
+describe('a resumable session call the engine answers within the turn it began in', () => {
+  it('writes its priming event, notification and answer together, each stored: a resume from the priming event replays them', async () => {
+    const { events, resume } = await callFast(3, 'fast');
+    const log = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'started' } };
+    const answer = { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'finished' }] } };
+    expect(events.map((event) => event.data)).toEqual([undefined, log, answer]);
+    expect(events.every((event) => event.id !== undefined)).toBe(true);
+    const [priming, ...rest] = events;
+    expect(await resume(priming?.id as string)).toEqual(rest);
+  });
+
+  it('closed by its handler before anything was written: the priming event ends the response, the answer is resumed', async () => {
+    const { events, resume } = await callFast(4, 'polled');
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data).toBeUndefined();
+    expect((await resume(events[0]?.id as string)).map((event) => event.data)).toEqual([
+      { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'polled' }] } },
+    ]);
+  });
+});
+
+/** Calls `tool` of `Fast` as request `id` in a new resumable session: the events of its POST's answer, and how to resume from one. */
+async function callFast(id: number, tool: string) {
+  app = createMcpApp(Fast);
+  const listener = await app.listenHttp({ port: 0, eventStore: true });
+  const headers = await openSession(listener.url);
+  const call = await exchange(listener.url, 'POST', headers, {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: tool, arguments: {} },
+  });
+  const resume = async (lastEventId: string) =>
+    eventsOf((await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId })).body);
+  return { events: eventsOf(call.body), resume };
+}

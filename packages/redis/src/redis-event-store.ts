@@ -13,33 +13,68 @@ export interface RedisEventLimits {
   readonly ttlMs: number;
 }
 
-// Appends one event to its stream (a Redis stream), then drops the oldest events past the count
-// and byte budgets, forgetting their ids so a Last-Event-ID naming one is refused like an unknown one.
-// With a channel, publishes the notice in the same step (instances hear of events in stream order);
-// with a claim (ARGV[11]), records it under KEYS[5] in the same step (a POST stream opened and primed).
+// Appends the events of one or more streams (each a Redis stream) in one step. For each stream
+// (ARGV from 5 on: its id, its session's prefix, a channel, a notice, a claim, its number of events,
+// then each event's id, message and byte length): each event under its opaque id, then the oldest
+// events dropped past the count and byte budgets, their ids forgotten so a Last-Event-ID naming one
+// is refused like an unknown one; the stream's keys live for the ttl after its last step. With a
+// channel, the notice is published in the same step (instances hear of events in stream order);
+// with a claim, it is recorded (a POST stream opened). Every key is built from ARGV[4], the events'
+// hash-tagged prefix, so all are in the slot of KEYS[1] (declared for routing: on a cluster,
+// ioredis's auto-pipelining groups commands by their first key).
 const STORE = `
-local entry = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 'm', ARGV[2], 'b', ARGV[3])
-local total = redis.call('INCRBY', KEYS[2], ARGV[3])
-local count = redis.call('XLEN', KEYS[1])
-while count > 0 and (count > tonumber(ARGV[4]) or total > tonumber(ARGV[5])) do
-  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
-  redis.call('XDEL', KEYS[1], oldest[1])
-  local fields = oldest[2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 'b' then total = redis.call('DECRBY', KEYS[2], fields[i + 1])
-    elseif fields[i] == 'e' then redis.call('DEL', ARGV[8] .. fields[i + 1]) end
+local ttl, prefix = ARGV[3], ARGV[4]
+local at = 5
+while at <= #ARGV do
+  local streamId, session, channel, notice, claim, n = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], tonumber(ARGV[at + 5])
+  at = at + 6
+  local stream, bytes = prefix .. 'ev:' .. streamId, prefix .. 'evb:' .. streamId
+  local added = 0
+  for _ = 1, n do
+    local entry = redis.call('XADD', stream, '*', 'e', ARGV[at], 'm', ARGV[at + 1], 'b', ARGV[at + 2])
+    redis.call('SET', prefix .. 'eid:' .. ARGV[at], streamId .. '\\n' .. entry, 'PX', ttl)
+    added = added + tonumber(ARGV[at + 2])
+    at = at + 3
   end
-  count = count - 1
+  local total = redis.call('INCRBY', bytes, added)
+  local count = redis.call('XLEN', stream)
+  while count > 0 and (count > tonumber(ARGV[1]) or total > tonumber(ARGV[2])) do
+    local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
+    redis.call('XDEL', stream, oldest[1])
+    local fields = oldest[2]
+    for i = 1, #fields, 2 do
+      if fields[i] == 'b' then total = redis.call('DECRBY', bytes, fields[i + 1])
+      elseif fields[i] == 'e' then redis.call('DEL', prefix .. 'eid:' .. fields[i + 1]) end
+    end
+    count = count - 1
+  end
+  redis.call('PEXPIRE', stream, ttl)
+  redis.call('PEXPIRE', bytes, ttl)
+  local set = prefix .. 'evs:' .. session
+  redis.call('SADD', set, streamId)
+  redis.call('PEXPIRE', set, ttl)
+  if channel ~= '' then redis.call('PUBLISH', channel, notice) end
+  if claim ~= '' then redis.call('SET', prefix .. 'evo:' .. streamId, claim, 'PX', ttl) end
 end
-redis.call('SET', KEYS[3], ARGV[7] .. '\\n' .. entry, 'PX', ARGV[6])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-redis.call('SADD', KEYS[4], ARGV[7])
-redis.call('PEXPIRE', KEYS[4], ARGV[6])
-if ARGV[9] ~= '' then redis.call('PUBLISH', ARGV[9], ARGV[10]) end
-if ARGV[11] ~= '' then redis.call('SET', KEYS[5], ARGV[11], 'PX', ARGV[6]) end
-return entry
+return 1
 `;
+
+/** The most streams one script stores, and the bytes of messages past which it takes no more (the rest wait for the next one). */
+const MAX_BATCH = 64;
+const MAX_BATCH_BYTES = 1024 * 1024;
+
+/** A settled promise: a store waits a turn of the microtask queue for others of the same turn. */
+const settledTurn = Promise.resolve();
+
+/** The events of one stream waiting for the next script: its part of ARGV, and its caller. */
+interface Pending {
+  readonly streamId: string;
+  readonly args: readonly (string | number)[];
+  /** The bytes of its messages. */
+  readonly bytes: number;
+  readonly done: () => void;
+  readonly failed: (error: unknown) => void;
+}
 
 /**
  * The resumable events of every instance's 2025-11-25 sessions, on Redis: one Redis stream per SSE
@@ -49,6 +84,10 @@ return entry
  */
 export class RedisEventStore implements SharedEventStore {
   private readonly store: ReturnType<Connection['script']>;
+  /** The stores waiting for the next script. */
+  private readonly pending: Pending[] = [];
+  /** Whether a script is under way (or about to be sent). */
+  private running = false;
 
   constructor(
     private readonly connection: Connection,
@@ -60,49 +99,96 @@ export class RedisEventStore implements SharedEventStore {
     /** Waits for Redis to (re)connect, within a bound, before a relayed event (`storeAndPublish`). */
     private readonly settled: () => Promise<void>,
   ) {
-    this.store = connection.script('armatureStoreEvent', 5, STORE);
+    this.store = connection.script('armatureStoreEvents', 1, STORE);
   }
 
-  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    return this.append(streamId, message, '', () => '', '');
+  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return (await this.append(streamId, [message], '', () => '', ''))[0] as string;
   }
 
   /** Waits for the connection within its bound: a relayed message is delayed by a reconnection, not lost. */
   async storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string> {
     await this.settled();
-    return this.append(streamId, message, channelOf(this.channels, topic), notice, '');
+    return (await this.append(streamId, [message], channelOf(this.channels, topic), notice, ''))[0] as string;
   }
 
-  private async append(
+  /** In one script, whatever the number of messages: one per POST stream opened with its answer, or less. */
+  storeEvents(streamId: string, messages: readonly JSONRPCMessage[], claim?: StreamClaim): Promise<string[]> {
+    return this.append(streamId, messages, '', () => '', claim ? JSON.stringify(claim) : '');
+  }
+
+  /** Fails at once, naming the server, while the connection is down. */
+  assertReachable(): void {
+    void this.connection.ready;
+  }
+
+  /**
+   * Stores `messages` as the next events of `streamId`. Stores of several streams go to Redis
+   * together, in one script: those of the same turn, and those that arrive while a script is
+   * under way (which then waits for it). Each caller learns of its own once the script ran.
+   */
+  private append(
     streamId: string,
-    message: JSONRPCMessage,
+    messages: readonly JSONRPCMessage[],
     channel: string,
-    notice: (eventId: string) => string,
+    notice: (lastEventId: string) => string,
     claim: string,
-  ): Promise<string> {
-    const eventId = randomUUID();
-    const json = JSON.stringify(message);
+  ): Promise<string[]> {
+    const eventIds: string[] = [];
+    const events: (string | number)[] = [];
+    let bytes = 0;
+    for (const message of messages) {
+      const eventId = randomUUID();
+      const json = JSON.stringify(message);
+      const length = Buffer.byteLength(json);
+      eventIds.push(eventId);
+      events.push(eventId, json, length);
+      bytes += length;
+    }
     const session = streamId.slice(0, streamId.indexOf('/') + 1);
+    const args = [streamId, session, channel, notice(eventIds.at(-1) ?? ''), claim, messages.length, ...events];
+    return new Promise<string[]>((resolve, reject) => {
+      this.pending.push({ streamId, args, bytes, done: () => resolve(eventIds), failed: reject });
+      if (this.running) return;
+      this.running = true;
+      settledTurn.then(() => this.flush());
+    });
+  }
+
+  /** Runs one script for the stores waiting, then the next one for those that came meanwhile. */
+  private flush(): void {
+    let taken = 0;
+    let bytes = 0;
+    for (const pending of this.pending) {
+      if (taken === MAX_BATCH || (taken > 0 && bytes + pending.bytes > MAX_BATCH_BYTES)) break;
+      taken++;
+      bytes += pending.bytes;
+    }
+    const batch = this.pending.splice(0, taken);
+    const first = batch[0];
+    if (!first) {
+      this.running = false;
+      return;
+    }
     const { maxEventsPerStream, maxBytesPerStream, ttlMs } = this.limits;
-    await this.store(
-      this.streamKey(streamId),
-      `${this.prefix}evb:${streamId}`,
-      this.idKey(eventId),
-      `${this.prefix}evs:${session}`,
-      this.claimKey(streamId),
-      eventId,
-      json,
-      Buffer.byteLength(json),
-      maxEventsPerStream,
-      maxBytesPerStream,
-      ttlMs,
-      streamId,
-      `${this.prefix}eid:`,
-      channel,
-      notice(eventId),
-      claim,
+    const args: (string | number)[] = [this.streamKey(first.streamId), maxEventsPerStream, maxBytesPerStream, ttlMs, this.prefix];
+    for (const pending of batch) for (const arg of pending.args) args.push(arg);
+    let ran: Promise<unknown>;
+    try {
+      ran = this.store(...args);
+    } catch (error) {
+      ran = Promise.reject(error);
+    }
+    ran.then(
+      () => {
+        for (const pending of batch) pending.done();
+        this.flush();
+      },
+      (error: unknown) => {
+        for (const pending of batch) pending.failed(error);
+        this.flush();
+      },
     );
-    return eventId;
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
@@ -130,13 +216,6 @@ export class RedisEventStore implements SharedEventStore {
     const streams = await redis.smembers(set);
     const keys = streams.flatMap((s) => [this.streamKey(s), `${this.prefix}evb:${s}`, this.claimKey(s)]);
     await redis.del(set, ...keys);
-  }
-
-  /** With `priming`, one script stores it and records the claim (one round trip per POST stream). */
-  async claimStream(streamId: string, claim: StreamClaim, priming?: JSONRPCMessage): Promise<string | undefined> {
-    if (priming) return this.append(streamId, priming, '', () => '', JSON.stringify(claim));
-    await this.connection.ready.set(this.claimKey(streamId), JSON.stringify(claim), 'PX', this.limits.ttlMs);
-    return undefined;
   }
 
   async streamClaim(streamId: string): Promise<StreamClaim | undefined> {

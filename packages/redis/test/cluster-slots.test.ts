@@ -80,7 +80,7 @@ describe('redisState on a three-master Redis Cluster', () => {
     const stop = await other.bus.subscribe('sessions', (payload) => heard.push(payload));
     const first = await state.events.storeEvent('sess/1', { jsonrpc: '2.0', method: 'notifications/one' });
     await state.events.storeAndPublish('sess/1', { jsonrpc: '2.0', method: 'notifications/two' }, 'sessions', (id) => `stored ${id}`);
-    await state.events.claimStream('sess/1', { owner: 'a', requestIds: [1] });
+    await state.events.storeEvents('sess/1', [], { owner: 'a', requestIds: [1] });
     expect(await other.events.streamClaim('sess/1')).toEqual({ owner: 'a', requestIds: [1] });
     expect(await other.events.getStreamIdForEventId(first)).toBe('sess/1');
     const replayed: string[] = [];
@@ -101,7 +101,7 @@ describe('redisState on a three-master Redis Cluster', () => {
   });
 
   it('claims a POST stream and stores its priming event in one script', async () => {
-    const priming = await state.events.claimStream('sess/2', { owner: 'b', requestIds: ['x'] }, {} as JSONRPCMessage);
+    const [priming] = await state.events.storeEvents('sess/2', [{} as JSONRPCMessage], { owner: 'b', requestIds: ['x'] });
     expect(priming).toMatch(/^[0-9a-f-]{36}$/);
     expect(await other.events.streamClaim('sess/2')).toEqual({ owner: 'b', requestIds: ['x'] });
     expect(await other.events.getStreamIdForEventId(priming as string)).toBe('sess/2');
@@ -115,6 +115,50 @@ describe('redisState on a three-master Redis Cluster', () => {
     expect(replayed).toEqual([answer]);
     await state.events.purge('sess/');
     expect(await other.events.streamClaim('sess/2')).toBeUndefined();
+  });
+
+  it('stores a POST stream opened with its answer in one script, unclaimed, and replays it in order', async () => {
+    const ids = await state.events.storeEvents('sess/3', [
+      {} as JSONRPCMessage,
+      { jsonrpc: '2.0', method: 'notifications/progress' },
+      { jsonrpc: '2.0', id: 'y', result: {} },
+    ]);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(await other.events.getStreamIdForEventId(id)).toBe('sess/3');
+    expect(await other.events.streamClaim('sess/3')).toBeUndefined();
+    const replayed: string[] = [];
+    await other.events.replayEventsAfter(ids[0] as string, {
+      send: async (id) => {
+        replayed.push(id);
+      },
+    });
+    expect(replayed).toEqual(ids.slice(1));
+    await state.events.purge('sess/');
+  });
+
+  it('stores the events of several streams stored in the same turn in one script, each in order', async () => {
+    const streams = ['sess4/a', 'sess4/b', 'sess5/c'];
+    const stored = await Promise.all(
+      streams.map((stream, i) =>
+        state.events.storeEvents(stream, [{} as JSONRPCMessage, { jsonrpc: '2.0', id: i, result: {} }], { owner: 'a', requestIds: [i] }),
+      ),
+    );
+    for (const [i, stream] of streams.entries()) {
+      const ids = stored[i] as string[];
+      expect(await other.events.getStreamIdForEventId(ids[1] as string)).toBe(stream);
+      expect(await other.events.streamClaim(stream)).toEqual({ owner: 'a', requestIds: [i] });
+      const replayed: unknown[] = [];
+      await other.events.replayEventsAfter(ids[0] as string, {
+        send: async (_id, message) => {
+          replayed.push(message);
+        },
+      });
+      expect(replayed).toEqual([{ jsonrpc: '2.0', id: i, result: {} }]);
+    }
+    await state.events.purge('sess4/');
+    await state.events.purge('sess5/');
+    expect(await other.events.streamClaim('sess4/a')).toBeUndefined();
   });
 
   it('creates, lists, updates, counts and queues tasks, and tells another instance of a change', async () => {

@@ -1,4 +1,5 @@
 import {
+  type AuthInfo,
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
@@ -199,16 +200,47 @@ function httpOf(extra: MessageExtraInfo | undefined): ServerContext['http'] {
     closeSSEStream?: () => void;
     closeStandaloneSSEStream?: () => void;
   };
-  const base = authInfo ? { authInfo } : undefined;
   // A getter is a Request made on demand: there is one, it is just not made yet.
   const hasRequest = Object.getOwnPropertyDescriptor(extra, 'request')?.get !== undefined || extra.request !== undefined;
-  if (!hasRequest && !closeSSEStream && !closeStandaloneSSEStream) return base as ServerContext['http'];
-  return {
-    ...base,
-    get req() {
-      return extra.request;
-    },
-    closeSSE: closeSSEStream,
-    closeStandaloneSSE: closeStandaloneSSEStream,
-  } as ServerContext['http'];
+  if (!hasRequest && !closeSSEStream && !closeStandaloneSSEStream) return (authInfo ? { authInfo } : undefined) as ServerContext['http'];
+  return new SessionHttp(extra, authInfo, closeSSEStream, closeStandaloneSSEStream) as unknown as ServerContext['http'];
 }
+
+/**
+ * `ctx.http` of a session request with a request or stream controls, with the members the SDK
+ * gives it (`authInfo` when there is one, `req`, `closeSSE`, `closeStandaloneSSE`): `req` an own
+ * getter from one shared descriptor reading the transport's `request`. (An object literal with a
+ * getter is built by a slow path and ends in dictionary mode.)
+ */
+class SessionHttp {
+  readonly #extra: MessageExtraInfo;
+  declare readonly authInfo?: AuthInfo;
+  declare readonly req: Request | undefined;
+  readonly closeSSE: (() => void) | undefined;
+  readonly closeStandaloneSSE: (() => void) | undefined;
+
+  constructor(
+    extra: MessageExtraInfo,
+    authInfo: AuthInfo | undefined,
+    closeSSE: (() => void) | undefined,
+    closeStandaloneSSE: (() => void) | undefined,
+  ) {
+    this.#extra = extra;
+    if (authInfo) (this as { authInfo?: AuthInfo }).authInfo = authInfo;
+    Object.defineProperty(this, 'req', REQ);
+    this.closeSSE = closeSSE;
+    this.closeStandaloneSSE = closeStandaloneSSE;
+  }
+
+  static requestOf(http: SessionHttp): Request | undefined {
+    return http.#extra.request;
+  }
+}
+
+const REQ: PropertyDescriptor = {
+  get(this: SessionHttp) {
+    return SessionHttp.requestOf(this);
+  },
+  enumerable: true,
+  configurable: true,
+};

@@ -61,10 +61,16 @@ export interface SharedEventStore extends EventStore {
    */
   storeAndPublish(streamId: string, message: JSONRPCMessage, topic: BusTopic, notice: (eventId: string) => string): Promise<string>;
   /**
-   * Records that instance `owner` answers the requests `requestIds` on the stream `streamId`; with
-   * `priming`, stores it as the stream's first event in the same step and returns its id.
+   * Stores `messages`, in order, as the next events of `streamId`, all in one step, and with
+   * `claim` records in the same step that instance `claim.owner` answers the requests
+   * `claim.requestIds` on the stream; their ids (none for a claim alone).
    */
-  claimStream(streamId: string, claim: StreamClaim, priming?: JSONRPCMessage): Promise<string | undefined>;
+  storeEvents(streamId: string, messages: readonly JSONRPCMessage[], claim?: StreamClaim): Promise<string[]>;
+  /**
+   * Throws, saying why, while a call to the store would fail at once (its connection is down): a
+   * session's request is then refused before it runs, not answered without its events stored.
+   */
+  assertReachable?(): void;
   /** Who answers on `streamId`, if it was claimed (and its events are still held). */
   streamClaim(streamId: string): Promise<StreamClaim | undefined>;
 }

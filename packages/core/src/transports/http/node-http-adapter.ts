@@ -168,7 +168,7 @@ async function answerInSession(
     },
     notifications,
     // As the SDK's transport offers them on a primed stream: the client resumes after either.
-    ...(resumable?.primingId !== undefined
+    ...(resumable?.primed
       ? { closeSSEStream: () => stream.detach(), closeStandaloneSSEStream: () => transport.closeStandaloneSSEStream() }
       : {}),
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { SharedEventStore } from '../../state/app-state.js';
 import { LEASE_MS, type StreamClaims } from './stream-claims.js';
 
 /** The standalone (GET) stream's id inside a session, as the SDK names it. */
@@ -12,6 +13,27 @@ interface PurgeableEventStore extends EventStore {
 
 function isPurgeable(store: EventStore): store is PurgeableEventStore {
   return typeof (store as Partial<PurgeableEventStore>).purge === 'function';
+}
+
+function isResponse(message: JSONRPCMessage): boolean {
+  return !('method' in message) && 'id' in message;
+}
+
+/** Stores `messages` in order: in one step when the store can (a shared one), else one by one. */
+async function storeInOrder(store: EventStore, streamId: string, messages: readonly JSONRPCMessage[]): Promise<string[]> {
+  const shared = store as Partial<SharedEventStore>;
+  if (shared.storeEvents) return shared.storeEvents(streamId, messages);
+  const ids: string[] = [];
+  for (const message of messages) ids.push(await store.storeEvent(streamId, message));
+  return ids;
+}
+
+/** The ids of the events a POST stream opened with (`SessionEventStore.openStream`). */
+export interface OpenedStream {
+  /** The priming event's, when the stream has one. */
+  readonly primingId?: string;
+  /** Those of the messages it opened with, in order. */
+  readonly eventIds: readonly string[];
 }
 
 /**
@@ -53,7 +75,7 @@ export class SessionEventStore implements EventStore {
     }
     if (this.muted) return Promise.resolve(randomUUID());
     if (streamId !== GET_STREAM && !this.answering.has(streamId)) {
-      if (!('method' in message) && 'id' in message) this.framedBySdk.delete(streamId);
+      if (isResponse(message)) this.framedBySdk.delete(streamId);
       else this.framedBySdk.add(streamId);
     }
     const stored =
@@ -63,24 +85,39 @@ export class SessionEventStore implements EventStore {
     const waiting = this.answering.get(streamId);
     if (!waiting) return stored;
     return stored.finally(() => {
-      if (!('method' in message) && 'id' in message) this.answering.delete(streamId);
+      if (isResponse(message)) this.answering.delete(streamId);
       for (const stored of waiting) stored();
     });
   }
 
   /**
-   * Opens a POST stream whose requests (`requestIds`) Armature answers itself: claimed for them when
-   * instances share sessions, and primed (SEP-1699) when `priming`, both in one step of the store;
-   * the priming event's id. Its later events are stored with `storeEvent`.
+   * Opens a POST stream whose requests (`requestIds`) Armature answers itself, with its first
+   * messages (`first`, the answer last when it came already): stored after its priming event
+   * (SEP-1699) when `priming`, all in one step of the store, the stream claimed for the requests
+   * in the same step when instances share sessions and it is not answered yet. Its later events
+   * are stored with `storeEvent`.
    */
-  openStream(streamId: string, requestIds: (string | number)[], priming: boolean): Promise<string | undefined> {
-    this.answering.set(streamId, new Set());
-    const primingEvent = priming ? ({} as JSONRPCMessage) : undefined;
-    if (this.claims) {
+  async openStream(
+    streamId: string,
+    requestIds: (string | number)[],
+    priming: boolean,
+    first: readonly JSONRPCMessage[],
+  ): Promise<OpenedStream> {
+    const last = first.at(-1);
+    const answered = last !== undefined && isResponse(last);
+    if (!answered) this.answering.set(streamId, new Set());
+    const messages = priming ? [{} as JSONRPCMessage, ...first] : first;
+    let ids: string[];
+    if (this.claims && !answered) {
       this.open.add(streamId);
-      return this.claims.claimFor(this.prefix + streamId, requestIds, primingEvent);
-    }
-    return primingEvent ? this.shared.storeEvent(this.prefix + streamId, primingEvent) : Promise.resolve(undefined);
+      ids = await this.claims.claimFor(this.prefix + streamId, requestIds, messages);
+    } else ids = await storeInOrder(this.shared, this.prefix + streamId, messages);
+    return priming ? { primingId: ids[0], eventIds: ids.slice(1) } : { eventIds: ids };
+  }
+
+  /** Throws, saying why, while the shared store cannot be reached (see `SharedEventStore.assertReachable`). */
+  async reachable(): Promise<void> {
+    (this.shared as Partial<SharedEventStore>).assertReachable?.();
   }
 
   /** The first event of a POST stream claims it; its response ends what this store remembers of it. */
@@ -89,7 +126,7 @@ export class SessionEventStore implements EventStore {
       this.open.add(streamId);
       await this.claims?.claim(this.prefix + streamId);
     }
-    if (!('method' in message) && 'id' in message) this.open.delete(streamId);
+    if (isResponse(message)) this.open.delete(streamId);
     return this.shared.storeEvent(this.prefix + streamId, message);
   }
 

@@ -170,30 +170,30 @@ export class SessionTable {
   }
 
   /**
-   * Opens the answer to a request `take` took: a shared session's life is extended (and
-   * what the client changed through another instance taken) in the same round trip in which a
-   * resumable session's stream is claimed and primed. Its events, or the answer refusing the
-   * request (the session ended meanwhile, the store is away), its id then no longer in flight.
+   * Opens the answer to a request `take` took: a shared session's life is extended (and what the
+   * client changed through another instance taken) at most once per refresh interval, and a
+   * resumable session's store must be reachable. Its stream is stored from its first step on
+   * (`NodeSessionAnswer`: claimed and primed with the messages the handler sent by then, its answer
+   * among them when it came). Its events, or the answer refusing the request (the session ended
+   * meanwhile, the store is away), its id then no longer in flight.
    */
   async openAnswer(session: Session, message: SessionRequest, protocolVersion: string | null): Promise<OpenedAnswer | Response> {
     const { transport, events } = session;
     const sessionId = transport.sessionId as string;
-    const streamId = randomUUID();
-    // As the SDK's transport: a priming event (and `ctx.http.closeSSE`) from 2025-11-25 on.
-    const priming = events !== undefined && primesStreams(protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION);
     try {
-      const [live, primingId] = await Promise.all([
-        this.sharing.refresh(sessionId, session),
-        events && this.sharing.store(events.openStream(streamId, [message.id], priming)),
-      ]);
+      const [live] = await Promise.all([this.sharing.refresh(sessionId, session), events && this.sharing.store(events.reachable())]);
       if (!live) {
         transport.inFlight.delete(idKey(message.id));
         return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
       }
       if (!events) return {};
+      const streamId = randomUUID();
+      // As the SDK's transport: a priming event (and `ctx.http.closeSSE`) from 2025-11-25 on.
+      const primed = primesStreams(protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION);
       const resumable: ResumableAnswer = {
+        open: (first) => events.openStream(streamId, [message.id], primed, first),
         store: (event) => events.storeEvent(streamId, event),
-        ...(primingId !== undefined ? { primingId } : {}),
+        primed,
         ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
       };
       return { resumable };

@@ -43,10 +43,10 @@ export class StreamClaims {
 
   /**
    * Claims `streamId` for `requestIds` (a POST whose requests Armature answers itself), storing
-   * `priming` as its first event in the same step when given; that event's id.
+   * `first` as its first events in the same step; their ids.
    */
-  claimFor(streamId: string, requestIds: readonly (string | number)[], priming?: JSONRPCMessage): Promise<string | undefined> {
-    return this.store.claimStream(streamId, { owner: this.instance, requestIds }, priming);
+  claimFor(streamId: string, requestIds: readonly (string | number)[], first: readonly JSONRPCMessage[] = []): Promise<string[]> {
+    return this.store.storeEvents(streamId, first, { owner: this.instance, requestIds });
   }
 
   /**
