@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isThenable } from '../context/maybe-promise.js';
 import type { NotificationValve } from '../context/notification-valve.js';
-import { RequestIdTable } from '../context/request-id-table.js';
+import { InFlightTable } from '../context/in-flight-table.js';
 import { LEGACY_REVISION } from '../context/revisions.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
 import { frontMessages, onClosed } from '../seams/sdk-callbacks.js';
@@ -90,7 +90,7 @@ class SessionExchange implements Exchange {
  */
 export class SessionFront {
   private readonly engine: RequestEngine;
-  private readonly running = new RequestIdTable<SessionExchange>();
+  private readonly running = new InFlightTable<SessionExchange>();
 
   constructor(
     private readonly server: Server,

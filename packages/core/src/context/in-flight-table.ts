@@ -1,6 +1,6 @@
 /**
- * A connection's requests in flight, by JSON-RPC id (the string "1" apart from the number 1): a
- * table whose entries come and go with every call.
+ * What a connection has in flight, by a key that comes and goes with every call: a JSON-RPC id
+ * (the string "1" apart from the number 1) or a key made from one.
  *
  * Not a `Map` or a `Set`. V8 rebuilds their hash table as they grow and shrink, and the table it
  * leaves behind keeps a pointer to its successor (for iterators still walking it). Once one such
@@ -11,7 +11,7 @@
  * The dictionaries of two plain objects (`Object.create(null)`, never given fast properties) leave
  * no such pointer when they are rebuilt.
  */
-export class RequestIdTable<V extends object | true> {
+export class InFlightTable<V extends object | true> {
   private numbers: Record<number, V> = Object.create(null);
   private strings: Record<string, V> = Object.create(null);
   private count = 0;

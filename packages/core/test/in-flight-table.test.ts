@@ -2,12 +2,12 @@ import { PassThrough } from 'node:stream';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { RequestIdTable } from '../src/context/request-id-table.js';
+import { InFlightTable } from '../src/context/in-flight-table.js';
 import { createMcpApp, McpServer, Tool } from '../src/index.js';
 
-describe('RequestIdTable', () => {
+describe('InFlightTable', () => {
   it('keeps the string "1" apart from the number 1, and counts its entries', () => {
-    const table = new RequestIdTable<{ n: number }>();
+    const table = new InFlightTable<{ n: number }>();
     table.set(1, { n: 1 });
     table.set('1', { n: 2 });
     table.set(-3, { n: 3 });
