@@ -8,9 +8,9 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { InFlightTable } from '../context/in-flight-table.js';
 import { isThenable } from '../context/maybe-promise.js';
 import type { NotificationValve } from '../context/notification-valve.js';
-import { InFlightTable } from '../context/in-flight-table.js';
 import { LEGACY_REVISION } from '../context/revisions.js';
 import type { RuntimeStats } from '../runtime/call-request.js';
 import { frontMessages, onClosed } from '../seams/sdk-callbacks.js';
