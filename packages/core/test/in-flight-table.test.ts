@@ -42,7 +42,7 @@ describe('InFlightTable', () => {
 // What a call leaves behind must be garbage for the young generation's collections, even after a
 // mark-compact has moved the connection's tables to the old generation while calls were in flight
 // (a Map or Set there would keep, through the tables it rebuilds, every later call's objects alive
-// until the next mark-compact: 255 bytes of every call promoted here, 20 with the table).
+// until the next mark-compact: 260 to 265 bytes of every call promoted here, 20 with the table).
 describe('a stdio connection under load', () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;

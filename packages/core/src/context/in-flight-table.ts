@@ -11,7 +11,7 @@
  * The dictionaries of two plain objects (`Object.create(null)`, never given fast properties) leave
  * no such pointer when they are rebuilt.
  */
-export class InFlightTable<V extends object | true> {
+export class InFlightTable<V extends object> {
   private numbers: Record<number, V> = Object.create(null);
   private strings: Record<string, V> = Object.create(null);
   private count = 0;
