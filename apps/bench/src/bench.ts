@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type Row, runScenario } from './harness.js';
 import { consoleTable, markdownTable, samplesLine, summaryLine, svgChart, writeBetweenMarkers } from './report.js';
 import { httpScenarios } from './scenarios/http.js';
+import { httpMemoryScenarios } from './scenarios/http-memory.js';
 import { inMemoryScenarios } from './scenarios/in-memory.js';
 import { redisStateScenarios } from './scenarios/redis-state.js';
 import { runtimeScenarios } from './scenarios/runtimes.js';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
     ...inMemoryScenarios(settings),
     ...telemetryScenarios(settings),
     ...processScenarios(settings),
+    ...httpMemoryScenarios(settings),
     ...runtimeScenarios(settings),
   ];
   const chosen = scenarios.filter((s) => !only || s.id.includes(only));

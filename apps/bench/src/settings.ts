@@ -25,8 +25,11 @@ export interface Settings {
   listWalks: number;
   /** Untimed walks per side before the first sample, as `warmupCalls` for the throughput scenarios. */
   listWarmupWalks: number;
-  /** stdio calls before the last RSS reading of the memory scenario. */
+  /** stdio calls of the memory scenario (issue 35: a million), RSS read after each fortieth. */
   memoryCalls: number;
+  /** Calls per sample of the peak-RSS-under-HTTP-load lines (a fresh server per sample), and their passes. */
+  httpMemoryCalls: number;
+  httpMemoryPasses: number;
 }
 
 export const FULL: Settings = {
@@ -43,7 +46,9 @@ export const FULL: Settings = {
   telemetryPasses: 41,
   listWalks: 100,
   listWarmupWalks: 200,
-  memoryCalls: 100_000,
+  memoryCalls: 1_000_000,
+  httpMemoryCalls: 20_000,
+  httpMemoryPasses: 3,
 };
 
 export const QUICK: Settings = {
@@ -61,4 +66,6 @@ export const QUICK: Settings = {
   listWalks: 2,
   listWarmupWalks: 3,
   memoryCalls: 2_000,
+  httpMemoryCalls: 200,
+  httpMemoryPasses: 1,
 };

@@ -104,10 +104,7 @@ export class StdioChild {
 
   /** Resident set size of the child, from /proc (Linux). */
   rssMb(): number {
-    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
-    if (kb === undefined) throw new Error(`${this.label}: no VmRSS in /proc/${this.pid}/status`);
-    return Number(kb) / 1024;
+    return memoryMbOf(this.pid, 'VmRSS');
   }
 
   /**
@@ -128,7 +125,17 @@ export class StdioChild {
   }
 }
 
-/** Exactly `count` calls of `call`, `inFlight` at a time; returns completed calls per second. */
+/**
+ * A memory figure of process `pid` from /proc (Linux), in MB: `VmRSS` (resident now) or `VmHWM`
+ * (the peak resident set since it started).
+ */
+export function memoryMbOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(kb) / 1024;
+}
+
 /** CPU seconds (user and system) process `pid` has used, from /proc (Linux). */
 export function cpuSecondsOf(pid: number): number {
   // The fields after the command's name (which may hold spaces): utime and stime are the 12th and 13th.
@@ -137,6 +144,7 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/** Exactly `count` calls of `call`, `inFlight` at a time; returns completed calls per second. */
 export async function pipelined(count: number, inFlight: number, call: (i: number) => Promise<unknown>): Promise<number> {
   let issued = 0;
   const started = performance.now();

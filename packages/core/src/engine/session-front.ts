@@ -9,6 +9,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { InFlightTable } from '../context/in-flight-table.js';
 import { isThenable } from '../context/maybe-promise.js';
 import type { NotificationValve } from '../context/notification-valve.js';
 import { LEGACY_REVISION } from '../context/revisions.js';
@@ -90,7 +91,7 @@ class SessionExchange implements Exchange {
  */
 export class SessionFront {
   private readonly engine: RequestEngine;
-  private readonly running = new Map<RequestId, SessionExchange>();
+  private readonly running = new InFlightTable<SessionExchange>();
 
   constructor(
     private readonly server: Server,
