@@ -204,6 +204,32 @@ describe('Context.signal and cancellation', () => {
     await expect(c.client.ping()).resolves.toBeDefined();
   });
 
+  it('ctx.signal is made without AbortSignal.any (its weak references cost a gateway 5-8% per call on Node 20), and still aborts with the request', async () => {
+    const any = vi.spyOn(AbortSignal, 'any');
+    const madeWithAny: number[] = [];
+    @McpServer({ name: 'signal-reader', version: '1.0.0' })
+    class SignalReader {
+      @Tool({ description: 'reads its signal, then waits until cancelled' })
+      async read(ctx: Context) {
+        const before = any.mock.calls.length;
+        const { signal } = ctx;
+        madeWithAny.push(any.mock.calls.length - before);
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        seen.aborted.push(signal.aborted);
+        return 'finished after cancel';
+      }
+    }
+    const c = await connectInMemory(createMcpApp(SignalReader));
+    connection = c;
+    const controller = new AbortController();
+    const pending = c.client.callTool({ name: 'read', arguments: {} }, { signal: controller.signal });
+    setTimeout(() => controller.abort('stop'), 30);
+    await expect(pending).rejects.toThrow();
+    await vi.waitFor(() => expect(seen.aborted).toEqual([true]), { timeout: 10_000 });
+    expect(madeWithAny).toEqual([0]);
+    any.mockRestore();
+  });
+
   it('2026-07-28 over HTTP: closing the request stream aborts the signal', async () => {
     const c = await connectHttp(createMcpApp(ContextServer), { modern: true });
     connection = c;
