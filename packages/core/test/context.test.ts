@@ -193,14 +193,20 @@ describe('Context.signal and cancellation', () => {
     expect(reported).toEqual([]);
   });
 
-  it('the SDK client aborting a call cancels it on the server', async () => {
-    const c = await connectInMemory(createMcpApp(ContextServer));
+  /** Calls `tool` of `app` in memory and aborts it from the client: the call fails, and its handler saw its signal abort. */
+  async function cancelledInMemory(app: ReturnType<typeof createMcpApp>, tool: string): Promise<Connected> {
+    const c = await connectInMemory(app);
     connection = c;
     const controller = new AbortController();
-    const pending = c.client.callTool({ name: 'wait', arguments: {} }, { signal: controller.signal });
+    const pending = c.client.callTool({ name: tool, arguments: {} }, { signal: controller.signal });
     setTimeout(() => controller.abort('stop'), 30);
     await expect(pending).rejects.toThrow();
     await vi.waitFor(() => expect(seen.aborted).toEqual([true]), { timeout: 10_000 });
+    return c;
+  }
+
+  it('the SDK client aborting a call cancels it on the server', async () => {
+    const c = await cancelledInMemory(createMcpApp(ContextServer), 'wait');
     await expect(c.client.ping()).resolves.toBeDefined();
   });
 
@@ -219,13 +225,7 @@ describe('Context.signal and cancellation', () => {
         return 'finished after cancel';
       }
     }
-    const c = await connectInMemory(createMcpApp(SignalReader));
-    connection = c;
-    const controller = new AbortController();
-    const pending = c.client.callTool({ name: 'read', arguments: {} }, { signal: controller.signal });
-    setTimeout(() => controller.abort('stop'), 30);
-    await expect(pending).rejects.toThrow();
-    await vi.waitFor(() => expect(seen.aborted).toEqual([true]), { timeout: 10_000 });
+    await cancelledInMemory(createMcpApp(SignalReader), 'read');
     expect(madeWithAny).toEqual([0]);
     any.mockRestore();
   });

@@ -185,7 +185,8 @@ export class RequestContext extends Context {
   }
   get signal(): AbortSignal {
     if (!this.combined) {
-      const own = (this.own ??= new AbortController());
+      this.own ??= new AbortController();
+      const own = this.own;
       const start = this.taskStart;
       this.combined = start instanceof TaskHandOver ? start.signalOf(own, this.source.signal) : followed(own, this.source.signal);
     }
