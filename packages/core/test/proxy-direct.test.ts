@@ -3,6 +3,7 @@
 // byte for byte, and a remote answering garbage, huge or slow bodies, the wrong Content-Type,
 // redirects or a broken stream gets its caller a clear error while the gateway stays up. The remote
 // is the SDK's createMcpHandler on 127.0.0.1 whose tools/call answers can be scripted per test.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -244,6 +245,19 @@ describe('a gateway in front of a 2026-07-28 HTTP remote', () => {
     expect(remote.received[0]?.headers.authorization).toBe('Bearer gateway-key');
   });
 
+  it("enters the relay's async context only for a request of the official client, never for the direct path", async () => {
+    // Once an AsyncLocalStorage has run, Node 20 hooks every promise of the process: a gateway
+    // whose calls all take the direct path must not pay that on all its work.
+    const run = vi.spyOn(AsyncLocalStorage.prototype, 'run');
+    const relayed = () => run.mock.calls.filter(([store]) => typeof store === 'object' && store !== null && 'stop' in store);
+    expect(await call()).toBe('from the SDK');
+    expect(relayed()).toEqual([]);
+    // A redirect sends the call to the official client: its request runs in the call's context.
+    remote.script = (_req, _body, res) => res.writeHead(307, { location: remote.url }).end();
+    await call();
+    expect(relayed()).toHaveLength(1);
+  });
+
   it.each([
     [
       'garbage',
@@ -357,6 +371,48 @@ describe('a gateway in front of a 2026-07-28 HTTP remote', () => {
 });
 
 describe('a 2026-07-28 caller over HTTP, through the direct path', () => {
+  const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+  /** The `_meta` of the remote's `i`th tools/call. */
+  const metaSent = (i: number) => (remote.received[i]?.body.params as Json | undefined)?._meta;
+
+  it("asks the remote for the log lines the caller asked for, at the caller's level: none when it names none", async () => {
+    const app = createMcpApp(remoteServer({ url: remote.url }), { logger: false });
+    const { client, close } = await connectHttp(app, { modern: true });
+    const logs: unknown[] = [];
+    client.setNotificationHandler('notifications/message', (notification) => {
+      logs.push(notification.params);
+    });
+    try {
+      remote.script = streamAnswer((id) => [
+        { method: 'notifications/message', params: { level: 'debug', data: 'detail' } },
+        { method: 'notifications/message', params: { level: 'warning', data: 'careful' } },
+        { id, result: { content: [{ type: 'text', text: 'done' }], resultType: 'complete' } },
+      ]);
+      // No level named: the remote is asked for no line (it may then answer plain JSON), and the caller gets none.
+      expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'done' }]);
+      expect(metaSent(0)).toBeDefined();
+      expect(metaSent(0)).not.toHaveProperty(LOG_LEVEL);
+      expect(logs).toEqual([]);
+      // A level named: the remote is asked for that level, and the caller gets what it lets through.
+      await client.callTool({ name: 'echo', arguments: {}, _meta: { [LOG_LEVEL]: 'warning' } });
+      expect(metaSent(1)).toMatchObject({ [LOG_LEVEL]: 'warning' });
+      expect(logs).toEqual([{ level: 'warning', data: 'careful' }]);
+    } finally {
+      await close();
+      await app.close();
+    }
+  }, 30_000);
+
+  it('asks the remote for every line for a 2025-11-25 caller, whose session level is applied by the gateway', async () => {
+    const { client, close } = await readyInMemory(createMcpApp(remoteServer({ url: remote.url }), { logger: false }));
+    try {
+      await client.callTool({ name: 'echo', arguments: {} });
+      expect(metaSent(0)).toMatchObject({ [LOG_LEVEL]: 'debug' });
+    } finally {
+      await close();
+    }
+  }, 30_000);
+
   it('gets the remote progress and its answer, and the limit of maxCallMs over a remote that never ends', async () => {
     const app = createMcpApp(remoteServer({ url: remote.url, maxCallMs: 1_000 }), { logger: false });
     const { client, close } = await connectHttp(app, { modern: true });

@@ -1,4 +1,5 @@
-import type { Agent, ClientRequest, IncomingMessage, request } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions, request } from 'node:http';
+import { urlToHttpOptions } from 'node:url';
 import { MODERN_REVISION } from '../context/revisions.js';
 import type { ClientCodec } from '../seams/client-codec.js';
 import { headerValueOf } from '../validation/param-headers.js';
@@ -42,6 +43,8 @@ export class DirectConnectionError extends Error {
 export class DirectCall {
   private readonly agent: Agent;
   private readonly openRequest: typeof request;
+  /** Where each POST goes, as `http.request` reads `url` (worked out once, not per call). */
+  private readonly target: RequestOptions;
   private readonly headers: Record<string, string>;
   private nextId = 1;
 
@@ -65,7 +68,7 @@ export class DirectCall {
   }
 
   private constructor(
-    private readonly url: URL,
+    url: URL,
     headers: Readonly<Record<string, string>> | undefined,
     private readonly envelope: Readonly<Params>,
     private readonly tools: AnswerTools,
@@ -73,6 +76,7 @@ export class DirectCall {
   ) {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
     this.openRequest = http.request;
+    this.target = { ...urlToHttpOptions(url), method: 'POST', agent: this.agent };
     // The remote's headers first, then those of the protocol, as the official client sets them.
     const own = Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
     const accept = new Set([
@@ -151,7 +155,7 @@ export class DirectCall {
         },
         log: options.onlog,
       });
-      req = this.openRequest(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
+      req = this.openRequest({ ...this.target, headers }, (res) => {
         answered = true;
         this.answer(res, reader).then(
           (result) => finish(undefined, result),

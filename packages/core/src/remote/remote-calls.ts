@@ -10,7 +10,7 @@ import { InputRequiredSignal } from '../runtime/client-requests.js';
 import { loadedClientSdk } from './client-sdk.js';
 import { NotAnAnswerError } from './direct-answer.js';
 import { isConnectionLoss, type RemoteLink, RemoteUnavailableError } from './remote-link.js';
-import { askCaller, relayLog, UnsafeUrlError } from './remote-relay.js';
+import { askCaller, relayLog, remoteLogLevel, UnsafeUrlError } from './remote-relay.js';
 
 /** A 2026-07-28 remote answers a question with input_required at most this often in one call. */
 const MAX_ROUNDS = 10;
@@ -36,9 +36,11 @@ export async function forward(
   const limit = new AbortController();
   const timer = setTimeout(() => limit.abort(remoteMessages.callTimeLimit(link.maxCallMs)), link.maxCallMs);
   try {
-    return await link.relay.run(ctx, limit.signal, (signal) =>
+    return await link.relay.run(ctx, limit.signal, (signal, labelled) =>
       link.use((client) =>
-        clientRequest(method, undefined, (meta) => rounds(client, link, naming, ctx, { method, first: params, headers }, meta, signal)),
+        clientRequest(method, undefined, (meta) =>
+          rounds(client, link, naming, ctx, { method, first: params, headers }, meta, { signal, labelled }),
+        ),
       ),
     );
   } catch (error) {
@@ -56,7 +58,7 @@ async function rounds(
   ctx: Context,
   { method, first, headers }: { method: string; first: Params; headers: Record<string, string> | undefined },
   meta: Record<string, unknown> | undefined,
-  signal: AbortSignal,
+  { signal, labelled }: { signal: AbortSignal; labelled: <R>(send: () => Promise<R>) => Promise<R> },
 ): Promise<Result> {
   const options: RequestOptions = {
     signal,
@@ -69,9 +71,9 @@ async function rounds(
       ? { onprogress: (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => undefined) }
       : {}),
   };
-  // The remote sends every log line of the call; the app's client gets those its own level lets through.
-  const modern = client.getNegotiatedProtocolVersion() === MODERN_REVISION;
-  let params: Params = modern || meta ? { ...first, _meta: { ...meta, ...(modern ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}) } } : first;
+  // A 2026-07-28 remote logs at the level it is asked to in each request (a 2025-11-25 one, per connection: everything).
+  const level = client.getNegotiatedProtocolVersion() === MODERN_REVISION ? remoteLogLevel(ctx) : undefined;
+  let params: Params = meta || level ? { ...first, _meta: { ...meta, ...(level ? { [LOG_LEVEL_META_KEY]: level } : {}) } } : first;
   // A tool call to a 2026-07-28 HTTP remote: one POST of its own (undefined: the official client sends it after all).
   const direct = method === 'tools/call' ? link.directPath(client) : undefined;
   const directOptions = direct && {
@@ -83,7 +85,7 @@ async function rounds(
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = ((directOptions && (await direct?.call(params, directOptions))) ??
-      (await client.request({ method, params } as never, options))) as Result;
+      (await labelled(() => client.request({ method, params } as never, options)))) as Result;
     if (result.resultType !== 'input_required') return result;
     // Asked together, under the remote's keys: the app's client gets the remote's round as it was.
     const asked = Object.entries((result.inputRequests ?? {}) as Record<string, { method: string; params?: Params }>);

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Client } from '@modelcontextprotocol/client';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Context, LogLevel } from '../context/context.js';
+import { MODERN_REVISION } from '../context/revisions.js';
 import { remoteMessages } from '../messages/remote-messages.js';
 import { InputRequiredSignal } from '../runtime/client-requests.js';
 import { RequestContext } from '../runtime/request-context.js';
@@ -56,9 +57,14 @@ interface Forwarded {
  * Which call of the app a remote server's message belongs to. Progress and cancellation carry
  * their request; logs and, on 2025-11-25, the server's own requests (elicitation, sampling,
  * roots) do not. Over Streamable HTTP they arrive on the call's own response stream, read in
- * the call's async context, so the context says; over stdio nothing does, and they go to the one
- * call in progress, or to none. On 2026-07-28 questions come back in the call's answer
- * (`input_required`) and never need this.
+ * the async context of the official client's request, so the context says; over stdio nothing
+ * does, and they go to the one call in progress, or to none. On 2026-07-28 questions come back in
+ * the call's answer (`input_required`) and never need this, nor does the direct path, which
+ * hands its answer's messages to the call itself.
+ *
+ * The context is entered only around a request of the official client (`labelled`): once an
+ * AsyncLocalStorage has run, Node 20 calls its hooks on every promise of the process, which made
+ * a gateway serving only direct-path calls pay them on all its work.
  */
 export class RemoteRelay {
   private readonly current = new AsyncLocalStorage<Forwarded>();
@@ -68,12 +74,17 @@ export class RemoteRelay {
   constructor(private readonly unlabelled: boolean) {}
 
   /**
-   * Runs `work` as a call of `ctx`: the remote's messages during it can find `ctx`. The signal
-   * `work` gets aborts when the caller cancels, when `limit` fires, or to ask a 2026-07-28 caller;
-   * its reason is this relay's own, never the caller's: a caller gone with its connection must
-   * not read as the remote's connection closing (the request is cancelled, the link stays).
+   * Runs `work` as a call of `ctx`. The signal `work` gets aborts when the caller cancels, when
+   * `limit` fires, or to ask a 2026-07-28 caller; its reason is this relay's own, never the
+   * caller's: a caller gone with its connection must not read as the remote's connection closing
+   * (the request is cancelled, the link stays). `work` sends each request of the official client
+   * through `labelled`, so that the remote's messages during it can find `ctx`.
    */
-  async run<T>(ctx: Context, limit: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async run<T>(
+    ctx: Context,
+    limit: AbortSignal,
+    work: (signal: AbortSignal, labelled: <R>(send: () => Promise<R>) => Promise<R>) => Promise<T>,
+  ): Promise<T> {
     const forwarded: Forwarded = { ctx, stop: new AbortController() };
     const cancelled = () => forwarded.stop.abort(remoteMessages.callerCancelled());
     const expired = () => forwarded.stop.abort(limit.reason);
@@ -83,7 +94,8 @@ export class RemoteRelay {
     else if (limit.aborted) expired();
     this.inFlight.add(forwarded);
     try {
-      return await this.current.run(forwarded, () => work(forwarded.stop.signal));
+      // Over stdio a message is read outside every call's context: the context would say nothing.
+      return await work(forwarded.stop.signal, (send) => (this.unlabelled ? send() : this.current.run(forwarded, send)));
     } catch (error) {
       // The client's call ended with a question of its own (2026-07-28): that is its answer.
       const reason = forwarded.stop.signal.reason;
@@ -140,4 +152,18 @@ export function relayLog(ctx: Context, params: { level?: unknown; data?: unknown
   if (!LEVELS.has(level)) return;
   if (ctx instanceof RequestContext) void ctx.relayLog(level as LogLevel, data, typeof logger === 'string' ? logger : undefined);
   else void ctx.log[level as LogLevel](typeof data === 'string' ? data : JSON.stringify(data));
+}
+
+/**
+ * The level a 2026-07-28 remote is asked to log at during a call of `ctx` (its request's
+ * `_meta` logLevel): the lowest one the call's client lets through, so that the remote sends
+ * what the client gets and no more. A 2026-07-28 client names its own in its request, or none
+ * (it gets no line, and the remote is asked for none, so it can answer plain JSON); any other
+ * call's level (a 2025-11-25 session's) is kept by the SDK server, so every line is asked for
+ * and `relayLog` lets through what that level does.
+ */
+export function remoteLogLevel(ctx: Context): LogLevel | undefined {
+  if (!(ctx instanceof RequestContext) || ctx.revision !== MODERN_REVISION) return 'debug';
+  const level = ctx.source.envelope?.[LOG_LEVEL_META_KEY];
+  return LEVELS.has(level) ? (level as LogLevel) : undefined;
 }

@@ -78,6 +78,17 @@ class SourceLogger implements ContextLogger {
 }
 
 /**
+ * `own`'s signal, aborted also when `request` is (with its reason), as the task hand-over's: what
+ * `AbortSignal.any` answers for the two, without its weak references (on Node 20 they made reading
+ * `ctx.signal` 5-8% of a gateway's CPU per forwarded call).
+ */
+function followed(own: AbortController, request: AbortSignal): AbortSignal {
+  if (request.aborted) own.abort(request.reason);
+  else if (!own.signal.aborted) request.addEventListener('abort', () => own.abort(request.reason), { once: true });
+  return own.signal;
+}
+
+/**
  * The SDK's per-request context behind an Armature `Context`, for what Armature does not wrap
  * (e.g. `http.closeSSE()` on a resumable stream): the SDK's own when the SDK served the request,
  * else one made from the request engine's exchange with the same members. Undefined for contexts
@@ -175,11 +186,9 @@ export class RequestContext extends Context {
   get signal(): AbortSignal {
     if (!this.combined) {
       this.own ??= new AbortController();
+      const own = this.own;
       const start = this.taskStart;
-      this.combined =
-        start instanceof TaskHandOver
-          ? start.signalOf(this.own, this.source.signal)
-          : AbortSignal.any([this.source.signal, this.own.signal]);
+      this.combined = start instanceof TaskHandOver ? start.signalOf(own, this.source.signal) : followed(own, this.source.signal);
     }
     return this.combined;
   }
