@@ -220,37 +220,19 @@ export class RequestTracing {
     } catch (error) {
       answer = Promise.reject(error);
     }
+    const answered = (result: R): R => {
+      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
+      return result;
+    };
     // An answer given at once is measured at once, with no promise: once tracing has entered a
     // context, each promise a request makes costs the context manager's hooks. A promise gets one
-    // reaction, not an async function awaiting it (in a method of its own, so that an answer given
-    // at once allocates no closure for it).
-    if (isThenable(answer)) return this.endedLater(answer, request.method, set.attributes, started, traced, span, instruments);
-    this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(answer));
-    return answer;
-  }
-
-  /** Ends a request `serve` ran once its answer settles. */
-  private endedLater<R>(
-    answer: Promise<R>,
-    method: string,
-    attributes: Attributes,
-    started: number,
-    traced: Traced | undefined,
-    span: Span | undefined,
-    instruments: Instruments | undefined,
-  ): Promise<R> {
-    return answer.then(
-      (result) => {
-        this.ended(method, attributes, started, traced, span, instruments, failureOfResult(result));
-        return result;
-      },
-      (error: unknown) => {
-        if (!(error instanceof ProtocolError) && span?.isRecording())
-          span.recordException(error instanceof Error ? error : messageOf(error));
-        this.ended(method, attributes, started, traced, span, instruments, failureOfError(error));
-        throw error;
-      },
-    );
+    // reaction, not an async function awaiting it.
+    if (!isThenable(answer)) return answered(answer);
+    return answer.then(answered, (error: unknown) => {
+      if (!(error instanceof ProtocolError) && span?.isRecording()) span.recordException(error instanceof Error ? error : messageOf(error));
+      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
+      throw error;
+    });
   }
 
   /** `parent` marked as one of this app's requests: the last one made is kept, since most requests share their parent (the root context). */
