@@ -12,6 +12,12 @@ export interface RequestAttributeSet {
   readonly spanOptions: SpanOptions;
 }
 
+type SetPair = [RequestAttributeSet?, RequestAttributeSet?];
+
+// Made once, not a closure per request: what `child` makes when an entry is missing.
+const newMap = () => new Map();
+const newPair = (): SetPair => [undefined, undefined];
+
 /**
  * The low-cardinality attributes of a request (method, tool or prompt name, protocol version,
  * transport), shared by its span and its metrics, with its span's name: one frozen set per
@@ -20,7 +26,7 @@ export interface RequestAttributeSet {
  */
 export class RequestAttributeSets {
   // method -> name ('' for none) -> protocol version ('' for none) -> [pipe, tcp]
-  private readonly sets = new Map<string, Map<string, Map<string, [RequestAttributeSet?, RequestAttributeSet?]>>>();
+  private readonly sets = new Map<string, Map<string, Map<string, SetPair>>>();
   private kept = 0;
 
   /** The set of a request: its method, its 2026-07-28 envelope, whether it came over HTTP, its connection and params. */
@@ -38,7 +44,7 @@ export class RequestAttributeSets {
     const viaHttp = http ? 1 : 0;
     const byName = this.child(this.sets, method);
     const byVersion = byName && this.child(byName, named);
-    const pair = byVersion && this.child(byVersion, versioned, (): [RequestAttributeSet?, RequestAttributeSet?] => [undefined, undefined]);
+    const pair = byVersion && this.child(byVersion, versioned, newPair);
     if (!pair) return setOf(method, named, versioned, viaHttp === 1);
     let set = pair[viaHttp];
     if (!set) {
@@ -50,7 +56,7 @@ export class RequestAttributeSets {
   }
 
   /** The entry of `map` under `key`, made if missing while fewer than MAX_KEPT sets are kept; else undefined. */
-  private child<K, V>(map: Map<K, V>, key: K, make: () => V = () => new Map() as V): V | undefined {
+  private child<K, V>(map: Map<K, V>, key: K, make: () => V = newMap as () => V): V | undefined {
     const found = map.get(key);
     if (found || this.kept >= MAX_KEPT) return found;
     const made = make();

@@ -265,7 +265,9 @@ export class RequestTracing {
    * `{kind} {name}` for the others. Call only while the request is `traced`.
    */
   handler<R>(plan: TracedHandler, run: () => MaybePromise<R>): MaybePromise<R> {
-    return this.inSpan((api) => this.handlerSpan(api, plan), run, failureOfResult);
+    const traced = currentTracer();
+    if (!traced) return promised(run);
+    return spanned(traced, this.handlerSpan(traced.otel.api, plan), run, failureOfResult);
   }
 
   /** The span of a handler's calls, made the first time it is traced. */
@@ -301,11 +303,7 @@ export class RequestTracing {
     });
   }
 
-  /**
-   * Runs `run` in a span of its own (`made` names it), a child of the active one, ended when it
-   * settles: at once, with no promise, when `run` answered at once (each promise pays the context
-   * manager's hooks); what it throws is a rejection, as from an async function.
-   */
+  /** Runs `run` in a span of its own (`made` names it), a child of the active one: see `spanned`. */
   private inSpan<R>(
     made: (api: OtelApi) => HandlerSpan,
     run: () => R | Promise<R>,
@@ -313,29 +311,7 @@ export class RequestTracing {
   ): MaybePromise<R> {
     const traced = currentTracer();
     if (!traced) return promised(run);
-    const { api } = traced.otel;
-    const { name, options } = made(api);
-    const parent = api.context.active();
-    const span = traced.tracer.startSpan(name, options, parent);
-    let answer: R | Promise<R>;
-    try {
-      answer = api.context.with(api.trace.setSpan(parent, span), run);
-    } catch (error) {
-      return Promise.reject(spanFailed(api, span, error));
-    }
-    if (!isThenable(answer)) {
-      endSpan(api, span, failed(answer, span));
-      return answer;
-    }
-    return Promise.resolve(answer).then(
-      (result) => {
-        endSpan(api, span, failed(result, span));
-        return result;
-      },
-      (error: unknown) => {
-        throw spanFailed(api, span, error);
-      },
-    );
+    return spanned(traced, made(traced.otel.api), run, failed);
   }
 
   /**
@@ -387,6 +363,49 @@ export class RequestTracing {
       },
     );
   }
+}
+
+/**
+ * Runs `run` in the span `made` names, a child of the active one, ended when it settles: at once,
+ * with no promise, when `run` answered at once (each promise pays the context manager's hooks);
+ * what it throws is a rejection, as from an async function.
+ */
+function spanned<R>(
+  traced: Traced,
+  made: HandlerSpan,
+  run: () => R | Promise<R>,
+  failed: (result: R, span: Span) => Failure | undefined,
+): MaybePromise<R> {
+  const { api } = traced.otel;
+  const parent = api.context.active();
+  const span = traced.tracer.startSpan(made.name, made.options, parent);
+  let answer: R | Promise<R>;
+  try {
+    answer = api.context.with(api.trace.setSpan(parent, span), run);
+  } catch (error) {
+    return Promise.reject(spanFailed(api, span, error));
+  }
+  if (isThenable(answer)) return spanEndedLater(api, span, answer, failed);
+  endSpan(api, span, failed(answer, span));
+  return answer;
+}
+
+/** Ends a step's span once its answer settles (a function of its own: an answer given at once allocates no closure for it). */
+function spanEndedLater<R>(
+  api: OtelApi,
+  span: Span,
+  answer: PromiseLike<R>,
+  failed: (result: R, span: Span) => Failure | undefined,
+): Promise<R> {
+  return Promise.resolve(answer).then(
+    (result) => {
+      endSpan(api, span, failed(result, span));
+      return result;
+    },
+    (error: unknown) => {
+      throw spanFailed(api, span, error);
+    },
+  );
 }
 
 /** Ends `span` as failed by `error` (its exception recorded unless it is a JSON-RPC error); returns `error`. */
