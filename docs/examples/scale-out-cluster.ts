@@ -1,19 +1,20 @@
-import { ArmatureBuildError, createMcpApp, type HttpListener } from '@armature/core';
+import { ArmatureBuildError, createMcpApp } from '@armature/core';
 import { redisState } from '@armature/redis';
 import { RedisCluster } from '@armature/test-redis';
-import { NotesServer, renameTwice, roundRobinClient } from './scale-out.js';
+import { type Instance, NotesServer, renameTwice, roundRobinClient } from './scale-out.js';
 import { expectEqual } from './support/check.js';
 
 // #region cluster
 /** One instance on a Redis Cluster: give it some of the cluster's nodes, ioredis finds the others. */
-async function instance(nodes: { host: string; port: number }[]): Promise<HttpListener> {
+async function instance(nodes: { host: string; port: number }[]): Promise<Instance> {
   const app = createMcpApp(NotesServer, {
     // e.g. [{ host: 'redis-1', port: 6379 }, { host: 'redis-2', port: 6379 }],
     // or URLs: ['rediss://user:password@redis-1:6379'] (TLS, and the user and password for every node)
     state: redisState({ cluster: nodes }),
     requestStateKey: 'the same secret on every instance', // e.g. process.env.MCP_REQUEST_STATE_KEY
   });
-  return app.listenHttp({ port: 0 }); // waits until the cluster answers
+  const { url } = await app.listenHttp({ port: 0 }); // waits until the cluster answers
+  return { url, close: () => app.close() }; // the app's close ends its listener and its Redis connections
 }
 // #endregion
 
@@ -45,7 +46,7 @@ export async function main(): Promise<void> {
   const cluster = await RedisCluster.start();
   const [first, second] = cluster.addresses as [{ host: string; port: number }, { host: string; port: number }];
   // Each instance is given one other node: both find the whole cluster.
-  const [a, b] = [await instance([first]), await instance([second])] as [HttpListener, HttpListener];
+  const [a, b] = [await instance([first]), await instance([second])] as [Instance, Instance];
   const { client, transport } = roundRobinClient([a.url, b.url]);
   try {
     await renameTwice(client, transport);

@@ -1,4 +1,4 @@
-import { Context, createMcpApp, type HttpListener, McpServer, Tool } from '@armature/core';
+import { Context, createMcpApp, McpServer, Tool } from '@armature/core';
 import { redisState } from '@armature/redis';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expectEqual } from './support/check.js';
@@ -17,13 +17,13 @@ export class NotesServer {
 
 // #region app
 /** One instance: every instance runs this same code against the same Redis and key. */
-async function instance(redisUrl: string): Promise<HttpListener> {
+async function instance(redisUrl: string): Promise<Instance> {
   const app = createMcpApp(NotesServer, {
     state: redisState({ url: redisUrl }), // e.g. process.env.REDIS_URL
     requestStateKey: 'the same secret on every instance', // e.g. process.env.MCP_REQUEST_STATE_KEY
   });
-  const listener = await app.listenHttp({ port: 0 }); // waits until Redis answers
-  return listener;
+  const { url } = await app.listenHttp({ port: 0 }); // waits until Redis answers
+  return { url, close: () => app.close() }; // the app's close ends its listener and its Redis connections
 }
 // #endregion
 
@@ -53,11 +53,17 @@ export async function renameTwice(client: Client, transport: StreamableHTTPClien
   expectEqual(progress, ['asking', 'renamed', 'asking', 'renamed'], 'progress from both instances');
 }
 
+/** A running instance: its endpoint, and the close that stops it. */
+export interface Instance {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
 export const outputs: Record<string, string> = {};
 
 export async function main(): Promise<void> {
   const redis = await startRedis();
-  const [a, b] = [await instance(redis.url), await instance(redis.url)] as [HttpListener, HttpListener];
+  const [a, b] = [await instance(redis.url), await instance(redis.url)] as [Instance, Instance];
   const { client, transport } = roundRobinClient([a.url, b.url]);
   try {
     await renameTwice(client, transport);
