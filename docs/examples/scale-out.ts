@@ -17,7 +17,7 @@ export class NotesServer {
 
 // #region app
 /** One instance: every instance runs this same code against the same Redis and key. */
-async function instance(redisUrl: string): Promise<Instance> {
+async function instance(redisUrl: string) {
   const app = createMcpApp(NotesServer, {
     state: redisState({ url: redisUrl }), // e.g. process.env.REDIS_URL
     requestStateKey: 'the same secret on every instance', // e.g. process.env.MCP_REQUEST_STATE_KEY
