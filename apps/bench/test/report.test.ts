@@ -1,5 +1,7 @@
 // The verdicts and what the run writes, on fixed figures: the arithmetic every PASS/FAIL rests on.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +9,9 @@ import { type Goal, judge, median, meets, type Row, relativeOf, type Scenario, t
 import { markdownTable, summaryLine, svgChart, writeBetweenMarkers } from '../src/report.js';
 import { processScenarios } from '../src/scenarios/stdio.js';
 import { QUICK } from '../src/settings.js';
+
+/** The repository's Biome, which lints docs/performance.md. */
+const BIOME = createRequire(import.meta.url).resolve('@biomejs/biome/bin/biome');
 
 function row(id: string, unit: Scenario['unit'], targets: Scenario['targets'], medians: Row['medians']): Row {
   const scenario: Scenario = { id, title: id, unit, targets, open: () => Promise.reject(new Error('not run')) };
@@ -134,16 +139,30 @@ describe('what a run prints and writes', () => {
   });
 
   it('writes a Markdown table with a column per side, empty where a side was not measured', () => {
-    expect(markdownTable(rows).split('\n')).toEqual([
-      '| scenario | Armature | Armature bundled | SDK v2 | SDK v2 bundled | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature direct | Armature vs anchor | goal | verdict |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-      '| stdio add | 5,000/s |  | 2,000/s |  | 2,500/s | 40,000/s |  |  |  |  |  | 2.50x of SDK v2; 0.13x of raw loop | >= 2.00x; >= 0.80x | PASS; FAIL |',
-      '| tools/list 500 | 12.0 ms |  | 20.0 ms |  |  | 10.0 ms |  |  |  |  |  | 1.20x of raw loop | <= 1.10x | FAIL |',
-      '| idle RSS | 99.0 MB | 70.0 MB | 68.0 MB |  |  |  |  |  |  |  |  | +31.0 MB of SDK v2; Armature bundled: +2.0 MB of SDK v2 | <= +15 MB; <= +10 MB | FAIL; PASS |',
-      '| cold start 2 | 400 ms | 320 ms | 360 ms |  |  |  |  |  |  |  |  | 1.11x of SDK v2; Armature bundled: 0.89x of SDK v2 | <= 1.30x; <= 0.80x | PASS; FAIL |',
-      '| redis 2026 add | 800/s |  |  |  |  |  | 1,000/s |  |  |  |  | 0.80x of Armature in memory | report | n/a |',
-      '| runtime cold start | 500 ms |  |  |  |  |  |  | 300 ms | 320 ms |  |  | Armature on Bun: 0.60x of Armature; Armature on Deno: 0.64x of Armature | report; report | n/a; n/a |',
-    ]);
+    // A separator of any length reads as `---`.
+    const cellsOf = (line: string) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim().replace(/^-+$/, '---'));
+    expect(markdownTable(rows).split('\n').map(cellsOf)).toEqual(
+      [
+        '| scenario | Armature | Armature bundled | SDK v2 | SDK v2 bundled | SDK v1 | raw loop | Armature in memory | Armature on Bun | Armature on Deno | Armature telemetry off | Armature direct | Armature vs anchor | goal | verdict |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+        '| stdio add | 5,000/s |  | 2,000/s |  | 2,500/s | 40,000/s |  |  |  |  |  | 2.50x of SDK v2; 0.13x of raw loop | >= 2.00x; >= 0.80x | PASS; FAIL |',
+        '| tools/list 500 | 12.0 ms |  | 20.0 ms |  |  | 10.0 ms |  |  |  |  |  | 1.20x of raw loop | <= 1.10x | FAIL |',
+        '| idle RSS | 99.0 MB | 70.0 MB | 68.0 MB |  |  |  |  |  |  |  |  | +31.0 MB of SDK v2; Armature bundled: +2.0 MB of SDK v2 | <= +15 MB; <= +10 MB | FAIL; PASS |',
+        '| cold start 2 | 400 ms | 320 ms | 360 ms |  |  |  |  |  |  |  |  | 1.11x of SDK v2; Armature bundled: 0.89x of SDK v2 | <= 1.30x; <= 0.80x | PASS; FAIL |',
+        '| redis 2026 add | 800/s |  |  |  |  |  | 1,000/s |  |  |  |  | 0.80x of Armature in memory | report | n/a |',
+        '| runtime cold start | 500 ms |  |  |  |  |  |  | 300 ms | 320 ms |  |  | Armature on Bun: 0.60x of Armature; Armature on Deno: 0.64x of Armature | report; report | n/a; n/a |',
+      ].map(cellsOf),
+    );
+  });
+
+  it('writes the table as Biome formats it, so the page it lands in stays lint-clean', () => {
+    const table = `${markdownTable(rows)}\n`;
+    const biome = execFileSync(process.execPath, [BIOME, 'format', '--stdin-file-path=table.md'], { input: table, encoding: 'utf8' });
+    expect(biome).toBe(table);
   });
 
   it('draws a bar per measured side and a goal mark per target that has a goal, with no blank line inside the SVG', () => {
