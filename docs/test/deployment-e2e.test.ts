@@ -5,4 +5,4 @@ import { checkProcesses } from '../examples/deployment.js';
 // exit when stdin closes, and SIGTERM through enableShutdownHooks letting a running call finish.
 it('the compiled deployment example behaves as docs/deployment.md says', async () => {
   await expect(checkProcesses()).resolves.toBeUndefined();
-}, 60_000);
+}, 120_000);
