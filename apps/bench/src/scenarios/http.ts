@@ -38,6 +38,35 @@ function http2026(settings: Settings): Scenario {
   };
 }
 
+/**
+ * The same calls with `io.modelcontextprotocol/logLevel: "debug"` in each request's `_meta`, as a
+ * gateway or an official client that always names a level sends them: `add` logs nothing, so each
+ * answer is still one JSON body. Before issue 35's notify pass, Armature served such a request
+ * through the SDK's handler, not its engine (6-14x the CPU per call).
+ */
+function http2026LogLevel(settings: Settings): Scenario {
+  const connections = settings.httpConnections;
+  return {
+    id: 'http 2026 add, logLevel',
+    title:
+      `HTTP 2026-07-28 stateless tools/call add with logLevel "debug" in _meta: ${settings.httpCalls.toLocaleString('en-US')} calls per sample ` +
+      `over ${connections} keep-alive connections; Armature app.listenHttp vs the SDK createMcpHandler + toNodeHandler on node:http`,
+    unit: 'calls/s',
+    // As the plain line: at least 3x the SDK.
+    targets: [{ anchor: 'sdk', goal: { kind: 'ratio-at-least', value: 3 } }],
+    open: () =>
+      openHttpSides(
+        settings,
+        { armature: { entry: 'armature-http' }, sdk: { entry: 'sdk-http' } },
+        (url) => Promise.resolve(new Http2026Client(url, connections, { logLevel: 'debug' })),
+        async (answers) => {
+          checkSame('add(2, 3) with a log level over HTTP 2026-07-28', await answers('add', ADD_FIXED), addText(2, 3));
+          checkRefused('search with a one-letter query with a log level over HTTP 2026-07-28', await answers('search', SEARCH_INVALID));
+        },
+      ),
+  };
+}
+
 function httpSession(settings: Settings): Scenario {
   const connections = settings.httpConnections;
   return {
@@ -90,5 +119,5 @@ function httpProxy(settings: Settings): Scenario {
 }
 
 export function httpScenarios(settings: Settings): Scenario[] {
-  return [http2026(settings), httpSession(settings), httpProxy(settings)];
+  return [http2026(settings), http2026LogLevel(settings), httpSession(settings), httpProxy(settings)];
 }
