@@ -539,12 +539,9 @@ class Steps {
 /** Tools that send notifications before their answer (and one after it). */
 @McpServer({ name: 'notifying', version: '1.0.0' })
 class NotifyingServer extends EngineTools {
-  @Tool({ description: 'logs at four levels' })
+  @Tool({ description: 'logs a line at each of five levels' })
   async chatty(ctx: Context) {
-    await ctx.log.debug('dbg');
-    await ctx.log.info('inf', { n: 1 });
-    await ctx.log.warning('warn');
-    await ctx.log.error('err');
+    for (const level of ['debug', 'info', 'warning', 'error', 'alert'] as const) await ctx.log[level](`${level} line`, { level });
     return 'logged';
   }
 
@@ -760,7 +757,7 @@ describe.each([nodeFace, fetchFace])('2026-07-28 requests that carry a log level
     expect(warning).toContain('"level":"warning"');
     expect(warning).toContain('"level":"error"');
     expect(warning).not.toContain('"level":"info"');
-    expect(debug).toContain('"data":"dbg"');
+    expect(debug).toContain('"level":"debug"');
     expect(emergency).toMatch(/^200\n.*content-type: application\/json.*\n\n\{"result"/is);
     expect(progress).toContain('"method":"notifications/progress","params":{"progressToken":"p-1","progress":2,"total":2');
     expect(noSteps).toContain('content-type: application/json');

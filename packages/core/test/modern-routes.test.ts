@@ -67,6 +67,18 @@ function classifierSays(body: Message): boolean {
   return route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === VERSION;
 }
 
+/** A client's envelope, with `more` beside it. */
+const clientMeta = (more: Record<string, unknown> = {}): Record<string, unknown> => ({
+  'io.modelcontextprotocol/protocolVersion': VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+  ...more,
+});
+
+/** A request of `method` with `params` and `_meta`. */
+const requestOf = (id: number, method: string, meta: Record<string, unknown>, params: Record<string, unknown> = {}) =>
+  ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }) as Message;
+
 describe('remembered 2026-07-28 routes', () => {
   it('give the classifier verdict for every request of a sequence, remembered or not', () => {
     let modern = 0;
@@ -90,19 +102,7 @@ describe('remembered 2026-07-28 routes', () => {
 
   it('remember a client envelope: its later requests are not classified again', () => {
     const routes = new ModernRoutes();
-    const body = (id: number) =>
-      ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/list',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': VERSION,
-            'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }) as Message;
+    const body = (id: number) => requestOf(id, 'tools/list', clientMeta());
     const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
     expect(routes.isModern(body(1), headers)).toBe(true);
     // A body the classifier would refuse outright is still refused: only plain shapes are remembered.
@@ -113,21 +113,7 @@ describe('remembered 2026-07-28 routes', () => {
   it('remember a client envelope whatever progress token each request carries: a new token is not classified again', () => {
     const routes = new ModernRoutes();
     const body = (id: number, progressToken: unknown) =>
-      ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: {
-          name: 'add',
-          _meta: {
-            progressToken,
-            'io.modelcontextprotocol/protocolVersion': VERSION,
-            'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/logLevel': 'info',
-          },
-        },
-      }) as Message;
+      requestOf(id, 'tools/call', clientMeta({ progressToken, 'io.modelcontextprotocol/logLevel': 'info' }), { name: 'add' });
     const headers = { protocolVersion: VERSION, mcpMethod: 'tools/call', mcpName: 'add' };
     expect(routes.isModern(body(1, 'call-1'), headers)).toBe(true);
     const classified = vi.mocked(classifyInboundRequest).mock.calls.length;
@@ -144,18 +130,7 @@ describe('remembered 2026-07-28 routes', () => {
   it('do not remember an envelope longer than any client sends: each such request is classified', () => {
     const routes = new ModernRoutes();
     const body = (id: number) =>
-      ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/list',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': VERSION,
-            'io.modelcontextprotocol/clientInfo': { name: 'n'.repeat(10_000), version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }) as Message;
+      requestOf(id, 'tools/list', clientMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'n'.repeat(10_000), version: '1' } }));
     const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
     const classified = vi.mocked(classifyInboundRequest).mock.calls.length;
     expect(routes.isModern(body(1), headers)).toBe(true);
@@ -166,13 +141,8 @@ describe('remembered 2026-07-28 routes', () => {
   it('remember a copy of the envelope: a handler changing the one it was given changes nothing remembered', () => {
     const routes = new ModernRoutes();
     const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
-    const envelopeOf = (): Record<string, unknown> => ({
-      'io.modelcontextprotocol/protocolVersion': VERSION,
-      'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    });
-    const body = (id: number, meta: Record<string, unknown>) =>
-      ({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: meta } }) as Message;
+    const envelopeOf = () => clientMeta();
+    const body = (id: number, meta: Record<string, unknown>) => requestOf(id, 'tools/list', meta);
     const given = envelopeOf();
     expect(routes.isModern(body(1, given), headers)).toBe(true);
     const classified = vi.mocked(classifyInboundRequest).mock.calls.length;
