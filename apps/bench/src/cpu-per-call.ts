@@ -7,7 +7,9 @@
 // server (HttpSessionClient), and the entries default to the in-memory state against the Redis state
 // (a redis-server started here; its own CPU is not counted): the `redis session add` line's two sides.
 // Interleaved passes, medians. Linux only.
-// Usage: node dist/cpu-per-call.js [--session] [--calls=N] [--passes=N] [--tool=add|search] [entry ...]
+// With --log-level=<level> and/or --progress, each 2026-07-28 call's `_meta` also carries that log level
+// and a progress token of its own (what a gateway or an official client may send on every call).
+// Usage: node dist/cpu-per-call.js [--session] [--calls=N] [--passes=N] [--tool=add|search] [--log-level=L] [--progress] [entry ...]
 //   (default: raw-loop-http armature-http sdk-http; e.g. raw-loop-stdio armature-stdio --tool=search;
 //   with --session: armature-http armature-http-redis)
 import { loadavg } from 'node:os';
@@ -26,6 +28,8 @@ const tool = option('tool') ?? 'add';
 if (tool !== 'add' && tool !== 'search') throw new Error(`--tool must be add or search, not ${tool}`);
 const args = tool === 'add' ? addArgs : searchArgs;
 const session = argv.includes('--session');
+const logLevel = option('log-level');
+const progressTokens = argv.includes('--progress');
 const entries = argv.filter((a) => !a.startsWith('--'));
 const names =
   entries.length > 0 ? entries : session ? ['armature-http', 'armature-http-redis'] : ['raw-loop-http', 'armature-http', 'sdk-http'];
@@ -56,7 +60,9 @@ async function start(name: string): Promise<Side> {
   const needsRedis = name.endsWith('-redis');
   if (needsRedis) redis ??= await RedisServer.start({ durable: false });
   const server = await spawnHttpServer(name, needsRedis && redis ? { REDIS_URL: redis.url } : {});
-  const client = session ? await HttpSessionClient.open(server.url, IN_FLIGHT.http) : new Http2026Client(server.url, IN_FLIGHT.http);
+  const client = session
+    ? await HttpSessionClient.open(server.url, IN_FLIGHT.http)
+    : new Http2026Client(server.url, IN_FLIGHT.http, { logLevel, progressTokens });
   const stop = async () => {
     await client.close();
     await server.close();
@@ -67,8 +73,9 @@ async function start(name: string): Promise<Side> {
 const sides: Side[] = [];
 try {
   for (const name of names) sides.push(await start(name));
+  const meta = [logLevel && `logLevel ${logLevel}`, progressTokens && 'a progress token'].filter(Boolean).join(' and ');
   console.log(
-    `CPU per call of tools/call ${tool}, ${calls.toLocaleString('en-US')} calls per sample, ${passes} passes; load average ${loadavg()
+    `CPU per call of tools/call ${tool}${meta ? ` with ${meta}` : ''}, ${calls.toLocaleString('en-US')} calls per sample, ${passes} passes; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );

@@ -28,6 +28,8 @@ const LINES: [string, ...[string, string][]][] = [
   ['stdio add', [RATIO, '>= 2\\.00x'], [RATIO, '>= 0\\.80x']],
   ['stdio search', [RATIO, '>= 2\\.00x'], [RATIO, '>= 0\\.70x']],
   ['http 2026 add', [RATIO, '>= 3\\.00x'], [RATIO, '>= 0\\.50x']],
+  // The same calls with a log level in each request's `_meta` (issue 35's notify pass).
+  ['http 2026 add, logLevel', [RATIO, '>= 3\\.00x'], [RATIO, '>= 0\\.50x']],
   ['http session add', [RATIO, '>= 3\\.00x']],
   // The proxy's cost: the gateway against the server it proxies (issue 35: at least 0.35x).
   ['http proxy add', ['\\d+\\.\\d\\dx of Armature direct', '>= 0\\.35x']],

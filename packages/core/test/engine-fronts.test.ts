@@ -1,9 +1,11 @@
 import { PassThrough } from 'node:stream';
 import { InMemoryTransport, type JSONRPCMessage, Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { IsInt, Max, Min } from 'class-validator';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
-import { createMcpApp, type McpApp } from '../src/index.js';
+import { Context, createMcpApp, type McpApp, McpServer, Tool, ToolError } from '../src/index.js';
 import { sessionFramingChecked } from '../src/transports/wire/sse-format.js';
+import { EngineTools } from './support/engine-tools.js';
 import { holdStream, lastEventId } from './support/event-streams.js';
 import { FrontServer } from './support/front-server.js';
 import { rawHttp } from './support/raw-http.js';
@@ -525,4 +527,278 @@ describe.each([false, true])("a session's GET streams (resumable: %s)", (resumab
     }
     expect(own.at(-1)).toBe('200 ');
   }, 60_000);
+});
+
+class Steps {
+  @IsInt()
+  @Min(0)
+  @Max(5)
+  steps!: number;
+}
+
+/** Tools that send notifications before their answer (and one after it). */
+@McpServer({ name: 'notifying', version: '1.0.0' })
+class NotifyingServer extends EngineTools {
+  @Tool({ description: 'logs a line at each of five levels' })
+  async chatty(ctx: Context) {
+    for (const level of ['debug', 'info', 'warning', 'error', 'alert'] as const) await ctx.log[level](`${level} line`, { level });
+    return 'logged';
+  }
+
+  @Tool({ description: 'reports progress per step' })
+  async work(input: Steps, ctx: Context) {
+    for (let i = 1; i <= input.steps; i++) await ctx.progress(i, input.steps, `step ${i}`);
+    return `worked ${input.steps}`;
+  }
+
+  @Tool({ description: 'logs and reports progress' })
+  async both(ctx: Context) {
+    await ctx.log.info('starting');
+    await ctx.progress(1, 2);
+    await ctx.log.debug('halfway');
+    await ctx.progress(2, 2, 'done');
+    return 'both';
+  }
+
+  @Tool({ description: 'logs and reports progress, then fails' })
+  async fails(ctx: Context): Promise<string> {
+    await ctx.log.error('about to fail');
+    await ctx.progress(1, 2);
+    throw new Error('disk on fire');
+  }
+
+  @Tool({ description: 'logs and reports progress, then refuses' })
+  async refuses(ctx: Context): Promise<string> {
+    await ctx.log.warning('no stock');
+    await ctx.progress(1);
+    throw new ToolError('No stock left', { sku: 'A1' });
+  }
+
+  @Tool({ description: "what the call sees of its request's _meta" })
+  seen(ctx: Context) {
+    return JSON.stringify(ctx.meta);
+  }
+
+  @Tool({ description: 'answers, then logs and reports progress' })
+  late(ctx: Context) {
+    setTimeout(() => {
+      void ctx.log.error('too late');
+      void ctx.progress(1, 1);
+    }, 5);
+    return 'early';
+  }
+}
+
+/** One 2026-07-28 request of the notifying conversation: its method, params and `_meta` beside the envelope. */
+type Notifying = readonly [method: string, params: Record<string, unknown>, meta: Record<string, unknown>, accept?: string];
+
+const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+const HUGE_TOKEN = 't'.repeat(200_000);
+
+/** Requests the engine serves: log levels, progress tokens, both, failures after notifications, a JSON-only client. */
+const NOTIFYING: readonly Notifying[] = [
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 'warning' }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 'debug' }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 'emergency' }],
+  ['tools/call', { name: 'work', arguments: { steps: 2 } }, { progressToken: 'p-1' }],
+  ['tools/call', { name: 'work', arguments: { steps: 3 } }, { progressToken: 0 }],
+  ['tools/call', { name: 'work', arguments: { steps: 0 } }, { progressToken: -9_007_199_254_740_991 }],
+  ['tools/call', { name: 'both', arguments: {} }, { [LOG_LEVEL]: 'info', progressToken: 7 }],
+  ['tools/call', { name: 'both', arguments: {} }, { progressToken: 'only-progress' }],
+  ['tools/call', { name: 'fails', arguments: {} }, { [LOG_LEVEL]: 'info', progressToken: 'f' }],
+  ['tools/call', { name: 'refuses', arguments: {} }, { [LOG_LEVEL]: 'debug', progressToken: 'r' }],
+  ['tools/call', { name: 'work', arguments: { steps: 9 } }, { [LOG_LEVEL]: 'debug', progressToken: 'refused' }],
+  ['tools/call', { name: 'nope', arguments: {} }, { [LOG_LEVEL]: 'debug', progressToken: 'unknown tool' }],
+  ['tools/call', { name: 'late', arguments: {} }, { [LOG_LEVEL]: 'debug', progressToken: 'late' }],
+  ['tools/call', { name: 'add', arguments: { a: 2, b: 3 } }, { [LOG_LEVEL]: 'info' }],
+  ['tools/call', { name: 'add', arguments: { a: 2, b: 3 } }, { progressToken: 'quiet' }],
+  ['tools/list', {}, { [LOG_LEVEL]: 'info', progressToken: 'list' }],
+  ['tools/call', { name: 'both', arguments: {} }, { [LOG_LEVEL]: 'debug', progressToken: 'j' }, 'application/json'],
+  ['tools/call', { name: 'add', arguments: { a: 1, b: 1 } }, { [LOG_LEVEL]: 'debug' }, 'application/json'],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: HUGE_TOKEN }],
+  ['tools/call', { name: 'seen', arguments: {} }, { [LOG_LEVEL]: 'info', progressToken: 'm' }],
+  ['tools/call', { name: 'seen', arguments: {} }, { [LOG_LEVEL]: 'info' }],
+];
+
+/** Hostile `_meta`: every one refused or declined, and answered as the SDK answers it. */
+const HOSTILE: readonly Notifying[] = [
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 5 }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 'verbose' }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 'WARNING' }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: null }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: ['debug'] }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 'x'.repeat(100_000) }],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: { not: 'a token' } }],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: 1.5 }],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: 2 ** 53 }],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: null }],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: true }],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: ['p'] }],
+  ['tools/call', { name: 'work', arguments: { steps: 1 } }, { progressToken: 'p', 'example.com/extra': 1 }],
+  ['tools/call', { name: 'chatty', arguments: {} }, { [LOG_LEVEL]: 'info', 'io.modelcontextprotocol/other': 'x' }],
+];
+
+/**
+ * Headers left out of the comparison on node:http: the moment of the answer, and how the message is
+ * framed (the engine sends a JSON answer with its Content-Length, as it does every JSON answer, where
+ * the SDK path's web `Response` is written chunked; the bytes of the body are the same).
+ */
+const UNCOMPARED = new Set(['date', 'content-length', 'transfer-encoding']);
+
+/** `requests` as 2026-07-28 POSTs, each answered by `post` as `status headers body`. */
+async function notifyingOver(
+  requests: readonly Notifying[],
+  post: (body: string, headers: Record<string, string>) => Promise<string>,
+): Promise<string[]> {
+  const answers: string[] = [];
+  for (const [i, [method, params, meta, accept]] of requests.entries()) {
+    const name = (params as { name?: string }).name;
+    const headers = {
+      ...JSON_HEADERS,
+      ...(accept ? { accept } : {}),
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: i + 1, method, params: { ...params, _meta: { ...ENVELOPE, ...meta } } });
+    answers.push(await post(body, headers));
+  }
+  return answers;
+}
+
+/** A face of the 2026-07-28 endpoint: the answers to `requests`, headers and all. */
+interface ModernFace {
+  readonly name: string;
+  answers(app: McpApp, requests: readonly Notifying[]): Promise<string[]>;
+}
+
+const nodeFace: ModernFace = {
+  name: 'node:http',
+  async answers(app, requests) {
+    const listener = await app.listenHttp({ port: 0 });
+    try {
+      return await notifyingOver(requests, async (body, headers) => {
+        const answer = await rawHttp(listener.url, { headers, body });
+        const lines: string[] = [];
+        for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+          const name = answer.rawHeaders[i] as string;
+          if (!UNCOMPARED.has(name.toLowerCase())) lines.push(`${name}: ${answer.rawHeaders[i + 1]}`);
+        }
+        return `${answer.status}\n${lines.join('\n')}\n\n${answer.body}`;
+      });
+    } finally {
+      await listener.close();
+    }
+  },
+};
+
+const fetchFace: ModernFace = {
+  name: 'fetch',
+  async answers(app, requests) {
+    const handler = app.httpHandler();
+    try {
+      return await notifyingOver(requests, async (body, headers) => {
+        const response = await handler.fetch(
+          new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...headers, host: '127.0.0.1' }, body }),
+        );
+        const lines = [...response.headers].map(([name, value]) => `${name}: ${value}`);
+        return `${response.status}\n${lines.join('\n')}\n\n${await response.text()}`;
+      });
+    } finally {
+      await handler.close();
+    }
+  },
+};
+
+async function notifyingConversation(face: ModernFace, requests: readonly Notifying[], requestEngine: boolean) {
+  const app = createMcpApp(NotifyingServer, { onError: () => undefined, exposeErrors: true, requestEngine });
+  try {
+    const answers = await face.answers(app, requests);
+    // What a call sends after its answer (`late`) has had its moment.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return { answers, served: app.stats.engine };
+  } finally {
+    await app.close();
+  }
+}
+
+describe.each([nodeFace, fetchFace])('2026-07-28 requests that carry a log level or a progress token, over $name', (face) => {
+  it("are answered by the engine with the SDK path's status, headers and bytes: JSON, or SSE when notifications come first", async () => {
+    const viaSdk = await notifyingConversation(face, NOTIFYING, false);
+    const viaEngine = await notifyingConversation(face, NOTIFYING, true);
+    expect(viaEngine.answers).toEqual(viaSdk.answers);
+    expect(viaSdk.served).toBe(0);
+    expect(viaEngine.served).toBe(NOTIFYING.length);
+    const [
+      warning,
+      debug,
+      emergency,
+      progress,
+      ,
+      noSteps,
+      both,
+      ,
+      fails,
+      refuses,
+      invalid,
+      unknown,
+      late,
+      add,
+      quiet,
+      list,
+      jsonOnly,
+      jsonAdd,
+      huge,
+      seen,
+      unseen,
+    ] = viaSdk.answers as string[];
+    // Log lines at or above the level only, before the answer, on an event stream.
+    expect(warning).toMatch(/^200\n.*content-type: text\/event-stream/is);
+    expect(warning).toContain('"level":"warning"');
+    expect(warning).toContain('"level":"error"');
+    expect(warning).not.toContain('"level":"info"');
+    expect(debug).toContain('"level":"debug"');
+    expect(emergency).toMatch(/^200\n.*content-type: application\/json.*\n\n\{"result"/is);
+    expect(progress).toContain('"method":"notifications/progress","params":{"progressToken":"p-1","progress":2,"total":2');
+    expect(noSteps).toContain('content-type: application/json');
+    expect(both).toContain('"progressToken":7');
+    expect(both).not.toContain('halfway');
+    // A call that fails after its notifications: the error is the stream's last event.
+    expect(fails).toMatch(/"about to fail".*notifications\/progress.*disk on fire/s);
+    expect(refuses).toMatch(/"no stock".*No stock left/s);
+    expect(invalid).toContain('content-type: application/json');
+    expect(unknown).toContain('nope');
+    // What a call sends after its answer is not sent.
+    expect(late).toContain('content-type: application/json');
+    expect(late).not.toContain('too late');
+    expect(add).toContain('{"type":"text","text":"5"}');
+    expect(quiet).toContain('content-type: application/json');
+    expect(list).toContain('"tools":[');
+    expect(jsonOnly).toContain('"data":"halfway"');
+    expect(jsonAdd).toContain('{"type":"text","text":"2"}');
+    expect(huge).toContain(`"progressToken":"${HUGE_TOKEN}"`);
+    // The handler sees what stays `_meta` once the envelope is lifted out: the progress token only.
+    expect(seen).toContain(String.raw`"text":"{\"progressToken\":\"m\"}"`);
+    expect(unseen).toContain('"text":"{}"');
+  }, 60_000);
+
+  it('refuse or decline hostile `_meta` values exactly as the SDK does, and leave them to it', async () => {
+    const viaSdk = await notifyingConversation(face, HOSTILE, false);
+    const viaEngine = await notifyingConversation(face, HOSTILE, true);
+    expect(viaEngine.answers).toEqual(viaSdk.answers);
+    expect(viaEngine.served).toBe(0);
+    // Wrong types and unknown level names are refused before any handler; other `_meta` is served (by the SDK).
+    const statuses = viaSdk.answers.map((answer) => answer.slice(0, 3));
+    expect(statuses).toEqual([...Array(HOSTILE.length - 2).fill('400'), '200', '200']);
+  }, 60_000);
+
+  it('is seen by that comparison: an engine that streams differently fails it', async () => {
+    const viaSdk = await notifyingConversation(face, NOTIFYING.slice(0, 1), false);
+    vi.spyOn(RequestEngine.prototype, 'run').mockImplementation(async function (this: RequestEngine, exchange) {
+      // Sends nothing before the answer, as an engine that ignored the log level would.
+      return { jsonrpc: '2.0', id: exchange.id, result: { content: [{ type: 'text', text: 'logged' }] } } as JSONRPCMessage;
+    });
+    const viaEngine = await notifyingConversation(face, NOTIFYING.slice(0, 1), true);
+    expect(viaEngine.answers).not.toEqual(viaSdk.answers);
+  });
 });

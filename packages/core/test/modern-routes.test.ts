@@ -19,7 +19,12 @@ const envelope = fc.record(
     'io.modelcontextprotocol/protocolVersion': fc.constantFrom(VERSION, VERSION, VERSION, '2025-11-25', 7),
     'io.modelcontextprotocol/clientInfo': fc.constantFrom({ name: 'a', version: '1' }, { name: 'b', version: '2' }, { name: 3 }),
     'io.modelcontextprotocol/clientCapabilities': fc.constantFrom({}, { sampling: {} }, 'none'),
-    progressToken: fc.constantFrom('t', 1.5, null),
+    // Mostly new tokens of the SDK's type (a remembered envelope leaves those out), now and then another type.
+    progressToken: fc.oneof(
+      { weight: 4, arbitrary: fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constantFrom(Number.MAX_SAFE_INTEGER, -0)) },
+      { weight: 1, arbitrary: fc.constantFrom(1.5, null, 2 ** 53, true, {}, ['t']) },
+    ),
+    'io.modelcontextprotocol/logLevel': fc.constantFrom('info', 'debug', 'emergency', 'verbose', 5),
   },
   // Mostly complete envelopes, so that remembered verdicts are met often.
   {
@@ -62,6 +67,18 @@ function classifierSays(body: Message): boolean {
   return route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === VERSION;
 }
 
+/** A client's envelope, with `more` beside it. */
+const clientMeta = (more: Record<string, unknown> = {}): Record<string, unknown> => ({
+  'io.modelcontextprotocol/protocolVersion': VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+  ...more,
+});
+
+/** A request of `method` with `params` and `_meta`. */
+const requestOf = (id: number, method: string, meta: Record<string, unknown>, params: Record<string, unknown> = {}) =>
+  ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }) as Message;
+
 describe('remembered 2026-07-28 routes', () => {
   it('give the classifier verdict for every request of a sequence, remembered or not', () => {
     let modern = 0;
@@ -85,19 +102,7 @@ describe('remembered 2026-07-28 routes', () => {
 
   it('remember a client envelope: its later requests are not classified again', () => {
     const routes = new ModernRoutes();
-    const body = (id: number) =>
-      ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/list',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': VERSION,
-            'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }) as Message;
+    const body = (id: number) => requestOf(id, 'tools/list', clientMeta());
     const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
     expect(routes.isModern(body(1), headers)).toBe(true);
     // A body the classifier would refuse outright is still refused: only plain shapes are remembered.
@@ -105,16 +110,39 @@ describe('remembered 2026-07-28 routes', () => {
     expect(routes.isModern(body(3), headers)).toBe(true);
   });
 
+  it('remember a client envelope whatever progress token each request carries: a new token is not classified again', () => {
+    const routes = new ModernRoutes();
+    const body = (id: number, progressToken: unknown) =>
+      requestOf(id, 'tools/call', clientMeta({ progressToken, 'io.modelcontextprotocol/logLevel': 'info' }), { name: 'add' });
+    const headers = { protocolVersion: VERSION, mcpMethod: 'tools/call', mcpName: 'add' };
+    expect(routes.isModern(body(1, 'call-1'), headers)).toBe(true);
+    const classified = vi.mocked(classifyInboundRequest).mock.calls.length;
+    expect(routes.isModern(body(2, 'call-2'), headers)).toBe(true);
+    expect(routes.isModern(body(3, 3), headers)).toBe(true);
+    expect(routes.isModern(body(4, 't'.repeat(100_000)), headers)).toBe(true);
+    expect(vi.mocked(classifyInboundRequest).mock.calls.length).toBe(classified);
+    // A token of another type is classified, and refused.
+    expect(routes.isModern(body(5, 1.5), headers)).toBe(false);
+    expect(routes.isModern(body(6, { not: 'a token' }), headers)).toBe(false);
+    expect(vi.mocked(classifyInboundRequest).mock.calls.length).toBe(classified + 2);
+  });
+
+  it('do not remember an envelope longer than any client sends: each such request is classified', () => {
+    const routes = new ModernRoutes();
+    const body = (id: number) =>
+      requestOf(id, 'tools/list', clientMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'n'.repeat(10_000), version: '1' } }));
+    const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
+    const classified = vi.mocked(classifyInboundRequest).mock.calls.length;
+    expect(routes.isModern(body(1), headers)).toBe(true);
+    expect(routes.isModern(body(2), headers)).toBe(true);
+    expect(vi.mocked(classifyInboundRequest).mock.calls.length).toBe(classified + 2);
+  });
+
   it('remember a copy of the envelope: a handler changing the one it was given changes nothing remembered', () => {
     const routes = new ModernRoutes();
     const headers = { protocolVersion: VERSION, mcpMethod: 'tools/list', mcpName: undefined };
-    const envelopeOf = (): Record<string, unknown> => ({
-      'io.modelcontextprotocol/protocolVersion': VERSION,
-      'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    });
-    const body = (id: number, meta: Record<string, unknown>) =>
-      ({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: meta } }) as Message;
+    const envelopeOf = () => clientMeta();
+    const body = (id: number, meta: Record<string, unknown>) => requestOf(id, 'tools/list', meta);
     const given = envelopeOf();
     expect(routes.isModern(body(1, given), headers)).toBe(true);
     const classified = vi.mocked(classifyInboundRequest).mock.calls.length;

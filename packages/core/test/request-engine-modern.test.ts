@@ -264,8 +264,8 @@ describe('the 2026-07-28 request engine over HTTP', () => {
     servedDirectly.length = 0;
     const { viaSdk, direct } = await both();
     expect(direct).toEqual(viaSdk);
-    // The request engine served the frequent, plain requests; the SDK the rest.
-    expect(servedDirectly).toEqual(['list', 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17, 18, 32]);
+    // The request engine served the frequent, plain requests (a log level and a progress token too); the SDK the rest.
+    expect(servedDirectly).toEqual(['list', 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 32]);
     // The conversation covers what it claims.
     const text = viaSdk.map((a) => `${a.status} ${a.type} ${a.body}`).join('\n');
     expect(text).toContain(

@@ -12,24 +12,33 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
+/** What a client adds to every request's `_meta`: a log level, and a progress token of its own per call. */
+export interface Http2026Meta {
+  readonly logLevel?: string;
+  readonly progressTokens?: boolean;
+}
+
 export class Http2026Client {
   private readonly agent: Agent;
   private readonly url: URL;
+  private readonly envelope: Record<string, unknown>;
   private nextId = 1;
 
-  constructor(url: string, connections: number) {
+  constructor(
+    url: string,
+    connections: number,
+    private readonly meta: Http2026Meta = {},
+  ) {
     this.url = new URL(url);
     this.agent = new Agent({ keepAlive: true, maxSockets: connections });
+    this.envelope = meta.logLevel ? { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': meta.logLevel } : ENVELOPE;
   }
 
   /** One tools/call; resolves with its `result`, rejects on a JSON-RPC error or a non-200 status. */
   callTool(name: string, args: Record<string, unknown>): Promise<unknown> {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: this.nextId++,
-      method: 'tools/call',
-      params: { name, arguments: args, _meta: ENVELOPE },
-    });
+    const id = this.nextId++;
+    const _meta = this.meta.progressTokens ? { ...this.envelope, progressToken: `call-${id}` } : this.envelope;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta } });
     return this.post(name, body, true);
   }
 

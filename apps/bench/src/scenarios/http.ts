@@ -10,12 +10,20 @@ import type { Settings } from '../settings.js';
 import { openHttpSides } from './http-sides.js';
 import { ADD_FIXED, ADD_UNKNOWN, checkRefused, checkSame, SEARCH_FIXED, SEARCH_INVALID } from './tool-calls.js';
 
-function http2026(settings: Settings): Scenario {
+/**
+ * The stateless line. With `logLevel`, the same calls with that level in each request's `_meta`, as a
+ * gateway or an official client that always names a level sends them: `add` logs nothing, so each
+ * answer is still one JSON body (before issue 35's notify pass, Armature served such a request
+ * through the SDK's handler, not its engine: 6-14x the CPU per call).
+ */
+function http2026(settings: Settings, logLevel?: string): Scenario {
   const connections = settings.httpConnections;
+  const over = logLevel ? `HTTP 2026-07-28 with logLevel ${logLevel}` : 'HTTP 2026-07-28';
   return {
-    id: 'http 2026 add',
+    id: logLevel ? 'http 2026 add, logLevel' : 'http 2026 add',
     title:
-      `HTTP 2026-07-28 stateless tools/call add: ${settings.httpCalls.toLocaleString('en-US')} calls per sample over ${connections} ` +
+      `HTTP 2026-07-28 stateless tools/call add${logLevel ? ` with logLevel "${logLevel}" in _meta` : ''}: ` +
+      `${settings.httpCalls.toLocaleString('en-US')} calls per sample over ${connections} ` +
       'keep-alive connections; Armature app.listenHttp vs the SDK createMcpHandler + toNodeHandler on node:http vs a hand-written node:http loop',
     unit: 'calls/s',
     // Issue 11: at least 3x the SDK; issue 21: at least 0.5x of the hand-written node:http loop.
@@ -27,12 +35,12 @@ function http2026(settings: Settings): Scenario {
       openHttpSides(
         settings,
         { armature: { entry: 'armature-http' }, sdk: { entry: 'sdk-http' }, raw: { entry: 'raw-loop-http' } },
-        (url) => Promise.resolve(new Http2026Client(url, connections)),
+        (url) => Promise.resolve(new Http2026Client(url, connections, { logLevel })),
         async (answers) => {
-          checkSame('add(2, 3) over HTTP 2026-07-28', await answers('add', ADD_FIXED), addText(2, 3));
-          checkSame('search over HTTP 2026-07-28', await answers('search', SEARCH_FIXED), searchText(SEARCH_FIXED as SearchArgs));
-          checkRefused('search with a one-letter query over HTTP 2026-07-28', await answers('search', SEARCH_INVALID));
-          checkRefused('add with an unknown argument over HTTP 2026-07-28', await answers('add', ADD_UNKNOWN, ['armature', 'raw']));
+          checkSame(`add(2, 3) over ${over}`, await answers('add', ADD_FIXED), addText(2, 3));
+          checkSame(`search over ${over}`, await answers('search', SEARCH_FIXED), searchText(SEARCH_FIXED as SearchArgs));
+          checkRefused(`search with a one-letter query over ${over}`, await answers('search', SEARCH_INVALID));
+          checkRefused(`add with an unknown argument over ${over}`, await answers('add', ADD_UNKNOWN, ['armature', 'raw']));
         },
       ),
   };
@@ -90,5 +98,5 @@ function httpProxy(settings: Settings): Scenario {
 }
 
 export function httpScenarios(settings: Settings): Scenario[] {
-  return [http2026(settings), httpSession(settings), httpProxy(settings)];
+  return [http2026(settings), http2026(settings, 'debug'), httpSession(settings), httpProxy(settings)];
 }

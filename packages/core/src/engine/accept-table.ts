@@ -1,4 +1,10 @@
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isSpecType,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/server';
 import { isPlainObject } from '../validation/plain-object.js';
 
 // Which requests the engine answers itself, on either revision: one table. Anything else (another
@@ -52,20 +58,37 @@ export function acceptsLegacy(method: string, params: unknown): boolean {
 
 /**
  * The envelope keys a 2026-07-28 request the engine serves may carry: the ones every such request
- * carries, nothing that makes the call send notifications (`logLevel`) or a progress token.
+ * carries, and the log level it asks its call's log lines at.
  */
-const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY];
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY];
 
 /**
- * A 2026-07-28 request the engine serves: its envelope (undefined when declined), a method of the
- * table with its params, and `_meta` holding nothing but those envelope keys.
+ * A 2026-07-28 request's `_meta` as the SDK splits it before its handler runs: the envelope
+ * (`ctx.mcpReq.envelope`), and what stays `_meta` (`ctx.mcpReq._meta`: here a progress token, or nothing).
  */
-export function acceptsModern(method: string, params: unknown): Record<string, unknown> | undefined {
+export interface ModernMeta {
+  readonly envelope: Record<string, unknown>;
+  readonly meta: { readonly progressToken: string | number } | undefined;
+}
+
+/**
+ * A 2026-07-28 request the engine serves, its `_meta` split as the SDK splits it (undefined when
+ * declined): a method of the table with its params, and `_meta` holding nothing but those envelope
+ * keys (a log level the SDK knows) and a progress token of the SDK's type.
+ */
+export function acceptsModern(method: string, params: unknown): ModernMeta | undefined {
   if (!isPlainObject(params) || !PARAMS[method]?.(params)) return undefined;
   const meta = params._meta;
   if (!isPlainObject(meta)) return undefined;
-  for (const key in meta) if (!ENVELOPE_KEYS.includes(key)) return undefined;
+  let token = false;
+  for (const key in meta) {
+    if (key === 'progressToken') token = true;
+    else if (!ENVELOPE_KEYS.includes(key)) return undefined;
+  }
+  if (token && (meta.progressToken === undefined || !isProgressToken(meta.progressToken))) return undefined;
+  const level = meta[LOG_LEVEL_META_KEY];
+  if (level !== undefined && !isSpecType.LoggingLevel(level)) return undefined;
   const envelope: Record<string, unknown> = {};
   for (const key of ENVELOPE_KEYS) if (key in meta) envelope[key] = meta[key];
-  return envelope;
+  return { envelope, meta: token ? { progressToken: meta.progressToken as string | number } : undefined };
 }

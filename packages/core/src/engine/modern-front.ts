@@ -7,9 +7,11 @@ import { modernEra, type RequestHandler } from './era-encoding.js';
 import type { Exchange, ModernCall } from './exchange.js';
 import { RequestEngine } from './request-engine.js';
 
-/** A 2026-07-28 request as the engine serves it: the params the SDK's handler would see, its envelope lifted out. */
+/**
+ * A 2026-07-28 request as the engine serves it: the params the SDK's handler would see, its envelope
+ * lifted out and what stays `_meta` (a progress token) left in.
+ */
 class ModernExchangeOf implements Exchange {
-  readonly meta = undefined;
   readonly sessionId = undefined;
   /** What its notifications name as related: this exchange itself, routed back to its call. */
   readonly related = this;
@@ -19,6 +21,7 @@ class ModernExchangeOf implements Exchange {
     private readonly call: ModernCall,
     readonly params: Record<string, unknown>,
     readonly envelope: Record<string, unknown>,
+    readonly meta: Record<string, unknown> | undefined,
   ) {
     this.http = new ModernHttp(call) as ServerContext['http'];
   }
@@ -44,9 +47,10 @@ class ModernExchangeOf implements Exchange {
 /**
  * The engine's front for 2026-07-28 requests straight from the node:http adapter, without a server,
  * transport, web `Request` or `Response` per request: one SDK server, bound to that revision at
- * start-up, whose handlers the engine runs inside the SDK's own seams. A request the SDK would read
- * differently (other params or `_meta`, retry material, a `logLevel` or progress token that would
- * make it stream notifications) is declined and served by the SDK.
+ * start-up, whose handlers the engine runs inside the SDK's own seams. Its notifications (log lines
+ * at the request's `logLevel`, progress for its token) go to its exchange, which streams them before
+ * the answer as the SDK's per-request transport does. A request the SDK would read differently
+ * (other params or `_meta`, retry material) is declined and served by the SDK.
  */
 export class ModernFront {
   private readonly handlers = new Map<string, RequestHandler>();
@@ -84,12 +88,13 @@ export class ModernFront {
     const { method, params } = call.message;
     const { engine, server } = this;
     if (!engine?.serves(method) || !server || server.getNegotiatedProtocolVersion() !== MODERN_REVISION) return undefined;
-    const envelope = acceptsModern(method, params);
+    const accepted = acceptsModern(method, params);
     // A method the revision does not define (ping) is answered by the SDK's own refusal.
-    if (!envelope || !this.sdk.codec(server).hasRequestMethod(method)) return undefined;
-    const lifted: Record<string, unknown> = {};
+    if (!accepted || !this.sdk.codec(server).hasRequestMethod(method)) return undefined;
+    // The params as the SDK's request schema hands them on: `_meta` first, when something stays in it.
+    const lifted: Record<string, unknown> = accepted.meta ? { _meta: accepted.meta } : {};
     for (const key in params as Record<string, unknown>) if (key !== '_meta') lifted[key] = (params as Record<string, unknown>)[key];
-    const exchange = new ModernExchangeOf(call, lifted, envelope);
+    const exchange = new ModernExchangeOf(call, lifted, accepted.envelope, accepted.meta);
     this.calls.set(exchange, call);
     const forget = () => this.calls.delete(exchange);
     return Promise.resolve(engine.run(exchange)).then(

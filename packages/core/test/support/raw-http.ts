@@ -3,6 +3,8 @@ import { request } from 'node:http';
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The response's header lines as sent, names in their case, in their order. */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -24,7 +26,14 @@ export function rawHttp(
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            rawHeaders: res.rawHeaders,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         res.on('error', reject);
       },
     );

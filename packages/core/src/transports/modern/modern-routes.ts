@@ -8,11 +8,25 @@ import { isPlainRequest } from '../wire/json-rpc-shape.js';
 
 /** Most envelopes remembered; past that the memory starts over (a client sends the same one each time). */
 const MAX_REMEMBERED = 256;
+/** Longest envelope (as JSON text) remembered: a client's is far shorter; a longer one is classified each time. */
+const MAX_REMEMBERED_LENGTH = 4_096;
+/**
+ * The `_meta` member a remembered envelope leaves out: a progress token of the type the SDK's envelope
+ * schema takes (a string or a safe integer), new with each call of a client that asks for progress.
+ * Its value does not change the classifier's verdict, only its type does (another type is classified).
+ */
+const TOKEN = 'progressToken';
+
+/** Whether `meta`'s progress token is one a remembered envelope leaves out. */
+function skipsToken(meta: Record<string, unknown>): boolean {
+  const token = meta[TOKEN];
+  return typeof token === 'string' || Number.isSafeInteger(token);
+}
 
 /** A remembered request: its method and a copy of its `_meta` (a handler may change the one it was given). */
 interface Remembered {
   readonly method: string;
-  readonly meta: unknown;
+  readonly meta: Record<string, unknown>;
 }
 
 /** A plain request (see `isPlainRequest`) whose `_meta` is an object: its envelope decides its route. */
@@ -66,10 +80,12 @@ export class ModernRoutes {
 
   isModern(message: Message, headers: { protocolVersion: string; mcpMethod: string; mcpName: string | undefined }): boolean {
     const plain = isEnvelopedRequest(message);
-    const meta = message.params?._meta;
-    const hash = plain ? jsonHash(meta, stringHash(message.method as string, HASH_SEED)) : 0;
+    const meta = message.params?._meta as Record<string, unknown>;
+    const skip = plain && skipsToken(meta);
+    const hash = plain ? metaHash(meta, skip, stringHash(message.method as string, HASH_SEED)) : 0;
     if (plain) {
-      for (const known of this.modern.get(hash) ?? NONE) if (known.method === message.method && sameJson(known.meta, meta)) return true;
+      for (const known of this.modern.get(hash) ?? NONE)
+        if (known.method === message.method && sameMeta(known.meta, meta, skip)) return true;
     }
     const route = classifyInboundRequest({
       httpMethod: 'POST',
@@ -79,18 +95,28 @@ export class ModernRoutes {
       body: message,
     });
     const modern = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === headers.protocolVersion;
-    if (modern && plain) {
-      if (this.remembered >= MAX_REMEMBERED) {
-        this.modern.clear();
-        this.remembered = 0;
-      }
-      const known = { method: message.method as string, meta: JSON.parse(JSON.stringify(meta)) as unknown };
-      const bucket = this.modern.get(hash);
-      if (bucket) bucket.push(known);
-      else this.modern.set(hash, [known]);
-      this.remembered++;
-    }
+    if (modern && plain) this.remember(message.method as string, meta, skip, hash);
     return modern;
+  }
+
+  /** Remembers a copy of `meta` (without the progress token it skips), unless it is too long to keep. */
+  private remember(method: string, meta: Record<string, unknown>, skip: boolean, hash: number): void {
+    let kept = meta;
+    if (skip) {
+      const { [TOKEN]: _token, ...rest } = meta;
+      kept = rest;
+    }
+    const text = JSON.stringify(kept);
+    if (text.length > MAX_REMEMBERED_LENGTH) return;
+    if (this.remembered >= MAX_REMEMBERED) {
+      this.modern.clear();
+      this.remembered = 0;
+    }
+    const known = { method, meta: JSON.parse(text) as Record<string, unknown> };
+    const bucket = this.modern.get(hash);
+    if (bucket) bucket.push(known);
+    else this.modern.set(hash, [known]);
+    this.remembered++;
   }
 }
 
@@ -122,6 +148,24 @@ function jsonHash(value: unknown, hash: number): number {
   let members = 0;
   for (const key in value) members = (members + jsonHash((value as Record<string, unknown>)[key], stringHash(key, HASH_SEED))) >>> 0;
   return Math.imul(hash ^ 4 ^ members, 0x01000193) >>> 0;
+}
+
+/** `jsonHash` of `meta`, without its progress token when `skip`. */
+function metaHash(meta: Record<string, unknown>, skip: boolean, hash: number): number {
+  let members = 0;
+  for (const key in meta) if (!skip || key !== TOKEN) members = (members + jsonHash(meta[key], stringHash(key, HASH_SEED))) >>> 0;
+  return Math.imul(hash ^ 4 ^ members, 0x01000193) >>> 0;
+}
+
+/** Whether `meta` (without its progress token when `skip`) is the remembered `known`. */
+function sameMeta(known: Record<string, unknown>, meta: Record<string, unknown>, skip: boolean): boolean {
+  let members = 0;
+  for (const key in known) {
+    if (!Object.hasOwn(meta, key) || !sameJson(known[key], meta[key])) return false;
+    members++;
+  }
+  for (const key in meta) if (!skip || key !== TOKEN) members--;
+  return members === 0;
 }
 
 /** Whether two JSON values (as `JSON.parse` makes them) are equal, whatever the order of their objects' members. */
