@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, parseJSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/server';
-import { InFlightTable } from '../../context/in-flight-table.js';
+import { IN_FLIGHT, InFlightTable } from '../../context/in-flight-table.js';
 import { type NotificationStream, NotificationValve } from '../../context/notification-valve.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import type { ServerEvents } from '../../observability/server-events.js';
@@ -40,8 +40,6 @@ const NEWLINE = 0x0a;
 const NOT_JSON = Symbol('not JSON');
 /** `scan`'s answer for a line known to be within the limits without the pre-scan (its id not read). */
 const UNSCANNED: PrescanResult = Object.freeze({});
-/** The entry of a request in flight (`inFlight` keeps ids only). */
-const IN_FLIGHT = Object.freeze({});
 /** How much of an over-long line is kept to read its id from (ids come first in practice). */
 const HEAD_BYTES = 4_096;
 
