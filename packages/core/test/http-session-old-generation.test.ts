@@ -1,8 +1,7 @@
 import { Agent, request } from 'node:http';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { createMcpApp, McpServer, Tool } from '../src/index.js';
+import { createMcpApp } from '../src/index.js';
+import { collectingServer, oldGenerationGain } from './support/old-generation.js';
 
 // What a 2025-11-25 session call over node:http leaves behind must stay out of the old generation,
 // also after a mark-compact has moved the session's own structures there while calls were in
@@ -16,35 +15,10 @@ import { createMcpApp, McpServer, Tool } from '../src/index.js';
 // the client runs too (a plain node:http client): 140-190 bytes a call, 480 with the Set and the
 // Map, 3,700 with the literal's getter.
 describe('the old generation of an HTTP session under load', () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  /** Set for one round: its first call runs two full collections, everything in flight then moving to the old generation. */
-  let collect = false;
-
-  @McpServer({ name: 'session-old-generation', version: '1.0.0' })
-  class SessionOldGenerationServer {
-    @Tool({ description: 'answers' })
-    add() {
-      if (collect) {
-        collect = false;
-        gc();
-        gc();
-      }
-      return 'ok';
-    }
-  }
-
-  /** Bytes in use in the old generation's space for objects. */
-  const oldNow = () => {
-    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
-    if (!space || space.space_used_size <= 0) throw new Error('no old_space in the heap statistics');
-    return space.space_used_size;
-  };
-  type Heap = v8.GCProfilerResult['statistics'][number]['afterGC'];
-  const old = (heap: Heap) => heap.heapSpaceStatistics.find((s) => s.spaceName === 'old_space')?.spaceUsedSize ?? 0;
+  const { server, collectNext } = collectingServer('session-old-generation');
 
   it('gains little per call after a mark-compact in mid-load', async () => {
-    const listener = await createMcpApp(SessionOldGenerationServer).listenHttp({ port: 0 });
+    const listener = await createMcpApp(server).listenHttp({ port: 0 });
     const connections = 16;
     const agent = new Agent({ keepAlive: true, maxSockets: connections });
     let sessionId = '';
@@ -99,25 +73,14 @@ describe('the old generation of an HTTP session under load', () => {
       sessionId = init.session;
       expect((await post('{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
       await load(1_000);
-      collect = true;
+      collectNext();
       await load(connections);
       const calls = 4_000;
       answered = 0;
-      const profiler = new v8.GCProfiler();
-      profiler.start();
-      const from = oldNow();
-      await load(calls);
-      const to = oldNow();
-      // What the old generation gained, less what the mark-compacts that landed meanwhile freed.
-      let freed = 0;
-      let scavenges = 0;
-      for (const gcEvent of profiler.stop().statistics) {
-        if (gcEvent.gcType === 'Scavenge') scavenges++;
-        if (gcEvent.gcType === 'MarkSweepCompact') freed += old(gcEvent.beforeGC) - old(gcEvent.afterGC);
-      }
+      const { gained, scavenges } = await oldGenerationGain(() => load(calls));
       expect(answered).toBe(calls);
       expect(scavenges).toBeGreaterThan(0);
-      expect((to - from + freed) / calls).toBeLessThan(300);
+      expect(gained / calls).toBeLessThan(300);
     } finally {
       agent.destroy();
       await listener.close();

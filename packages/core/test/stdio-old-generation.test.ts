@@ -1,51 +1,25 @@
 import { PassThrough } from 'node:stream';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { createMcpApp, McpServer, Tool } from '../src/index.js';
+import { createMcpApp } from '../src/index.js';
+import { collectingServer, oldGenerationGain } from './support/old-generation.js';
 
 // What a stdio call leaves behind must stay out of the old generation, even after a mark-compact
 // has moved the connection's own structures there while calls were in flight. Two paths put each
 // call's garbage there until the next mark-compact (the bench's RSS over a million calls rose and
 // fell by tens of MB with it):
 // - a `Set` of the ids in flight: once its table is old, V8 allocates every table it rebuilds
-//   directly in the old generation (about 40 bytes a call here);
+//   directly in the old generation (40 to 80 bytes a call here);
 // - a number id written through a template: V8's number-to-string cache keeps each new id's text
 //   through the scavenges, which promote it (about 24 bytes a call).
 // in-flight-table.test.ts counts only what the scavenges promote; this counts every byte the old
 // generation gains outside a mark-compact, allocated there directly or promoted.
 describe('the old generation of a stdio connection under load', () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  /** Set for one burst: its first call runs two full collections, everything in flight then moving to the old generation. */
-  let collect = false;
-
-  @McpServer({ name: 'old-generation', version: '1.0.0' })
-  class OldGenerationServer {
-    @Tool({ description: 'answers' })
-    add() {
-      if (collect) {
-        collect = false;
-        gc();
-        gc();
-      }
-      return 'ok';
-    }
-  }
-
-  /** Bytes in use in the old generation's space for objects. */
-  const oldNow = () => {
-    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
-    if (!space || space.space_used_size <= 0) throw new Error('no old_space in the heap statistics');
-    return space.space_used_size;
-  };
-  type Heap = v8.GCProfilerResult['statistics'][number]['afterGC'];
-  const old = (heap: Heap) => heap.heapSpaceStatistics.find((s) => s.spaceName === 'old_space')?.spaceUsedSize ?? 0;
+  const { server, collectNext } = collectingServer('old-generation');
 
   it('gains almost nothing per call after a mark-compact in mid-burst', async () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
-    const handle = createMcpApp(OldGenerationServer).listenStdio({ stdin, stdout });
+    const handle = createMcpApp(server).listenStdio({ stdin, stdout });
     // The client's own table of pending calls is a plain object, and it reads ids from the text.
     const waiting: Record<string, () => void> = Object.create(null);
     let buffered = '';
@@ -82,25 +56,16 @@ describe('the old generation of a stdio connection under load', () => {
       await init.answered;
       stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
       for (let i = 0; i < 50; i++) await burst();
-      collect = true;
+      collectNext();
       await burst();
       const bursts = 300;
       answers = 0;
-      const profiler = new v8.GCProfiler();
-      profiler.start();
-      const from = oldNow();
-      for (let i = 0; i < bursts; i++) await burst();
-      const to = oldNow();
-      // What the old generation gained, less what the mark-compacts that landed meanwhile freed.
-      let freed = 0;
-      let scavenges = 0;
-      for (const gcEvent of profiler.stop().statistics) {
-        if (gcEvent.gcType === 'Scavenge') scavenges++;
-        if (gcEvent.gcType === 'MarkSweepCompact') freed += old(gcEvent.beforeGC) - old(gcEvent.afterGC);
-      }
+      const { gained, scavenges } = await oldGenerationGain(async () => {
+        for (let i = 0; i < bursts; i++) await burst();
+      });
       expect(answers).toBe(bursts * 64);
       expect(scavenges).toBeGreaterThan(0);
-      expect((to - from + freed) / (bursts * 64)).toBeLessThan(12);
+      expect(gained / (bursts * 64)).toBeLessThan(12);
     } finally {
       await handle.close();
     }
