@@ -3,7 +3,7 @@ import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { InFlightTable } from '../src/context/in-flight-table.js';
 import { createMcpApp } from '../src/index.js';
-import { collectingServer, oldSpaceOf } from './support/old-generation.js';
+import { collectingServer, oldSpaceOf, onLines } from './support/old-generation.js';
 
 describe('InFlightTable', () => {
   it('keeps the string "1" apart from the number 1, and counts its entries', () => {
@@ -55,18 +55,11 @@ describe('a stdio connection under load', () => {
     const handle = createMcpApp(server).listenStdio({ stdin, stdout });
     // The client's own table of pending calls is a plain object too, or it would be the one promoting.
     const waiting: Record<string, (line: string) => void> = Object.create(null);
-    let buffered = '';
-    stdout.setEncoding('utf8');
-    stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
-        const id = String((JSON.parse(line) as { id: unknown }).id);
-        const resolve = waiting[id];
-        delete waiting[id];
-        resolve?.(line);
-      }
+    onLines(stdout, (line) => {
+      const id = String((JSON.parse(line) as { id: unknown }).id);
+      const resolve = waiting[id];
+      delete waiting[id];
+      resolve?.(line);
     });
     let next = 0;
     /** 64 calls written at once, as a pipe delivers them: all in flight together. */

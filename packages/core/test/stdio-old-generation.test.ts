@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createMcpApp } from '../src/index.js';
-import { collectingServer, oldGenerationGain } from './support/old-generation.js';
+import { collectingServer, oldGenerationGain, onLines } from './support/old-generation.js';
 
 // What a stdio call leaves behind must stay out of the old generation, even after a mark-compact
 // has moved the connection's own structures there while calls were in flight. Two paths put each
@@ -22,20 +22,13 @@ describe('the old generation of a stdio connection under load', () => {
     const handle = createMcpApp(server).listenStdio({ stdin, stdout });
     // The client's own table of pending calls is a plain object, and it reads ids from the text.
     const waiting: Record<string, () => void> = Object.create(null);
-    let buffered = '';
     let answers = 0;
-    stdout.setEncoding('utf8');
-    stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
-        if (line.includes('"result":{"content":[{"type":"text","text":"ok"}]')) answers++;
-        const id = /"id":(\d+)/.exec(line)?.[1] ?? '';
-        const resolve = waiting[id];
-        delete waiting[id];
-        resolve?.();
-      }
+    onLines(stdout, (line) => {
+      if (line.includes('"result":{"content":[{"type":"text","text":"ok"}]')) answers++;
+      const id = /"id":(\d+)/.exec(line)?.[1] ?? '';
+      const resolve = waiting[id];
+      delete waiting[id];
+      resolve?.();
     });
     // Ids far beyond the number-to-string cache's 16,384 entries, each new, as a long-lived client's are.
     let next = 1_000_000;

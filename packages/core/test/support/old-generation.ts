@@ -63,3 +63,17 @@ export async function oldGenerationGain(load: () => Promise<void>): Promise<{ ga
   }
   return { gained: to - from + freed, scavenges };
 }
+
+/** Calls `listener` with each line `stream` writes (stdout of a stdio app under test). */
+export function onLines(stream: NodeJS.ReadableStream, listener: (line: string) => void): void {
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      listener(line);
+    }
+  });
+}
