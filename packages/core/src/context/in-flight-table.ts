@@ -11,9 +11,6 @@
  * The dictionaries of two plain objects (`Object.create(null)`, never given fast properties) leave
  * no such pointer when they are rebuilt.
  */
-/** The value of an entry that only marks its id as in flight (a table used as a set). */
-export const IN_FLIGHT: Readonly<object> = Object.freeze({});
-
 export class InFlightTable<V extends object> {
   private numbers: Record<number, V> = Object.create(null);
   private strings: Record<string, V> = Object.create(null);
@@ -58,3 +55,6 @@ export class InFlightTable<V extends object> {
     this.count = 0;
   }
 }
+
+/** The value of an entry that only marks its id as in flight (a table used as a set). */
+export const IN_FLIGHT: Readonly<object> = Object.freeze({});

@@ -20,7 +20,7 @@ export interface StreamControls {
  * call, the old generation rising by tens of MB between mark-compacts).
  */
 export class SessionRequestExtra implements FrontedMessageExtra {
-  // Declared only, each set in the constructor: the members in the order the SDK's transport gives them.
+  // Declared only, each set in the constructor: in the order the object literal it replaces had them.
   declare readonly authInfo: AuthInfo | undefined;
   declare readonly request: Request;
   declare readonly notifications: () => NotificationValve;
