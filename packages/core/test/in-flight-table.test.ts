@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import v8 from 'node:v8';
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { InFlightTable } from '../src/context/in-flight-table.js';
-import { createMcpApp, McpServer, Tool } from '../src/index.js';
+import { createMcpApp } from '../src/index.js';
+import { collectingServer, oldSpaceOf, onLines } from './support/old-generation.js';
 
 describe('InFlightTable', () => {
   it('keeps the string "1" apart from the number 1, and counts its entries', () => {
@@ -44,31 +44,7 @@ describe('InFlightTable', () => {
 // (a Map or Set there would keep, through the tables it rebuilds, every later call's objects alive
 // until the next mark-compact: 260 to 265 bytes of every call promoted here, 20 with the table).
 describe('a stdio connection under load', () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  /** Set for one burst: its first call runs two full collections, everything in flight then moving to the old generation. */
-  let collect = false;
-
-  @McpServer({ name: 'memory', version: '1.0.0' })
-  class MemoryServer {
-    @Tool({ description: 'answers' })
-    add() {
-      if (collect) {
-        collect = false;
-        gc();
-        gc();
-      }
-      return 'ok';
-    }
-  }
-
-  type Heap = v8.GCProfilerResult['statistics'][number]['afterGC'];
-  /** Bytes in use in the old generation's space for objects. */
-  const old = (heap: Heap) => {
-    const space = heap.heapSpaceStatistics.find((s) => s.spaceName === 'old_space');
-    if (!space || space.spaceUsedSize <= 0) throw new Error('no old_space in the GC profile');
-    return space.spaceUsedSize;
-  };
+  const { server, collectNext } = collectingServer('memory');
 
   it.each([
     ['number', (n: number) => n],
@@ -76,21 +52,14 @@ describe('a stdio connection under load', () => {
   ])('promotes almost nothing per call after a mark-compact in mid-burst (%s ids)', async (_kind, idOf) => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
-    const handle = createMcpApp(MemoryServer).listenStdio({ stdin, stdout });
+    const handle = createMcpApp(server).listenStdio({ stdin, stdout });
     // The client's own table of pending calls is a plain object too, or it would be the one promoting.
     const waiting: Record<string, (line: string) => void> = Object.create(null);
-    let buffered = '';
-    stdout.setEncoding('utf8');
-    stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
-        const id = String((JSON.parse(line) as { id: unknown }).id);
-        const resolve = waiting[id];
-        delete waiting[id];
-        resolve?.(line);
-      }
+    onLines(stdout, (line) => {
+      const id = String((JSON.parse(line) as { id: unknown }).id);
+      const resolve = waiting[id];
+      delete waiting[id];
+      resolve?.(line);
     });
     let next = 0;
     /** 64 calls written at once, as a pipe delivers them: all in flight together. */
@@ -116,7 +85,7 @@ describe('a stdio connection under load', () => {
       stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
       for (let i = 0; i < 50; i++) await burst();
       expect(JSON.parse((await burst())[0] as string).result.content).toEqual([{ type: 'text', text: 'ok' }]);
-      collect = true;
+      collectNext();
       await burst();
       const profiler = new v8.GCProfiler();
       profiler.start();
@@ -127,7 +96,7 @@ describe('a stdio connection under load', () => {
       for (const gcEvent of profiler.stop().statistics) {
         if (gcEvent.gcType !== 'Scavenge') continue;
         scavenges++;
-        promoted += old(gcEvent.afterGC) - old(gcEvent.beforeGC);
+        promoted += oldSpaceOf(gcEvent.afterGC) - oldSpaceOf(gcEvent.beforeGC);
       }
       expect(scavenges).toBeGreaterThan(0);
       expect(promoted / (bursts * 64)).toBeLessThan(80);

@@ -55,3 +55,6 @@ export class InFlightTable<V extends object> {
     this.count = 0;
   }
 }
+
+/** The value of an entry that only marks its id as in flight (a table used as a set). */
+export const IN_FLIGHT: Readonly<object> = Object.freeze({});

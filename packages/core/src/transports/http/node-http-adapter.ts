@@ -3,7 +3,6 @@ import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCMessage } from '@modelcontex
 import type { RequestHead } from '../../auth/bearer-auth.js';
 import { rememberClientAddress } from '../../context/client-address-of.js';
 import { bindNotificationValve, NotificationValve } from '../../context/notification-valve.js';
-import type { FrontedMessageExtra } from '../../engine/session-front.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import { ModernExchange } from '../modern/modern-exchange.js';
 import { NodeSessionAnswer } from '../sessions/node-session-answer.js';
@@ -16,6 +15,7 @@ import type { ParsedBody } from './http-messages.js';
 import { refuse, refuseTooLarge } from './node-refusal.js';
 import { awaitingContinue, hasBody, headersOf, headOf, readBody, urlOf } from './node-request.js';
 import { responseStream, writeResponse } from './node-response.js';
+import { SessionRequestExtra } from './session-request-extra.js';
 
 export interface AdmittingNodeHandlerOptions {
   /** Largest request body, answered 413 beyond (Content-Length or counted as it arrives). */
@@ -161,18 +161,11 @@ async function answerInSession(
     }
     return request;
   };
-  const extra: FrontedMessageExtra & { closeSSEStream?: () => void; closeStandaloneSSEStream?: () => void } = {
-    authInfo: caller.principal,
-    get request() {
-      return requestOf();
-    },
-    notifications,
-    // As the SDK's transport offers them on a primed stream: the client resumes after either.
-    ...(resumable?.primed
-      ? { closeSSEStream: () => stream.detach(), closeStandaloneSSEStream: () => transport.closeStandaloneSSEStream() }
-      : {}),
-  };
-  transport.onmessage?.(message as JSONRPCMessage, extra);
+  // As the SDK's transport offers them on a primed stream: the client resumes after either.
+  const controls = resumable?.primed
+    ? { closeSSEStream: () => stream.detach(), closeStandaloneSSEStream: () => transport.closeStandaloneSSEStream() }
+    : undefined;
+  transport.onmessage?.(message as JSONRPCMessage, new SessionRequestExtra(caller.principal, requestOf, notifications, controls));
   return undefined;
 }
 

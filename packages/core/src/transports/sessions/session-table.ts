@@ -7,6 +7,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { clientAddressOf, rememberClientAddress } from '../../context/client-address-of.js';
+import { IN_FLIGHT } from '../../context/in-flight-table.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import type { ServerEvents } from '../../observability/server-events.js';
 import { onClosed } from '../../seams/sdk-callbacks.js';
@@ -163,7 +164,7 @@ export class SessionTable {
     if (protocolVersion !== null && protocolVersion !== session.server.server.getNegotiatedProtocolVersion()) return undefined;
     const key = idKey(message.id);
     if (transport.inFlight.has(key)) return undefined;
-    transport.inFlight.add(key);
+    transport.inFlight.set(key, IN_FLIGHT);
     session.lastSeen = Date.now();
     this.sharing.record(session, message);
     return session;
@@ -377,7 +378,7 @@ export class SessionTable {
       if (message.method === 'notifications/cancelled') session.transport.inFlight.delete(idKey(message.params?.requestId));
       this.sharing.record(session, message);
     }
-    for (const key of fresh) session.transport.inFlight.add(key);
+    for (const key of fresh) session.transport.inFlight.set(key, IN_FLIGHT);
     return undefined;
   }
 

@@ -9,6 +9,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
+import { IN_FLIGHT, InFlightTable } from '../../context/in-flight-table.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import { forwardCallbacks } from '../../seams/sdk-callbacks.js';
 import type { InitializedState, SessionState } from '../../seams/sdk-session-state.js';
@@ -41,7 +42,12 @@ export interface AnswerStream {
  * SDK's transport it holds, through that transport's public methods only.
  */
 export class SessionTransport implements Transport {
-  readonly inFlight = new Set<string>();
+  /**
+   * The client's request ids not answered yet, by `idKey`. Not a `Set`, nor `answerStreams` a
+   * `Map`: a table rebuilt old keeps the later ones, and what they hold, through the scavenges
+   * (`InFlightTable`).
+   */
+  readonly inFlight = new InFlightTable<typeof IN_FLIGHT>();
   /** Ids of requests this server sent the client that are still unanswered. */
   readonly awaiting = new Set<string>();
   /** Run when the success response to a client's request leaves (keyed by `idKey`). */
@@ -50,7 +56,7 @@ export class SessionTransport implements Transport {
   /** Set when instances share sessions: where standalone messages go. */
   relay?: (message: JSONRPCMessage) => Promise<void>;
   /** The streams of the client requests Armature answers itself, by `idKey`. */
-  readonly answerStreams = new Map<string, AnswerStream>();
+  readonly answerStreams = new InFlightTable<AnswerStream>();
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];

@@ -1,0 +1,58 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { NotificationValve } from '../../context/notification-valve.js';
+import type { FrontedMessageExtra } from '../../engine/session-front.js';
+
+/** What a primed (resumable) session stream offers a handler: the client resumes after either. */
+export interface StreamControls {
+  readonly closeSSEStream: () => void;
+  readonly closeStandaloneSSEStream: () => void;
+}
+
+/**
+ * The `extra` a 2025-11-25 session request answered on its own node:http response is handed on
+ * with: `authInfo`, `request` (the web Request, made when first read), `notifications`, and on a
+ * primed stream `closeSSEStream` and `closeStandaloneSSEStream`.
+ *
+ * `request` is an own getter from one shared descriptor, not an object literal's `get request()`:
+ * V8 gives each getter a literal defines an accessor pair of its own, always in the old generation,
+ * and that pair keeps the getter's closure, and the request, response and stream it reaches, alive
+ * through the scavenges until the next mark-compact, which promote them (about 3.8 KB of every
+ * call, the old generation rising by tens of MB between mark-compacts).
+ */
+export class SessionRequestExtra implements FrontedMessageExtra {
+  // Declared only, each set in the constructor: in the order the object literal it replaces had them.
+  declare readonly authInfo: AuthInfo | undefined;
+  declare readonly request: Request;
+  declare readonly notifications: () => NotificationValve;
+  declare readonly closeSSEStream?: () => void;
+  declare readonly closeStandaloneSSEStream?: () => void;
+  readonly #requestOf: () => Request;
+
+  constructor(
+    authInfo: AuthInfo | undefined,
+    requestOf: () => Request,
+    notifications: () => NotificationValve,
+    controls: StreamControls | undefined,
+  ) {
+    this.#requestOf = requestOf;
+    (this as { authInfo?: AuthInfo }).authInfo = authInfo;
+    Object.defineProperty(this, 'request', REQUEST);
+    (this as { notifications?: () => NotificationValve }).notifications = notifications;
+    if (controls) {
+      (this as { closeSSEStream?: () => void }).closeSSEStream = controls.closeSSEStream;
+      (this as { closeStandaloneSSEStream?: () => void }).closeStandaloneSSEStream = controls.closeStandaloneSSEStream;
+    }
+  }
+
+  static requestOf(extra: SessionRequestExtra): Request {
+    return extra.#requestOf();
+  }
+}
+
+const REQUEST: PropertyDescriptor = {
+  get(this: SessionRequestExtra) {
+    return SessionRequestExtra.requestOf(this);
+  },
+  enumerable: true,
+  configurable: true,
+};
