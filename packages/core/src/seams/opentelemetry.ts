@@ -30,6 +30,12 @@ function problemOf(): string | undefined {
   return undefined;
 }
 
+/** The API's global registration, when an app registered anything (any copy of the API of this major). */
+function registration(): Record<string, unknown> | undefined {
+  const global = (globalThis as Record<symbol, unknown>)[GLOBAL_KEY];
+  return typeof global === 'object' && global !== null ? (global as Record<string, unknown>) : undefined;
+}
+
 /** The API once loaded; null when it could not be (telemetry is then off). */
 let api: OtelApi | null | undefined;
 /** Whether the global key can be trusted; undefined until first asked. */
@@ -47,7 +53,7 @@ export function otelApi(): OtelApi | undefined {
     if (problem) process.stderr.write(seamMessages.otelKeyUnchecked(problem));
     keyChecked = problem === undefined;
   }
-  if (keyChecked && typeof (globalThis as Record<symbol, unknown>)[GLOBAL_KEY] !== 'object') return undefined;
+  if (keyChecked && !registration()) return undefined;
   try {
     api = require('@opentelemetry/api') as OtelApi;
   } catch (error) {
@@ -55,4 +61,13 @@ export function otelApi(): OtelApi | undefined {
     api = null;
   }
   return api ?? undefined;
+}
+
+/**
+ * Whether the app may have registered something under `entry` (`'trace'`: a tracer provider): false
+ * only when the global registration has no such entry, for which the API hands out its no-op
+ * (one property read, no API call); true when the key cannot be trusted, so the API is asked.
+ */
+export function otelRegistered(entry: 'trace'): boolean {
+  return keyChecked !== true || registration()?.[entry] !== undefined;
 }
