@@ -1,6 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION } from '../context/protocol-extensions.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import { otelApiImported } from '../seams/opentelemetry.js';
 import type { HttpEndpointOptions } from '../transports/http/http-endpoint.js';
 import { jsonRpcErrorResponse } from '../transports/wire/json-rpc-error-response.js';
 import type { McpApp, McpHttpHandler } from './create-mcp-app.js';
@@ -31,6 +32,9 @@ export function serveOnWorkers(makeApp: () => McpApp, options: HttpEndpointOptio
     async fetch(request) {
       app ??= appOf(makeApp);
       handler ??= app.httpHandler(options);
+      // OpenTelemetry registered by now (the Worker's top level, the app factory): its API imported before the request is served.
+      const otel = otelApiImported();
+      if (otel) await otel;
       const body = request.method === 'POST' ? parse(await request.clone().text()) : undefined;
       if (await isLegacyRequest(request, body)) return jsonRpcErrorResponse(400, -32600, wireMessages.workersLegacyRevision, idOf(body));
       if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {

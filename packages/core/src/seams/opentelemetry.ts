@@ -40,6 +40,8 @@ function registration(): Record<string, unknown> | undefined {
 let api: OtelApi | null | undefined;
 /** Whether the global key can be trusted; undefined until first asked. */
 let keyChecked: boolean | undefined;
+/** Set in a Worker: the API is imported from the bundle (its modules are no files to require), see `otelApiImported`. */
+let importing: Promise<void> | undefined | false;
 
 /**
  * `@opentelemetry/api`, loaded the first time an app has registered something with it, and from
@@ -48,6 +50,7 @@ let keyChecked: boolean | undefined;
  */
 export function otelApi(): OtelApi | undefined {
   if (api !== undefined) return api ?? undefined;
+  if (importing !== undefined) return undefined;
   if (keyChecked === undefined) {
     const problem = problemOf();
     if (problem) process.stderr.write(seamMessages.otelKeyUnchecked(problem));
@@ -70,4 +73,31 @@ export function otelApi(): OtelApi | undefined {
  */
 export function otelRegistered(entry: 'trace'): boolean {
   return keyChecked !== true || registration()?.[entry] !== undefined;
+}
+
+/**
+ * In a Cloudflare Worker (`serveOnWorkers`), where nothing can be required from disk: the API is
+ * imported instead, from the Worker's bundle (`armature build --target workers` puts it there,
+ * evaluated only when imported), the first time something is registered. The key is trusted there:
+ * the bundle holds the API @armature/core was built against. Returns what to wait for before
+ * serving a request while that import is under way (so a registration made before the request, in
+ * the Worker's top level or its app factory, loses no span); undefined when there is nothing to wait for.
+ */
+export function otelApiImported(): Promise<void> | undefined {
+  keyChecked = true;
+  if (api !== undefined) return undefined;
+  if (!registration()) {
+    importing ||= false;
+    return undefined;
+  }
+  importing ||= import('@opentelemetry/api').then(
+    (loaded) => {
+      api = loaded as OtelApi;
+    },
+    (error: unknown) => {
+      process.stderr.write(seamMessages.otelApiMissing(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)));
+      api = null;
+    },
+  );
+  return importing;
 }
