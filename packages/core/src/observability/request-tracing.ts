@@ -194,8 +194,8 @@ export class RequestTracing {
     params: P,
     run: (request: C, params: P) => MaybePromise<R>,
   ): MaybePromise<R> {
-    if (!this.enabled) return run(request, params);
-    // Nothing registered (the API is not loaded) and no producer: neither a tracer nor a meter.
+    // Off, or nothing registered (the API is not loaded) and no producer: neither a tracer nor a meter, one global read.
+    if (!this.enabled || (!this.metrics.producing && !otelApi())) return run(request, params);
     const traced = currentTracer();
     const instruments = this.metrics.current();
     if (!traced && !instruments) return run(request, params);
