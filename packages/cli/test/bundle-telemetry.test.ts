@@ -1,24 +1,26 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Miniflare } from 'miniflare';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../src/index.js';
 
-// @armature/core loads @opentelemetry/api only once an app registered something with it. A Worker
-// has no node_modules to load it from: its bundle (armature build --target workers) holds the API,
-// imported before the first request that finds something registered. This Worker registers its
-// tracer provider (its own, through the public API, recording the names of the spans ended) after
-// it made the app, as a user's module order may; its bundle is served by workerd (miniflare) on 127.0.0.1.
+// @armature/core loads @opentelemetry/api only once an app registered something with it. A Node
+// bundle (armature build) runs next to node_modules and requires it from there; a Worker has none:
+// its bundle (--target workers) holds the API, imported before the first request that finds
+// something registered. The app registers its tracer provider (its own, through the public API,
+// recording the names of the spans ended) after it made the app, as a user's module order may; the
+// Worker's bundle is served by workerd (miniflare) on 127.0.0.1, the Node bundle over stdio.
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'armature-workers-telemetry-')));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const WORKER = `import { createMcpApp, McpServer, serveOnWorkers, Tool } from '@armature/core';
+const APP = `import { createMcpApp, type McpApp, McpServer, Tool } from '@armature/core';
 import { type Span, type Tracer, trace } from '@opentelemetry/api';
 
 const ended: string[] = [];
@@ -53,16 +55,26 @@ class Traced {
   }
 }
 
-export default serveOnWorkers(() => {
+/** The app, with a tracer provider registered after it was made (as a user's module order may do). */
+export function tracedApp(): McpApp {
   const app = createMcpApp(Traced);
   trace.setGlobalTracerProvider({ getTracer: () => tracer });
   return app;
-});
+}
 `;
 
-it('a Worker that registers a tracer provider after making its app gets the spans of its first call, with nothing said on stderr', {
-  timeout: 180_000,
-}, async () => {
+const WORKER = `import { serveOnWorkers } from '@armature/core';
+import { tracedApp } from './app.js';
+
+export default serveOnWorkers(() => tracedApp());
+`;
+
+const MAIN = `import { tracedApp } from './app.js';
+
+tracedApp().listenStdio();
+`;
+
+beforeAll(() => {
   const core = dirname(createRequire(import.meta.url).resolve('@armature/core/package.json'));
   // The API's exports do not list its package.json: the copy core depends on, beside core.
   const api = realpathSync(join(core, 'node_modules/@opentelemetry/api'));
@@ -75,7 +87,9 @@ it('a Worker that registers a tracer provider after making its app gets the span
     JSON.stringify({ name: 'traced', type: 'module', dependencies: { '@armature/core': '0.1.0' } }),
   );
   mkdirSync(join(root, 'src'));
+  writeFileSync(join(root, 'src/app.ts'), APP);
   writeFileSync(join(root, 'src/worker.ts'), WORKER);
+  writeFileSync(join(root, 'src/main.ts'), MAIN);
   writeFileSync(
     join(root, 'tsconfig.json'),
     JSON.stringify({
@@ -96,7 +110,12 @@ it('a Worker that registers a tracer provider after making its app gets the span
   const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
   const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
   expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0);
-  const built = await buildApp({ cwd: root, target: 'workers' });
+}, 120_000);
+
+it('a Worker that registers a tracer provider after making its app gets the spans of its first call, with nothing said on stderr', {
+  timeout: 180_000,
+}, async () => {
+  const built = await buildApp({ cwd: root, entry: 'dist/worker.js', target: 'workers' });
 
   let output = '';
   const worker = new Miniflare({
@@ -127,4 +146,38 @@ it('a Worker that registers a tracer provider after making its app gets the span
     await worker.dispose();
   }
   expect(output).not.toContain('[armature]');
+});
+
+/** One JSON-RPC line to the stdio server, and the answer with its id. */
+async function ask(child: ChildProcessWithoutNullStreams, lines: AsyncIterator<string>, id: number, method: string, params: unknown) {
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) throw new Error(`the server closed its stdout before answering ${method}`);
+    const message = JSON.parse(next.value) as { id?: number; result?: { content?: { text: string }[] } };
+    if (message.id === id) return message.result;
+  }
+}
+
+it('so does a Node bundle, which requires the API from node_modules once the provider is registered', { timeout: 180_000 }, async () => {
+  const built = await buildApp({ cwd: root, entry: 'dist/main.js' });
+  const child = spawn(process.execPath, [built.entry], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  try {
+    await ask(child, lines, 1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'node-telemetry', version: '1.0.0' },
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    await ask(child, lines, 2, 'tools/call', { name: 'ping', arguments: {} });
+    const spans = await ask(child, lines, 3, 'tools/call', { name: 'spans', arguments: {} });
+    expect(spans?.content?.[0]?.text.split(',')).toEqual(expect.arrayContaining(['tools/call ping', 'execute_tool ping']));
+  } finally {
+    child.kill();
+  }
+  expect(stderr).not.toContain('[armature] OpenTelemetry');
+  expect(stderr).not.toContain('[armature] telemetry');
 });
