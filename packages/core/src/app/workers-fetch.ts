@@ -26,6 +26,8 @@ export interface WorkersEntry {
  */
 export function serveOnWorkers(makeApp: () => McpApp, options: HttpEndpointOptions = {}): WorkersEntry {
   if (typeof makeApp !== 'function') throw new TypeError(wireMessages.workersNotAFactory(describe(makeApp)));
+  // Before any app is made: OpenTelemetry's API is imported from the Worker's bundle, never required from disk.
+  void otelApiImported();
   let app: McpApp | undefined;
   let handler: McpHttpHandler | undefined;
   return {

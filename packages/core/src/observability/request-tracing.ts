@@ -169,7 +169,10 @@ export class RequestTracing {
   ) {
     this.steps = options.detail === 'steps';
     this.metrics = new ServerMetrics(enabled ? options.metrics : undefined);
-    if (enabled) this.metrics.listen(events);
+    if (!enabled) return;
+    this.metrics.listen(events);
+    // At start-up: the seam checks the installed API once, and loads it now if something is already registered.
+    otelApi();
   }
 
   /** The app closed (see `ServerMetrics.close`). */
