@@ -43,7 +43,7 @@ function telemetryOn(settings: Settings, line: TelemetryLine): Scenario {
     title:
       `stdio tools/call ${line.tool} with the OpenTelemetry SDK registered (${line.what}; batch span processor, ` +
       'exporters that drop everything, async-hooks context manager, W3C propagator), default detail, against the same ' +
-      `server with no SDK registered: ${settings.stdioCalls.toLocaleString('en-US')} calls per sample, ${settings.inFlight} in flight, ` +
+      `server with no SDK registered: ${settings.telemetryStdioCalls.toLocaleString('en-US')} calls per sample, ${settings.inFlight} in flight, ` +
       'calls per CPU second of the server process, judged on the median of paired passes',
     unit: 'calls/s',
     targets: [{ anchor: 'untraced', goal: { kind: 'ratio-at-least', value: line.goal } }],
@@ -67,8 +67,8 @@ function telemetryOn(settings: Settings, line: TelemetryLine): Scenario {
         // Calls per CPU second of the server process: what the instrumentation adds to each call's work.
         const perCpuSecond = async (child: StdioChild) => {
           const before = child.cpuSeconds();
-          await run(child, settings.stdioCalls);
-          return settings.stdioCalls / Math.max(child.cpuSeconds() - before, 0.01);
+          await run(child, settings.telemetryStdioCalls);
+          return settings.telemetryStdioCalls / Math.max(child.cpuSeconds() - before, 0.01);
         };
         for (const child of [traced, untraced]) await run(child, settings.warmupCalls);
         return { sides: { armature: () => perCpuSecond(traced), untraced: () => perCpuSecond(untraced) }, close };
