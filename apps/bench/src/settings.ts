@@ -21,6 +21,12 @@ export interface Settings {
    */
   telemetryCalls: number;
   telemetryPasses: number;
+  /**
+   * stdio calls per sample of the `telemetry ...` lines (the SDK registered): long enough that the
+   * server's CPU, read from /proc in clock ticks of 10 ms, resolves a 5% goal (20,000 calls of 7 µs
+   * are 14 ticks, one tick 7% of the sample; 100,000 are 70).
+   */
+  telemetryStdioCalls: number;
   /** Full tools/list walks (every page) per sample. */
   listWalks: number;
   /** Untimed walks per side before the first sample, as `warmupCalls` for the throughput scenarios. */
@@ -44,6 +50,7 @@ export const FULL: Settings = {
   inMemoryCalls: 5_000,
   telemetryCalls: 20_000,
   telemetryPasses: 41,
+  telemetryStdioCalls: 100_000,
   listWalks: 100,
   listWarmupWalks: 200,
   memoryCalls: 1_000_000,
@@ -63,6 +70,7 @@ export const QUICK: Settings = {
   inMemoryCalls: 200,
   telemetryCalls: 5_000,
   telemetryPasses: 21,
+  telemetryStdioCalls: 1_000,
   listWalks: 2,
   listWarmupWalks: 3,
   memoryCalls: 2_000,

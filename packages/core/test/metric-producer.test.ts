@@ -14,7 +14,7 @@ import {
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import { IsString, MinLength } from 'class-validator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ArmatureMetricProducer, createMcpApp, Field, McpServer, Tool, ToolError } from '../src/index.js';
 import { instrumentSpecs } from '../src/observability/instrument-specs.js';
 import { RequestTracing } from '../src/observability/request-tracing.js';
@@ -254,6 +254,25 @@ describe('ArmatureMetricProducer', () => {
     expect(durations?.dataPoints.map((point) => [point.attributes['gen_ai.tool.name'], (point.value as { count: number }).count])).toEqual([
       ['echo', 1],
     ]);
+  });
+
+  it('records into the producer while nothing at all is registered with the API, which stays unloaded', async () => {
+    delete (globalThis as Record<symbol, unknown>)[Symbol.for('opentelemetry.js.api.1')];
+    vi.resetModules();
+    const { RequestTracing: Tracing } = await import('../src/observability/request-tracing.js');
+    const { ArmatureMetricProducer: Producer } = await import('../src/observability/metric-producer.js');
+    const { ServerEvents: Events } = await import('../src/observability/server-events.js');
+    const { otelApi } = await import('../src/seams/opentelemetry.js');
+    const producer = new Producer();
+    const tracing = new Tracing(true, new Events(), { metrics: producer });
+    const source = { sessionId: undefined, http: undefined, envelope: undefined };
+    tracing.serve({ method: 'tools/call', traced: false, ctx: { requestId: 1, meta: {}, source } }, undefined, { name: 'echo' }, () => ({
+      content: [],
+    }));
+    expect(otelApi()).toBeUndefined();
+    const { resourceMetrics } = await producer.collect();
+    const durations = resourceMetrics.scopeMetrics[0]?.metrics.find((metric) => metric.descriptor.name === 'mcp.server.operation.duration');
+    expect(durations?.dataPoints.map((point) => (point.value as { count: number }).count)).toEqual([1]);
   });
 
   it('stops asking an app that closed for its requests in flight', async () => {

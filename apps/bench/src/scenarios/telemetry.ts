@@ -10,7 +10,7 @@ import type { OtelSetup } from '../servers/otel-setup.js';
 import type { Settings } from '../settings.js';
 import { ADD_FIXED, addArgs, checkSame, ok, searchArgs } from './tool-calls.js';
 
-interface TelemetryLine {
+export interface TelemetryLine {
   id: string;
   setup: OtelSetup;
   tool: 'add' | 'search';
@@ -21,7 +21,7 @@ interface TelemetryLine {
 // Issue 36: with the SDK registered, 100% sampled, default detail: at least 0.7x of telemetry off
 // for add and 0.8x for search; metrics alone and 1% sampling at least 0.95x. Metrics are measured
 // both ways an app can record them: through the metrics API, and through Armature's MetricProducer.
-const LINES: readonly TelemetryLine[] = [
+export const TELEMETRY_LINES: readonly TelemetryLine[] = [
   { id: 'telemetry on add', setup: 'full', tool: 'add', what: 'traces (100% sampled) and metrics', goal: 0.7 },
   { id: 'telemetry on search', setup: 'full', tool: 'search', what: 'traces (100% sampled) and metrics', goal: 0.8 },
   { id: 'telemetry metrics add', setup: 'metrics', tool: 'add', what: 'metrics alone, through the metrics API', goal: 0.95 },
@@ -43,7 +43,7 @@ function telemetryOn(settings: Settings, line: TelemetryLine): Scenario {
     title:
       `stdio tools/call ${line.tool} with the OpenTelemetry SDK registered (${line.what}; batch span processor, ` +
       'exporters that drop everything, async-hooks context manager, W3C propagator), default detail, against the same ' +
-      `server with no SDK registered: ${settings.stdioCalls.toLocaleString('en-US')} calls per sample, ${settings.inFlight} in flight, ` +
+      `server with no SDK registered: ${settings.telemetryStdioCalls.toLocaleString('en-US')} calls per sample, ${settings.inFlight} in flight, ` +
       'calls per CPU second of the server process, judged on the median of paired passes',
     unit: 'calls/s',
     targets: [{ anchor: 'untraced', goal: { kind: 'ratio-at-least', value: line.goal } }],
@@ -67,8 +67,8 @@ function telemetryOn(settings: Settings, line: TelemetryLine): Scenario {
         // Calls per CPU second of the server process: what the instrumentation adds to each call's work.
         const perCpuSecond = async (child: StdioChild) => {
           const before = child.cpuSeconds();
-          await run(child, settings.stdioCalls);
-          return settings.stdioCalls / Math.max(child.cpuSeconds() - before, 0.01);
+          await run(child, settings.telemetryStdioCalls);
+          return settings.telemetryStdioCalls / Math.max(child.cpuSeconds() - before, 0.01);
         };
         for (const child of [traced, untraced]) await run(child, settings.warmupCalls);
         return { sides: { armature: () => perCpuSecond(traced), untraced: () => perCpuSecond(untraced) }, close };
@@ -81,5 +81,5 @@ function telemetryOn(settings: Settings, line: TelemetryLine): Scenario {
 }
 
 export function telemetryScenarios(settings: Settings): Scenario[] {
-  return LINES.map((line) => telemetryOn(settings, line));
+  return TELEMETRY_LINES.map((line) => telemetryOn(settings, line));
 }

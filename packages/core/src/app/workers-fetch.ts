@@ -1,6 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION } from '../context/protocol-extensions.js';
 import { wireMessages } from '../messages/wire-messages.js';
+import { otelApiImported } from '../seams/opentelemetry.js';
 import type { HttpEndpointOptions } from '../transports/http/http-endpoint.js';
 import { jsonRpcErrorResponse } from '../transports/wire/json-rpc-error-response.js';
 import type { McpApp, McpHttpHandler } from './create-mcp-app.js';
@@ -25,12 +26,17 @@ export interface WorkersEntry {
  */
 export function serveOnWorkers(makeApp: () => McpApp, options: HttpEndpointOptions = {}): WorkersEntry {
   if (typeof makeApp !== 'function') throw new TypeError(wireMessages.workersNotAFactory(describe(makeApp)));
+  // Before any app is made: OpenTelemetry's API is imported from the Worker's bundle, never required from disk.
+  void otelApiImported();
   let app: McpApp | undefined;
   let handler: McpHttpHandler | undefined;
   return {
     async fetch(request) {
       app ??= appOf(makeApp);
       handler ??= app.httpHandler(options);
+      // OpenTelemetry registered by now (the Worker's top level, the app factory): its API imported before the request is served.
+      const otel = otelApiImported();
+      if (otel) await otel;
       const body = request.method === 'POST' ? parse(await request.clone().text()) : undefined;
       if (await isLegacyRequest(request, body)) return jsonRpcErrorResponse(400, -32600, wireMessages.workersLegacyRevision, idOf(body));
       if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {

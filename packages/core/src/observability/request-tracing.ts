@@ -2,7 +2,7 @@ import { ProtocolError, type Server, type ServerContext } from '@modelcontextpro
 import type { Attributes, Context as OtelContext, Span, SpanOptions, Tracer, TracerProvider } from '@opentelemetry/api';
 import { isThenable, type MaybePromise, promised } from '../context/maybe-promise.js';
 import { messageOf } from '../messages/call-messages.js';
-import { type OtelApi, otelApi } from '../seams/opentelemetry.js';
+import { type OtelApi, otelApi, otelRegistered } from '../seams/opentelemetry.js';
 import { type Instruments, SCOPE } from './instrument-specs.js';
 import { ATTR, EXECUTE_TOOL, INVALID_ARGUMENTS, TOOL_ERROR } from './mcp-semconv.js';
 import type { ArmatureMetricProducer } from './metric-producer.js';
@@ -79,7 +79,8 @@ let tracedOf: Traced | undefined;
  */
 function currentTracer(): Traced | undefined {
   const loaded = otel();
-  if (!loaded) return undefined;
+  // With metrics alone registered, the API is loaded but hands out no tracer: read so, not asked.
+  if (!loaded || !otelRegistered('trace')) return undefined;
   const registered = loaded.api.trace.getTracerProvider();
   const provider = registered instanceof loaded.api.ProxyTracerProvider ? registered.getDelegate() : registered;
   if (provider === loaded.noopProvider) return undefined;
@@ -168,7 +169,10 @@ export class RequestTracing {
   ) {
     this.steps = options.detail === 'steps';
     this.metrics = new ServerMetrics(enabled ? options.metrics : undefined);
-    if (enabled) this.metrics.listen(events);
+    if (!enabled) return;
+    this.metrics.listen(events);
+    // At start-up: the seam checks the installed API once, and loads it now if something is already registered.
+    otelApi();
   }
 
   /** The app closed (see `ServerMetrics.close`). */
@@ -193,8 +197,8 @@ export class RequestTracing {
     params: P,
     run: (request: C, params: P) => MaybePromise<R>,
   ): MaybePromise<R> {
-    if (!this.enabled) return run(request, params);
-    // Nothing registered (the API is not loaded) and no producer: neither a tracer nor a meter.
+    // Off, or nothing registered (the API is not loaded) and no producer: neither a tracer nor a meter, one global read.
+    if (!this.enabled || (!this.metrics.producing && !otelApi())) return run(request, params);
     const traced = currentTracer();
     const instruments = this.metrics.current();
     if (!traced && !instruments) return run(request, params);
@@ -220,19 +224,25 @@ export class RequestTracing {
     } catch (error) {
       answer = Promise.reject(error);
     }
-    const answered = (result: R): R => {
-      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
-      return result;
-    };
-    // An answer given at once is measured at once, with no promise: once tracing has entered a
-    // context, each promise a request makes costs the context manager's hooks. A promise gets one
-    // reaction, not an async function awaiting it.
-    if (!isThenable(answer)) return answered(answer);
-    return answer.then(answered, (error: unknown) => {
-      if (!(error instanceof ProtocolError) && span?.isRecording()) span.recordException(error instanceof Error ? error : messageOf(error));
-      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
-      throw error;
-    });
+    // An answer given at once is measured at once, with no promise (once tracing has entered a
+    // context, each promise a request makes costs the context manager's hooks) and no closure. A
+    // promise gets one reaction, not an async function awaiting it.
+    if (!isThenable(answer)) {
+      this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(answer));
+      return answer;
+    }
+    return answer.then(
+      (result: R): R => {
+        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfResult(result));
+        return result;
+      },
+      (error: unknown) => {
+        if (!(error instanceof ProtocolError) && span?.isRecording())
+          span.recordException(error instanceof Error ? error : messageOf(error));
+        this.ended(request.method, set.attributes, started, traced, span, instruments, failureOfError(error));
+        throw error;
+      },
+    );
   }
 
   /** `parent` marked as one of this app's requests: the last one made is kept, since most requests share their parent (the root context). */

@@ -75,6 +75,11 @@ export class ServerMetrics {
     if (producer) this.instruments = producer.attach(this.observer);
   }
 
+  /** Whether the metrics go to a producer (recorded whatever is registered with the API). */
+  get producing(): boolean {
+    return this.producer !== undefined;
+  }
+
   /** The app closed: a producer it shares with other apps stops asking for its requests in flight. */
   close(): void {
     this.producer?.detach(this.observer);

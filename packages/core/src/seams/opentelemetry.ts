@@ -30,10 +30,18 @@ function problemOf(): string | undefined {
   return undefined;
 }
 
+/** The API's global registration, when an app registered anything (any copy of the API of this major). */
+function registration(): Record<string, unknown> | undefined {
+  const global = (globalThis as Record<symbol, unknown>)[GLOBAL_KEY];
+  return typeof global === 'object' && global !== null ? (global as Record<string, unknown>) : undefined;
+}
+
 /** The API once loaded; null when it could not be (telemetry is then off). */
 let api: OtelApi | null | undefined;
 /** Whether the global key can be trusted; undefined until first asked. */
 let keyChecked: boolean | undefined;
+/** Set in a Worker: the API is imported from the bundle (its modules are no files to require), see `otelApiImported`. */
+let importing: Promise<void> | undefined | false;
 
 /**
  * `@opentelemetry/api`, loaded the first time an app has registered something with it, and from
@@ -42,12 +50,13 @@ let keyChecked: boolean | undefined;
  */
 export function otelApi(): OtelApi | undefined {
   if (api !== undefined) return api ?? undefined;
+  if (importing !== undefined) return undefined;
   if (keyChecked === undefined) {
     const problem = problemOf();
     if (problem) process.stderr.write(seamMessages.otelKeyUnchecked(problem));
     keyChecked = problem === undefined;
   }
-  if (keyChecked && typeof (globalThis as Record<symbol, unknown>)[GLOBAL_KEY] !== 'object') return undefined;
+  if (keyChecked && !registration()) return undefined;
   try {
     api = require('@opentelemetry/api') as OtelApi;
   } catch (error) {
@@ -55,4 +64,40 @@ export function otelApi(): OtelApi | undefined {
     api = null;
   }
   return api ?? undefined;
+}
+
+/**
+ * Whether the app may have registered something under `entry` (`'trace'`: a tracer provider): false
+ * only when the global registration has no such entry, for which the API hands out its no-op
+ * (one property read, no API call); true when the key cannot be trusted, so the API is asked.
+ */
+export function otelRegistered(entry: 'trace'): boolean {
+  return keyChecked !== true || registration()?.[entry] !== undefined;
+}
+
+/**
+ * In a Cloudflare Worker (`serveOnWorkers`), where nothing can be required from disk: the API is
+ * imported instead, from the Worker's bundle (`armature build --target workers` puts it there,
+ * evaluated only when imported), the first time something is registered. The key is trusted there:
+ * the bundle holds the API @armature/core was built against. Returns what to wait for before
+ * serving a request while that import is under way (so a registration made before the request, in
+ * the Worker's top level or its app factory, loses no span); undefined when there is nothing to wait for.
+ */
+export function otelApiImported(): Promise<void> | undefined {
+  keyChecked = true;
+  if (api !== undefined) return undefined;
+  if (!registration()) {
+    importing ||= false;
+    return undefined;
+  }
+  importing ||= import('@opentelemetry/api').then(
+    (loaded) => {
+      api = loaded as OtelApi;
+    },
+    (error: unknown) => {
+      process.stderr.write(seamMessages.otelApiMissing(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)));
+      api = null;
+    },
+  );
+  return importing;
 }
