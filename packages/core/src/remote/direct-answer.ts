@@ -1,4 +1,4 @@
-import { StringDecoder } from 'node:string_decoder';
+import type { IncomingMessage } from 'node:http';
 import type { createParser } from 'eventsource-parser';
 import { remoteMessages } from '../messages/remote-messages.js';
 import type { ClientCodec } from '../seams/client-codec.js';
@@ -34,12 +34,6 @@ export interface AnswerTools {
 export interface AnswerListener {
   progress(progress: { progress: number; total?: number; message?: string }): void;
   log(params: Json): void;
-}
-
-/** A streamed answer being read: its body's chunks, then its end. */
-export interface AnswerStream {
-  feed(chunk: Buffer): void;
-  ended(): void;
 }
 
 /**
@@ -79,40 +73,42 @@ export class AnswerReader {
     return undefined;
   }
 
-  /**
-   * Reads the events of a streamed answer as its chunks come (`feed`, then `ended`): notifications
-   * before the result go to the listener; the result, or what is wrong with the stream, goes to
-   * `settle`, once.
-   */
-  eventStream(settle: (error: unknown, result?: Json) => void): AnswerStream {
-    const decoder = new StringDecoder('utf8');
-    let done = false;
-    const end = (error: unknown, result?: Json) => {
-      if (done) return;
-      done = true;
-      settle(error, result);
-    };
-    const parser = this.tools.createParser({
-      maxBufferSize: MAX_ANSWER_BYTES,
-      onEvent: (event) => {
-        if (done || (event.event !== undefined && event.event !== 'message')) return;
-        try {
-          const result = this.settle(parsed(event.data));
-          if (result !== undefined) end(undefined, result);
-        } catch (error) {
-          end(error);
+  /** The result among the events of a stream: notifications before it are handed to the listener. */
+  fromStream(res: IncomingMessage): Promise<Json> {
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const end = (error: unknown, result?: Json) => {
+        if (done) return;
+        done = true;
+        if (error === undefined) resolve(result as Json);
+        else {
+          res.destroy();
+          reject(error);
         }
-      },
-      onError: (error) => {
-        if (error.type === 'max-buffer-size-exceeded') end(new NotAnAnswerError('tooLarge', MAX_ANSWER_BYTES));
-      },
+      };
+      const parser = this.tools.createParser({
+        maxBufferSize: MAX_ANSWER_BYTES,
+        onEvent: (event) => {
+          if (done || (event.event !== undefined && event.event !== 'message')) return;
+          try {
+            const result = this.settle(parsed(event.data));
+            if (result !== undefined) end(undefined, result);
+          } catch (error) {
+            end(error);
+          }
+        },
+        onError: (error) => {
+          if (error.type === 'max-buffer-size-exceeded') end(new NotAnAnswerError('tooLarge', MAX_ANSWER_BYTES));
+        },
+      });
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (!done) parser.feed(chunk);
+      });
+      res.on('end', () => end(new NotAnAnswerError('ended')));
+      res.on('error', (error) => end(error));
+      res.on('close', () => end(new NotAnAnswerError('ended')));
     });
-    return {
-      feed: (chunk) => {
-        if (!done) parser.feed(decoder.write(chunk));
-      },
-      ended: () => end(new NotAnAnswerError('ended')),
-    };
   }
 
   /**

@@ -1,15 +1,16 @@
-import type { Dispatcher, Pool } from 'undici';
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions, request } from 'node:http';
+import { urlToHttpOptions } from 'node:url';
 import { MODERN_REVISION } from '../context/revisions.js';
 import type { ClientCodec } from '../seams/client-codec.js';
 import { headerValueOf } from '../validation/param-headers.js';
 import type { ClientSdk } from './client-sdk.js';
-import { AnswerReader, type AnswerStream, type AnswerTools, MAX_ANSWER_BYTES, NotAnAnswerError } from './direct-answer.js';
+import { AnswerReader, type AnswerTools, MAX_ANSWER_BYTES, NotAnAnswerError } from './direct-answer.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
 
 /** Connections kept to one remote; more calls at once wait for one. */
-const MAX_CONNECTIONS = 64;
+const MAX_SOCKETS = 64;
 
 /** What one call on the direct path is given by the forwarded call. */
 export interface DirectCallOptions {
@@ -32,18 +33,18 @@ export class DirectConnectionError extends Error {
 
 /**
  * The direct path of the tool calls forwarded to a 2026-07-28 Streamable HTTP remote: each call is
- * one POST on a pooled keep-alive connection (undici's `Pool`, whose dispatcher hands the answer
- * over without a stream or promise of its own), in the wire form of the official client (its
- * `_meta` envelope, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` and the remote's `headers`), its answer
- * read as JSON, or as an event stream when the remote streams it. The answer means what it means to
- * the official client: the same result (decoded by the client's own codec), the same JSON-RPC and
- * HTTP errors. A redirect or an authentication challenge is not handled here: `call` resolves
- * undefined without the remote having run anything, and the call goes through the official client.
+ * one POST on a pooled keep-alive connection, in the wire form of the official client (its `_meta`
+ * envelope, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` and the remote's `headers`), its answer read as
+ * JSON, or as an event stream when the remote streams it. The answer means what it means to the
+ * official client: the same result (decoded by the client's own codec), the same JSON-RPC and HTTP
+ * errors. A redirect or an authentication challenge is not handled here: `call` resolves undefined
+ * without the remote having run anything, and the call goes through the official client.
  */
 export class DirectCall {
-  private readonly pool: Pool;
-  /** The remote's path and query, where each POST goes. */
-  private readonly path: string;
+  private readonly agent: Agent;
+  private readonly openRequest: typeof request;
+  /** Where each POST goes, as `http.request` reads `url` (worked out once, not per call). */
+  private readonly target: RequestOptions;
   private readonly headers: Record<string, string>;
   private nextId = 1;
 
@@ -59,8 +60,11 @@ export class DirectCall {
     sdk: ClientSdk,
     codec: ClientCodec,
   ): Promise<DirectCall> {
-    const [{ Pool }, { createParser }] = await Promise.all([import('undici'), import('eventsource-parser')]);
-    return new DirectCall(url, headers, envelope, { sdk, codec, createParser }, Pool);
+    const [http, { createParser }] = await Promise.all([
+      url.protocol === 'https:' ? import('node:https') : import('node:http'),
+      import('eventsource-parser'),
+    ]);
+    return new DirectCall(url, headers, envelope, { sdk, codec, createParser }, http);
   }
 
   private constructor(
@@ -68,13 +72,11 @@ export class DirectCall {
     headers: Readonly<Record<string, string>> | undefined,
     private readonly envelope: Readonly<Params>,
     private readonly tools: AnswerTools,
-    PoolOf: typeof Pool,
+    http: { Agent: typeof Agent; request: typeof request },
   ) {
-    // A call's time is its own (timeoutMs between signs of life, maxCallMs in all): undici's header
-    // and body timers are off. Undici closes a connection left idle before the remote would (by its
-    // Keep-Alive hint, or after 4 s), so a POST is not written on a connection the remote is closing.
-    this.pool = new PoolOf(url.origin, { connections: MAX_CONNECTIONS, headersTimeout: 0, bodyTimeout: 0 });
-    this.path = `${url.pathname}${url.search}`;
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+    this.openRequest = http.request;
+    this.target = { ...urlToHttpOptions(url), method: 'POST', agent: this.agent };
     // The remote's headers first, then those of the protocol, as the official client sets them.
     const own = Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
     const accept = new Set([
@@ -97,6 +99,16 @@ export class DirectCall {
    * `allowInputRequired`), or undefined when the official client must send it instead.
    */
   call(params: Params, options: DirectCallOptions): Promise<Result | undefined> {
+    return this.post(params, options, true);
+  }
+
+  /** Closes the pooled connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private post(params: Params, options: DirectCallOptions, mayRetry: boolean): Promise<Result | undefined> {
+    const { sdk } = this.tools;
     const id = this.nextId++;
     const meta = { ...this.envelope, ...(params._meta as Params | undefined), ...(options.onprogress ? { progressToken: id } : {}) };
     const body = JSON.stringify({ method: 'tools/call', params: { ...params, _meta: meta }, jsonrpc: '2.0', id });
@@ -104,164 +116,119 @@ export class DirectCall {
       ...this.headers,
       ...options.headers,
       ...(typeof params.name === 'string' ? { 'mcp-name': headerValueOf(params.name) } : {}),
+      'content-length': String(Buffer.byteLength(body)),
     };
     return new Promise((resolve, reject) => {
-      const exchange = new Exchange(id, options, this.tools, resolve, reject);
-      if (exchange.begin()) this.pool.dispatch({ path: this.path, method: 'POST', headers, body }, exchange);
+      let timer: NodeJS.Timeout | undefined;
+      let answered = false;
+      let done = false;
+      let req: ClientRequest | undefined;
+      const finish = (error: unknown, result?: Result) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        options.signal.removeEventListener('abort', aborted);
+        if (error === undefined) return resolve(result);
+        // Closing the request's stream is how a 2026-07-28 HTTP client cancels it.
+        req?.destroy();
+        reject(error);
+      };
+      // As the official client: the signal's reason when it is the SDK's error, a timeout error otherwise.
+      const aborted = () => {
+        const reason: unknown = options.signal.reason;
+        finish(reason instanceof sdk.SdkError ? reason : new sdk.SdkError(sdk.SdkErrorCode.RequestTimeout, String(reason)));
+      };
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => finish(new sdk.SdkError(sdk.SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeoutMs })),
+          options.timeoutMs,
+        );
+      };
+      if (options.signal.aborted) return aborted();
+      options.signal.addEventListener('abort', aborted, { once: true });
+      arm();
+      const reader = new AnswerReader(id, this.tools, {
+        progress: (progress) => {
+          options.onprogress?.(progress);
+          arm();
+        },
+        log: options.onlog,
+      });
+      req = this.openRequest({ ...this.target, headers }, (res) => {
+        answered = true;
+        this.answer(res, reader).then(
+          (result) => finish(undefined, result),
+          (error) => finish(error),
+        );
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the remote closed as it went idle, while this request was written:
+        // the remote read none of it, so it goes again on a fresh connection (as Node's docs advise).
+        if (mayRetry && !answered && req?.reusedSocket && error.code === 'ECONNRESET') {
+          clearTimeout(timer);
+          options.signal.removeEventListener('abort', aborted);
+          done = true;
+          this.post(params, options, false).then(resolve, reject);
+          return;
+        }
+        finish(new DirectConnectionError(error));
+      });
+      req.end(body);
     });
   }
 
-  /** Closes the pooled connections. */
-  async close(): Promise<void> {
-    await this.pool.destroy().catch(() => undefined);
+  /** The result `res` carries, or undefined to hand the call over. */
+  private async answer(res: IncomingMessage, reader: AnswerReader): Promise<Result | undefined> {
+    const { sdk } = this.tools;
+    const status = res.statusCode ?? 0;
+    if ((status >= 300 && status < 400) || status === 401 || status === 403) {
+      // A redirect or an authentication challenge: the remote ran nothing; the official client knows what to do.
+      res.resume();
+      return undefined;
+    }
+    if (status < 200 || status >= 300) {
+      const text = await readText(res);
+      // A 2026-07-28 remote may refuse a request with its JSON-RPC error under a 400.
+      if (status === 400) {
+        const error = reader.errorIn(text);
+        if (error) throw error;
+      }
+      throw new sdk.SdkHttpError(sdk.SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, {
+        status,
+        statusText: res.statusMessage ?? '',
+        text,
+      });
+    }
+    if (status !== 200) {
+      res.resume();
+      throw new NotAnAnswerError('notResponse');
+    }
+    const type = res.headers['content-type'];
+    const essence = type?.split(';')[0]?.trim().toLowerCase();
+    if (essence === 'application/json') return reader.fromJson(await readText(res));
+    if (essence === 'text/event-stream') return reader.fromStream(res);
+    res.resume();
+    throw new NotAnAnswerError('contentType', type);
   }
 }
 
-/**
- * One POST of the direct path and its answer, as undici's dispatcher hands them over. The call's
- * end (its answer, an error, its signal or its timeout) settles it once; an error closes the
- * request (closing its stream is how a 2026-07-28 HTTP client cancels it), an answer lets the rest
- * of the body be read, so that the connection is kept.
- */
-class Exchange implements Dispatcher.DispatchHandler {
-  private readonly reader: AnswerReader;
-  private controller?: Dispatcher.DispatchController;
-  private timer?: NodeJS.Timeout;
-  private done = false;
-  /** The response is over (read to its end, or failed): nothing is left to close. */
-  private over = false;
-  private status = 0;
-  private statusText = '';
-  /** The body being read whole (a JSON answer, or an HTTP error's text), and its size. */
-  private chunks?: Buffer[];
-  private size = 0;
-  /** The body being read as an event stream. */
-  private stream?: AnswerStream;
-
-  constructor(
-    id: number,
-    private readonly options: DirectCallOptions,
-    private readonly tools: AnswerTools,
-    private readonly resolve: (result: Result | undefined) => void,
-    private readonly reject: (error: unknown) => void,
-  ) {
-    this.reader = new AnswerReader(id, tools, {
-      progress: (progress) => {
-        options.onprogress?.(progress);
-        this.timer?.refresh();
-      },
-      log: options.onlog,
+/** `res`'s body as text, at most MAX_ANSWER_BYTES of it. */
+function readText(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) {
+        res.destroy();
+        reject(new NotAnAnswerError('tooLarge', MAX_ANSWER_BYTES));
+      } else chunks.push(chunk);
     });
-  }
-
-  /** Starts the call's clock; false when its signal had already aborted (the call is over). */
-  begin(): boolean {
-    if (this.options.signal.aborted) {
-      this.cancelled();
-      return false;
-    }
-    this.options.signal.addEventListener('abort', this.cancelled, { once: true });
-    this.timer = setTimeout(this.timedOut, this.options.timeoutMs);
-    return true;
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    // Over while it waited for a connection: it is not sent.
-    if (this.done) controller.abort(new Error('the call is over'));
-  }
-
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    status: number,
-    headers: Record<string, string | string[] | undefined>,
-    statusText?: string,
-  ): void {
-    if (this.done) return;
-    this.status = status;
-    this.statusText = statusText ?? '';
-    // A redirect or an authentication challenge: the remote ran nothing; the official client knows what to do.
-    if ((status >= 300 && status < 400) || status === 401 || status === 403) this.finish(undefined, undefined);
-    else if (status < 200 || status >= 300) this.chunks = [];
-    else if (status !== 200) this.finish(new NotAnAnswerError('notResponse'));
-    else this.read(headers['content-type']);
-  }
-
-  /** Reads a 200's body by its Content-Type `header`: JSON whole, an event stream as it comes. */
-  private read(header: string | string[] | undefined): void {
-    const type = Array.isArray(header) ? header[0] : header;
-    const essence = type?.split(';')[0]?.trim().toLowerCase();
-    if (essence === 'application/json') this.chunks = [];
-    else if (essence === 'text/event-stream') this.stream = this.reader.eventStream((error, result) => this.finish(error, result));
-    else this.finish(new NotAnAnswerError('contentType', type));
-  }
-
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.done) return;
-    if (this.stream) {
-      this.stream.feed(chunk);
-      return;
-    }
-    this.size += chunk.length;
-    if (this.size > MAX_ANSWER_BYTES) this.finish(new NotAnAnswerError('tooLarge', MAX_ANSWER_BYTES));
-    else this.chunks?.push(chunk);
-  }
-
-  onResponseEnd(): void {
-    this.over = true;
-    if (this.done) return;
-    if (this.stream) {
-      this.stream.ended();
-      return;
-    }
-    const text = Buffer.concat(this.chunks ?? [], this.size).toString('utf8');
-    try {
-      this.finish(undefined, this.status === 200 ? this.reader.fromJson(text) : this.refused(text));
-    } catch (error) {
-      this.finish(error);
-    }
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.over = true;
-    this.finish(new DirectConnectionError(error));
-  }
-
-  /** The error an HTTP error status means, with its body's `text`: a 2026-07-28 remote may refuse with its JSON-RPC error under a 400. */
-  private refused(text: string): never {
-    const { sdk } = this.tools;
-    const error = this.status === 400 ? this.reader.errorIn(text) : undefined;
-    throw (
-      error ??
-      new sdk.SdkHttpError(sdk.SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, {
-        status: this.status,
-        statusText: this.statusText,
-        text,
-      })
-    );
-  }
-
-  private finish(error: unknown, result?: Result): void {
-    if (this.done) return;
-    this.done = true;
-    clearTimeout(this.timer);
-    this.options.signal.removeEventListener('abort', this.cancelled);
-    if (error === undefined) this.resolve(result);
-    else {
-      if (!this.over) this.controller?.abort(error instanceof Error ? error : new Error(String(error)));
-      this.reject(error);
-    }
-  }
-
-  /** As the official client: the signal's reason when it is the SDK's error, a timeout error otherwise. */
-  private readonly cancelled = (): void => {
-    const { sdk } = this.tools;
-    const reason: unknown = this.options.signal.reason;
-    this.finish(reason instanceof sdk.SdkError ? reason : new sdk.SdkError(sdk.SdkErrorCode.RequestTimeout, String(reason)));
-  };
-
-  private readonly timedOut = (): void => {
-    const { sdk } = this.tools;
-    this.finish(new sdk.SdkError(sdk.SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: this.options.timeoutMs }));
-  };
+    res.on('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    res.on('error', reject);
+    res.on('close', () => {
+      if (!res.complete) reject(new DirectConnectionError(new Error('the connection closed before the answer ended')));
+    });
+  });
 }

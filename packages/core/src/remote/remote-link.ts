@@ -150,7 +150,7 @@ export class RemoteLink {
     clearTimeout(this.retry);
     const client = this.client ?? (await this.connecting?.catch(() => undefined));
     this.client = undefined;
-    await this.direct?.close();
+    this.direct?.close();
     await client?.close().catch(() => undefined);
   }
 
