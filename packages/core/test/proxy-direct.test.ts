@@ -25,6 +25,8 @@ class ScriptedRemote {
   script: Script | undefined;
   /** The tools/call requests it received: headers and body. */
   readonly received: { headers: IncomingMessage['headers']; body: Json }[] = [];
+  /** The TCP connections it accepted. */
+  connections = 0;
   url = '';
   private readonly http: HttpServer;
 
@@ -49,6 +51,7 @@ class ScriptedRemote {
         void handler(req, res, body);
       });
     });
+    this.http.on('connection', () => this.connections++);
   }
 
   async start(): Promise<this> {
@@ -77,6 +80,23 @@ const streamAnswer =
   (_req, body, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     for (const message of messages(body.id)) res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`);
+    res.end();
+  };
+
+/** Answers tools/call as an event stream of `messages`, written `size` bytes at a time, each piece on its own turn of the event loop. */
+const piecewiseStreamAnswer =
+  (messages: (id: unknown) => Json[], size: number): Script =>
+  async (_req, body, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const bytes = Buffer.from(
+      messages(body.id)
+        .map((message) => `data: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`)
+        .join(''),
+    );
+    for (let at = 0; at < bytes.length; at += size) {
+      res.write(bytes.subarray(at, at + size));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     res.end();
   };
 
@@ -216,6 +236,51 @@ describe('the direct path and the official client, on the same remote', () => {
     expect(ours).toEqual(official);
     expect(steps).toEqual([{ progress: 1, total: 2 }]);
     expect(logs).toEqual([{ level: 'info', data: 'working' }]);
+  });
+  it('reads a stream cut anywhere, even inside a character, as the official client does', async () => {
+    const texts = fc.string({ unit: 'binary', maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(texts, texts, fc.integer({ min: 1, max: 7 }), async (said, answered, size) => {
+        remote.script = piecewiseStreamAnswer(
+          (id) => [
+            { method: 'notifications/message', params: { level: 'info', data: said } },
+            { id, result: { content: [{ type: 'text', text: answered }], resultType: 'complete' } },
+          ],
+          size,
+        );
+        const logs: unknown[] = [];
+        const ours = await outcome(direct.call(params, { ...options, onlog: (log) => logs.push(log) }));
+        const official = await outcome(client.request({ method: 'tools/call', params } as never, { allowInputRequired: true }));
+        expect(JSON.stringify(ours)).toBe(JSON.stringify(official));
+        expect(logs).toEqual([{ level: 'info', data: said }]);
+      }),
+      { numRuns: 40 },
+    );
+  }, 120_000);
+
+  it('reuses its keep-alive connections for calls one after another, whatever they were answered', async () => {
+    const answers: Script[] = [
+      jsonAnswer({ content: [], resultType: 'complete' }),
+      streamAnswer((id) => [{ id, result: { content: [], resultType: 'complete' } }]),
+      (_req, body, res) =>
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32602, message: 'no' } })),
+      (_req, _body, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('down'),
+      (_req, _body, res) => res.writeHead(307, { location: remote.url }).end('moved'),
+    ];
+    remote.script = answers[0];
+    await direct.call(params, options);
+    const before = remote.connections;
+    for (let round = 0; round < 3; round++) {
+      for (const answer of answers) {
+        remote.script = answer;
+        await direct.call(params, options).catch(() => undefined);
+      }
+    }
+    expect(remote.received).toHaveLength(1 + 3 * answers.length);
+    // The pool may open a second connection while the first is being released; never one per call.
+    expect(remote.connections - before).toBeLessThanOrEqual(1);
   });
 });
 

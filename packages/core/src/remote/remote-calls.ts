@@ -10,7 +10,7 @@ import { InputRequiredSignal } from '../runtime/client-requests.js';
 import { loadedClientSdk } from './client-sdk.js';
 import { NotAnAnswerError } from './direct-answer.js';
 import { isConnectionLoss, type RemoteLink, RemoteUnavailableError } from './remote-link.js';
-import { askCaller, relayLog, remoteLogLevel, UnsafeUrlError } from './remote-relay.js';
+import { askCaller, CallTimeLimit, relayLog, remoteLogLevel, UnsafeUrlError } from './remote-relay.js';
 
 /** A 2026-07-28 remote answers a question with input_required at most this often in one call. */
 const MAX_ROUNDS = 10;
@@ -32,11 +32,9 @@ export async function forward(
   params: Params,
   headers?: Record<string, string>,
 ): Promise<Result> {
-  // The whole call's limit, which the remote's progress does not extend (timeoutMs does).
-  const limit = new AbortController();
-  const timer = setTimeout(() => limit.abort(remoteMessages.callTimeLimit(link.maxCallMs)), link.maxCallMs);
   try {
-    return await link.relay.run(ctx, limit.signal, (signal, labelled) =>
+    // maxCallMs is the whole call's limit, which the remote's progress does not extend (timeoutMs does).
+    return await link.relay.run(ctx, link.maxCallMs, (signal, labelled) =>
       link.use((client) =>
         clientRequest(method, undefined, (meta) =>
           rounds(client, link, naming, ctx, { method, first: params, headers }, meta, { signal, labelled }),
@@ -44,10 +42,9 @@ export async function forward(
       ),
     );
   } catch (error) {
-    if (limit.signal.aborted && !ctx.signal.aborted) throw new ToolError(remoteMessages.tooLong(naming.where, link.label, link.maxCallMs));
+    if (error instanceof CallTimeLimit && !ctx.signal.aborted)
+      throw new ToolError(remoteMessages.tooLong(naming.where, link.label, link.maxCallMs));
     throw failure(error, link, naming, ctx);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -47,6 +47,14 @@ export class UnsafeUrlError extends ProtocolError {
   }
 }
 
+/** A forwarded call stopped by its whole call's limit (`maxCallMs`), which the remote's progress does not extend. */
+export class CallTimeLimit extends Error {
+  constructor(readonly maxCallMs: number) {
+    super(remoteMessages.callTimeLimit(maxCallMs));
+    this.name = 'CallTimeLimit';
+  }
+}
+
 /** One forwarded call: its Context, and how to stop its request to the remote early. */
 interface Forwarded {
   readonly ctx: Context;
@@ -74,35 +82,33 @@ export class RemoteRelay {
   constructor(private readonly unlabelled: boolean) {}
 
   /**
-   * Runs `work` as a call of `ctx`. The signal `work` gets aborts when the caller cancels, when
-   * `limit` fires, or to ask a 2026-07-28 caller; its reason is this relay's own, never the
+   * Runs `work` as a call of `ctx`. The signal `work` gets aborts when the caller cancels, after
+   * `maxCallMs` (the call then fails with CallTimeLimit), or to ask a 2026-07-28 caller; its reason is this relay's own, never the
    * caller's: a caller gone with its connection must not read as the remote's connection closing
    * (the request is cancelled, the link stays). `work` sends each request of the official client
    * through `labelled`, so that the remote's messages during it can find `ctx`.
    */
   async run<T>(
     ctx: Context,
-    limit: AbortSignal,
+    maxCallMs: number,
     work: (signal: AbortSignal, labelled: <R>(send: () => Promise<R>) => Promise<R>) => Promise<T>,
   ): Promise<T> {
     const forwarded: Forwarded = { ctx, stop: new AbortController() };
     const cancelled = () => forwarded.stop.abort(remoteMessages.callerCancelled());
-    const expired = () => forwarded.stop.abort(limit.reason);
     ctx.signal.addEventListener('abort', cancelled, { once: true });
-    limit.addEventListener('abort', expired, { once: true });
     if (ctx.signal.aborted) cancelled();
-    else if (limit.aborted) expired();
+    const limit = setTimeout(() => forwarded.stop.abort(new CallTimeLimit(maxCallMs)), maxCallMs);
     this.inFlight.add(forwarded);
     try {
       // Over stdio a message is read outside every call's context: the context would say nothing.
       return await work(forwarded.stop.signal, (send) => (this.unlabelled ? send() : this.current.run(forwarded, send)));
     } catch (error) {
-      // The client's call ended with a question of its own (2026-07-28): that is its answer.
+      // The client's call ended with a question of its own (2026-07-28): that is its answer; or it ran out of time.
       const reason = forwarded.stop.signal.reason;
-      throw reason instanceof InputRequiredSignal ? reason : error;
+      throw reason instanceof InputRequiredSignal || reason instanceof CallTimeLimit ? reason : error;
     } finally {
+      clearTimeout(limit);
       ctx.signal.removeEventListener('abort', cancelled);
-      limit.removeEventListener('abort', expired);
       this.inFlight.delete(forwarded);
     }
   }
