@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../../auth/bearer-auth.js';
 import { rememberClientAddress } from '../../context/client-address-of.js';
 import { bindNotificationValve, NotificationValve } from '../../context/notification-valve.js';
 import type { FrontedMessageExtra } from '../../engine/session-front.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import { ModernExchange } from '../modern/modern-exchange.js';
-import { NodeSessionAnswer } from '../sessions/node-session-answer.js';
+import { NodeAnswerSink } from '../sessions/node-session-answer.js';
+import { SessionAnswer } from '../sessions/session-answer.js';
+import type { StreamControls } from '../sessions/session-transport.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
-import { idKey } from '../wire/json-rpc-shape.js';
 import type { HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint, SessionCall } from './http-endpoint.js';
@@ -139,18 +140,8 @@ async function answerInSession(
   if (opened instanceof Response) return opened;
   const { session, message } = call;
   const { transport } = session;
-  const key = idKey(message.id);
-  const { resumable } = opened;
-  const stream = new NodeSessionAnswer(res, transport.sessionId as string, resumable);
-  transport.answerStreams.set(key, stream);
-  // A client that went away before the answer (it cancelled, or dropped the connection): the
-  // stream is forgotten, as the SDK's transport forgets a cancelled response stream, unless it is
-  // resumable: its messages are then still stored, for the client to resume.
-  if (!resumable) {
-    res.once('close', () => {
-      if (transport.answerStreams.get(key) === stream) transport.answerStreams.delete(key);
-    });
-  }
+  const answer = new SessionAnswer(new NodeAnswerSink(res, transport.sessionId as string), opened.resumable);
+  res.once('close', () => transport.forgetGone(message.id as RequestId, answer));
   // Made once, when a handler first reads it, with the stream's valve bound to it (the SDK's request
   // handling finds its notifications' backpressure there).
   let request: Request | undefined;
@@ -161,18 +152,16 @@ async function answerInSession(
     }
     return request;
   };
-  const extra: FrontedMessageExtra & { closeSSEStream?: () => void; closeStandaloneSSEStream?: () => void } = {
+  const extra: FrontedMessageExtra & StreamControls = {
     authInfo: caller.principal,
     get request() {
       return requestOf();
     },
     notifications,
-    // As the SDK's transport offers them on a primed stream: the client resumes after either.
-    ...(resumable?.primed
-      ? { closeSSEStream: () => stream.detach(), closeStandaloneSSEStream: () => transport.closeStandaloneSSEStream() }
-      : {}),
+    closeSSEStream: undefined,
+    closeStandaloneSSEStream: undefined,
   };
-  transport.onmessage?.(message as JSONRPCMessage, extra);
+  transport.serveOn(message as JSONRPCRequest, answer, extra);
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   type EventStore,
   isInitializeRequest,
+  type JSONRPCRequest,
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -11,14 +12,15 @@ import { wireMessages } from '../../messages/wire-messages.js';
 import type { ServerEvents } from '../../observability/server-events.js';
 import { onClosed } from '../../seams/sdk-callbacks.js';
 import { framesAsSdk } from '../../seams/sdk-session-framing.js';
+import { sessionState } from '../../seams/sdk-session-state.js';
 import type { Caller } from '../http/http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from '../http/http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from '../http/http-messages.js';
 import { PerClientCounter } from '../http/per-client-counter.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
-import { asSessionMessage, idKey } from '../wire/json-rpc-shape.js';
+import { asSessionMessage, idKey, isPlainRequest } from '../wire/json-rpc-shape.js';
 import { primesStreams } from '../wire/sse-format.js';
-import type { ResumableAnswer } from './node-session-answer.js';
+import type { ResumableAnswer } from './session-answer.js';
 import { SessionEventStore } from './session-event-store.js';
 import { SessionCapReached, type SessionSharing } from './session-sharing.js';
 import { type Session, SessionTransport } from './session-transport.js';
@@ -145,7 +147,7 @@ export class SessionTable {
     if (Array.isArray(body)) return jsonRpcErrorResponse(400, -32600, wireMessages.initializeInBatch);
     const initializing = isInitializeRequest(body);
     if (!initializing) return jsonRpcErrorResponse(400, -32000, wireMessages.notInitialized);
-    return this.openSession(request, caller, body, options);
+    return this.openSession(request, caller, body, parsed !== undefined, options);
   }
 
   /**
@@ -187,22 +189,29 @@ export class SessionTable {
         return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
       }
       if (!events) return {};
-      const streamId = randomUUID();
-      // As the SDK's transport: a priming event (and `ctx.http.closeSSE`) from 2025-11-25 on.
-      const primed = primesStreams(protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION);
-      const resumable: ResumableAnswer = {
-        open: (first) => events.openStream(streamId, [message.id], primed, first),
-        store: (event) => events.storeEvent(streamId, event),
-        primed,
-        ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
-      };
-      return { resumable };
+      return { resumable: this.resumableOf(events, message.id, protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION) };
     } catch (error) {
       transport.inFlight.delete(idKey(message.id));
       const failure = this.sharing.failure(error, { value: message });
       if (!failure) throw error;
       return failure;
     }
+  }
+
+  /**
+   * The events of a new stream answering request `id` in a resumable session, opening with a
+   * priming event (and offering `ctx.http.closeSSE`) when `protocolVersion` is 2025-11-25 or later,
+   * as the SDK's transport does.
+   */
+  private resumableOf(events: SessionEventStore, id: string | number, protocolVersion: string): ResumableAnswer {
+    const streamId = randomUUID();
+    const primed = primesStreams(protocolVersion);
+    return {
+      open: (first) => events.openStream(streamId, [id], primed, first),
+      store: (event) => events.storeEvent(streamId, event),
+      primed,
+      ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
+    };
   }
 
   /**
@@ -260,7 +269,13 @@ export class SessionTable {
   }
 
   /** A new 2025-11-25 session, within the total and per-client caps. */
-  private async openSession(request: Request, caller: Caller, body: unknown, options: Record<string, unknown>): Promise<Response> {
+  private async openSession(
+    request: Request,
+    caller: Caller,
+    body: unknown,
+    parsedAsJson: boolean,
+    options: Record<string, unknown>,
+  ): Promise<Response> {
     const id = (body as { id?: unknown }).id ?? null;
     if (this.sessions.size >= this.limits.maxSessions) return this.capReached('maxSessions', id, caller);
     if (!this.sessionsPerClient.tryAcquire(caller.client)) return this.capReached('maxSessionsPerClient', id, caller);
@@ -286,9 +301,40 @@ export class SessionTable {
       if (error instanceof SessionCapReached) return this.capReached(error.cap, id, caller);
       throw error;
     }
-    const response = await this.handle(this.sessions.get(sessionId) as Session, request, { value: body }, { ...options, parsedBody: body });
+    const session = this.sessions.get(sessionId) as Session;
+    const response =
+      (parsedAsJson ? await this.initializeHere(session, sessionId, request, body, caller) : undefined) ??
+      (await this.handle(session, request, { value: body }, { ...options, parsedBody: body }));
     if (transport.sessionId === undefined) this.endSession(sessionId, true);
     return response;
+  }
+
+  /**
+   * Answers a new session's `initialize` on Armature's own stream, as the SDK's transport answers
+   * it: the transport initialized under the session's id (through the checked seam), the answer on
+   * an SSE stream carrying `Mcp-Session-Id`, opened with a priming event in a resumable session
+   * when the client asks for 2025-11-25 or later. Undefined to leave it to the SDK's transport: a
+   * self-check failed (framing or session state), or its checks are to refuse the request (an
+   * Accept without both streams; a body not sent as JSON, or not as its schema reads it).
+   */
+  private async initializeHere(
+    session: Session,
+    sessionId: string,
+    request: Request,
+    body: unknown,
+    caller: Caller,
+  ): Promise<Response | undefined> {
+    const accept = request.headers.get('accept');
+    if (!framesAsSdk() || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const message = isPlainRequest(body) ? (asSessionMessage(body) as JSONRPCRequest | undefined) : undefined;
+    const writer = message && (await sessionState());
+    if (!message || !writer) return undefined;
+    const { transport, events } = session;
+    transport.initialized(writer, sessionId);
+    const { protocolVersion } = (message.params ?? {}) as { protocolVersion?: string };
+    const resumable = events && this.resumableOf(events, message.id, String(protocolVersion));
+    const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
+    return transport.serveOnResponse(message, resumable, extra);
   }
 
   /**

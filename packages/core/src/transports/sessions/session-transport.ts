@@ -1,6 +1,7 @@
 import {
   type HandleRequestOptions,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type ScopeChallengeHandler,
   type McpServer as SdkMcpServer,
   type Server,
@@ -9,24 +10,15 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
+import type { FrontedMessageExtra } from '../../engine/session-front.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import { forwardCallbacks } from '../../seams/sdk-callbacks.js';
 import type { InitializedState, SessionState } from '../../seams/sdk-session-state.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
 import { idKey } from '../wire/json-rpc-shape.js';
+import { type AnswerStream, type ResumableAnswer, SessionAnswer } from './session-answer.js';
 import { GET_STREAM, type SessionEventStore } from './session-event-store.js';
 import { SessionEventStream } from './session-event-stream.js';
-
-/**
- * Where the answer to a request Armature took off the wire itself goes (a session POST answered
- * without the SDK's transport): its notifications and requests, then its answer.
- */
-export interface AnswerStream {
-  /** Settles once the message is written (stored first, in a resumable session). */
-  write(message: JSONRPCMessage): Promise<void> | void;
-  /** Settles once the answer is written and the response ended. */
-  end(answer?: JSONRPCMessage): Promise<void> | void;
-}
 
 /**
  * Armature's transport of one 2025-11-25 session: the one the session's SDK server connects to. It
@@ -97,6 +89,49 @@ export class SessionTransport implements Transport {
   /** The session's server and this transport as after the client's `initialize` (a session re-created here). */
   restore(writer: SessionState, server: Server, sessionId: string, state: InitializedState): void {
     writer.restore(server, this.framing, sessionId, state);
+  }
+
+  /** This transport as after it took the client's `initialize` (which Armature answers itself). */
+  initialized(writer: SessionState, sessionId: string): void {
+    writer.initialized(this.framing, sessionId);
+  }
+
+  /**
+   * Hands the session's server a client request Armature answers itself on `answer`: its answer
+   * and the messages related to it go there. `extra` is what the SDK's transport passes with the
+   * request; on a primed stream the handler may close it, or the standalone one, as there.
+   */
+  serveOn(message: JSONRPCRequest, answer: SessionAnswer, extra: FrontedMessageExtra & StreamControls): void {
+    this.answerStreams.set(idKey(message.id), answer);
+    if (answer.resumable?.primed) {
+      extra.closeSSEStream = () => answer.detach();
+      extra.closeStandaloneSSEStream = () => this.closeStandaloneSSEStream();
+    }
+    this.onmessage?.(message, extra);
+  }
+
+  /**
+   * Serves a client request Armature answers itself (`serveOn`) on an SSE answer made as a web
+   * `Response` (the fetch face's calls, and every `initialize`): that response.
+   */
+  serveOnResponse(message: JSONRPCRequest, resumable: ResumableAnswer | undefined, extra: FrontedMessageExtra & StreamControls): Response {
+    let answer: SessionAnswer | undefined;
+    const stream = new SessionEventStream(this.sessionId as string, () => {
+      if (answer) this.forgetGone(message.id, answer);
+    });
+    answer = new SessionAnswer(stream, resumable);
+    this.serveOn(message, answer, extra);
+    return stream.response;
+  }
+
+  /**
+   * Forgets the stream of request `id` once its client went away, as the SDK's transport forgets a
+   * cancelled response stream (a resumable stream is kept: its messages are still stored for a resume).
+   */
+  forgetGone(id: JSONRPCRequest['id'], answer: SessionAnswer): void {
+    if (answer.resumable) return;
+    const key = idKey(id);
+    if (this.answerStreams.get(key) === answer) this.answerStreams.delete(key);
   }
 
   closeStandaloneSSEStream(): void {
@@ -241,6 +276,12 @@ export class SessionTransport implements Transport {
       return { jsonrpc: '2.0', id, error: { code: -32000, message: (error as Error).message } };
     }
   }
+}
+
+/** The stream controls the SDK's transport passes with a request on a primed (resumable) stream. */
+export interface StreamControls {
+  closeSSEStream?: () => void;
+  closeStandaloneSSEStream?: () => void;
 }
 
 export interface Session {
