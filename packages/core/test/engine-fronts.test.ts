@@ -108,6 +108,46 @@ const CONVERSATION_OVERRIDE: { value?: readonly (readonly [string, Record<string
 
 type SessionPost = (body: object, headers: Record<string, string>) => Promise<[number, string, string, string?, string?]>;
 
+/** When on, a session front holds a 2025-03-26 session sending BATCHES instead of the conversation. */
+const BATCH_MODE: { on?: boolean } = {};
+
+/**
+ * JSON-RPC batches (2025-03-26): requests the engine serves, one the SDK serves and a notification,
+ * answered on one stream; notifications alone; a batch with a message the SDK's schema refuses.
+ */
+const BATCHES: readonly object[][] = [
+  [
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', id: 3, method: 'resources/list' },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'refuse', arguments: {} } },
+  ],
+  [
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
+  ],
+  [
+    { jsonrpc: '2.0', id: 5, method: 'ping' },
+    { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: { progressToken: { not: 'a token' } } } },
+  ],
+  [{ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search', arguments: { query: 'lamp' } } }],
+];
+
+/** A 2025-03-26 session over HTTP: the answer to its initialize, then each of BATCHES's (as `sessionOver`). */
+async function batchesOver(post: SessionPost) {
+  const initialize = { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' } };
+  const [initStatus, initType, initBody, sessionId, initHeaders] = await post(initialize, {});
+  const answers = [`${initStatus} ${initType} ${initBody}\n--\n${initHeaders}`];
+  const headers = { 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-03-26' };
+  await post(INITIALIZED, headers);
+  for (const batch of BATCHES) {
+    const [status, type, body, , answerHeaders] = await post(batch, headers);
+    answers.push(`${status} ${type} ${body}\n--\n${answerHeaders}`);
+  }
+  return answers;
+}
+
 /**
  * The headers of an answer as one text, sorted, but for what differs from run to run: the date, and
  * the session's id (random), which is only said to be there.
@@ -125,6 +165,7 @@ function headerText(headers: Iterable<[string, string | string[] | undefined]>):
  * `status content-type body`, followed by its headers.
  */
 async function sessionOver(post: SessionPost) {
+  if (BATCH_MODE.on) return batchesOver(post);
   const [initStatus, initType, initBody, sessionId, initHeaders] = await post(INITIALIZE, {});
   const answers = [`${initStatus} ${initType} ${initBody}\n--\n${initHeaders}`];
   const headers = { 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-11-25' };
@@ -340,9 +381,9 @@ describe.each(SESSION_FRONTS)("Armature's own session stream: $name", (front) =>
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const framedBySdk = await widerConversation(front, await sdkFramedApp());
-    // The probes' eight requests, then the initialize, its notification and every request: all the
+    // The probes' ten requests, then the initialize, its notification and every request: all the
     // SDK's (but the last, refused before any transport).
-    expect(handled.mock.calls.length).toBe(8 + 2 + CONVERSATION.length + BEYOND_ENGINE.length - 1);
+    expect(handled.mock.calls.length).toBe(10 + 2 + CONVERSATION.length + BEYOND_ENGINE.length - 1);
     expect(own).toEqual(framedBySdk);
     expect(ownWithEngine).toEqual(framedBySdk);
     // The initialize's answer is there, on an event stream carrying the session's id.
@@ -353,6 +394,42 @@ describe.each(SESSION_FRONTS)("Armature's own session stream: $name", (front) =>
     expect(unknown).toContain('"error":{"code":-32601,"message":"Method not found"}');
     expect(level).toMatch(/"result":\{\},"jsonrpc":"2.0","id":13\}/);
     expect(refused).toMatch(/^400 application\/json/);
+  });
+});
+
+/** `front`'s answers on `app` (closed after) to a 2025-03-26 session's BATCHES. */
+async function batchConversation(front: Front, app: McpApp): Promise<string[]> {
+  BATCH_MODE.on = true;
+  try {
+    return await front.converse(app);
+  } finally {
+    BATCH_MODE.on = false;
+    await app.close();
+  }
+}
+
+describe.each(SESSION_FRONTS)("JSON-RPC batches (2025-03-26) on Armature's own session stream: $name", (front) => {
+  it("are answered as the SDK's session transport answers them when the framing self-check fails (headers too)", async () => {
+    await Promise.all([sessionFramingChecked(), sessionState()]);
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const own = await batchConversation(front, appWith(true));
+    expect(handled.mock.calls.length).toBe(0);
+    handled.mockClear();
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const framedBySdk = await batchConversation(front, await sdkFramedApp());
+    // The probes' ten requests, then the initialize, its notification and every batch (but the one
+    // refused before any transport).
+    expect(handled.mock.calls.length).toBe(10 + 2 + BATCHES.length - 1);
+    expect(own).toEqual(framedBySdk);
+    const [init, mixed, notifications, refused, single] = framedBySdk;
+    expect(init).toContain('"protocolVersion":"2025-03-26"');
+    // Four answers on one stream (no priming event before 2025-11-25), a tool's result among them.
+    expect(mixed?.match(/event: message\n/g)).toHaveLength(4);
+    expect(mixed).toContain('{"type":"text","text":"5"}');
+    expect(mixed).toContain('"id":3');
+    expect(notifications).toMatch(/^202 /);
+    expect(refused).toMatch(/^400 application\/json/);
+    expect(single).toMatch(/^200 text\/event-stream (id: <1>\n)?event: message\n/);
   });
 });
 
@@ -376,8 +453,8 @@ describe.each([httpSession, httpFetchResumable])('the session state self-check f
     await (await import('../src/seams/sdk-session-state.js')).sessionState();
     expect(await widerConversation(front, app)).toEqual(own);
     expect(said.mock.calls.join('')).toContain('the negotiated revision does not read back');
-    // The framing probes' eight requests, the state probe's one, and the initialize.
-    expect(handled.mock.calls.length).toBe(8 + 1 + 1);
+    // The framing probes' ten requests, the state probe's one, and the initialize.
+    expect(handled.mock.calls.length).toBe(10 + 1 + 1);
   });
 });
 
@@ -391,8 +468,8 @@ describe('the session framing self-check flipped', () => {
       const answers = await httpSession.converse(app);
       expect(answers).toEqual(viaSdk.answers);
       expect(said.mock.calls.join('')).toContain("framed by the SDK's session transport");
-      // The probes' eight requests, then the handshake and every request of the conversation.
-      expect(handled.mock.calls.length).toBe(8 + 2 + CONVERSATION.length);
+      // The probes' ten requests, then the handshake and every request of the conversation.
+      expect(handled.mock.calls.length).toBe(10 + 2 + CONVERSATION.length);
     } finally {
       await app.close();
     }

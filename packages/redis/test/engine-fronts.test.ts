@@ -112,6 +112,25 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 
+/**
+ * A 2025-03-26 session's JSON-RPC batches: requests (the engine's, the SDK's, one that logs) with a
+ * notification; notifications alone; one request.
+ */
+const BATCHES: readonly object[][] = [
+  [
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chatty', arguments: {} } },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'refuse', arguments: {} } },
+  ],
+  [
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
+  ],
+  [{ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'chatty', arguments: {} } }],
+];
+
 let apps = 0;
 
 /**
@@ -122,30 +141,35 @@ async function converse(
   requestEngine: boolean,
   face: 'node' | 'fetch' = 'node',
   modules: Modules = CURRENT,
+  { batches = false, inMemory = false } = {},
 ): Promise<{ answers: string[]; served: number }> {
   const app = modules.createMcpApp(modules.FrontServer, {
-    state: modules.redisState({ url: redis.url, keyPrefix: `fronts-${++apps}:` }),
-    requestStateKey: 'k'.repeat(32),
+    ...(inMemory ? {} : { state: modules.redisState({ url: redis.url, keyPrefix: `fronts-${++apps}:` }), requestStateKey: 'k'.repeat(32) }),
     onError: () => undefined,
     requestEngine,
   });
   let send: Post;
   let close: () => Promise<void>;
   if (face === 'node') {
-    const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500 });
+    const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500, ...(inMemory ? { eventStore: true } : {}) });
     send = (body, headers) => post(listener.url, body, headers);
     close = () => listener.close();
   } else {
     await app.ready();
-    const handler = app.httpHandler({ retryIntervalMs: 1_500 });
+    const handler = app.httpHandler({ retryIntervalMs: 1_500, ...(inMemory ? { eventStore: true } : {}) });
     send = fetchPost(handler);
     close = () => handler.close();
   }
   try {
-    const init = await send(INITIALIZE);
+    const protocolVersion = batches ? '2025-03-26' : '2025-11-25';
+    const init = await send({ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion } });
     const answers = [answerText(init)];
-    const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
+    const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': protocolVersion };
     await send({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    if (batches) {
+      for (const batch of BATCHES) answers.push(answerText(await send(batch as unknown as object, headers)));
+      return { answers, served: app.stats.engine };
+    }
     answers.push(answerText(await send({ jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'info' } }, headers)));
     for (const [i, [method, params]] of CONVERSATION.entries()) {
       answers.push(answerText(await send({ jsonrpc: '2.0', id: i + 1, method, params }, headers)));
@@ -169,8 +193,8 @@ describe.each(['node', 'fetch'] as const)('a 2025-11-25 session on the Redis sta
     expect([viaSdk.served, viaEngine.served]).toEqual([0, CONVERSATION.length]);
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const framed = await converse(true, face, await sdkFramed());
-    // The probes' eight requests, then every request of the session.
-    expect(handled.mock.calls.length).toBe(8 + 3 + CONVERSATION.length);
+    // The probes' ten requests, then every request of the session.
+    expect(handled.mock.calls.length).toBe(10 + 3 + CONVERSATION.length);
     expect(viaSdk.answers).toEqual(framed.answers);
     expect(viaEngine.answers).toEqual(framed.answers);
     const text = viaEngine.answers.join('\n');
@@ -229,6 +253,42 @@ async function streamConversation(state: 'redis' | 'memory'): Promise<string[]> 
     await app.close();
   }
 }
+
+describe.each(['node', 'fetch'] as const)('JSON-RPC batches of a 2025-03-26 session on the Redis state, through the %s face', (face) => {
+  it("are answered on Armature's own stream as the SDK's session transport answers them when the framing self-check fails, in the order they were sent", async () => {
+    await converse(true, face);
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const own = await converse(true, face, CURRENT, { batches: true });
+    expect(handled.mock.calls.length).toBe(0);
+    // As on the in-memory store (whose batches core's engine-fronts holds to the SDK's bytes).
+    expect(own.answers).toEqual((await converse(true, face, CURRENT, { batches: true, inMemory: true })).answers);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    handled.mockClear();
+    const framed = await converse(true, face, await sdkFramed(), { batches: true });
+    // The probes' ten requests, then the initialize, its notification and every batch.
+    expect(handled.mock.calls.length).toBe(10 + 2 + BATCHES.length);
+    // The same bytes, but the order of a batch's messages on its stream: the SDK's transport writes
+    // each once its store answered, and on Redis the first store of a stream waits for its claim,
+    // so later messages overtake it; Armature writes them in the order they were sent.
+    const [init, mixed, notifications, single] = own.answers;
+    const sorted = (answer = '') => {
+      const [events = '', headers] = answer
+        .replace(/^200 text\/event-stream /, '')
+        .replace(/id: <\d>/g, 'id: <n>')
+        .split('\n--\n');
+      return [...events.split('\n\n').sort(), headers];
+    };
+    expect([init, notifications, single]).toEqual([framed.answers[0], framed.answers[2], framed.answers[3]]);
+    expect(sorted(mixed)).toEqual(sorted(framed.answers[1]));
+    // Four answers and a log line on one stream, each event numbered from the Redis store, the log
+    // line first (sent before any answer).
+    expect(mixed?.match(/event: message\nid: <\d>\n/g)).toHaveLength(5);
+    expect(mixed).toMatch(/^200 text\/event-stream event: message\nid: <1>\ndata: .*"notifications\/message"/);
+    expect(mixed).toContain('{"type":"text","text":"5"}');
+    expect(notifications).toMatch(/^202 /);
+    expect(single).toMatch(/"notifications\/message".*\n\nevent: message\nid: <2>\ndata: \{"result"/s);
+  });
+});
 
 describe("a 2025-11-25 session's GET stream on the Redis state", () => {
   it('is written and resumed from the Redis event store as from the in-memory one (which engine-fronts in core holds to the SDK bytes)', async () => {

@@ -220,7 +220,7 @@ export class HttpEndpoint {
     const opened = await this.openSessionAnswer(call);
     if (opened instanceof Response) return opened;
     const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
-    return call.session.transport.serveOnResponse(call.message as JSONRPCRequest, opened.resumable, extra);
+    return call.session.transport.serveOnResponse([call.message as JSONRPCRequest], 1, opened.resumable, extra);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../../auth/bearer-auth.js';
 import { rememberClientAddress } from '../../context/client-address-of.js';
 import { bindNotificationValve, NotificationValve } from '../../context/notification-valve.js';
@@ -141,7 +141,8 @@ async function answerInSession(
   const { session, message } = call;
   const { transport } = session;
   const answer = new SessionAnswer(new NodeAnswerSink(res, transport.sessionId as string), opened.resumable);
-  res.once('close', () => transport.forgetGone(message.id as RequestId, answer));
+  const messages = [message as JSONRPCRequest];
+  res.once('close', () => transport.forgetGone(messages, answer));
   // Made once, when a handler first reads it, with the stream's valve bound to it (the SDK's request
   // handling finds its notifications' backpressure there).
   let request: Request | undefined;
@@ -161,7 +162,7 @@ async function answerInSession(
     closeSSEStream: undefined,
     closeStandaloneSSEStream: undefined,
   };
-  transport.serveOn(message as JSONRPCRequest, answer, extra);
+  transport.serveOn(messages, answer, extra);
   return undefined;
 }
 

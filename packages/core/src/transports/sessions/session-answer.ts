@@ -67,9 +67,14 @@ export class SessionAnswer implements AnswerStream {
   private openNow?: () => void;
   private ending = false;
 
+  /**
+   * @param unanswered the requests answered on the stream (more than one for a JSON-RPC batch): it
+   *   ends with the last one's answer, the answers before it written as they come.
+   */
   constructor(
     private readonly sink: AnswerSink,
     readonly resumable?: ResumableAnswer,
+    private unanswered = 1,
   ) {
     this.keepAlive = setInterval(() => {
       if (sink.closed) clearInterval(this.keepAlive);
@@ -96,6 +101,7 @@ export class SessionAnswer implements AnswerStream {
   }
 
   end(answer?: JSONRPCMessage): Promise<void> | void {
+    if (answer !== undefined && --this.unanswered > 0) return this.write(answer);
     if (answer === undefined || !this.resumable) {
       // The session closed: a stream not opened yet opens no more.
       if (this.opener) clearImmediate(this.opener);

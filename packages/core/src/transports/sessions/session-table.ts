@@ -3,6 +3,7 @@ import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   type EventStore,
   isInitializeRequest,
+  type JSONRPCMessage,
   type JSONRPCRequest,
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -19,7 +20,7 @@ import { isBatch, messagesOf, type ParsedBody } from '../http/http-messages.js';
 import { PerClientCounter } from '../http/per-client-counter.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
 import { asSessionMessage, idKey, isPlainRequest } from '../wire/json-rpc-shape.js';
-import { primesStreams } from '../wire/sse-format.js';
+import { MAX_BATCH_MESSAGES, primesStreams } from '../wire/sse-format.js';
 import type { ResumableAnswer } from './session-answer.js';
 import { SessionEventStore } from './session-event-store.js';
 import { SessionCapReached, type SessionSharing } from './session-sharing.js';
@@ -130,7 +131,8 @@ export class SessionTable {
       if (this.speaksSession(session, request) && request.method === 'DELETE') return this.deleted(session, sessionId);
       const versioned = this.withSessionVersion(request, session);
       if (this.streamsItself(session, versioned)) return session.transport.openStream(versioned);
-      return this.handle(session, versioned, parsed, options);
+      const batch = Array.isArray(parsed?.value) ? this.batchHere(session, versioned, parsed.value, caller) : undefined;
+      return batch ?? this.handle(session, versioned, parsed, options);
     }
     if (request.method !== 'POST') {
       return jsonRpcErrorResponse(400, -32000, wireMessages.sessionIdRequired);
@@ -189,7 +191,7 @@ export class SessionTable {
         return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
       }
       if (!events) return {};
-      return { resumable: this.resumableOf(events, message.id, protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION) };
+      return { resumable: this.resumableOf(events, [message.id], protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION) };
     } catch (error) {
       transport.inFlight.delete(idKey(message.id));
       const failure = this.sharing.failure(error, { value: message });
@@ -199,15 +201,15 @@ export class SessionTable {
   }
 
   /**
-   * The events of a new stream answering request `id` in a resumable session, opening with a
+   * The events of a new stream answering requests `ids` in a resumable session, opening with a
    * priming event (and offering `ctx.http.closeSSE`) when `protocolVersion` is 2025-11-25 or later,
    * as the SDK's transport does.
    */
-  private resumableOf(events: SessionEventStore, id: string | number, protocolVersion: string): ResumableAnswer {
+  private resumableOf(events: SessionEventStore, ids: (string | number)[], protocolVersion: string): ResumableAnswer {
     const streamId = randomUUID();
     const primed = primesStreams(protocolVersion);
     return {
-      open: (first) => events.openStream(streamId, [id], primed, first),
+      open: (first) => events.openStream(streamId, ids, primed, first),
       store: (event) => events.storeEvent(streamId, event),
       primed,
       ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
@@ -246,6 +248,37 @@ export class SessionTable {
       session.transport.sessionId !== undefined &&
       (version === null || version === session.server.server.getNegotiatedProtocolVersion())
     );
+  }
+
+  /**
+   * Serves a JSON-RPC batch (2025-03-26) of a session on Armature's own stream, as the SDK's
+   * transport serves it: each message handed to the session's server in order, and the requests'
+   * answers written on one SSE stream as they come, which ends with the last (only notifications
+   * and responses: 202). Undefined to leave it to the SDK's transport: a session Armature does not
+   * speak (`speaksSession`), an Accept without both streams, a batch beyond the SDK's size limit,
+   * a message its schema refuses, an initialize (refused there).
+   */
+  private batchHere(session: Session, request: Request, batch: unknown[], caller: Caller): Response | undefined {
+    const accept = request.headers.get('accept');
+    if (request.method !== 'POST' || !this.speaksSession(session, request) || batch.length > MAX_BATCH_MESSAGES) return undefined;
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const messages: JSONRPCMessage[] = [];
+    const ids: (string | number)[] = [];
+    for (const raw of batch) {
+      const message = asSessionMessage(raw);
+      if (!message || isInitializeRequest(message)) return undefined;
+      messages.push(message);
+      if ('method' in message && 'id' in message) ids.push(message.id);
+    }
+    const { transport, events } = session;
+    if (ids.length === 0) {
+      for (const message of messages) transport.onmessage?.(message, { authInfo: caller.principal, request });
+      return new Response(null, { status: 202 });
+    }
+    const protocolVersion = request.headers.get('mcp-protocol-version') ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    const resumable = events && this.resumableOf(events, ids, protocolVersion);
+    const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
+    return transport.serveOnResponse(messages, ids.length, resumable, extra);
   }
 
   /**
@@ -332,9 +365,9 @@ export class SessionTable {
     const { transport, events } = session;
     transport.initialized(writer, sessionId);
     const { protocolVersion } = (message.params ?? {}) as { protocolVersion?: string };
-    const resumable = events && this.resumableOf(events, message.id, String(protocolVersion));
+    const resumable = events && this.resumableOf(events, [message.id], String(protocolVersion));
     const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
-    return transport.serveOnResponse(message, resumable, extra);
+    return transport.serveOnResponse([message], 1, resumable, extra);
   }
 
   /**

@@ -28,9 +28,10 @@ import { SessionEventStream } from './session-event-stream.js';
  * the session, sends messages that belong on no request's stream through the relay (stored once,
  * written by whichever instance holds the client's GET stream). It holds the client's GET stream,
  * and replays a stream the client resumes (`Last-Event-ID`) from the session's event store. The
- * HTTP exchanges it does not frame itself (the handshake, what the engine declines, the resume of
- * a stream the SDK still answers, everything when the framing self-check failed) are framed by the
- * SDK's transport it holds, through that transport's public methods only.
+ * HTTP exchanges it does not frame itself (what the SDK's checks are to refuse, the resume of a
+ * stream the SDK still answers, everything when the framing self-check failed, the handshake when
+ * the session-state one did) are framed by the SDK's transport it holds, through that transport's
+ * public methods only.
  */
 export class SessionTransport implements Transport {
   readonly inFlight = new Set<string>();
@@ -97,41 +98,51 @@ export class SessionTransport implements Transport {
   }
 
   /**
-   * Hands the session's server a client request Armature answers itself on `answer`: its answer
-   * and the messages related to it go there. `extra` is what the SDK's transport passes with the
-   * request; on a primed stream the handler may close it, or the standalone one, as there.
+   * Hands the session's server what a POST brought (one request; a batch's requests, notifications
+   * and responses), the requests answered by Armature on `answer`: their answers and the messages
+   * related to them go there. `extra` is what the SDK's transport passes with each message; on a
+   * primed stream the handler may close it, or the standalone one, as there.
    */
-  serveOn(message: JSONRPCRequest, answer: SessionAnswer, extra: FrontedMessageExtra & StreamControls): void {
-    this.answerStreams.set(idKey(message.id), answer);
+  serveOn(messages: readonly JSONRPCMessage[], answer: SessionAnswer, extra: FrontedMessageExtra & StreamControls): void {
+    for (const message of messages) if (isRequest(message)) this.answerStreams.set(idKey(message.id), answer);
     if (answer.resumable?.primed) {
       extra.closeSSEStream = () => answer.detach();
       extra.closeStandaloneSSEStream = () => this.closeStandaloneSSEStream();
     }
-    this.onmessage?.(message, extra);
+    for (const message of messages) this.onmessage?.(message, extra);
   }
 
   /**
-   * Serves a client request Armature answers itself (`serveOn`) on an SSE answer made as a web
-   * `Response` (the fetch face's calls, and every `initialize`): that response.
+   * Serves what a POST brought (`serveOn`, `requests` of its messages being requests) on an SSE
+   * answer made as a web `Response` (the fetch face's calls, every `initialize`, batches): that response.
    */
-  serveOnResponse(message: JSONRPCRequest, resumable: ResumableAnswer | undefined, extra: FrontedMessageExtra & StreamControls): Response {
+  serveOnResponse(
+    messages: readonly JSONRPCMessage[],
+    requests: number,
+    resumable: ResumableAnswer | undefined,
+    extra: FrontedMessageExtra & StreamControls,
+  ): Response {
     let answer: SessionAnswer | undefined;
     const stream = new SessionEventStream(this.sessionId as string, () => {
-      if (answer) this.forgetGone(message.id, answer);
+      if (answer) this.forgetGone(messages, answer);
     });
-    answer = new SessionAnswer(stream, resumable);
-    this.serveOn(message, answer, extra);
+    answer = new SessionAnswer(stream, resumable, requests);
+    this.serveOn(messages, answer, extra);
     return stream.response;
   }
 
   /**
-   * Forgets the stream of request `id` once its client went away, as the SDK's transport forgets a
-   * cancelled response stream (a resumable stream is kept: its messages are still stored for a resume).
+   * Forgets the stream of the requests among `messages` once its client went away, as the SDK's
+   * transport forgets a cancelled response stream (a resumable stream is kept: its messages are
+   * still stored for a resume).
    */
-  forgetGone(id: JSONRPCRequest['id'], answer: SessionAnswer): void {
+  forgetGone(messages: readonly JSONRPCMessage[], answer: SessionAnswer): void {
     if (answer.resumable) return;
-    const key = idKey(id);
-    if (this.answerStreams.get(key) === answer) this.answerStreams.delete(key);
+    for (const message of messages) {
+      if (!isRequest(message)) continue;
+      const key = idKey(message.id);
+      if (this.answerStreams.get(key) === answer) this.answerStreams.delete(key);
+    }
   }
 
   closeStandaloneSSEStream(): void {
@@ -282,6 +293,10 @@ export class SessionTransport implements Transport {
 export interface StreamControls {
   closeSSEStream?: () => void;
   closeStandaloneSSEStream?: () => void;
+}
+
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
 }
 
 export interface Session {
