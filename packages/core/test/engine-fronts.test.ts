@@ -6,6 +6,7 @@ import { createMcpApp, type McpApp } from '../src/index.js';
 import { sessionState } from '../src/seams/sdk-session-state.js';
 import { sessionFramingChecked } from '../src/transports/wire/sse-format.js';
 import { holdStream, lastEventId } from './support/event-streams.js';
+import { flipSessionStateCheck } from './support/flip-session-state.js';
 import { FrontServer } from './support/front-server.js';
 import { rawHttp } from './support/raw-http.js';
 
@@ -436,13 +437,7 @@ describe.each(SESSION_FRONTS)("JSON-RPC batches (2025-03-26) on Armature's own s
 describe.each([httpSession, httpFetchResumable])('the session state self-check flipped, on $name', (front) => {
   it("has the SDK's session transport answer the initialize, with the same bytes, and Armature every request after it", async () => {
     const own = await widerConversation(front, appWith(true));
-    // Fresh modules: the self-check runs again, on a probe whose negotiated revision does not read back.
-    vi.resetModules();
-    const read = Server.prototype.getNegotiatedProtocolVersion;
-    vi.spyOn(Server.prototype, 'getNegotiatedProtocolVersion').mockImplementation(function (this: Server) {
-      const isProbe = (this as unknown as { _serverInfo?: { name?: string } })._serverInfo?.name === 'probe';
-      return isProbe ? 'flipped' : read.call(this);
-    });
+    flipSessionStateCheck();
     const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const fresh = await import('../src/index.js');
     const { FrontServer: FreshServer } = await import('./support/front-server.js');

@@ -142,7 +142,7 @@ async function answerInSession(
   const { transport } = session;
   const answer = new SessionAnswer(new NodeAnswerSink(res, transport.sessionId as string), opened.resumable);
   const messages = [message as JSONRPCRequest];
-  res.once('close', () => transport.forgetGone(messages, answer));
+  if (!opened.resumable) res.once('close', () => transport.forgetGone(messages, answer));
   // Made once, when a handler first reads it, with the stream's valve bound to it (the SDK's request
   // handling finds its notifications' backpressure there).
   let request: Request | undefined;
