@@ -373,7 +373,8 @@ export class SessionTable {
   /**
    * Hands a request to the session's transport. With claims (instances sharing sessions), the
    * requests of a POST are announced first, so the stream the transport opens for them is claimed
-   * by this instance; a POST the transport answers without a stream withdraws them.
+   * by this instance; a POST the transport answers without a stream (a refusal) withdraws them, and
+   * its request ids are no longer in flight.
    */
   private async handle(session: Session, request: Request, parsed: ParsedBody | undefined, options: Record<string, unknown>) {
     const claims = session.events?.claims;
@@ -381,10 +382,14 @@ export class SessionTable {
     const ids = messagesOf(parsed)
       .filter((m) => typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
       .map((m) => m.id as string | number);
-    if (!claims || request.method !== 'POST' || ids.length === 0) return session.transport.handleRequest(request, options);
-    claims.expect(ids);
+    if (request.method !== 'POST' || ids.length === 0) return session.transport.handleRequest(request, options);
+    claims?.expect(ids);
     const response = await session.transport.handleRequest(request, options);
-    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) claims.withdraw(ids);
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      // Refused, no stream opened: nothing is claimed for its requests, and their ids are free again.
+      claims?.withdraw(ids);
+      for (const id of ids) session.transport.inFlight.delete(idKey(id));
+    }
     return response;
   }
 
