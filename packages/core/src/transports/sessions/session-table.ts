@@ -177,7 +177,7 @@ export class SessionTable {
    * Opens the answer to a request `take` took: a shared session's life is extended (and what the
    * client changed through another instance taken) at most once per refresh interval, and a
    * resumable session's store must be reachable. Its stream is stored from its first step on
-   * (`NodeSessionAnswer`: claimed and primed with the messages the handler sent by then, its answer
+   * (`SessionAnswer`: claimed and primed with the messages the handler sent by then, its answer
    * among them when it came). Its events, or the answer refusing the request (the session ended
    * meanwhile, the store is away), its id then no longer in flight.
    */
