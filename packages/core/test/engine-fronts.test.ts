@@ -4,9 +4,11 @@ import { IsInt, Max, Min } from 'class-validator';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestEngine } from '../src/engine/request-engine.js';
 import { Context, createMcpApp, type McpApp, McpServer, Tool, ToolError } from '../src/index.js';
+import { sessionState } from '../src/seams/sdk-session-state.js';
 import { sessionFramingChecked } from '../src/transports/wire/sse-format.js';
 import { EngineTools } from './support/engine-tools.js';
 import { holdStream, lastEventId } from './support/event-streams.js';
+import { flipSessionStateCheck } from './support/flip-session-state.js';
 import { FrontServer } from './support/front-server.js';
 import { rawHttp } from './support/raw-http.js';
 
@@ -107,17 +109,75 @@ const stdio: Front = {
 /** A wider conversation a test has a session front hold instead of CONVERSATION. */
 const CONVERSATION_OVERRIDE: { value?: readonly (readonly [string, Record<string, unknown>])[] } = {};
 
-/** A 2025-11-25 session over HTTP, each exchange as `status content-type body`. */
-async function sessionOver(post: (body: object, headers: Record<string, string>) => Promise<[number, string, string, string?]>) {
-  const [, , , sessionId] = await post(INITIALIZE, {});
+type SessionPost = (body: object, headers: Record<string, string>) => Promise<[number, string, string, string?, string?]>;
+
+/** When on, a session front holds a 2025-03-26 session sending BATCHES instead of the conversation. */
+const BATCH_MODE: { on?: boolean } = {};
+
+/**
+ * JSON-RPC batches (2025-03-26): requests the engine serves, one the SDK serves and a notification,
+ * answered on one stream; notifications alone; a batch with a message the SDK's schema refuses.
+ */
+const BATCHES: readonly object[][] = [
+  [
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', id: 3, method: 'resources/list' },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'refuse', arguments: {} } },
+  ],
+  [
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
+  ],
+  [
+    { jsonrpc: '2.0', id: 5, method: 'ping' },
+    { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: { progressToken: { not: 'a token' } } } },
+  ],
+  [{ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search', arguments: { query: 'lamp' } } }],
+];
+
+/** A 2025-03-26 session over HTTP: the answer to its initialize, then each of BATCHES's (as `sessionOver`). */
+async function batchesOver(post: SessionPost) {
+  const initialize = { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' } };
+  const [initStatus, initType, initBody, sessionId, initHeaders] = await post(initialize, {});
+  const answers = [`${initStatus} ${initType} ${initBody}\n--\n${initHeaders}`];
+  const headers = { 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-03-26' };
+  await post(INITIALIZED, headers);
+  for (const batch of BATCHES) {
+    const [status, type, body, , answerHeaders] = await post(batch, headers);
+    answers.push(`${status} ${type} ${body}\n--\n${answerHeaders}`);
+  }
+  return answers;
+}
+
+/**
+ * The headers of an answer as one text, sorted, but for what differs from run to run: the date, and
+ * the session's id (random), which is only said to be there.
+ */
+function headerText(headers: Iterable<[string, string | string[] | undefined]>): string {
+  return [...headers]
+    .filter(([name]) => name !== 'date')
+    .map(([name, value]) => `${name}: ${name === 'mcp-session-id' ? '<session>' : String(value)}`)
+    .sort()
+    .join('\n');
+}
+
+/**
+ * A 2025-11-25 session over HTTP: the answer to its initialize, then each exchange's, as
+ * `status content-type body`, followed by its headers.
+ */
+async function sessionOver(post: SessionPost) {
+  if (BATCH_MODE.on) return batchesOver(post);
+  const [initStatus, initType, initBody, sessionId, initHeaders] = await post(INITIALIZE, {});
+  const answers = [`${initStatus} ${initType} ${initBody}\n--\n${initHeaders}`];
   const headers = { 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-11-25' };
   await post(INITIALIZED, headers);
-  const answers: string[] = [];
   const conversation = CONVERSATION_OVERRIDE.value ?? CONVERSATION;
   for (let i = 0; i < conversation.length; i++) {
     const [method, params] = conversation[i] as (typeof CONVERSATION)[number];
-    const [status, type, body] = await post({ jsonrpc: '2.0', id: i + 1, method, params }, headers);
-    answers.push(`${status} ${type} ${body}`);
+    const [status, type, body, , answerHeaders] = await post({ jsonrpc: '2.0', id: i + 1, method, params }, headers);
+    answers.push(`${status} ${type} ${body}\n--\n${answerHeaders}`);
   }
   return answers;
 }
@@ -131,7 +191,8 @@ const httpSession: Front = {
     try {
       return await sessionOver(async (body, headers) => {
         const answer = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
-        return [answer.status, String(answer.headers['content-type']), answer.body, answer.headers['mcp-session-id'] as string];
+        const sessionId = answer.headers['mcp-session-id'] as string;
+        return [answer.status, String(answer.headers['content-type']), answer.body, sessionId, headerText(Object.entries(answer.headers))];
       });
     } finally {
       await listener.close();
@@ -157,7 +218,8 @@ const httpResumable: Front = {
       return await sessionOver(async (body, headers) => {
         const answer = await rawHttp(listener.url, { headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
         const sessionId = answer.headers['mcp-session-id'] as string;
-        return [answer.status, String(answer.headers['content-type']), numberedEventIds(answer.body), sessionId];
+        const text = headerText(Object.entries(answer.headers));
+        return [answer.status, String(answer.headers['content-type']), numberedEventIds(answer.body), sessionId, text];
       });
     } finally {
       await listener.close();
@@ -165,7 +227,7 @@ const httpResumable: Front = {
   },
 };
 
-/** A session through the fetch face (`httpHandler(options)`): the SDK's session transport frames every answer. */
+/** A session through the fetch face (`httpHandler(options)`). */
 function fetchSession(name: string, options: Parameters<McpApp['httpHandler']>[0] = {}): Front {
   return {
     name,
@@ -185,6 +247,7 @@ function fetchSession(name: string, options: Parameters<McpApp['httpHandler']>[0
             String(response.headers.get('content-type')),
             numberedEventIds(await response.text()),
             response.headers.get('mcp-session-id') ?? undefined,
+            headerText(response.headers),
           ];
         });
       } finally {
@@ -271,22 +334,24 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe.each([httpSession, httpResumable])('$name', (front) => {
-  it("answers every request of the session on Armature's own stream, engine on or off: the SDK's session transport sees only the initialize", async () => {
-    // The framing self-check's probes (once per process) are not the conversation's.
-    await sessionFramingChecked();
+/** The fetch face with an in-memory event store. */
+const httpFetchResumable = fetchSession('HTTP resumable session through fetch (2025-11-25)', { eventStore: true, retryIntervalMs: 1_500 });
+
+/** The 2025-11-25 sessions over HTTP: both faces, plain and resumable. */
+const SESSION_FRONTS = [httpSession, httpResumable, httpFetch, httpFetchResumable];
+
+describe.each(SESSION_FRONTS)('$name', (front) => {
+  it("answers the initialize and every request on Armature's own stream, engine on or off: the SDK's session transport sees none", async () => {
+    // The self-checks' probes (once per process) are not the conversation's.
+    await Promise.all([sessionFramingChecked(), sessionState()]);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     await converse(front, true);
     const viaEngine = handled.mock.calls.length;
     handled.mockClear();
     await converse(front, false);
-    // initialize; notifications/initialized is delivered by Armature too.
-    expect([viaEngine, handled.mock.calls.length]).toEqual([1, 1]);
+    expect([viaEngine, handled.mock.calls.length]).toEqual([0, 0]);
   });
 });
-
-/** The fetch face with an in-memory event store. */
-const httpFetchResumable = fetchSession('HTTP resumable session through fetch (2025-11-25)', { eventStore: true, retryIntervalMs: 1_500 });
 
 /**
  * Requests the engine does not serve, answered on Armature's stream by the SDK's request handling
@@ -299,30 +364,94 @@ const BEYOND_ENGINE: readonly (readonly [string, Record<string, unknown>])[] = [
   ['tools/list', { _meta: { progressToken: { not: 'a token' } } }],
 ];
 
-/** `front`'s answers to the conversation and then to BEYOND_ENGINE. */
-async function widerConversation(front: Front, requestEngine: boolean): Promise<string[]> {
-  const wider = [...CONVERSATION, ...BEYOND_ENGINE];
-  CONVERSATION_OVERRIDE.value = wider;
+/** `front`'s answers on `app` (closed after) to the initialize, the conversation and then BEYOND_ENGINE. */
+async function widerConversation(front: Front, app: McpApp): Promise<string[]> {
+  CONVERSATION_OVERRIDE.value = [...CONVERSATION, ...BEYOND_ENGINE];
   try {
-    return (await converse(front, requestEngine)).answers;
+    return await front.converse(app);
   } finally {
     CONVERSATION_OVERRIDE.value = undefined;
+    await app.close();
   }
 }
 
-describe.each([
-  [httpSession, httpFetch],
-  [httpResumable, httpFetchResumable],
-])("Armature's own session stream (%#)", (front, sdkFramed) => {
-  it("writes every answer as the SDK's session transport does (the fetch face), engine on and off", async () => {
-    const framedBySdk = await widerConversation(sdkFramed, false);
-    expect(await widerConversation(front, false)).toEqual(framedBySdk);
-    expect(await widerConversation(front, true)).toEqual(framedBySdk);
+const appWith = (requestEngine: boolean) => createMcpApp(FrontServer, { onError: () => undefined, exposeErrors: true, requestEngine });
+
+describe.each(SESSION_FRONTS)("Armature's own session stream: $name", (front) => {
+  it("writes every answer, the initialize's included, as the SDK's session transport does when the framing self-check fails (headers too), engine on and off", async () => {
+    const own = await widerConversation(front, appWith(false));
+    const ownWithEngine = await widerConversation(front, appWith(true));
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const framedBySdk = await widerConversation(front, await sdkFramedApp());
+    // The probes' ten requests, then the initialize, its notification and every request: all the
+    // SDK's (but the last, refused before any transport).
+    expect(handled.mock.calls.length).toBe(10 + 2 + CONVERSATION.length + BEYOND_ENGINE.length - 1);
+    expect(own).toEqual(framedBySdk);
+    expect(ownWithEngine).toEqual(framedBySdk);
+    // The initialize's answer is there, on an event stream carrying the session's id.
+    expect(framedBySdk[0]).toMatch(/^200 text\/event-stream .*"result":\{"protocolVersion":"2025-11-25"/s);
+    expect(framedBySdk[0]).toContain('\nmcp-session-id: <session>');
     // What the SDK answers beyond the engine is there: a method error, a log level set, a refusal.
-    const [unknown, level, refused] = framedBySdk.slice(CONVERSATION.length);
+    const [unknown, level, refused] = framedBySdk.slice(1 + CONVERSATION.length);
     expect(unknown).toContain('"error":{"code":-32601,"message":"Method not found"}');
     expect(level).toMatch(/"result":\{\},"jsonrpc":"2.0","id":13\}/);
     expect(refused).toMatch(/^400 application\/json/);
+  });
+});
+
+/** `front`'s answers on `app` (closed after) to a 2025-03-26 session's BATCHES. */
+async function batchConversation(front: Front, app: McpApp): Promise<string[]> {
+  BATCH_MODE.on = true;
+  try {
+    return await front.converse(app);
+  } finally {
+    BATCH_MODE.on = false;
+    await app.close();
+  }
+}
+
+describe.each(SESSION_FRONTS)("JSON-RPC batches (2025-03-26) on Armature's own session stream: $name", (front) => {
+  it("are answered as the SDK's session transport answers them when the framing self-check fails (headers too)", async () => {
+    await Promise.all([sessionFramingChecked(), sessionState()]);
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const own = await batchConversation(front, appWith(true));
+    expect(handled.mock.calls.length).toBe(0);
+    handled.mockClear();
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const framedBySdk = await batchConversation(front, await sdkFramedApp());
+    // The probes' ten requests, then the initialize, its notification and every batch (but the one
+    // refused before any transport).
+    expect(handled.mock.calls.length).toBe(10 + 2 + BATCHES.length - 1);
+    expect(own).toEqual(framedBySdk);
+    const [init, mixed, notifications, refused, single] = framedBySdk;
+    expect(init).toContain('"protocolVersion":"2025-03-26"');
+    // Four answers on one stream (no priming event before 2025-11-25), a tool's result among them.
+    expect(mixed?.match(/event: message\n/g)).toHaveLength(4);
+    expect(mixed).toContain('{"type":"text","text":"5"}');
+    expect(mixed).toContain('"id":3');
+    expect(notifications).toMatch(/^202 /);
+    expect(refused).toMatch(/^400 application\/json/);
+    expect(single).toMatch(/^200 text\/event-stream (id: <1>\n)?event: message\n/);
+  });
+});
+
+describe.each([httpSession, httpFetchResumable])('the session state self-check flipped, on $name', (front) => {
+  it("has the SDK's session transport answer the initialize, with the same bytes, and Armature every request after it", async () => {
+    const own = await widerConversation(front, appWith(true));
+    flipSessionStateCheck();
+    const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const fresh = await import('../src/index.js');
+    const { FrontServer: FreshServer } = await import('./support/front-server.js');
+    const app = fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    // Both self-checks done first (until the framing one is, every session exchange is the SDK's).
+    await (await import('../src/transports/wire/sse-format.js')).sessionFramingChecked();
+    await (await import('../src/seams/sdk-session-state.js')).sessionState();
+    expect(await widerConversation(front, app)).toEqual(own);
+    expect(said.mock.calls.join('')).toContain('the negotiated revision does not read back');
+    // The framing probes' ten requests, the state probe's one, and the initialize.
+    expect(handled.mock.calls.length).toBe(10 + 1 + 1);
   });
 });
 
@@ -336,8 +465,8 @@ describe('the session framing self-check flipped', () => {
       const answers = await httpSession.converse(app);
       expect(answers).toEqual(viaSdk.answers);
       expect(said.mock.calls.join('')).toContain("framed by the SDK's session transport");
-      // The probes' eight requests, then the handshake and every request of the conversation.
-      expect(handled.mock.calls.length).toBe(8 + 2 + CONVERSATION.length);
+      // The probes' ten requests, then the handshake and every request of the conversation.
+      expect(handled.mock.calls.length).toBe(10 + 2 + CONVERSATION.length);
     } finally {
       await app.close();
     }
@@ -347,7 +476,7 @@ describe('the session framing self-check flipped', () => {
 describe('a resumable session answered by the engine', () => {
   it('opens each answer with a priming event and numbers the answer, both from the event store', async () => {
     const viaEngine = await converse(httpResumable, true);
-    expect(viaEngine.answers[2]).toMatch(
+    expect(viaEngine.answers[3]).toMatch(
       /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result"/,
     );
   });
@@ -501,8 +630,8 @@ describe.each([false, true])("a session's GET streams (resumable: %s)", (resumab
     } finally {
       await app.close();
     }
-    // Only the initialize went through the SDK's transport.
-    expect(handled.mock.calls.length).toBe(1);
+    // Nothing went through the SDK's transport.
+    expect(handled.mock.calls.length).toBe(0);
     vi.restoreAllMocks();
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const sdkApp = await sdkFramedApp();

@@ -243,6 +243,43 @@ describe('JSON-RPC batches per protocol revision', () => {
   });
 });
 
+describe("JSON-RPC batches of a 2025-03-26 session, answered on Armature's own stream", () => {
+  it('refuses what the SDK refuses (too many, an initialize, an id twice, a non-message), frees the refused ids, and serves on', async () => {
+    const init = await rawHttp(listener.url, {
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ ...JSON.parse(INITIALIZE), params: { ...JSON.parse(INITIALIZE).params, protocolVersion: '2025-03-26' } }),
+    });
+    const headers = { ...JSON_HEADERS, 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-03-26' };
+    await rawHttp(listener.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const post = (batch: unknown) => rawHttp(listener.url, { headers, body: JSON.stringify(batch) });
+    const pings = (count: number, from = 0) => Array.from({ length: count }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'ping' }));
+    const refusals = [
+      await post(pings(101)),
+      await post([{ jsonrpc: '2.0', id: 3, method: 'ping' }, JSON.parse(INITIALIZE)]),
+      await post([
+        { jsonrpc: '2.0', id: 7, method: 'ping' },
+        { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+      ]),
+      await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }, 42]),
+    ];
+    expect(refusals.map((r) => [r.status, (JSON.parse(r.body) as { error: { code: number } }).error.code])).toEqual([
+      [400, -32600],
+      [400, -32600],
+      [400, -32600],
+      [400, -32600],
+    ]);
+    expect(refusals[0]?.body).toContain('Batch must not exceed 100 messages');
+    expect(refusals[1]?.body).toContain('Server already initialized');
+    // The largest batch: every request answered on the one stream, which then ends.
+    const largest = await post(pings(100, 1000));
+    expect(largest.status).toBe(200);
+    expect(largest.body.match(/^data: \{"result":\{\},"jsonrpc":"2.0","id":1\d{3}\}$/gm)).toHaveLength(100);
+    // The ids of a refused batch are not left in flight: id 5 was in the batch of 101.
+    const after = await post([{ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }]);
+    expect(after.body).toContain('"text":"3"');
+  });
+});
+
 describe('a session speaks the revision it negotiated', () => {
   it('serves a request whose MCP-Protocol-Version header names another supported revision as the negotiated one (SSE priming kept)', async () => {
     const resumable = await createMcpApp(HttpServer).listenHttp({ port: 0, eventStore: true, retryIntervalMs: 500 });

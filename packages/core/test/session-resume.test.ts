@@ -74,7 +74,7 @@ function exchange(
 }
 
 /** Opens an initialized session at `url` whose log level is info; the headers of its requests. */
-async function openSession(url: string): Promise<Record<string, string>> {
+async function openSession(url: string, protocolVersion = '2025-11-25'): Promise<Record<string, string>> {
   const init = await exchange(
     url,
     'POST',
@@ -83,10 +83,10 @@ async function openSession(url: string): Promise<Record<string, string>> {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     },
   );
-  const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
+  const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': protocolVersion };
   await exchange(url, 'POST', headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
   await exchange(url, 'POST', headers, { jsonrpc: '2.0', id: 'l', method: 'logging/setLevel', params: { level: 'info' } });
   return headers;
@@ -118,6 +118,45 @@ describe('a resumable session call answered by the engine', () => {
     expect(events.map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)))).toEqual([
       { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'started' } },
       { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'finished' }] } },
+    ]);
+  });
+});
+
+@McpServer({ name: 'resume-batch', version: '1.0.0' })
+class Mixed {
+  @Tool({ description: 'logs, waits, answers' })
+  async slow(ctx: Context) {
+    await ctx.log.info('started');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    return 'finished';
+  }
+
+  @Tool({ description: 'answers at once' })
+  fast() {
+    return 'at once';
+  }
+}
+
+describe('a resumable JSON-RPC batch (2025-03-26) answered on one stream', () => {
+  it('is resumed after its first answer with Last-Event-ID, and the last answer arrives on the resumed stream', async () => {
+    app = createMcpApp(Mixed);
+    const listener = await app.listenHttp({ port: 0, eventStore: true });
+    const headers = await openSession(listener.url, '2025-03-26');
+    // The slow call's log line and the fast call's answer open the stream; the client drops it then.
+    const first = await exchange(
+      listener.url,
+      'POST',
+      headers,
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fast', arguments: {} } },
+      ] as unknown as object,
+      true,
+    );
+    const resumed = await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': first.body });
+    expect(eventsOf(resumed.body).map((event) => event.data)).toEqual([
+      { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'at once' }] } },
+      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'finished' }] } },
     ]);
   });
 });

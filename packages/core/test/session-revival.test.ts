@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Context, createMcpApp, McpServer, Tool } from '../src/index.js';
 import type { SessionRecord } from '../src/state/app-state.js';
+import { flipSessionStateCheck } from './support/flip-session-state.js';
 
 // A session opened on another instance is re-created here from its stored record: the SDK's state
 // of the session is written directly (seams/sdk-session-state.ts), no initialize is replayed to the
@@ -96,13 +97,7 @@ describe('a session re-created from its record', () => {
 
   it('is re-created by replaying its initialize when the self-check fails, with the same answers, said once', async () => {
     const direct = await revived(await modules());
-    // Fresh modules: the self-check runs again, on a probe whose negotiated revision does not read back.
-    vi.resetModules();
-    const read = Server.prototype.getNegotiatedProtocolVersion;
-    vi.spyOn(Server.prototype, 'getNegotiatedProtocolVersion').mockImplementation(function (this: Server) {
-      const isProbe = (this as unknown as { _serverInfo?: { name?: string } })._serverInfo?.name === 'probe';
-      return isProbe ? 'flipped' : read.call(this);
-    });
+    flipSessionStateCheck();
     const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const initialize = vi.spyOn(Server.prototype as unknown as { _oninitialize(): unknown }, '_oninitialize');
     const replayed = await revived(await modules());

@@ -1,44 +1,18 @@
 import 'reflect-metadata';
-import { Context, createMcpApp, type McpApp, McpServer, Tool, ToolError } from '@armature/core';
+import { createMcpApp, type McpApp } from '@armature/core';
 import { RedisServer } from '@armature/test-redis';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import { IsInt } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisState } from '../src/index.js';
+import { FrontServer } from './support/front-server.js';
 import { holdStream, openSession, post, type RawAnswer } from './support/raw-session.js';
 
 // The engine front of packages/core's engine-fronts test, on the Redis state: a 2025-11-25 session
 // on redisState is shared and resumable, and the engine answers its requests itself (priming event,
 // event ids from the Redis event store, the session's record kept alive). The same conversation
 // gets the same bytes with the engine on as with every request through the SDK's request handling,
-// both on Armature's own session stream, and as framed by the SDK's session transport (fetch face).
-
-class Pair {
-  @IsInt()
-  a!: number;
-
-  @IsInt()
-  b!: number;
-}
-
-@McpServer({ name: 'fronts', version: '1.0.0' })
-class FrontServer {
-  @Tool({ description: 'adds' })
-  add(input: Pair) {
-    return input.a + input.b;
-  }
-
-  @Tool({ description: 'an expected failure' })
-  refuse() {
-    throw new ToolError('No stock left', { sku: 'A1' });
-  }
-
-  @Tool({ description: 'logs, then answers' })
-  async chatty(ctx: Context) {
-    await ctx.log.info('working');
-    return 'done';
-  }
-}
+// on Armature's own session stream (both faces), and as framed by the SDK's session transport (the
+// fallback when the framing self-check fails).
 
 const CONVERSATION: readonly (readonly [string, Record<string, unknown>])[] = [
   ['ping', {}],
@@ -72,7 +46,7 @@ afterEach(() => {
 
 type Post = (body: object, headers?: Record<string, string>) => Promise<RawAnswer>;
 
-/** The fetch face of `handler` as a `post` (its answers framed by the SDK's session transport). */
+/** The fetch face of `handler` as a `post`. */
 function fetchPost(handler: ReturnType<McpApp['httpHandler']>): Post {
   return async (body, headers = {}) => {
     const response = await handler.fetch(
@@ -86,36 +60,119 @@ function fetchPost(handler: ReturnType<McpApp['httpHandler']>): Post {
   };
 }
 
+/** What a conversation's app is made of. */
+interface Modules {
+  readonly createMcpApp: typeof createMcpApp;
+  readonly redisState: typeof redisState;
+  readonly FrontServer: typeof FrontServer;
+}
+
+const CURRENT: Modules = { createMcpApp, redisState, FrontServer };
+
 /**
- * One session's conversation on a fresh app on the Redis state, over node:http (Armature's own
- * session stream) or the fetch face (the SDK's session transport), each answer as `status content-type body`.
+ * The modules loaded afresh, so that the session framing self-check runs again, on a probe whose
+ * transport frames an event its own way: every session exchange is then framed by the SDK's transport.
  */
-async function converse(requestEngine: boolean, face: 'node' | 'fetch' = 'node'): Promise<{ answers: string[]; served: number }> {
-  const app = createMcpApp(FrontServer, {
-    state: redisState({ url: redis.url, keyPrefix: `fronts-${requestEngine}-${face}:` }),
-    requestStateKey: 'k'.repeat(32),
+async function sdkFramed(): Promise<Modules> {
+  vi.resetModules();
+  const prototype = WebStandardStreamableHTTPServerTransport.prototype as unknown as {
+    writeSSEEvent(
+      this: { sessionId?: string },
+      controller: ReadableStreamDefaultController,
+      encoder: TextEncoder,
+      message: unknown,
+      id?: string,
+    ): boolean;
+  };
+  const original = prototype.writeSSEEvent;
+  vi.spyOn(prototype, 'writeSSEEvent').mockImplementation(function (this: { sessionId?: string }, controller, encoder, message, id) {
+    if (this.sessionId !== 'armature-probe-session') return original.call(this, controller, encoder, message, id);
+    controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
+    return true;
+  });
+  const core = await import('@armature/core');
+  const redis = await import('../src/index.js');
+  const server = await import('./support/front-server.js');
+  return { createMcpApp: core.createMcpApp, redisState: redis.redisState, FrontServer: server.FrontServer };
+}
+
+/** An answer as `status content-type body`, then its headers (sorted; no date; the session's id only said to be there). */
+function answerText({ status, headers, body }: RawAnswer): string {
+  const lines = Object.entries(headers)
+    .filter(([name]) => name !== 'date')
+    .map(([name, value]) => `${name}: ${name === 'mcp-session-id' ? '<session>' : String(value)}`)
+    .sort();
+  return `${status} ${headers['content-type']} ${numberedEventIds(body)}\n--\n${lines.join('\n')}`;
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/**
+ * A 2025-03-26 session's JSON-RPC batches: requests (the engine's, the SDK's, one that logs) with a
+ * notification; notifications alone; one request.
+ */
+const BATCHES: readonly object[][] = [
+  [
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chatty', arguments: {} } },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'refuse', arguments: {} } },
+  ],
+  [
+    { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
+  ],
+  [{ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'chatty', arguments: {} } }],
+];
+
+let apps = 0;
+
+/**
+ * One session's conversation on a fresh app on the Redis state, over node:http or the fetch face:
+ * the answer to its initialize, to a log level, then to each request of CONVERSATION (`answerText`).
+ */
+async function converse(
+  requestEngine: boolean,
+  face: 'node' | 'fetch' = 'node',
+  modules: Modules = CURRENT,
+  { batches = false, inMemory = false } = {},
+): Promise<{ answers: string[]; served: number }> {
+  const app = modules.createMcpApp(modules.FrontServer, {
+    ...(inMemory ? {} : { state: modules.redisState({ url: redis.url, keyPrefix: `fronts-${++apps}:` }), requestStateKey: 'k'.repeat(32) }),
     onError: () => undefined,
     requestEngine,
   });
   let send: Post;
   let close: () => Promise<void>;
   if (face === 'node') {
-    const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500 });
+    const listener = await app.listenHttp({ port: 0, retryIntervalMs: 1_500, ...(inMemory ? { eventStore: true } : {}) });
     send = (body, headers) => post(listener.url, body, headers);
     close = () => listener.close();
   } else {
     await app.ready();
-    const handler = app.httpHandler({ retryIntervalMs: 1_500 });
+    const handler = app.httpHandler({ retryIntervalMs: 1_500, ...(inMemory ? { eventStore: true } : {}) });
     send = fetchPost(handler);
     close = () => handler.close();
   }
   try {
-    const headers = await openSession(send);
-    await send({ jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'info' } }, headers);
-    const answers: string[] = [];
+    const protocolVersion = batches ? '2025-03-26' : '2025-11-25';
+    const init = await send({ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion } });
+    const answers = [answerText(init)];
+    const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': protocolVersion };
+    await send({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    if (batches) {
+      for (const batch of BATCHES) answers.push(answerText(await send(batch as unknown as object, headers)));
+      return { answers, served: app.stats.engine };
+    }
+    answers.push(answerText(await send({ jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'info' } }, headers)));
     for (const [i, [method, params]] of CONVERSATION.entries()) {
-      const answer = await send({ jsonrpc: '2.0', id: i + 1, method, params }, headers);
-      answers.push(`${answer.status} ${answer.headers['content-type']} ${numberedEventIds(answer.body)}`);
+      answers.push(answerText(await send({ jsonrpc: '2.0', id: i + 1, method, params }, headers)));
     }
     return { answers, served: app.stats.engine };
   } finally {
@@ -124,28 +181,34 @@ async function converse(requestEngine: boolean, face: 'node' | 'fetch' = 'node')
   }
 }
 
-describe('a 2025-11-25 session on the Redis state, answered by the request engine', () => {
-  it("gets the same bytes as through the SDK's request handling, on Armature's own stream: the SDK session transport sees only the initialize", async () => {
-    // A first app, so that the session framing self-check (once per process, with its own probes) is done.
-    await converse(false);
+describe.each(['node', 'fetch'] as const)('a 2025-11-25 session on the Redis state, through the %s face', (face) => {
+  it("is answered on Armature's own stream, its initialize included, with the bytes (headers too) the SDK's session transport writes when the framing self-check fails, engine on and off", async () => {
+    // A first app, so that the self-checks (once per process, with their own probes) are done.
+    await converse(false, face);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
-    const viaSdk = await converse(false);
-    const sdkHandled = handled.mock.calls.length;
-    handled.mockClear();
-    const viaEngine = await converse(true);
-    expect(viaEngine.answers).toEqual(viaSdk.answers);
-    // initialize; notifications/initialized and logging/setLevel (not an engine method) are Armature's too.
-    expect([handled.mock.calls.length, sdkHandled]).toEqual([1, 1]);
+    const viaSdk = await converse(false, face);
+    const viaEngine = await converse(true, face);
+    // Not one request went through the SDK's session transport.
+    expect(handled.mock.calls.length).toBe(0);
     expect([viaSdk.served, viaEngine.served]).toEqual([0, CONVERSATION.length]);
-    // Framed by the SDK's session transport (the fetch face), the same bytes.
-    expect((await converse(false, 'fetch')).answers).toEqual(viaSdk.answers);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const framed = await converse(true, face, await sdkFramed());
+    // The probes' ten requests, then every request of the session.
+    expect(handled.mock.calls.length).toBe(10 + 3 + CONVERSATION.length);
+    expect(viaSdk.answers).toEqual(framed.answers);
+    expect(viaEngine.answers).toEqual(framed.answers);
     const text = viaEngine.answers.join('\n');
-    // Primed with the retry hint, numbered from the store, a log line before its answer.
+    // Primed with the retry hint and numbered from the store: the initialize's answer, and each call's.
     expect(viaEngine.answers[0]).toMatch(
+      /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result":\{"protocolVersion":"2025-11-25"/,
+    );
+    expect(viaEngine.answers[0]).toContain('\nmcp-session-id: <session>');
+    expect(viaEngine.answers[2]).toMatch(
       /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result"/,
     );
     expect(text).toContain('{"type":"text","text":"5"}');
     expect(text).toContain('No stock left');
+    // A log line before its answer.
     expect(text).toMatch(/"method":"notifications\/message","params":\{"level":"info","data":"working"\}\}\n\nevent: message\nid: <3>/);
   });
 });
@@ -191,14 +254,50 @@ async function streamConversation(state: 'redis' | 'memory'): Promise<string[]> 
   }
 }
 
+describe.each(['node', 'fetch'] as const)('JSON-RPC batches of a 2025-03-26 session on the Redis state, through the %s face', (face) => {
+  it("are answered on Armature's own stream as the SDK's session transport answers them when the framing self-check fails, in the order they were sent", async () => {
+    await converse(true, face);
+    const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    const own = await converse(true, face, CURRENT, { batches: true });
+    expect(handled.mock.calls.length).toBe(0);
+    // As on the in-memory store (whose batches core's engine-fronts holds to the SDK's bytes).
+    expect(own.answers).toEqual((await converse(true, face, CURRENT, { batches: true, inMemory: true })).answers);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    handled.mockClear();
+    const framed = await converse(true, face, await sdkFramed(), { batches: true });
+    // The probes' ten requests, then the initialize, its notification and every batch.
+    expect(handled.mock.calls.length).toBe(10 + 2 + BATCHES.length);
+    // The same bytes, but the order of a batch's messages on its stream: the SDK's transport writes
+    // each once its store answered, and on Redis the first store of a stream waits for its claim,
+    // so later messages overtake it; Armature writes them in the order they were sent.
+    const [init, mixed, notifications, single] = own.answers;
+    const sorted = (answer = '') => {
+      const [events = '', headers] = answer
+        .replace(/^200 text\/event-stream /, '')
+        .replace(/id: <\d>/g, 'id: <n>')
+        .split('\n--\n');
+      return [...events.split('\n\n').sort(), headers];
+    };
+    expect([init, notifications, single]).toEqual([framed.answers[0], framed.answers[2], framed.answers[3]]);
+    expect(sorted(mixed)).toEqual(sorted(framed.answers[1]));
+    // Four answers and a log line on one stream, each event numbered from the Redis store, the log
+    // line first (sent before any answer).
+    expect(mixed?.match(/event: message\nid: <\d>\n/g)).toHaveLength(5);
+    expect(mixed).toMatch(/^200 text\/event-stream event: message\nid: <1>\ndata: .*"notifications\/message"/);
+    expect(mixed).toContain('{"type":"text","text":"5"}');
+    expect(notifications).toMatch(/^202 /);
+    expect(single).toMatch(/"notifications\/message".*\n\nevent: message\nid: <2>\ndata: \{"result"/s);
+  });
+});
+
 describe("a 2025-11-25 session's GET stream on the Redis state", () => {
   it('is written and resumed from the Redis event store as from the in-memory one (which engine-fronts in core holds to the SDK bytes)', async () => {
     // First in memory: the session framing self-check (once per process) is done by then.
     const inMemory = await streamConversation('memory');
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const onRedis = await streamConversation('redis');
-    // Only the initialize went through the SDK's transport.
-    expect(handled.mock.calls.length).toBe(1);
+    // Nothing went through the SDK's transport.
+    expect(handled.mock.calls.length).toBe(0);
     expect(onRedis).toEqual(inMemory);
     expect(onRedis[0]).toMatch(/^409 .*Only one SSE stream is allowed per session/);
     expect(onRedis[1]).toMatch(

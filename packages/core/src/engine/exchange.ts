@@ -6,11 +6,11 @@ import type { NotificationValve } from '../context/notification-valve.js';
 export interface Exchange {
   readonly id: RequestId;
   readonly method: string;
-  /** The params the handler sees (on 2026-07-28 without `_meta`, whose envelope is lifted out). */
+  /** The params the handler sees (on 2026-07-28 the envelope is lifted out of `_meta`; a progress token stays in it). */
   readonly params: Record<string, unknown> | undefined;
-  /** The request's `_meta` (2025-11-25; on 2026-07-28 the SDK hands the handler none). */
+  /** The request's `_meta` (on 2026-07-28 what stays of it once the envelope is lifted out: a progress token, or none). */
   readonly meta: Record<string, unknown> | undefined;
-  /** The 2026-07-28 envelope: protocol version, client info and capabilities. */
+  /** The 2026-07-28 envelope: protocol version, client info and capabilities, and the log level when the request names one. */
   readonly envelope?: Record<string, unknown>;
   readonly sessionId: string | undefined;
   /** `ctx.http` as the SDK would build it for this request. */

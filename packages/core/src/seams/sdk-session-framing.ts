@@ -3,8 +3,10 @@
 // ids and priming event, the same refusal of a second GET stream. Those rules are copied
 // (transports/wire/sse-format.ts, messages/wire-messages.ts), so before Armature answers any session
 // request itself, `checkSessionFraming` has the SDK's transport answer a probe session's request and
-// GET stream and compares its responses with what the copied rules write for the same messages. When they differ it says so once
-// on stderr and every session request is framed by the SDK's transport instead.
+// GET stream and compares its responses with what the copied rules write for the same messages, and
+// checks that it takes a JSON-RPC batch as large as Armature's rule says and refuses one message
+// more. When they differ it says so once on stderr and every session request is framed by the SDK's
+// transport instead.
 import { type EventStore, type JSONRPCMessage, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { seamMessages } from '../messages/seam-messages.js';
 
@@ -18,6 +20,8 @@ export interface SessionFraming {
   priming(eventId: string, retryMs: number | undefined): string;
   /** The body refusing a second GET stream in a session. */
   readonly standaloneTaken: string;
+  /** The most messages of a JSON-RPC batch the SDK's transport takes. */
+  readonly maxBatch: number;
 }
 
 const PROBE_SESSION = 'armature-probe-session';
@@ -37,6 +41,9 @@ function probeStore(stored: [string, JSONRPCMessage][]): EventStore {
   };
 }
 
+/** A batch of `count` notifications. */
+const notifications = (count: number) => Array.from({ length: count }, () => ({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+
 /** What the SDK's transport writes on a probe session's GET stream. */
 interface ProbeStream {
   readonly response: Response;
@@ -49,7 +56,8 @@ interface ProbeStream {
 /** A probe session's answer to a ping, and its GET stream, from the SDK's transport; the events it stored. */
 async function probeAnswer(
   resumable: boolean,
-): Promise<{ response: Response; body: string; stored: [string, JSONRPCMessage][]; stream: ProbeStream }> {
+  maxBatch?: number,
+): Promise<{ response: Response; body: string; stored: [string, JSONRPCMessage][]; stream: ProbeStream; batches?: number[] }> {
   const stored: [string, JSONRPCMessage][] = [];
   const mcp = new McpServer({ name: 'probe', version: '0' });
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -75,7 +83,11 @@ async function probeAnswer(
     const reader = (opened.body as ReadableStream<Uint8Array>).getReader();
     const event = new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
-    return { response, body, stored, stream: { response: opened, event, refusal } };
+    // The largest batch it takes, and one message more.
+    const stream = { response: opened, event, refusal };
+    if (maxBatch === undefined) return { response, body, stored, stream };
+    const batches = [(await post(notifications(maxBatch), inSession)).status, (await post(notifications(maxBatch + 1), inSession)).status];
+    return { response, body, stored, stream, batches };
   } finally {
     await mcp.close().catch(() => undefined);
   }
@@ -89,10 +101,14 @@ async function problemsOf(framing: SessionFraming): Promise<string[]> {
     // Stored last: the ping's priming event and answer, then the notification on the GET stream.
     const [primingId] = resumable.stored.at(-3) ?? [''];
     const [answerId, answer] = resumable.stored.at(-2) ?? ['', {}];
-    const plain = await probeAnswer(false);
+    const plain = await probeAnswer(false, framing.maxBatch);
     const [notificationId, notification] = resumable.stored.at(-1) ?? ['', {}];
     const expected = [framing.priming(primingId, RETRY_MS) + framing.frame(answer, answerId), framing.frame(answer)];
     const expectedEvents = [framing.frame(notification, notificationId), framing.frame(notification)];
+    // The largest batch it takes, and one message more.
+    const [largest, beyond] = plain.batches ?? [];
+    if (largest !== 202 || beyond !== 400)
+      problems.push(`batches of ${framing.maxBatch} and one more are answered ${largest} and ${beyond}`);
     for (const [i, { response, body, stream }] of [resumable, plain].entries()) {
       for (const [key, value] of Object.entries({ ...framing.headers, 'mcp-session-id': PROBE_SESSION })) {
         for (const [what, { headers }] of [['an answer', response] as const, ['a GET stream', stream.response] as const]) {

@@ -27,6 +27,11 @@ export interface InitializedState {
 export interface SessionState {
   /** `server` and `transport` as after the client's `initialize` in session `sessionId`. */
   restore(server: Server, transport: WebStandardStreamableHTTPServerTransport, sessionId: string, state: InitializedState): void;
+  /**
+   * `transport` as after it took a client's `initialize` in session `sessionId` (when Armature
+   * answers the handshake itself): the server's part is then set by the server, from the request.
+   */
+  initialized(transport: WebStandardStreamableHTTPServerTransport, sessionId: string): void;
   /** The log level the client set with `logging/setLevel` in session `sessionId`. */
   setLogLevel(server: Server, sessionId: string, level: string): void;
 }
@@ -50,6 +55,9 @@ const state: SessionState = Object.freeze({
     members._clientCapabilities = restored.capabilities;
     members._clientVersion = restored.clientInfo;
     members._negotiatedProtocolVersion = restored.protocolVersion;
+    state.initialized(transport, sessionId);
+  },
+  initialized(transport: WebStandardStreamableHTTPServerTransport, sessionId: string) {
     const wire = transport as unknown as TransportMembers;
     wire.sessionId = sessionId;
     wire._initialized = true;

@@ -1,4 +1,10 @@
-import { createMcpHandler, type EventStore, isLegacyRequest, type McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  type EventStore,
+  isLegacyRequest,
+  type JSONRPCRequest,
+  type McpServer as SdkMcpServer,
+} from '@modelcontextprotocol/server';
 import type { RequestHead } from '../../auth/bearer-auth.js';
 import { rememberClientAddress } from '../../context/client-address-of.js';
 import type { ServerPurpose } from '../../context/server-purpose.js';
@@ -200,8 +206,22 @@ export class HttpEndpoint {
       );
       if (this.offerToEngine(exchange)) return exchange.response;
     }
+    const call = this.sessionCall(request, admitted.caller, checked.body);
+    if (call) return this.answerOnResponse(call, admitted.caller, request);
     return this.route(request, admitted.caller, checked.body);
   };
+
+  /**
+   * A session call through the fetch face, answered on Armature's own stream made as a web
+   * `Response` (node:http answers on the socket itself, `answerInSession`); or the refusal, when the
+   * session ended meanwhile or its store is away.
+   */
+  private async answerOnResponse(call: SessionCall, caller: Caller, request: Request): Promise<Response> {
+    const opened = await this.openSessionAnswer(call);
+    if (opened instanceof Response) return opened;
+    const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
+    return call.session.transport.serveOnResponse([call.message as JSONRPCRequest], 1, opened.resumable, extra);
+  }
 
   /**
    * Offers a 2026-07-28 call to the request engine; true when it took it and answers through the

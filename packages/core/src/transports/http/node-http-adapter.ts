@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { RequestHead } from '../../auth/bearer-auth.js';
 import { rememberClientAddress } from '../../context/client-address-of.js';
 import { bindNotificationValve, NotificationValve } from '../../context/notification-valve.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import { ModernExchange } from '../modern/modern-exchange.js';
-import { NodeSessionAnswer } from '../sessions/node-session-answer.js';
+import { NodeAnswerSink } from '../sessions/node-session-answer.js';
+import { SessionAnswer } from '../sessions/session-answer.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
-import { idKey } from '../wire/json-rpc-shape.js';
 import type { HttpAdmission } from './http-admission.js';
 import type { Caller } from './http-caller.js';
 import type { HttpEndpoint, SessionCall } from './http-endpoint.js';
@@ -139,18 +139,9 @@ async function answerInSession(
   if (opened instanceof Response) return opened;
   const { session, message } = call;
   const { transport } = session;
-  const key = idKey(message.id);
-  const { resumable } = opened;
-  const stream = new NodeSessionAnswer(res, transport.sessionId as string, resumable);
-  transport.answerStreams.set(key, stream);
-  // A client that went away before the answer (it cancelled, or dropped the connection): the
-  // stream is forgotten, as the SDK's transport forgets a cancelled response stream, unless it is
-  // resumable: its messages are then still stored, for the client to resume.
-  if (!resumable) {
-    res.once('close', () => {
-      if (transport.answerStreams.get(key) === stream) transport.answerStreams.delete(key);
-    });
-  }
+  const answer = new SessionAnswer(new NodeAnswerSink(res, transport.sessionId as string), opened.resumable);
+  const messages = [message as JSONRPCRequest];
+  if (!opened.resumable) res.once('close', () => transport.forgetGone(messages, answer));
   // Made once, when a handler first reads it, with the stream's valve bound to it (the SDK's request
   // handling finds its notifications' backpressure there).
   let request: Request | undefined;
@@ -161,11 +152,7 @@ async function answerInSession(
     }
     return request;
   };
-  // As the SDK's transport offers them on a primed stream: the client resumes after either.
-  const controls = resumable?.primed
-    ? { closeSSEStream: () => stream.detach(), closeStandaloneSSEStream: () => transport.closeStandaloneSSEStream() }
-    : undefined;
-  transport.onmessage?.(message as JSONRPCMessage, new SessionRequestExtra(caller.principal, requestOf, notifications, controls));
+  transport.serveOn(messages, answer, new SessionRequestExtra(caller.principal, requestOf, notifications));
   return undefined;
 }
 

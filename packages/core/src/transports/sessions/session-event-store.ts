@@ -54,6 +54,8 @@ export class SessionEventStore implements EventStore {
   private readonly answering = new Map<string, Set<() => void>>();
   /** POST streams the SDK's transport frames on this instance, not answered yet: a resume of one is its to serve. */
   private readonly framedBySdk = new Set<string>();
+  /** The responses still due on the streams Armature answers that answer more than one request (a batch). */
+  private readonly due = new Map<string, number>();
 
   /**
    * @param shared must implement `getStreamIdForEventId` (the endpoint checks it at start-up).
@@ -78,16 +80,27 @@ export class SessionEventStore implements EventStore {
       if (isResponse(message)) this.framedBySdk.delete(streamId);
       else this.framedBySdk.add(streamId);
     }
+    const last = this.isLast(streamId, message);
     const stored =
       this.claims && streamId !== GET_STREAM
-        ? this.storeClaimed(streamId, message)
+        ? this.storeClaimed(streamId, message, last)
         : this.shared.storeEvent(this.prefix + streamId, message);
     const waiting = this.answering.get(streamId);
     if (!waiting) return stored;
     return stored.finally(() => {
-      if (isResponse(message)) this.answering.delete(streamId);
+      if (last) this.answering.delete(streamId);
       for (const stored of waiting) stored();
     });
+  }
+
+  /** Whether `message` is the last response of its stream (of a batch's, the last one due). */
+  private isLast(streamId: string, message: JSONRPCMessage): boolean {
+    if (!isResponse(message)) return false;
+    const due = this.due.get(streamId);
+    if (due === undefined) return true;
+    if (due > 1) this.due.set(streamId, due - 1);
+    else this.due.delete(streamId);
+    return due <= 1;
   }
 
   /**
@@ -103,9 +116,10 @@ export class SessionEventStore implements EventStore {
     priming: boolean,
     first: readonly JSONRPCMessage[],
   ): Promise<OpenedStream> {
-    const last = first.at(-1);
-    const answered = last !== undefined && isResponse(last);
+    const due = requestIds.length - first.filter(isResponse).length;
+    const answered = due <= 0;
     if (!answered) this.answering.set(streamId, new Set());
+    if (due > 1) this.due.set(streamId, due);
     const messages = priming ? [{} as JSONRPCMessage, ...first] : first;
     let ids: string[];
     if (this.claims && !answered) {
@@ -120,13 +134,13 @@ export class SessionEventStore implements EventStore {
     (this.shared as Partial<SharedEventStore>).assertReachable?.();
   }
 
-  /** The first event of a POST stream claims it; its response ends what this store remembers of it. */
-  private async storeClaimed(streamId: string, message: JSONRPCMessage): Promise<string> {
+  /** The first event of a POST stream claims it; its (`last`) response ends what this store remembers of it. */
+  private async storeClaimed(streamId: string, message: JSONRPCMessage, last: boolean): Promise<string> {
     if (!this.open.has(streamId)) {
       this.open.add(streamId);
       await this.claims?.claim(this.prefix + streamId);
     }
-    if (isResponse(message)) this.open.delete(streamId);
+    if (last) this.open.delete(streamId);
     return this.shared.storeEvent(this.prefix + streamId, message);
   }
 

@@ -1,14 +1,16 @@
 import { KEEP_ALIVE_COMMENT, KEEP_ALIVE_MS, SSE_HEADERS, sseFrame } from '../wire/sse-format.js';
+import type { AnswerSink } from './session-answer.js';
 
 const encoder = new TextEncoder();
 
 /**
- * An SSE response of a 2025-11-25 session that stays open for what comes: the standalone (GET)
- * stream, or a stream resumed with `Last-Event-ID`, written as the SDK's session transport writes
- * them (its headers, its events, keep-alive comments once open). A web `Response`, so that the
- * node:http and the fetch faces serve it alike.
+ * An SSE response of a 2025-11-25 session: the standalone (GET) stream, a stream resumed with
+ * `Last-Event-ID`, or the answer to a POST made as a web `Response` (a `SessionAnswer`'s sink: the
+ * fetch face's, and every `initialize`'s), written as the SDK's session transport writes them (its
+ * headers, its events, keep-alive comments once open). A web `Response`, so that the node:http and
+ * the fetch faces serve it alike.
  */
-export class SessionEventStream {
+export class SessionEventStream implements AnswerSink {
   readonly response: Response;
   /** The ids of the events replayed on it: a message stored meanwhile is not written twice. */
   readonly replayed = new Set<string>();
@@ -47,6 +49,12 @@ export class SessionEventStream {
     this.keepAlive.unref();
   }
 
+  /** Ends the response after `text` (a POST stream's answer). */
+  finish(text?: string): void {
+    if (text) this.put(text);
+    this.close();
+  }
+
   /** Ends the response (the client resumes when it wants more). */
   close(): void {
     if (this.ended) return;
@@ -58,7 +66,7 @@ export class SessionEventStream {
     }
   }
 
-  private put(text: string): boolean {
+  put(text: string): boolean {
     if (this.ended || !this.controller) return false;
     try {
       this.controller.enqueue(encoder.encode(text));

@@ -3,6 +3,8 @@ import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   type EventStore,
   isInitializeRequest,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   type McpServer as SdkMcpServer,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -12,14 +14,15 @@ import { wireMessages } from '../../messages/wire-messages.js';
 import type { ServerEvents } from '../../observability/server-events.js';
 import { onClosed } from '../../seams/sdk-callbacks.js';
 import { framesAsSdk } from '../../seams/sdk-session-framing.js';
+import { sessionState } from '../../seams/sdk-session-state.js';
 import type { Caller } from '../http/http-caller.js';
 import type { DEFAULT_HTTP_LIMITS } from '../http/http-limits.js';
 import { isBatch, messagesOf, type ParsedBody } from '../http/http-messages.js';
 import { PerClientCounter } from '../http/per-client-counter.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
-import { asSessionMessage, idKey } from '../wire/json-rpc-shape.js';
-import { primesStreams } from '../wire/sse-format.js';
-import type { ResumableAnswer } from './node-session-answer.js';
+import { asSessionMessage, idKey, isPlainRequest } from '../wire/json-rpc-shape.js';
+import { MAX_BATCH_MESSAGES, primesStreams } from '../wire/sse-format.js';
+import type { ResumableAnswer } from './session-answer.js';
 import { SessionEventStore } from './session-event-store.js';
 import { SessionCapReached, type SessionSharing } from './session-sharing.js';
 import { type Session, SessionTransport } from './session-transport.js';
@@ -129,7 +132,8 @@ export class SessionTable {
       if (this.speaksSession(session, request) && request.method === 'DELETE') return this.deleted(session, sessionId);
       const versioned = this.withSessionVersion(request, session);
       if (this.streamsItself(session, versioned)) return session.transport.openStream(versioned);
-      return this.handle(session, versioned, parsed, options);
+      const batch = Array.isArray(parsed?.value) ? this.batchHere(session, versioned, parsed.value, caller) : undefined;
+      return batch ?? this.handle(session, versioned, parsed, options);
     }
     if (request.method !== 'POST') {
       return jsonRpcErrorResponse(400, -32000, wireMessages.sessionIdRequired);
@@ -146,7 +150,7 @@ export class SessionTable {
     if (Array.isArray(body)) return jsonRpcErrorResponse(400, -32600, wireMessages.initializeInBatch);
     const initializing = isInitializeRequest(body);
     if (!initializing) return jsonRpcErrorResponse(400, -32000, wireMessages.notInitialized);
-    return this.openSession(request, caller, body, options);
+    return this.openSession(request, caller, body, parsed !== undefined, options);
   }
 
   /**
@@ -174,7 +178,7 @@ export class SessionTable {
    * Opens the answer to a request `take` took: a shared session's life is extended (and what the
    * client changed through another instance taken) at most once per refresh interval, and a
    * resumable session's store must be reachable. Its stream is stored from its first step on
-   * (`NodeSessionAnswer`: claimed and primed with the messages the handler sent by then, its answer
+   * (`SessionAnswer`: claimed and primed with the messages the handler sent by then, its answer
    * among them when it came). Its events, or the answer refusing the request (the session ended
    * meanwhile, the store is away), its id then no longer in flight.
    */
@@ -188,22 +192,29 @@ export class SessionTable {
         return jsonRpcErrorResponse(404, -32001, wireMessages.sessionNotFound);
       }
       if (!events) return {};
-      const streamId = randomUUID();
-      // As the SDK's transport: a priming event (and `ctx.http.closeSSE`) from 2025-11-25 on.
-      const primed = primesStreams(protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION);
-      const resumable: ResumableAnswer = {
-        open: (first) => events.openStream(streamId, [message.id], primed, first),
-        store: (event) => events.storeEvent(streamId, event),
-        primed,
-        ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
-      };
-      return { resumable };
+      return { resumable: this.resumableOf(events, [message.id], protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION) };
     } catch (error) {
       transport.inFlight.delete(idKey(message.id));
       const failure = this.sharing.failure(error, { value: message });
       if (!failure) throw error;
       return failure;
     }
+  }
+
+  /**
+   * The events of a new stream answering requests `ids` in a resumable session, opening with a
+   * priming event (and offering `ctx.http.closeSSE`) when `protocolVersion` is 2025-11-25 or later,
+   * as the SDK's transport does.
+   */
+  private resumableOf(events: SessionEventStore, ids: (string | number)[], protocolVersion: string): ResumableAnswer {
+    const streamId = randomUUID();
+    const primed = primesStreams(protocolVersion);
+    return {
+      open: (first) => events.openStream(streamId, ids, primed, first),
+      store: (event) => events.storeEvent(streamId, event),
+      primed,
+      ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
+    };
   }
 
   /**
@@ -241,6 +252,37 @@ export class SessionTable {
   }
 
   /**
+   * Serves a JSON-RPC batch (2025-03-26) of a session on Armature's own stream, as the SDK's
+   * transport serves it: each message handed to the session's server in order, and the requests'
+   * answers written on one SSE stream as they come, which ends with the last (only notifications
+   * and responses: 202). Undefined to leave it to the SDK's transport: a session Armature does not
+   * speak (`speaksSession`), an Accept without both streams, a batch beyond the SDK's size limit,
+   * a message its schema refuses, an initialize (refused there).
+   */
+  private batchHere(session: Session, request: Request, batch: unknown[], caller: Caller): Response | undefined {
+    const accept = request.headers.get('accept');
+    if (request.method !== 'POST' || !this.speaksSession(session, request) || batch.length > MAX_BATCH_MESSAGES) return undefined;
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const messages: JSONRPCMessage[] = [];
+    const ids: (string | number)[] = [];
+    for (const raw of batch) {
+      const message = asSessionMessage(raw);
+      if (!message || isInitializeRequest(message)) return undefined;
+      messages.push(message);
+      if ('method' in message && 'id' in message) ids.push(message.id);
+    }
+    const { transport, events } = session;
+    if (ids.length === 0) {
+      for (const message of messages) transport.onmessage?.(message, { authInfo: caller.principal, request });
+      return new Response(null, { status: 202 });
+    }
+    const protocolVersion = request.headers.get('mcp-protocol-version') ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    const resumable = events && this.resumableOf(events, ids, protocolVersion);
+    const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
+    return transport.serveOnResponse(messages, ids.length, resumable, extra);
+  }
+
+  /**
    * Whether Armature holds the GET stream `request` asks for itself: one the SDK's transport would
    * open (the client accepts an event stream), in a session Armature speaks.
    */
@@ -261,7 +303,13 @@ export class SessionTable {
   }
 
   /** A new 2025-11-25 session, within the total and per-client caps. */
-  private async openSession(request: Request, caller: Caller, body: unknown, options: Record<string, unknown>): Promise<Response> {
+  private async openSession(
+    request: Request,
+    caller: Caller,
+    body: unknown,
+    parsedAsJson: boolean,
+    options: Record<string, unknown>,
+  ): Promise<Response> {
     const id = (body as { id?: unknown }).id ?? null;
     if (this.sessions.size >= this.limits.maxSessions) return this.capReached('maxSessions', id, caller);
     if (!this.sessionsPerClient.tryAcquire(caller.client)) return this.capReached('maxSessionsPerClient', id, caller);
@@ -287,15 +335,47 @@ export class SessionTable {
       if (error instanceof SessionCapReached) return this.capReached(error.cap, id, caller);
       throw error;
     }
-    const response = await this.handle(this.sessions.get(sessionId) as Session, request, { value: body }, { ...options, parsedBody: body });
+    const session = this.sessions.get(sessionId) as Session;
+    const response =
+      (parsedAsJson ? await this.initializeHere(session, sessionId, request, body, caller) : undefined) ??
+      (await this.handle(session, request, { value: body }, { ...options, parsedBody: body }));
     if (transport.sessionId === undefined) this.endSession(sessionId, true);
     return response;
   }
 
   /**
+   * Answers a new session's `initialize` on Armature's own stream, as the SDK's transport answers
+   * it: the transport initialized under the session's id (through the checked seam), the answer on
+   * an SSE stream carrying `Mcp-Session-Id`, opened with a priming event in a resumable session
+   * when the client asks for 2025-11-25 or later. Undefined to leave it to the SDK's transport: a
+   * self-check failed (framing or session state), or its checks are to refuse the request (an
+   * Accept without both streams; a body not sent as JSON, or not as its schema reads it).
+   */
+  private async initializeHere(
+    session: Session,
+    sessionId: string,
+    request: Request,
+    body: unknown,
+    caller: Caller,
+  ): Promise<Response | undefined> {
+    const accept = request.headers.get('accept');
+    if (!framesAsSdk() || !accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const message = isPlainRequest(body) ? (asSessionMessage(body) as JSONRPCRequest | undefined) : undefined;
+    const writer = message && (await sessionState());
+    if (!message || !writer) return undefined;
+    const { transport, events } = session;
+    transport.initialized(writer, sessionId);
+    const { protocolVersion } = (message.params ?? {}) as { protocolVersion?: string };
+    const resumable = events && this.resumableOf(events, [message.id], String(protocolVersion));
+    const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
+    return transport.serveOnResponse([message], 1, resumable, extra);
+  }
+
+  /**
    * Hands a request to the session's transport. With claims (instances sharing sessions), the
    * requests of a POST are announced first, so the stream the transport opens for them is claimed
-   * by this instance; a POST the transport answers without a stream withdraws them.
+   * by this instance; a POST the transport answers without a stream (a refusal) withdraws them, and
+   * its request ids are no longer in flight.
    */
   private async handle(session: Session, request: Request, parsed: ParsedBody | undefined, options: Record<string, unknown>) {
     const claims = session.events?.claims;
@@ -303,10 +383,14 @@ export class SessionTable {
     const ids = messagesOf(parsed)
       .filter((m) => typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
       .map((m) => m.id as string | number);
-    if (!claims || request.method !== 'POST' || ids.length === 0) return session.transport.handleRequest(request, options);
-    claims.expect(ids);
+    if (request.method !== 'POST' || ids.length === 0) return session.transport.handleRequest(request, options);
+    claims?.expect(ids);
     const response = await session.transport.handleRequest(request, options);
-    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) claims.withdraw(ids);
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      // Refused, no stream opened: nothing is claimed for its requests, and their ids are free again.
+      claims?.withdraw(ids);
+      for (const id of ids) session.transport.inFlight.delete(idKey(id));
+    }
     return response;
   }
 

@@ -1,6 +1,7 @@
 import {
   type HandleRequestOptions,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type ScopeChallengeHandler,
   type McpServer as SdkMcpServer,
   type Server,
@@ -10,24 +11,15 @@ import {
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
 import { IN_FLIGHT, InFlightTable } from '../../context/in-flight-table.js';
+import type { FrontedMessageExtra } from '../../engine/session-front.js';
 import { wireMessages } from '../../messages/wire-messages.js';
 import { forwardCallbacks } from '../../seams/sdk-callbacks.js';
 import type { InitializedState, SessionState } from '../../seams/sdk-session-state.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
 import { idKey } from '../wire/json-rpc-shape.js';
+import { type AnswerStream, type ResumableAnswer, SessionAnswer } from './session-answer.js';
 import { GET_STREAM, type SessionEventStore } from './session-event-store.js';
 import { SessionEventStream } from './session-event-stream.js';
-
-/**
- * Where the answer to a request Armature took off the wire itself goes (a session POST answered
- * without the SDK's transport): its notifications and requests, then its answer.
- */
-export interface AnswerStream {
-  /** Settles once the message is written (stored first, in a resumable session). */
-  write(message: JSONRPCMessage): Promise<void> | void;
-  /** Settles once the answer is written and the response ended. */
-  end(answer?: JSONRPCMessage): Promise<void> | void;
-}
 
 /**
  * Armature's transport of one 2025-11-25 session: the one the session's SDK server connects to. It
@@ -37,9 +29,10 @@ export interface AnswerStream {
  * the session, sends messages that belong on no request's stream through the relay (stored once,
  * written by whichever instance holds the client's GET stream). It holds the client's GET stream,
  * and replays a stream the client resumes (`Last-Event-ID`) from the session's event store. The
- * HTTP exchanges it does not frame itself (the handshake, what the engine declines, the resume of
- * a stream the SDK still answers, everything when the framing self-check failed) are framed by the
- * SDK's transport it holds, through that transport's public methods only.
+ * HTTP exchanges it does not frame itself (what the SDK's checks are to refuse, the resume of a
+ * stream the SDK still answers, everything when the framing self-check failed, the handshake when
+ * the session-state one did) are framed by the SDK's transport it holds, through that transport's
+ * public methods only.
  */
 export class SessionTransport implements Transport {
   /**
@@ -103,6 +96,59 @@ export class SessionTransport implements Transport {
   /** The session's server and this transport as after the client's `initialize` (a session re-created here). */
   restore(writer: SessionState, server: Server, sessionId: string, state: InitializedState): void {
     writer.restore(server, this.framing, sessionId, state);
+  }
+
+  /** This transport as after it took the client's `initialize` (which Armature answers itself). */
+  initialized(writer: SessionState, sessionId: string): void {
+    writer.initialized(this.framing, sessionId);
+  }
+
+  /**
+   * Hands the session's server what a POST brought (one request; a batch's requests, notifications
+   * and responses), the requests answered by Armature on `answer`: their answers and the messages
+   * related to them go there. `extra` is what the SDK's transport passes with each message; on a
+   * primed stream the handler may close it, or the standalone one, as there.
+   */
+  serveOn(messages: readonly JSONRPCMessage[], answer: SessionAnswer, extra: FrontedMessageExtra & StreamControls): void {
+    for (const message of messages) if (isRequest(message)) this.answerStreams.set(idKey(message.id), answer);
+    if (answer.resumable?.primed) {
+      extra.closeSSEStream = () => answer.detach();
+      extra.closeStandaloneSSEStream = () => this.closeStandaloneSSEStream();
+    }
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  /**
+   * Serves what a POST brought (`serveOn`, `requests` of its messages being requests) on an SSE
+   * answer made as a web `Response` (the fetch face's calls, every `initialize`, batches): that response.
+   */
+  serveOnResponse(
+    messages: readonly JSONRPCMessage[],
+    requests: number,
+    resumable: ResumableAnswer | undefined,
+    extra: FrontedMessageExtra & StreamControls,
+  ): Response {
+    let answer: SessionAnswer | undefined;
+    const stream = new SessionEventStream(this.sessionId as string, () => {
+      if (answer) this.forgetGone(messages, answer);
+    });
+    answer = new SessionAnswer(stream, resumable, requests);
+    this.serveOn(messages, answer, extra);
+    return stream.response;
+  }
+
+  /**
+   * Forgets the stream of the requests among `messages` once its client went away, as the SDK's
+   * transport forgets a cancelled response stream (a resumable stream is kept: its messages are
+   * still stored for a resume).
+   */
+  forgetGone(messages: readonly JSONRPCMessage[], answer: SessionAnswer): void {
+    if (answer.resumable) return;
+    for (const message of messages) {
+      if (!isRequest(message)) continue;
+      const key = idKey(message.id);
+      if (this.answerStreams.get(key) === answer) this.answerStreams.delete(key);
+    }
   }
 
   closeStandaloneSSEStream(): void {
@@ -247,6 +293,16 @@ export class SessionTransport implements Transport {
       return { jsonrpc: '2.0', id, error: { code: -32000, message: (error as Error).message } };
     }
   }
+}
+
+/** The stream controls the SDK's transport passes with a request on a primed (resumable) stream. */
+export interface StreamControls {
+  closeSSEStream?: () => void;
+  closeStandaloneSSEStream?: () => void;
+}
+
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
 }
 
 export interface Session {

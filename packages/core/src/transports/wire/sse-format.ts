@@ -19,6 +19,9 @@ export const SSE_HEADERS = Object.freeze({
   'x-accel-buffering': 'no',
 });
 
+/** The most messages of a JSON-RPC batch the SDK's session transport takes (its `MAX_BATCH_SIZE`). */
+export const MAX_BATCH_MESSAGES = 100;
+
 /**
  * The one error the SDK's per-request transport answers with an HTTP status of its own even from a
  * handler: -32021 (missing client capability), 400 as in its ladder table.
@@ -64,5 +67,6 @@ export function sessionFramingChecked(): Promise<boolean> {
     frame: sseFrame,
     priming: primingFrame,
     standaloneTaken: jsonRpcErrorBody(-32000, wireMessages.standaloneStreamTaken),
+    maxBatch: MAX_BATCH_MESSAGES,
   });
 }
