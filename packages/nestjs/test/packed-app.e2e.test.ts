@@ -70,7 +70,7 @@ function startHttp(root: string, platform: 'express' | 'fastify'): { child: Chil
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = new Promise<string>((found, fail) => {
     let text = '';
-    const timer = setTimeout(() => fail(new Error(`no endpoint printed: ${text}`)), 30_000);
+    const timer = setTimeout(() => fail(new Error(`no endpoint printed: ${text}`)), 60_000);
     child.stderr?.on('data', (chunk) => {
       text += chunk;
       const match = /REST on (\S+),/.exec(text);
@@ -112,9 +112,10 @@ describe.each(BUILDS)('a Nest $nest app built as $format, installed from the pac
     expect(built.code, built.stdout + built.stderr).toBe(0);
   }, 300_000);
 
+  // Removing an installed project takes seconds on a busy machine.
   afterAll(() => {
     if (base) rmSync(base, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it.each(['express', 'fastify'] as const)(
     'on %s, both revisions: the REST token, the global guard and filter, and CLS apply to MCP',
@@ -185,5 +186,5 @@ describe.each(BUILDS)('a Nest $nest app built as $format, installed from the pac
       }
       expect(stderr.join('')).toBe('');
     }
-  }, 30_000);
+  }, 90_000);
 });
