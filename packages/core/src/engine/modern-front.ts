@@ -13,9 +13,11 @@ import { RequestEngine } from './request-engine.js';
  */
 class ModernExchangeOf implements Exchange {
   readonly sessionId = undefined;
-  /** What its notifications name as related: this exchange itself, routed back to its call. */
+  /** What its notifications name as related: this exchange itself, routed back to its call until answered. */
   readonly related = this;
   readonly http: ServerContext['http'];
+  /** Set once the call is answered: what it sends afterwards goes nowhere. */
+  answered = false;
 
   constructor(
     private readonly call: ModernCall,
@@ -38,6 +40,11 @@ class ModernExchangeOf implements Exchange {
     return this.call.notifications;
   }
 
+  /** Sends a notification of the running call to its client; nothing once it is answered. */
+  notify(message: unknown): void {
+    if (!this.answered) this.call.notify(message);
+  }
+
   onGone(listener: (reason: unknown) => void): void {
     // As the SDK's per-request transport does when the client goes away: the call is aborted, nothing is sent.
     this.call.onGone(() => listener(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')));
@@ -54,8 +61,6 @@ class ModernExchangeOf implements Exchange {
  */
 export class ModernFront {
   private readonly handlers = new Map<string, RequestHandler>();
-  /** The calls running, by the exchange their notifications name as related. */
-  private readonly calls = new Map<object, ModernCall>();
   private engine?: RequestEngine;
   private server?: Server;
 
@@ -74,8 +79,13 @@ export class ModernFront {
    * and wraps them as the SDK wraps its own. Nothing is served before it resolves.
    */
   async bind(server: Server): Promise<void> {
+    // A notification names its exchange as related, which sends it to its call: no table of the
+    // calls running. (A `Map` of them, keyed per call, had its hash table rebuilt as it grew and
+    // shrank; once one table was in the old generation, each later one was allocated there, linked
+    // to the next, and kept every exchange it held, with its request and response, alive through
+    // the scavenges: see context/in-flight-table.ts.)
     await bindToModern(server, (message, related) => {
-      if (related !== undefined) this.calls.get(related as unknown as object)?.notify(message);
+      if ((related as unknown) instanceof ModernExchangeOf) (related as unknown as ModernExchangeOf).notify(message);
     });
     const engine = new RequestEngine(server, this.sdk, this.stats, modernEra(server, this.sdk));
     for (const [method, handler] of this.handlers) engine.handle(method, handler);
@@ -95,8 +105,9 @@ export class ModernFront {
     const lifted: Record<string, unknown> = accepted.meta ? { _meta: accepted.meta } : {};
     for (const key in params as Record<string, unknown>) if (key !== '_meta') lifted[key] = (params as Record<string, unknown>)[key];
     const exchange = new ModernExchangeOf(call, lifted, accepted.envelope, accepted.meta);
-    this.calls.set(exchange, call);
-    const forget = () => this.calls.delete(exchange);
+    const forget = () => {
+      exchange.answered = true;
+    };
     return Promise.resolve(engine.run(exchange)).then(
       (answer) => {
         forget();

@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { McpServer, Tool } from '../../src/index.js';
+import { Context, McpServer, Tool } from '../../src/index.js';
 
 // Counting what calls under load leave in the old generation, after a mark-compact forced while
 // calls are in flight (it moves what they and their connection hold to the old generation).
@@ -9,20 +9,32 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
 /**
- * A server whose `add` tool answers 'ok'; after `collectNext()`, its next call first runs two full
- * collections, everything in flight then moving to the old generation.
+ * A server whose `add` tool answers 'ok', and whose `step` tool reports its one step of progress
+ * (a notification, when the call carries a progress token) and answers 'ok'; after `collectNext()`,
+ * the next call of either first runs two full collections, everything in flight then moving to the
+ * old generation.
  */
 export function collectingServer(name: string): { server: new () => object; collectNext(): void } {
   let collect = false;
+  const collectIfAsked = () => {
+    if (collect) {
+      collect = false;
+      gc();
+      gc();
+    }
+  };
   @McpServer({ name, version: '1.0.0' })
   class CollectingServer {
     @Tool({ description: 'answers' })
     add() {
-      if (collect) {
-        collect = false;
-        gc();
-        gc();
-      }
+      collectIfAsked();
+      return 'ok';
+    }
+
+    @Tool({ description: 'reports a step, then answers' })
+    async step(ctx: Context) {
+      collectIfAsked();
+      await ctx.progress(1, 1);
       return 'ok';
     }
   }

@@ -6,25 +6,39 @@ import type { NotificationStream } from '../../context/notification-valve.js';
 
 /** An SSE response as the notification stream of its request: congested while its socket is full. */
 export function responseStream(res: ServerResponse): NotificationStream {
-  const congested = () => res.writableNeedDrain && !res.destroyed;
-  return {
-    get congested() {
-      return congested();
-    },
-    onceRoom(listener) {
-      if (!congested()) {
-        queueMicrotask(listener);
-        return;
-      }
-      const room = () => {
-        res.off('drain', room);
-        res.off('close', room);
-        listener();
-      };
-      res.on('drain', room);
-      res.on('close', room);
-    },
-  };
+  return new ResponseStream(res);
+}
+
+/**
+ * `congested` is a getter of the class, not of an object literal: V8 gives each getter a literal
+ * defines an accessor pair of its own, always in the old generation, which kept its closure and
+ * the response alive through the scavenges until the next mark-compact.
+ */
+class ResponseStream implements NotificationStream {
+  readonly #res: ServerResponse;
+
+  constructor(res: ServerResponse) {
+    this.#res = res;
+  }
+
+  get congested(): boolean {
+    return this.#res.writableNeedDrain && !this.#res.destroyed;
+  }
+
+  onceRoom(listener: () => void): void {
+    if (!this.congested) {
+      queueMicrotask(listener);
+      return;
+    }
+    const res = this.#res;
+    const room = () => {
+      res.off('drain', room);
+      res.off('close', room);
+      listener();
+    };
+    res.on('drain', room);
+    res.on('close', room);
+  }
 }
 
 /** Writes a web `Response` to `res`, following the socket's backpressure; stops when the client goes away. */
