@@ -35,12 +35,15 @@ export const seamMessages = {
     );
   },
   /** One line on stderr, once per process. */
-  otelApiMissing(problem: string): string {
-    return (
-      `[armature] OpenTelemetry is registered but @opentelemetry/api could not be loaded: ${problem}. Armature records no spans ` +
-      'nor metrics. Fix: install the dependencies of @armature/core again (it depends on @opentelemetry/api); a bundle made by ' +
-      'armature build runs next to the node_modules it was built from.\n'
-    );
+  /** `where`: loaded from disk (Node) or imported from a Worker's bundle, each with its own fix. */
+  otelApiMissing(problem: string, where: 'node' | 'worker' = 'node'): string {
+    const fix =
+      where === 'worker'
+        ? 'Fix: build the Worker with armature build --target workers from a project where @armature/core is installed with its ' +
+          'dependencies (it depends on @opentelemetry/api): the build puts the API in the bundle.'
+        : 'Fix: install the dependencies of @armature/core again (it depends on @opentelemetry/api); a bundle made by ' +
+          'armature build runs next to the node_modules it was built from.';
+    return `[armature] OpenTelemetry is registered but @opentelemetry/api could not be loaded: ${problem}. Armature records no spans nor metrics. ${fix}\n`;
   },
   classTransformerOff(problem: string): string {
     return (

@@ -60,7 +60,7 @@ export function otelApi(): OtelApi | undefined {
   try {
     api = require('@opentelemetry/api') as OtelApi;
   } catch (error) {
-    process.stderr.write(seamMessages.otelApiMissing(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)));
+    process.stderr.write(seamMessages.otelApiMissing(firstLine(error)));
     api = null;
   }
   return api ?? undefined;
@@ -95,9 +95,14 @@ export function otelApiImported(): Promise<void> | undefined {
       api = loaded as OtelApi;
     },
     (error: unknown) => {
-      process.stderr.write(seamMessages.otelApiMissing(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)));
+      process.stderr.write(seamMessages.otelApiMissing(firstLine(error), 'worker'));
       api = null;
     },
   );
   return importing;
+}
+
+/** The first line of what a failed load threw (a module-not-found error lists every path it tried). */
+function firstLine(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
 }
