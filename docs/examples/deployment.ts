@@ -554,13 +554,22 @@ async function resumable(): Promise<void> {
   const listener = await app.listenHttp({ port: 0, eventStore: new InMemoryEventStore(), retryIntervalMs: 500 });
   try {
     const session = await openSession(listener.url);
-    const res = await raw(listener.url, {
+    const quick = await raw(listener.url, {
       headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'countOrders', arguments: {} } }),
     });
-    expectEqual(res.status, 200, 'a resumable call');
+    expectEqual(
+      [quick.status, quick.headers['content-type'], quick.body.includes('"text":"3"')],
+      [200, 'application/json', true],
+      `a call answered at once is one JSON body: ${JSON.stringify(quick.body)}`,
+    );
+    const res = await raw(listener.url, {
+      headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'exportOrders', arguments: {} } }),
+    });
+    expectEqual(res.status, 200, 'a resumable call that runs');
     expectEqual(/^id: \S+\nretry: 500\ndata: \n/.test(res.body), true, `the priming event comes first: ${JSON.stringify(res.body)}`);
-    expectEqual(res.body.includes('"text":"3"'), true, 'then the result');
+    expectEqual(res.body.includes('event: message\nid: '), true, 'then the result, under its event id');
     const closed = await raw(listener.url, {
       headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'reindex', arguments: {} } }),

@@ -9,13 +9,8 @@ import {
   Tool,
 } from '@armature/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { IsInt, IsString } from 'class-validator';
+import { IsInt } from 'class-validator';
 import { expectEqual } from './support/check.js';
-
-class NoteInput {
-  @IsString()
-  text!: string;
-}
 
 export class WaitInput {
   @IsInt()
@@ -24,11 +19,6 @@ export class WaitInput {
 
 @McpServer({ name: 'notes', version: '1.0.0' })
 export class NotesServer {
-  @Tool({ description: 'Echo a private note' })
-  note(input: NoteInput) {
-    return input.text;
-  }
-
   @Tool({ description: 'Answer after a while' })
   async wait(input: WaitInput) {
     await new Promise((resolve) => setTimeout(resolve, input.ms));
@@ -139,16 +129,17 @@ export async function main(): Promise<void> {
   // The defaults above, with two sessions per client so the cap shows quickly.
   const listener = await app.listenHttp({ ...limits, port: 0, maxSessionsPerClient: 2, eventStore, auth: undefined });
   try {
-    // Session A's result, with its event id.
+    // Session A's result, with its event id (a call that runs past its first turn is a stored
+    // stream; one answered at once would be one JSON body, stored nowhere).
     const a = await openSession(listener.url);
-    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'note', arguments: { text: 'A only' } } };
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wait', arguments: { ms: 20 } } };
     const answer = await post(listener.url, call, a);
     const eventId = /^id: (.+)$/m.exec(answer.text)?.[1] ?? '';
-    expectEqual(answer.text.includes('A only'), true, 'A gets its result');
+    expectEqual([answer.text.includes('waited 20 ms'), eventId !== ''], [true, true], 'A gets its result, under an event id');
     // Session B presenting A's event id gets 404 and nothing of A's.
     const b = await openSession(listener.url);
     const stolen = await resume(listener.url, b, eventId);
-    expectEqual([stolen.status, stolen.text.includes('A only')], [404, false], 'a replay of another session is refused');
+    expectEqual([stolen.status, stolen.text.includes('waited')], [404, false], 'a replay of another session is refused');
     // A third session from the same client is over maxSessionsPerClient.
     const third = await post(listener.url, INITIALIZE);
     expectEqual([third.status, third.headers.get('retry-after')], [429, '5'], 'per-client session cap');

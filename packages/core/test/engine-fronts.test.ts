@@ -383,14 +383,16 @@ describe.each(SESSION_FRONTS)("Armature's own session stream: $name", (front) =>
     const ownWithEngine = await widerConversation(front, appWith(true));
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+    sdkAnswersAtOnceAsJson();
     const framedBySdk = await widerConversation(front, await sdkFramedApp());
     // The probes' ten requests, then the initialize, its notification and every request: all the
     // SDK's (but the last, refused before any transport).
     expect(handled.mock.calls.length).toBe(10 + 2 + CONVERSATION.length + BEYOND_ENGINE.length - 1);
     expect(own).toEqual(framedBySdk);
     expect(ownWithEngine).toEqual(framedBySdk);
-    // The initialize's answer is there, on an event stream carrying the session's id.
-    expect(framedBySdk[0]).toMatch(/^200 text\/event-stream .*"result":\{"protocolVersion":"2025-11-25"/s);
+    // The initialize's answer is there, carrying the session's id: on an event stream, or one JSON
+    // body in a resumable session (answered at once).
+    expect(framedBySdk[0]).toMatch(/^200 (text\/event-stream|application\/json) .*"result":\{"protocolVersion":"2025-11-25"/s);
     expect(framedBySdk[0]).toContain('\nmcp-session-id: <session>');
     // What the SDK answers beyond the engine is there: a method error, a log level set, a refusal.
     const [unknown, level, refused] = framedBySdk.slice(1 + CONVERSATION.length);
@@ -419,6 +421,7 @@ describe.each(SESSION_FRONTS)("JSON-RPC batches (2025-03-26) on Armature's own s
     expect(handled.mock.calls.length).toBe(0);
     handled.mockClear();
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    sdkAnswersAtOnceAsJson();
     const framedBySdk = await batchConversation(front, await sdkFramedApp());
     // The probes' ten requests, then the initialize, its notification and every batch (but the one
     // refused before any transport).
@@ -448,6 +451,7 @@ describe.each([httpSession, httpFetchResumable])('the session state self-check f
     // Both self-checks done first (until the framing one is, every session exchange is the SDK's).
     await (await import('../src/transports/wire/sse-format.js')).sessionFramingChecked();
     await (await import('../src/seams/sdk-session-state.js')).sessionState();
+    sdkAnswersAtOnceAsJson();
     expect(await widerConversation(front, app)).toEqual(own);
     expect(said.mock.calls.join('')).toContain('the negotiated revision does not read back');
     // The framing probes' ten requests, the state probe's one, and the initialize.
@@ -474,11 +478,10 @@ describe('the session framing self-check flipped', () => {
 });
 
 describe('a resumable session answered by the engine', () => {
-  it('opens each answer with a priming event and numbers the answer, both from the event store', async () => {
+  it('answers a call answered at once with one JSON body carrying the session id, as the SDK does with enableJsonResponse', async () => {
     const viaEngine = await converse(httpResumable, true);
-    expect(viaEngine.answers[3]).toMatch(
-      /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result"/,
-    );
+    expect(viaEngine.answers[3]).toMatch(/^200 application\/json \{"result":\{"content":\[\{"type":"text","text":"5"\}\]\}/);
+    expect(viaEngine.answers[3]).toContain('\nmcp-session-id: <session>');
   });
 });
 
@@ -617,6 +620,29 @@ async function sdkFramedApp(): Promise<McpApp> {
   const fresh = await import('../src/index.js');
   const { FrontServer: FreshServer } = await import('./support/front-server.js');
   return fresh.createMcpApp(FreshServer, { onError: () => undefined, exposeErrors: true, requestEngine: true });
+}
+
+/** The SDK transport's own `handleRequest`, before any spy. */
+const SDK_HANDLE_REQUEST = WebStandardStreamableHTTPServerTransport.prototype.handleRequest;
+
+/**
+ * Has the SDK's session transport of a resumable session answer each POST of one request with its
+ * JSON framing (`enableJsonResponse`, read per POST), as Armature answers a request answered within
+ * the turn it came in with nothing before its answer: the SDK's own bytes to compare those answers
+ * with. The conversations here have only such requests; batches keep the SDK's SSE framing.
+ */
+function sdkAnswersAtOnceAsJson(): void {
+  const original = SDK_HANDLE_REQUEST;
+  vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest').mockImplementation(function (
+    this: WebStandardStreamableHTTPServerTransport,
+    request,
+    options,
+  ) {
+    const own = this as unknown as { _eventStore?: unknown; _enableJsonResponse: boolean; sessionId?: string };
+    const probe = own.sessionId === 'armature-probe-session';
+    own._enableJsonResponse = !probe && own._eventStore !== undefined && !Array.isArray(options?.parsedBody);
+    return original.call(this, request, options);
+  });
 }
 
 describe.each([false, true])("a session's GET streams (resumable: %s)", (resumable) => {

@@ -28,6 +28,12 @@ class HttpServer {
     return input.a + input.b;
   }
 
+  @Tool({ description: 'adds, answering a moment later' })
+  async addLater(input: AddInput) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return input.a + input.b;
+  }
+
   @Tool({ description: 'answers only when its call is aborted' })
   async hang(ctx: Context) {
     started();
@@ -58,7 +64,7 @@ describe('Streamable HTTP endpoint', () => {
   it('serves the v1 client (1.32.2, 2025-11-25 with a session)', async () => {
     const { client, close } = await connectV1Http(listener.url);
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(['add', 'hang']);
+    expect(tools.tools.map((t) => t.name)).toEqual(['add', 'addLater', 'hang']);
     const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     expect(result.content).toEqual([{ type: 'text', text: '5' }]);
     const bad = await client.callTool({ name: 'add', arguments: { a: 'x', b: 3 } });
@@ -281,7 +287,7 @@ describe("JSON-RPC batches of a 2025-03-26 session, answered on Armature's own s
 });
 
 describe('a session speaks the revision it negotiated', () => {
-  it('serves a request whose MCP-Protocol-Version header names another supported revision as the negotiated one (SSE priming kept)', async () => {
+  it('serves a request whose MCP-Protocol-Version header names another supported revision as the negotiated one (SSE priming kept on a stream that runs)', async () => {
     const resumable = await createMcpApp(HttpServer).listenHttp({ port: 0, eventStore: true, retryIntervalMs: 500 });
     try {
       const init = await rawHttp(resumable.url, { headers: JSON_HEADERS, body: INITIALIZE });
@@ -289,7 +295,7 @@ describe('a session speaks the revision it negotiated', () => {
       const call = (version: string) =>
         rawHttp(resumable.url, {
           headers: { ...JSON_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': version },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }),
+          body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'addLater', arguments: { a: 1, b: 2 } } }),
         });
       for (const version of ['2025-11-25', '2025-03-26']) {
         const res = await call(version);

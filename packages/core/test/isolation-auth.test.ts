@@ -96,7 +96,14 @@ describe('session ownership needs a subject', () => {
     const alice = await openSession(listener.url, 'alice');
     const answer = await rawHttp(listener.url, {
       headers: inSession('alice', alice),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'alice-only' } } }),
+      // Over 16 KiB, so that the answer is a stored stream with event ids (a smaller one answered at
+      // once is one JSON body, stored nowhere).
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'alice-only'.padEnd(17_000, '.') } },
+      }),
     });
     const eventId = /^id: (.+)$/m.exec(answer.body)?.[1] as string;
     expect(eventId).toBeDefined();

@@ -96,7 +96,9 @@ describe('event streams belong to their session', () => {
     const alice = await openSession(listener.url);
     const answer = await rawHttp(listener.url, {
       headers: { ...LEGACY, 'mcp-session-id': alice },
-      body: call(2, 'echo', { text: 'alice-private-result' }),
+      // Over 16 KiB, so that the answer is a stored stream with event ids (a smaller one answered at
+      // once is one JSON body, stored nowhere).
+      body: call(2, 'echo', { text: 'alice-private-result'.padEnd(17_000, '.') }),
     });
     expect(answer.body).toContain('alice-private-result');
     const [firstEvent] = eventIds(answer.body);
@@ -147,7 +149,11 @@ describe('event streams belong to their session', () => {
     await vi.waitFor(() => expect(store.size).toEqual({ events: 0, bytes: 0 }), { timeout: 10_000 });
 
     const idle = await openSession(listener.url);
-    await rawHttp(listener.url, { headers: { ...LEGACY, 'mcp-session-id': idle }, body: call(3, 'echo', { text: 'idle' }) });
+    // Over 16 KiB, so that it is stored (see above).
+    await rawHttp(listener.url, {
+      headers: { ...LEGACY, 'mcp-session-id': idle },
+      body: call(3, 'echo', { text: 'idle'.padEnd(17_000, '.') }),
+    });
     expect(store.size.events).toBeGreaterThan(0);
     // Evicted after 400 ms idle (looking at the store does not touch the session).
     await vi.waitFor(() => expect(store.size).toEqual({ events: 0, bytes: 0 }), { timeout: 10_000 });

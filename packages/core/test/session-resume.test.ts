@@ -1,6 +1,8 @@
 import { request } from 'node:http';
+import { IsInt, IsString } from 'class-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Context, createMcpApp, type McpApp, McpServer, sdkContextOf, Tool } from '../src/index.js';
+import { Context, createMcpApp, InMemoryEventStore, type McpApp, McpServer, sdkContextOf, Tool } from '../src/index.js';
+import { JSON_ANSWER_MAX_BYTES } from '../src/transports/sessions/session-answer.js';
 
 // A resumable 2025-11-25 session whose call the request engine answers itself: the client drops
 // the call's stream after its priming event and resumes with Last-Event-ID on the same instance;
@@ -16,12 +18,27 @@ class Slow {
   }
 }
 
+class Repeated {
+  @IsString() char!: string;
+  @IsInt() chars!: number;
+}
+
 @McpServer({ name: 'resume-fast', version: '1.0.0' })
 class Fast {
   @Tool({ description: 'logs and answers at once' })
   async fast(ctx: Context) {
     void ctx.log.info('started');
     return 'finished';
+  }
+
+  @Tool({ description: 'answers at once' })
+  quick() {
+    return 'quick';
+  }
+
+  @Tool({ description: 'answers at once with `chars` copies of `char`' })
+  large(input: Repeated) {
+    return input.char.repeat(input.chars);
   }
 
   @Tool({ description: 'closes its stream at once, then answers later' })
@@ -206,18 +223,56 @@ describe('a resumable session call the engine answers within the turn it began i
   });
 });
 
-/** Calls `tool` of `Fast` as request `id` in a new resumable session: the events of its POST's answer, and how to resume from one. */
-async function callFast(id: number, tool: string) {
+describe('a resumable session call answered within its turn with nothing before its answer', () => {
+  it('is answered with one JSON body, and nothing of it is stored', async () => {
+    const { call, stored } = await callFast(5, 'quick');
+    expect(call.headers['content-type']).toBe('application/json');
+    expect(call.headers['mcp-session-id']).toMatch(/./);
+    expect(JSON.parse(call.body)).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'quick' }] } });
+    // Nor were the session's initialize and log level request, answered at once too.
+    expect(stored).toEqual([]);
+  });
+
+  it.each([
+    ['ASCII', 'a', JSON_ANSWER_MAX_BYTES],
+    // Fewer characters than the bound, more bytes: 3 bytes each in UTF-8.
+    ['three-byte characters', '\u20ac', Math.ceil(JSON_ANSWER_MAX_BYTES / 3) + 10],
+  ])(
+    'is primed and stored when its answer is larger than one write (%s), so that a cut-off client can resume it',
+    async (_, char, chars) => {
+      const { events, resume, stored } = await callFast(6, 'large', { char, chars });
+      expect(events.map((event) => event.data === undefined)).toEqual([true, false]);
+      expect(events.every((event) => event.id !== undefined)).toBe(true);
+      const answer = events[1]?.data as { result?: { content: { text: string }[] } } | undefined;
+      expect(answer?.result?.content[0]?.text).toBe(char.repeat(chars));
+      expect(stored).toHaveLength(2);
+      expect(await resume(events[0]?.id as string)).toEqual(events.slice(1));
+    },
+  );
+});
+
+/**
+ * Calls `tool` of `Fast` as request `id` in a new resumable session: the events of its POST's
+ * answer (and the whole answer), how to resume from one, and what the event store stored.
+ */
+async function callFast(id: number, tool: string, args: Record<string, unknown> = {}) {
   app = createMcpApp(Fast);
-  const listener = await app.listenHttp({ port: 0, eventStore: true });
+  const store = new InMemoryEventStore();
+  const stored: unknown[] = [];
+  const storeEvent = store.storeEvent.bind(store);
+  store.storeEvent = (streamId, message) => {
+    stored.push(message);
+    return storeEvent(streamId, message);
+  };
+  const listener = await app.listenHttp({ port: 0, eventStore: store });
   const headers = await openSession(listener.url);
   const call = await exchange(listener.url, 'POST', headers, {
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name: tool, arguments: {} },
+    params: { name: tool, arguments: args },
   });
   const resume = async (lastEventId: string) =>
     eventsOf((await exchange(listener.url, 'GET', { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId })).body);
-  return { events: eventsOf(call.body), resume };
+  return { call, events: call.headers['content-type'] === 'text/event-stream' ? eventsOf(call.body) : [], resume, stored };
 }

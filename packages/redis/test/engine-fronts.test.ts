@@ -96,6 +96,32 @@ async function sdkFramed(): Promise<Modules> {
   return { createMcpApp: core.createMcpApp, redisState: redis.redisState, FrontServer: server.FrontServer };
 }
 
+/** The SDK transport's own `handleRequest`, before any spy. */
+const SDK_HANDLE_REQUEST = WebStandardStreamableHTTPServerTransport.prototype.handleRequest;
+
+/**
+ * Has the SDK's session transport of a resumable session answer each POST of one request with its
+ * JSON framing (`enableJsonResponse`, read per POST), as Armature answers a request answered within
+ * the turn it came in with nothing before its answer: the SDK's own bytes to compare those answers
+ * with. Not so the requests that are not: a call of `chatty` (which logs first), and on the Redis
+ * state the initialize and `logging/setLevel` (each waits for the session's record in Redis).
+ * Batches keep the SDK's SSE framing.
+ */
+function sdkAnswersAtOnceAsJson(): void {
+  vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest').mockImplementation(function (
+    this: WebStandardStreamableHTTPServerTransport,
+    request,
+    options,
+  ) {
+    const own = this as unknown as { _eventStore?: unknown; _enableJsonResponse: boolean; sessionId?: string };
+    const body = options?.parsedBody as { method?: unknown; params?: { name?: unknown } } | undefined;
+    const waits = body?.method === 'initialize' || body?.method === 'logging/setLevel' || body?.params?.name === 'chatty';
+    const atOnce = !Array.isArray(body) && !waits;
+    own._enableJsonResponse = own.sessionId !== 'armature-probe-session' && own._eventStore !== undefined && atOnce;
+    return SDK_HANDLE_REQUEST.call(this, request, options);
+  });
+}
+
 /** An answer as `status content-type body`, then its headers (sorted; no date; the session's id only said to be there). */
 function answerText({ status, headers, body }: RawAnswer): string {
   const lines = Object.entries(headers)
@@ -192,19 +218,24 @@ describe.each(['node', 'fetch'] as const)('a 2025-11-25 session on the Redis sta
     expect(handled.mock.calls.length).toBe(0);
     expect([viaSdk.served, viaEngine.served]).toEqual([0, CONVERSATION.length]);
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    sdkAnswersAtOnceAsJson();
     const framed = await converse(true, face, await sdkFramed());
     // The probes' ten requests, then every request of the session.
     expect(handled.mock.calls.length).toBe(10 + 3 + CONVERSATION.length);
     expect(viaSdk.answers).toEqual(framed.answers);
     expect(viaEngine.answers).toEqual(framed.answers);
     const text = viaEngine.answers.join('\n');
-    // Primed with the retry hint and numbered from the store: the initialize's answer, and each call's.
+    // The initialize waits for the session's record: primed with the retry hint, numbered from the store.
     expect(viaEngine.answers[0]).toMatch(
       /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result":\{"protocolVersion":"2025-11-25"/,
     );
     expect(viaEngine.answers[0]).toContain('\nmcp-session-id: <session>');
-    expect(viaEngine.answers[2]).toMatch(
-      /^200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"result"/,
+    // A request answered at once, nothing before: one JSON body.
+    expect(viaEngine.answers[2]).toMatch(/^200 application\/json \{"result"/);
+    expect(viaEngine.answers[2]).toContain('\nmcp-session-id: <session>');
+    // A call that logs first: primed, each event numbered from the store.
+    expect(text).toMatch(
+      /200 text\/event-stream id: <1>\nretry: 1500\ndata: \n\nevent: message\nid: <2>\ndata: \{"jsonrpc":"2.0","method":"notifications\/message"/,
     );
     expect(text).toContain('{"type":"text","text":"5"}');
     expect(text).toContain('No stock left');
@@ -260,10 +291,18 @@ describe.each(['node', 'fetch'] as const)('JSON-RPC batches of a 2025-03-26 sess
     const handled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const own = await converse(true, face, CURRENT, { batches: true });
     expect(handled.mock.calls.length).toBe(0);
-    // As on the in-memory store (whose batches core's engine-fronts holds to the SDK's bytes).
-    expect(own.answers).toEqual((await converse(true, face, CURRENT, { batches: true, inMemory: true })).answers);
+    // The batches as on the in-memory store (whose batches core's engine-fronts holds to the SDK's
+    // bytes). Not the initialize: in memory it is answered at once (one JSON body), on Redis it
+    // waits for the session's record (a stored stream).
+    const inMemory = await converse(true, face, CURRENT, { batches: true, inMemory: true });
+    expect(own.answers.slice(1)).toEqual(inMemory.answers.slice(1));
+    expect([own.answers[0], inMemory.answers[0]].map((answer) => answer?.split(' ', 2)[1])).toEqual([
+      'text/event-stream',
+      'application/json',
+    ]);
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     handled.mockClear();
+    sdkAnswersAtOnceAsJson();
     const framed = await converse(true, face, await sdkFramed(), { batches: true });
     // The probes' ten requests, then the initialize, its notification and every batch.
     expect(handled.mock.calls.length).toBe(10 + 2 + BATCHES.length);

@@ -13,6 +13,20 @@ export interface AnswerStream {
   end(answer?: JSONRPCMessage): Promise<void> | void;
 }
 
+/**
+ * The most bytes of an answer a resumable session sends as one JSON body (`SessionAnswer`) rather
+ * than on a primed, stored stream: what the kernel takes in one write on a fresh TCP connection
+ * (Linux's default send buffer, `net.ipv4.tcp_wmem`), so the body leaves whole. A larger answer
+ * is stored, so that a client cut off halfway through it can resume.
+ */
+export const JSON_ANSWER_MAX_BYTES = 16 * 1024;
+
+/** Whether `text` is at most `JSON_ANSWER_MAX_BYTES` in UTF-8 (its length alone decides most texts). */
+function fitsJsonAnswer(text: string): boolean {
+  if (text.length * 3 <= JSON_ANSWER_MAX_BYTES) return true;
+  return text.length <= JSON_ANSWER_MAX_BYTES && new TextEncoder().encode(text).byteLength <= JSON_ANSWER_MAX_BYTES;
+}
+
 /** Where a resumable session's answer stream keeps its events, and whether it opens with a priming event. */
 export interface ResumableAnswer {
   /**
@@ -30,9 +44,14 @@ export interface ResumableAnswer {
 
 /**
  * Where an answer's SSE text goes: a node:http response (`NodeAnswerSink`) or a web `Response`'s
- * body (`SessionEventStream`), its headers already given.
+ * body (`SessionEventStream`, `PendingSessionResponse`), its SSE headers sent with the first text.
  */
 export interface AnswerSink {
+  /**
+   * Present when nothing was sent yet and the response can still be one JSON body: ends it with
+   * `body` as `application/json` (as the SDK's session transport answers with `enableJsonResponse`).
+   */
+  json?(body: string): void;
   /** Writes `text`, unless the response ended or the client went away. */
   put(text: string): unknown;
   /** Ends the response after `text`, unless it ended or the client went away. */
@@ -51,9 +70,14 @@ export interface AnswerSink {
  *
  * A resumable stream opens at the end of the turn of the event loop its request began in, or
  * earlier when the handler answers or closes it: what the handler sent by then is stored with the
- * priming event in one step of the store (a call answered within that turn costs one), and written
- * with it. Nothing is written before it is stored, so every event id the client sees can be
- * resumed from.
+ * priming event in one step of the store, and written with it. Nothing is written before it is
+ * stored, so every event id the client sees can be resumed from.
+ *
+ * One request answered within that turn, with nothing sent before its answer, is not a stream: its
+ * answer goes as one JSON body (up to `JSON_ANSWER_MAX_BYTES`), as the protocol lets a server
+ * answer any POST, and nothing is stored. There is nothing to resume from a body that leaves in one
+ * write, and an SSE stream would have to be primed and stored (SEP-1699) for nothing: a shared
+ * session's quick call costs no store round trip, and the store holds only streams that ran.
  */
 export class SessionAnswer implements AnswerStream {
   private readonly keepAlive: NodeJS.Timeout;
@@ -66,6 +90,8 @@ export class SessionAnswer implements AnswerStream {
   /** Opens a resumable stream now, not at the end of the turn. */
   private openNow?: () => void;
   private ending = false;
+  /** Its one request was answered before the stream opened (not only ended by `detach`). */
+  private answered = false;
 
   /**
    * @param unanswered the requests answered on the stream (more than one for a JSON-RPC batch): it
@@ -111,6 +137,7 @@ export class SessionAnswer implements AnswerStream {
     if (this.held) {
       this.held.push(answer);
       this.ending = true;
+      this.answered = this.held.length === 1;
       this.openNow?.();
       return this.tail;
     }
@@ -130,13 +157,22 @@ export class SessionAnswer implements AnswerStream {
   /**
    * Stores the priming event and the messages held so far in one step, then writes them (and ends
    * the response when it was answered or detached meanwhile). A store that fails does not cost the
-   * client the messages: they are written without event ids.
+   * client the messages: they are written without event ids. A request answered before it opened
+   * is answered with one JSON body instead, when the sink still can and the answer is small.
    */
   private async open(resumable: ResumableAnswer): Promise<void> {
     const first = this.held;
     if (!first) return;
     this.held = undefined;
     clearImmediate(this.opener);
+    if (this.answered && this.sink.json) {
+      const body = JSON.stringify(first[0]);
+      if (fitsJsonAnswer(body)) {
+        clearInterval(this.keepAlive);
+        this.sink.json(body);
+        return;
+      }
+    }
     let opened: OpenedStream | undefined;
     try {
       opened = await resumable.open(first);

@@ -207,10 +207,14 @@ export class SessionTable {
    * as the SDK's transport does.
    */
   private resumableOf(events: SessionEventStore, ids: (string | number)[], protocolVersion: string): ResumableAnswer {
-    const streamId = randomUUID();
+    // Named when it opens: a request answered with one JSON body has no stream.
+    let streamId = '';
     const primed = primesStreams(protocolVersion);
     return {
-      open: (first) => events.openStream(streamId, ids, primed, first),
+      open: (first) => {
+        streamId = randomUUID();
+        return events.openStream(streamId, ids, primed, first);
+      },
       store: (event) => events.storeEvent(streamId, event),
       primed,
       ...(this.retryInterval !== undefined ? { retryMs: this.retryInterval } : {}),
@@ -259,7 +263,7 @@ export class SessionTable {
    * speak (`speaksSession`), an Accept without both streams, a batch beyond the SDK's size limit,
    * a message its schema refuses, an initialize (refused there).
    */
-  private batchHere(session: Session, request: Request, batch: unknown[], caller: Caller): Response | undefined {
+  private batchHere(session: Session, request: Request, batch: unknown[], caller: Caller): Response | Promise<Response> | undefined {
     const accept = request.headers.get('accept');
     if (request.method !== 'POST' || !this.speaksSession(session, request) || batch.length > MAX_BATCH_MESSAGES) return undefined;
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
@@ -279,7 +283,7 @@ export class SessionTable {
     const protocolVersion = request.headers.get('mcp-protocol-version') ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const resumable = events && this.resumableOf(events, ids, protocolVersion);
     const extra = { authInfo: caller.principal, request, closeSSEStream: undefined, closeStandaloneSSEStream: undefined };
-    return transport.serveOnResponse(messages, ids.length, resumable, extra);
+    return transport.serveOnResponse(messages, ids.length, resumable, extra, true);
   }
 
   /**

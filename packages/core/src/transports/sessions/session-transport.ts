@@ -17,6 +17,7 @@ import { forwardCallbacks } from '../../seams/sdk-callbacks.js';
 import type { InitializedState, SessionState } from '../../seams/sdk-session-state.js';
 import { jsonRpcErrorResponse } from '../wire/json-rpc-error-response.js';
 import { idKey } from '../wire/json-rpc-shape.js';
+import { PendingSessionResponse } from './pending-session-response.js';
 import { type AnswerStream, type ResumableAnswer, SessionAnswer } from './session-answer.js';
 import { GET_STREAM, type SessionEventStore } from './session-event-store.js';
 import { SessionEventStream } from './session-event-stream.js';
@@ -119,22 +120,27 @@ export class SessionTransport implements Transport {
   }
 
   /**
-   * Serves what a POST brought (`serveOn`, `requests` of its messages being requests) on an SSE
-   * answer made as a web `Response` (the fetch face's calls, every `initialize`, batches): that response.
+   * Serves what a POST brought (`serveOn`, `requests` of its messages being requests) on an answer
+   * made as a web `Response` (the fetch face's calls, every `initialize`, batches): that response,
+   * an SSE stream, or, for a request (not a batch) of a resumable session answered at once, one
+   * JSON body.
    */
   serveOnResponse(
     messages: readonly JSONRPCMessage[],
     requests: number,
     resumable: ResumableAnswer | undefined,
     extra: FrontedMessageExtra & StreamControls,
-  ): Response {
+    batch = false,
+  ): Response | Promise<Response> {
     let answer: SessionAnswer | undefined;
-    const stream = new SessionEventStream(this.sessionId as string, () => {
+    const onEnd = () => {
       if (answer) this.forgetGone(messages, answer);
-    });
-    answer = new SessionAnswer(stream, resumable, requests);
+    };
+    const sessionId = this.sessionId as string;
+    const sink = resumable && !batch ? new PendingSessionResponse(sessionId, onEnd) : new SessionEventStream(sessionId, onEnd);
+    answer = new SessionAnswer(sink, resumable, requests);
     this.serveOn(messages, answer, extra);
-    return stream.response;
+    return sink.response;
   }
 
   /**
