@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { redisState } from '../src/index.js';
 import { CHUNK_SIZE } from '../src/set-chunks.js';
+import { commandSizes, logEveryCommand } from './support/command-sizes.js';
 
 // A long-lived 2025-11-25 session whose calls each opened a stored stream has tens of thousands of
 // streams in its set. Purging it with one DEL of three keys per stream overflowed the stack inside
@@ -24,30 +25,12 @@ beforeAll(async () => {
   // The app subscribes when it starts, and that waits for the connections.
   await state.bus.subscribe('changes', () => undefined);
   raw = new Redis(redis.url);
-  // Every command in the slow log, with its arguments' count.
-  await raw.config('SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '100000');
 });
 
 afterAll(async () => {
   await Promise.all([state?.close(), raw?.quit()]);
   await redis?.dispose();
 });
-
-/**
- * The most arguments of a command the state sent since the slow log was reset (the log keeps
- * every command: see beforeAll). An entry shows 31 arguments, then `... (N more arguments)`.
- */
-async function largestCommand(): Promise<number> {
-  const entries = (await raw.slowlog('GET', -1)) as [number, number, number, string[], string, string][];
-  const counts = entries
-    .filter(([, , , , , client]) => client === 'armature-commands')
-    .map(([, , , args]) => {
-      const more = /^\.\.\. \((\d+) more arguments\)$/.exec(args.at(-1) ?? '');
-      return more ? args.length - 1 + Number(more[1]) : args.length;
-    });
-  expect(counts.length).toBeGreaterThan(0);
-  return Math.max(...counts);
-}
 
 /** The keys purge drops for `streamId` (its events, byte total and claim). */
 const keysOf = (streamId: string) => [`${EVENTS}ev:${streamId}`, `${EVENTS}evb:${streamId}`, `${EVENTS}evo:${streamId}`];
@@ -81,14 +64,16 @@ it.each([30_000, 100_000])(
       const listed = [...keysOf(`${session}1`).slice(0, 2), ...keysOf(`${session}2`).slice(0, 2), ...keysOf(`${session}3`)];
       expect(await raw.exists(...listed)).toBe(listed.length);
 
-      await raw.slowlog('RESET');
+      await logEveryCommand(raw);
       await state.events.purge(session);
       // Auto-pipelining's failure came a tick after the command's.
       await new Promise((resolve) => setImmediate(resolve));
 
       expect(uncaught).toEqual([]);
       // The longest command: a chunk's three keys per stream, and UNLINK.
-      expect(await largestCommand()).toBeLessThanOrEqual(1 + 3 * CHUNK_SIZE);
+      const sizes = await commandSizes(raw, 'armature-commands');
+      expect(sizes.length).toBeGreaterThan(0);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(1 + 3 * CHUNK_SIZE);
       expect(await raw.exists(set, ...listed)).toBe(0);
       expect(await state.events.streamClaim(`${session}3`)).toBeUndefined();
       // The other session's streams, set and claim are untouched.
