@@ -3,6 +3,7 @@ import type { BusTopic, SharedEventStore, StreamClaim } from '@armature/core';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Connection } from './connection.js';
 import { channelOf } from './redis-bus.js';
+import { setChunks } from './set-chunks.js';
 
 export interface RedisEventLimits {
   /** Most events one stream keeps; the oldest are dropped first. */
@@ -209,13 +210,19 @@ export class RedisEventStore implements SharedEventStore {
     return at.streamId;
   }
 
-  /** Drops every stream whose id starts with `streamPrefix` (a session that ended). */
+  /**
+   * Drops every stream whose id starts with `streamPrefix` (a session that ended), a chunk of the
+   * session's set at a time: a long session holds tens of thousands of streams, and one DEL of
+   * them all crashed the process inside ioredis. UNLINK frees the streams' memory off Redis's main
+   * thread. Every key has the events' hash tag, so each command stays in one cluster slot.
+   */
   async purge(streamPrefix: string): Promise<void> {
     const redis = this.connection.ready;
     const set = `${this.prefix}evs:${streamPrefix}`;
-    const streams = await redis.smembers(set);
-    const keys = streams.flatMap((s) => [this.streamKey(s), `${this.prefix}evb:${s}`, this.claimKey(s)]);
-    await redis.del(set, ...keys);
+    for await (const streams of setChunks(redis, set)) {
+      await redis.unlink(streams.flatMap((s) => [this.streamKey(s), `${this.prefix}evb:${s}`, this.claimKey(s)]));
+    }
+    await redis.unlink(set);
   }
 
   async streamClaim(streamId: string): Promise<StreamClaim | undefined> {

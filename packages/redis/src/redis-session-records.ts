@@ -1,5 +1,6 @@
 import type { SessionCaps, SessionRecord, SessionRecords } from '@armature/core';
 import type { Connection } from './connection.js';
+import { setChunks } from './set-chunks.js';
 
 // Changes fields of a record that still exists (a lapsed one is not brought back without expiry).
 const UPDATE = `
@@ -158,15 +159,22 @@ export class RedisSessionRecords implements SessionRecords {
     return this.live(this.allKey);
   }
 
-  /** The members of index `set` whose session still exists; the others are removed from it. */
+  /**
+   * The members of index `set` whose session still exists; the others are removed from it. A chunk
+   * at a time: lapsed sessions stay in the index until it is next read, so between two change
+   * notifications it can grow past 100,000 ids, and one SREM of them all overflowed ioredis's stack.
+   */
   private async live(set: string): Promise<string[]> {
     const redis = await this.connection.settled(this.settleMs);
-    const ids = await redis.smembers(set);
-    if (ids.length === 0) return [];
-    const exists = await Promise.all(ids.map((id) => redis.exists(this.key(id))));
-    const gone = ids.filter((_, i) => exists[i] === 0);
-    if (gone.length > 0) await redis.srem(set, ...gone);
-    return ids.filter((_, i) => exists[i] === 1);
+    // SSCAN may give an id twice.
+    const live = new Set<string>();
+    for await (const ids of setChunks(redis, set)) {
+      const exists = await Promise.all(ids.map((id) => redis.exists(this.key(id))));
+      const gone = ids.filter((_, i) => exists[i] === 0);
+      if (gone.length > 0) await redis.srem(set, gone);
+      for (const [i, id] of ids.entries()) if (exists[i] === 1) live.add(id);
+    }
+    return Array.from(live);
   }
 
   private get allKey(): string {
