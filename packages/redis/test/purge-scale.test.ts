@@ -1,10 +1,7 @@
-import type { SharedState } from '@armature/core';
-import { RedisServer } from '@armature/test-redis';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { redisState } from '../src/index.js';
+import { expect, it } from 'vitest';
 import { CHUNK_SIZE } from '../src/set-chunks.js';
 import { commandSizes, logEveryCommand } from './support/command-sizes.js';
+import { stateOnRedis } from './support/state-on-redis.js';
 
 // A long-lived 2025-11-25 session whose calls each opened a stored stream has tens of thousands of
 // streams in its set. Purging it with one DEL of three keys per stream overflowed the stack inside
@@ -15,22 +12,7 @@ import { commandSizes, logEveryCommand } from './support/command-sizes.js';
 const PREFIX = 'purge:';
 const EVENTS = `{${PREFIX}events}:`;
 
-let redis: RedisServer;
-let state: SharedState;
-let raw: Redis;
-
-beforeAll(async () => {
-  redis = await RedisServer.start({ durable: false });
-  state = redisState({ url: redis.url, keyPrefix: PREFIX });
-  // The app subscribes when it starts, and that waits for the connections.
-  await state.bus.subscribe('changes', () => undefined);
-  raw = new Redis(redis.url);
-});
-
-afterAll(async () => {
-  await Promise.all([state?.close(), raw?.quit()]);
-  await redis?.dispose();
-});
+const on = stateOnRedis(PREFIX);
 
 /** The keys purge drops for `streamId` (its events, byte total and claim). */
 const keysOf = (streamId: string) => [`${EVENTS}ev:${streamId}`, `${EVENTS}evb:${streamId}`, `${EVENTS}evo:${streamId}`];
@@ -47,11 +29,11 @@ it.each([30_000, 100_000])(
       const session = `big${streams}/`;
       // A few real streams of the session (events, byte totals, a claim), and another session's.
       const message = { jsonrpc: '2.0', method: 'notifications/x' } as const;
-      for (const id of [`${session}1`, `${session}2`, 'other/1']) await state.events.storeEvent(id, message);
-      await state.events.storeEvents(`${session}3`, [message], { owner: 'a', requestIds: [1] });
-      const [otherEvent] = await state.events.storeEvents('other/2', [message], { owner: 'b', requestIds: [2] });
+      for (const id of [`${session}1`, `${session}2`, 'other/1']) await on.state.events.storeEvent(id, message);
+      await on.state.events.storeEvents(`${session}3`, [message], { owner: 'a', requestIds: [1] });
+      const [otherEvent] = await on.state.events.storeEvents('other/2', [message], { owner: 'b', requestIds: [2] });
       const set = `${EVENTS}evs:${session}`;
-      const batch = raw.pipeline();
+      const batch = on.raw.pipeline();
       for (let at = 0; at < streams; at += 10_000) {
         batch.sadd(
           set,
@@ -59,29 +41,29 @@ it.each([30_000, 100_000])(
         );
       }
       await batch.exec();
-      expect(await raw.scard(set)).toBe(streams + 3);
+      expect(await on.raw.scard(set)).toBe(streams + 3);
       // Events and byte totals of the three, the claim of the third.
       const listed = [...keysOf(`${session}1`).slice(0, 2), ...keysOf(`${session}2`).slice(0, 2), ...keysOf(`${session}3`)];
-      expect(await raw.exists(...listed)).toBe(listed.length);
+      expect(await on.raw.exists(...listed)).toBe(listed.length);
 
-      await logEveryCommand(raw);
-      await state.events.purge(session);
+      await logEveryCommand(on.raw);
+      await on.state.events.purge(session);
       // Auto-pipelining's failure came a tick after the command's.
       await new Promise((resolve) => setImmediate(resolve));
 
       expect(uncaught).toEqual([]);
       // The longest command: a chunk's three keys per stream, and UNLINK.
-      const sizes = await commandSizes(raw, 'armature-commands');
+      const sizes = await commandSizes(on.raw, 'armature-commands');
       expect(sizes.length).toBeGreaterThan(0);
       expect(Math.max(...sizes)).toBeLessThanOrEqual(1 + 3 * CHUNK_SIZE);
-      expect(await raw.exists(set, ...listed)).toBe(0);
-      expect(await state.events.streamClaim(`${session}3`)).toBeUndefined();
+      expect(await on.raw.exists(set, ...listed)).toBe(0);
+      expect(await on.state.events.streamClaim(`${session}3`)).toBeUndefined();
       // The other session's streams, set and claim are untouched.
-      expect(await raw.exists(...keysOf('other/1').slice(0, 2), ...keysOf('other/2'))).toBe(5);
-      expect((await raw.smembers(`${EVENTS}evs:other/`)).sort()).toEqual(['other/1', 'other/2']);
-      expect(await state.events.streamClaim('other/2')).toEqual({ owner: 'b', requestIds: [2] });
-      expect(await state.events.getStreamIdForEventId(otherEvent as string)).toBe('other/2');
-      await state.ping?.();
+      expect(await on.raw.exists(...keysOf('other/1').slice(0, 2), ...keysOf('other/2'))).toBe(5);
+      expect((await on.raw.smembers(`${EVENTS}evs:other/`)).sort()).toEqual(['other/1', 'other/2']);
+      expect(await on.state.events.streamClaim('other/2')).toEqual({ owner: 'b', requestIds: [2] });
+      expect(await on.state.events.getStreamIdForEventId(otherEvent as string)).toBe('other/2');
+      await on.state.ping?.();
     } finally {
       process.off('uncaughtException', record);
     }

@@ -1,10 +1,8 @@
-import type { SessionRecord, SharedState } from '@armature/core';
-import { RedisServer } from '@armature/test-redis';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { redisState } from '../src/index.js';
+import type { SessionRecord } from '@armature/core';
+import { expect, it } from 'vitest';
 import { CHUNK_SIZE } from '../src/set-chunks.js';
 import { commandSizes, logEveryCommand } from './support/command-sizes.js';
+import { stateOnRedis } from './support/state-on-redis.js';
 
 // The index of sessions keeps a lapsed session's id until a change notification next reads it, so
 // an app that seldom notifies gathers every session that ever lapsed: reading the index then
@@ -15,22 +13,7 @@ const LAPSED = 100_000;
 const PREFIX = 'index:';
 const INDEX = `{${PREFIX}sessions}:sessions`;
 
-let redis: RedisServer;
-let state: SharedState;
-let raw: Redis;
-
-beforeAll(async () => {
-  redis = await RedisServer.start({ durable: false });
-  state = redisState({ url: redis.url, keyPrefix: PREFIX });
-  // The app subscribes when it starts, and that waits for the connections.
-  await state.bus.subscribe('changes', () => undefined);
-  raw = new Redis(redis.url);
-});
-
-afterAll(async () => {
-  await Promise.all([state?.close(), raw?.quit()]);
-  await redis?.dispose();
-});
+const on = stateOnRedis(PREFIX);
 
 it(`reads an index of ${LAPSED} lapsed sessions in bounded commands, keeping the live ones`, async () => {
   const record: SessionRecord = {
@@ -40,8 +23,8 @@ it(`reads an index of ${LAPSED} lapsed sessions in bounded commands, keeping the
     clientInfo: { name: 'c', version: '1' },
     initialized: true,
   };
-  for (const id of ['live-1', 'live-2', 'live-3']) await state.sessions.put(id, record, 60_000);
-  const batch = raw.pipeline();
+  for (const id of ['live-1', 'live-2', 'live-3']) await on.state.sessions.put(id, record, 60_000);
+  const batch = on.raw.pipeline();
   for (let at = 0; at < LAPSED; at += 10_000) {
     batch.sadd(
       INDEX,
@@ -49,14 +32,14 @@ it(`reads an index of ${LAPSED} lapsed sessions in bounded commands, keeping the
     );
   }
   await batch.exec();
-  expect(await raw.scard(INDEX)).toBe(LAPSED + 3);
+  expect(await on.raw.scard(INDEX)).toBe(LAPSED + 3);
 
-  await logEveryCommand(raw);
-  expect((await state.sessions.all()).sort()).toEqual(['live-1', 'live-2', 'live-3']);
+  await logEveryCommand(on.raw);
+  expect((await on.state.sessions.all()).sort()).toEqual(['live-1', 'live-2', 'live-3']);
 
   // The longest command: SREM of a chunk's lapsed ids.
-  const sizes = await commandSizes(raw, 'armature-commands');
+  const sizes = await commandSizes(on.raw, 'armature-commands');
   expect(Math.max(...sizes)).toBeLessThanOrEqual(2 + CHUNK_SIZE);
-  expect((await raw.smembers(INDEX)).sort()).toEqual(['live-1', 'live-2', 'live-3']);
-  await state.ping?.();
+  expect((await on.raw.smembers(INDEX)).sort()).toEqual(['live-1', 'live-2', 'live-3']);
+  await on.state.ping?.();
 }, 10_000);
