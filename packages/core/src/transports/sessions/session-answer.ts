@@ -21,10 +21,12 @@ export interface AnswerStream {
  */
 export const JSON_ANSWER_MAX_BYTES = 16 * 1024;
 
+const encoder = new TextEncoder();
+
 /** Whether `text` is at most `JSON_ANSWER_MAX_BYTES` in UTF-8 (its length alone decides most texts). */
 function fitsJsonAnswer(text: string): boolean {
   if (text.length * 3 <= JSON_ANSWER_MAX_BYTES) return true;
-  return text.length <= JSON_ANSWER_MAX_BYTES && new TextEncoder().encode(text).byteLength <= JSON_ANSWER_MAX_BYTES;
+  return text.length <= JSON_ANSWER_MAX_BYTES && encoder.encode(text).byteLength <= JSON_ANSWER_MAX_BYTES;
 }
 
 /** Where a resumable session's answer stream keeps its events, and whether it opens with a priming event. */
@@ -43,8 +45,9 @@ export interface ResumableAnswer {
 }
 
 /**
- * Where an answer's SSE text goes: a node:http response (`NodeAnswerSink`) or a web `Response`'s
- * body (`SessionEventStream`, `PendingSessionResponse`), its SSE headers sent with the first text.
+ * Where an answer's SSE text goes: a node:http response (`NodeAnswerSink`, its SSE headers sent
+ * with the first text) or a web `Response`'s body (`SessionEventStream`, its headers given at once;
+ * `PendingSessionResponse`, which makes one with the first text).
  */
 export interface AnswerSink {
   /**
