@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { exitOnSignals } from './drivers/exit-on-signals.js';
 import { type Row, runScenario } from './harness.js';
 import { consoleTable, markdownTable, samplesLine, summaryLine, svgChart, writeBetweenMarkers } from './report.js';
 import { httpScenarios } from './scenarios/http.js';
@@ -67,6 +68,7 @@ const load = () =>
     .join(' ');
 
 async function main(): Promise<void> {
+  exitOnSignals();
   const { settings, only, writeDocs } = parseArgs(process.argv.slice(2));
   const started = performance.now();
   const cpu = cpus();

@@ -14,12 +14,14 @@
 //   with --session: armature-http armature-http-redis)
 import { loadavg } from 'node:os';
 import { RedisServer } from '@armature/test-redis';
+import { exitOnSignals } from './drivers/exit-on-signals.js';
 import { Http2026Client, spawnHttpServer } from './drivers/http-2026-client.js';
 import { HttpSessionClient } from './drivers/http-session-client.js';
 import { cpuSecondsOf, pipelined, StdioChild } from './drivers/stdio-child.js';
 import { median } from './harness.js';
 import { addArgs, ok, searchArgs } from './scenarios/tool-calls.js';
 
+exitOnSignals();
 const argv = process.argv.slice(2);
 const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const calls = Number(option('calls') ?? 10_000);

@@ -11,12 +11,14 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { exitOnSignals } from './drivers/exit-on-signals.js';
 import { cpuSecondsOf, pipelined, StdioChild } from './drivers/stdio-child.js';
 import { median } from './harness.js';
 import { TELEMETRY_LINES } from './scenarios/telemetry.js';
 import { addArgs, ok, searchArgs } from './scenarios/tool-calls.js';
 import type { OtelSetup } from './servers/otel-setup.js';
 
+exitOnSignals();
 const argv = process.argv.slice(2);
 const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const calls = Number(option('calls') ?? 40_000);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopsWithProcess } from './stops-with-process.js';
 
 /** A free TCP port on 127.0.0.1 (bound, then released). */
 export function freePort(): Promise<number> {
@@ -19,6 +20,7 @@ export function freePort(): Promise<number> {
 /** Starts `redis-server` with `args`, resolving once it accepts connections (10 s at most). */
 export async function spawnRedisServer(args: string[]): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  stopsWithProcess(child);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('redis-server did not start within 10 s')), 10_000);
     child.once('error', (error) => {

@@ -3,6 +3,7 @@
 // answer parsed by hand. No SDK on the client side, so the client is not the bottleneck.
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { stopsWithProcess } from '@armature/test-redis';
 import { type Runtime, runtimeArgv } from './runtime-command.js';
 
 const VERSION = '2026-07-28';
@@ -97,6 +98,7 @@ export async function spawnHttpServer(
 ): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   const [command, ...args] = runtimeArgv(runtime, new URL(`../servers/${entry}.js`, import.meta.url).pathname);
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  stopsWithProcess(child, 'SIGKILL');
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {

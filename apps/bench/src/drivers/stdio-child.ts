@@ -4,6 +4,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { stopsWithProcess } from '@armature/test-redis';
 import { type Runtime, runtimeArgv } from './runtime-command.js';
 
 export const PROTOCOL_VERSION = '2025-11-25';
@@ -39,7 +40,9 @@ export class StdioChild {
   /** Spawns `node <entry> ...args` (or Bun, or Deno); `entry` is a file of dist/, e.g. `servers/sdk-stdio.js`. */
   static spawn(label: string, entry: string, args: readonly string[] = [], runtime: Runtime = 'node'): StdioChild {
     const [command, ...argv] = runtimeArgv(runtime, new URL(`../${entry}`, import.meta.url).pathname, args);
-    return new StdioChild(label, spawn(command, argv, { stdio: ['pipe', 'pipe', 'pipe'] }));
+    const child = spawn(command, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+    stopsWithProcess(child, 'SIGKILL');
+    return new StdioChild(label, child);
   }
 
   /** Spawn to the answer of the first tools/list, in ms; the child stays up (initialized) with that answer. */
